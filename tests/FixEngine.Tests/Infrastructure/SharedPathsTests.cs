@@ -1,0 +1,13 @@
+using System.IO;
+
+namespace FixEngine.Tests.Infrastructure;
+
+public class SharedPathsTests
+{
+    [Fact]
+    public void FindsTheSharedDictionariesBesideTheCheckout()
+    {
+        Assert.True(File.Exists(SharedPaths.Dictionary("FIX42.xml")), SharedPaths.Dictionary("FIX42.xml"));
+        Assert.True(File.Exists(Path.Combine(SharedPaths.FixAt, "run_at.py")));
+    }
+}
