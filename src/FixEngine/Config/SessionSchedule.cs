@@ -1,0 +1,117 @@
+using System;
+
+namespace FixEngine.Config;
+
+/// <summary>When a session is open, and which session period (the span between two sequence resets) an instant belongs to.</summary>
+/// <remarks>
+/// Built from StartTime/EndTime (daily), plus StartDay/EndDay (weekly), in a time zone; or non-stop. Time is always passed in
+/// as nanoseconds since the Unix epoch (UTC) and never read inside. Both ends of a window are inclusive, as in QuickFIX.
+/// StartTime == EndTime makes a daily session that is always open and rolls over to a new period at that time each day.
+/// A start that falls in a DST gap moves forward by the gap; one that falls in a repeated hour uses its standard-time
+/// occurrence. Immutable and thread-safe; the queries do not allocate.
+/// </remarks>
+public sealed class SessionSchedule
+{
+    private const long NsPerTick = 100;
+    private static readonly long s_epochTicks = DateTime.UnixEpoch.Ticks;
+
+    private readonly TimeOnly _start;
+    private readonly TimeOnly _end;
+    private readonly TimeZoneInfo _zone;
+    private readonly DayOfWeek? _startDay;
+    private readonly DayOfWeek? _endDay;
+
+    /// <summary>A session that is always open and never starts a new period.</summary>
+    public static SessionSchedule NonStop { get; } = new();
+
+    private SessionSchedule()
+    {
+        IsNonStop = true;
+        _zone = TimeZoneInfo.Utc;
+    }
+
+    /// <summary>A daily schedule (both days null) or a weekly one (both days set).</summary>
+    /// <exception cref="ArgumentException">Only one of the days is set.</exception>
+    public SessionSchedule(TimeOnly startTime, TimeOnly endTime, TimeZoneInfo timeZone, DayOfWeek? startDay = null, DayOfWeek? endDay = null)
+    {
+        ArgumentNullException.ThrowIfNull(timeZone);
+        if (startDay is null != endDay is null) throw new ArgumentException("StartDay and EndDay must be set together.", nameof(startDay));
+        _start = startTime;
+        _end = endTime;
+        _zone = timeZone;
+        _startDay = startDay;
+        _endDay = endDay;
+    }
+
+    /// <summary>True for <see cref="NonStop"/>.</summary>
+    public bool IsNonStop { get; }
+
+    /// <summary>True for a weekly schedule.</summary>
+    public bool IsWeekly => _startDay is not null;
+
+    /// <summary>True when the session is open at <paramref name="utcEpochNs"/>.</summary>
+    public bool IsInSession(long utcEpochNs)
+    {
+        if (IsNonStop) return true;
+        long startTicks = PeriodStartTicks(ToUtcTicks(utcEpochNs));
+        return ToUtcTicks(utcEpochNs) <= PeriodEndTicks(startTicks);
+    }
+
+    /// <summary>
+    /// Start (ns since the epoch, UTC) of the latest period that began at or before <paramref name="utcEpochNs"/>;
+    /// <see cref="long.MinValue"/> for a non-stop session.
+    /// </summary>
+    public long SessionPeriodStart(long utcEpochNs)
+        => IsNonStop ? long.MinValue : (PeriodStartTicks(ToUtcTicks(utcEpochNs)) - s_epochTicks) * NsPerTick;
+
+    /// <summary>End (ns since the epoch, UTC, inclusive) of the period that starts at <paramref name="periodStartNs"/> (from <see cref="SessionPeriodStart"/>).</summary>
+    public long SessionPeriodEnd(long periodStartNs)
+        => IsNonStop ? long.MaxValue : (PeriodEndTicks(ToUtcTicks(periodStartNs)) - s_epochTicks) * NsPerTick;
+
+    /// <summary>True when both instants belong to the same period (the session layer resets sequence numbers when they do not).</summary>
+    public bool IsSameSessionPeriod(long utcEpochNsA, long utcEpochNsB) => SessionPeriodStart(utcEpochNsA) == SessionPeriodStart(utcEpochNsB);
+
+    private static long ToUtcTicks(long epochNs) => s_epochTicks + epochNs / NsPerTick;
+
+    private long PeriodStartTicks(long utcTicks)
+    {
+        DateTime local = TimeZoneInfo.ConvertTimeFromUtc(new DateTime(utcTicks, DateTimeKind.Utc), _zone);
+        DateTime date = local.Date;
+        if (_startDay is DayOfWeek startDay)
+        {
+            date = date.AddDays(-(((int)date.DayOfWeek - (int)startDay + 7) % 7));
+        }
+        long start = LocalToUtcTicks(date.Add(_start.ToTimeSpan()));
+        if (start > utcTicks)
+        {
+            start = LocalToUtcTicks(date.AddDays(IsWeekly ? -7 : -1).Add(_start.ToTimeSpan()));
+        }
+        return start;
+    }
+
+    private long PeriodEndTicks(long startUtcTicks)
+    {
+        DateTime startLocal = TimeZoneInfo.ConvertTimeFromUtc(new DateTime(startUtcTicks, DateTimeKind.Utc), _zone);
+        // The local calendar day the period started on (a start moved by a DST gap stays on its day).
+        DateTime startDate = startLocal.Date;
+        int days = IsWeekly ? ((int)_endDay!.Value - (int)_startDay!.Value + 7) % 7 : 0;
+        DateTime endLocal = startDate.AddDays(days).Add(_end.ToTimeSpan());
+        long end = LocalToUtcTicks(endLocal);
+        if (end <= startUtcTicks) end = LocalToUtcTicks(endLocal.AddDays(IsWeekly ? 7 : 1));
+        return end;
+    }
+
+    private long LocalToUtcTicks(DateTime local)
+    {
+        // PERF: GetUtcOffset on an unspecified DateTime reads the zone's cached rules and does not allocate (checked by
+        // SessionScheduleTests.QueriesDoNotAllocate). Ambiguous times get the standard offset; invalid (gap) times get
+        // the offset before the gap, which lands after the gap.
+        DateTime unspecified = DateTime.SpecifyKind(local, DateTimeKind.Unspecified);
+        TimeSpan offset = _zone.IsInvalidTime(unspecified) ? _zone.GetUtcOffset(unspecified.AddHours(-3)) : _zone.GetUtcOffset(unspecified);
+        return unspecified.Ticks - offset.Ticks;
+    }
+
+    /// <inheritdoc/>
+    public override string ToString()
+        => IsNonStop ? "NonStop" : IsWeekly ? $"{_startDay} {_start}-{_endDay} {_end} {_zone.Id}" : $"{_start}-{_end} {_zone.Id}";
+}

@@ -1,0 +1,333 @@
+using System;
+using System.Collections.Generic;
+using System.Security.Authentication;
+
+namespace FixEngine.Config;
+
+/// <summary>The typed settings of one FIX session, with QuickFIX key names and defaults.</summary>
+/// <remarks>
+/// Build in code with an object initializer (then call <see cref="Validate"/>), or load from a QuickFIX-style file with
+/// <see cref="SettingsFile"/> (which validates). Immutable once built; safe to share between threads. Times are in seconds
+/// unless the name says otherwise, as in QuickFIX.
+/// </remarks>
+public sealed record SessionSettings
+{
+    /// <summary>acceptor or initiator. Required.</summary>
+    public ConnectionType? ConnectionType { get; init; }
+
+    /// <summary>FIX.4.0 .. FIX.4.4 or FIXT.1.1. Required.</summary>
+    public string? BeginString { get; init; }
+
+    /// <summary>Default application version for FIXT.1.1 sessions, e.g. <c>FIX.5.0SP2</c> or <c>9</c>. Required with FIXT.1.1.</summary>
+    public string? DefaultApplVerID { get; init; }
+
+    /// <summary>Our CompID. Required.</summary>
+    public string? SenderCompID { get; init; }
+
+    /// <summary>The counterparty's CompID. Required.</summary>
+    public string? TargetCompID { get; init; }
+
+    /// <summary>Optional SenderSubID(50).</summary>
+    public string? SenderSubID { get; init; }
+
+    /// <summary>Optional SenderLocationID(142).</summary>
+    public string? SenderLocationID { get; init; }
+
+    /// <summary>Optional TargetSubID(57).</summary>
+    public string? TargetSubID { get; init; }
+
+    /// <summary>Optional TargetLocationID(143).</summary>
+    public string? TargetLocationID { get; init; }
+
+    /// <summary>Distinguishes sessions with the same CompIDs.</summary>
+    public string? SessionQualifier { get; init; }
+
+    /// <summary>Heartbeat interval in seconds. Required for initiators; acceptors take it from the Logon.</summary>
+    public int? HeartBtInt { get; init; }
+
+    /// <summary>Address an acceptor binds to; all interfaces when null.</summary>
+    public string? SocketAcceptHost { get; init; }
+
+    /// <summary>Port an acceptor listens on (1..65535). Required for acceptors.</summary>
+    public int? SocketAcceptPort { get; init; }
+
+    /// <summary>Host an initiator connects to. Required for initiators.</summary>
+    public string? SocketConnectHost { get; init; }
+
+    /// <summary>Port an initiator connects to (1..65535). Required for initiators.</summary>
+    public int? SocketConnectPort { get; init; }
+
+    /// <summary>Failover endpoints, from SocketConnectHost1/SocketConnectPort1 .. N, tried in order after the primary.</summary>
+    public IReadOnlyList<SocketEndpoint> SocketConnectFailovers { get; init; } = [];
+
+    /// <summary>Seconds between reconnect attempts of an initiator. Default 30.</summary>
+    public int ReconnectInterval { get; init; } = 30;
+
+    /// <summary>Seconds to wait for the Logon answer. Default 10.</summary>
+    public int LogonTimeout { get; init; } = 10;
+
+    /// <summary>Seconds to wait for the Logout answer. Default 2.</summary>
+    public int LogoutTimeout { get; init; } = 2;
+
+    /// <summary>Daily (or weekly, with <see cref="StartDay"/>) session start, in <see cref="TimeZone"/>. Required unless <see cref="NonStopSession"/>.</summary>
+    public TimeOnly? StartTime { get; init; }
+
+    /// <summary>Daily (or weekly, with <see cref="EndDay"/>) session end, in <see cref="TimeZone"/>. Required unless <see cref="NonStopSession"/>.</summary>
+    public TimeOnly? EndTime { get; init; }
+
+    /// <summary>TimeZoneInfo id for StartTime/EndTime, e.g. <c>America/New_York</c>. Default UTC.</summary>
+    public string TimeZone { get; init; } = "UTC";
+
+    /// <summary>First day of a weekly session; set together with <see cref="EndDay"/>.</summary>
+    public DayOfWeek? StartDay { get; init; }
+
+    /// <summary>Last day of a weekly session; set together with <see cref="StartDay"/>.</summary>
+    public DayOfWeek? EndDay { get; init; }
+
+    /// <summary>The session never ends; StartTime/EndTime are ignored. Default N.</summary>
+    public bool NonStopSession { get; init; }
+
+    /// <summary>Directory of the file message store; memory store when null.</summary>
+    public string? FileStorePath { get; init; }
+
+    /// <summary>Directory of the file log; no file log when null.</summary>
+    public string? FileLogPath { get; init; }
+
+    /// <summary>Data dictionary path for FIX.4.x sessions.</summary>
+    public string? DataDictionary { get; init; }
+
+    /// <summary>Transport (FIXT.1.1) dictionary path.</summary>
+    public string? TransportDataDictionary { get; init; }
+
+    /// <summary>Application (FIX.5.x) dictionary path.</summary>
+    public string? AppDataDictionary { get; init; }
+
+    /// <summary>Validate incoming messages against the dictionary. Default Y.</summary>
+    public bool UseDataDictionary { get; init; } = true;
+
+    /// <summary>Reset sequence numbers on every Logon. Default N.</summary>
+    public bool ResetOnLogon { get; init; }
+
+    /// <summary>Reset sequence numbers after Logout. Default N.</summary>
+    public bool ResetOnLogout { get; init; }
+
+    /// <summary>Reset sequence numbers on disconnect. Default N.</summary>
+    public bool ResetOnDisconnect { get; init; }
+
+    /// <summary>Reload the store on Logon. Default N.</summary>
+    public bool RefreshOnLogon { get; init; }
+
+    /// <summary>Send a ResendRequest even when one for the same gap is outstanding. Default N.</summary>
+    public bool SendRedundantResendRequests { get; init; }
+
+    /// <summary>Maximum messages asked for per ResendRequest; 0 = all. Default 0.</summary>
+    public int ResendRequestChunkSize { get; init; }
+
+    /// <summary>Reject header/body/trailer fields out of order. Default Y.</summary>
+    public bool ValidateFieldsOutOfOrder { get; init; } = true;
+
+    /// <summary>Reject fields with empty values. Default Y.</summary>
+    public bool ValidateFieldsHaveValues { get; init; } = true;
+
+    /// <summary>Validate user-defined fields (tag 5000 and up). Default Y.</summary>
+    public bool ValidateUserDefinedFields { get; init; } = true;
+
+    /// <summary>Reject group members out of dictionary order. Default Y.</summary>
+    public bool ValidateUnorderedGroupFields { get; init; } = true;
+
+    /// <summary>Check BodyLength and CheckSum of incoming messages. Default Y.</summary>
+    public bool ValidateLengthAndChecksum { get; init; } = true;
+
+    /// <summary>Accept fields not defined for the message type. Default N.</summary>
+    public bool AllowUnknownMsgFields { get; init; }
+
+    /// <summary>Reject messages whose SendingTime is further than <see cref="MaxLatency"/> from now. Default Y.</summary>
+    public bool CheckLatency { get; init; } = true;
+
+    /// <summary>SendingTime tolerance in seconds. Default 120.</summary>
+    public int MaxLatency { get; init; } = 120;
+
+    /// <summary>Check the CompIDs of incoming messages. Default Y.</summary>
+    public bool CheckCompID { get; init; } = true;
+
+    /// <summary>Keep sent messages for resends. Default Y.</summary>
+    public bool PersistMessages { get; init; } = true;
+
+    /// <summary>QuickFIX's older switch: Y = milliseconds, N = seconds; overridden by <see cref="TimestampPrecision"/>. Default Y.</summary>
+    public bool MillisecondsInTimeStamp { get; init; } = true;
+
+    /// <summary>Digits of second fractions in timestamps we send: 0, 3, 6 or 9; null = from <see cref="MillisecondsInTimeStamp"/>.</summary>
+    public int? TimestampPrecision { get; init; }
+
+    /// <summary>The precision in effect: <see cref="TimestampPrecision"/>, else 3 or 0 from <see cref="MillisecondsInTimeStamp"/>.</summary>
+    public int EffectiveTimestampPrecision => TimestampPrecision ?? (MillisecondsInTimeStamp ? 3 : 0);
+
+    /// <summary>Send LastMsgSeqNumProcessed(369). Default N.</summary>
+    public bool EnableLastMsgSeqNumProcessed { get; init; }
+
+    /// <summary>Send NextExpectedMsgSeqNum(789) on Logon. Default N.</summary>
+    public bool EnableNextExpectedMsgSeqNum { get; init; }
+
+    /// <summary>TCP_NODELAY. Default Y.</summary>
+    public bool SocketNodelay { get; init; } = true;
+
+    /// <summary>SO_REUSEADDR on the listening socket. Default Y.</summary>
+    public bool SocketReuseAddress { get; init; } = true;
+
+    /// <summary>SO_SNDBUF in bytes; 0 = OS default.</summary>
+    public int SocketSendBufferSize { get; init; }
+
+    /// <summary>SO_RCVBUF in bytes; 0 = OS default.</summary>
+    public int SocketReceiveBufferSize { get; init; }
+
+    /// <summary>SO_KEEPALIVE. Default N.</summary>
+    public bool SocketKeepAlive { get; init; }
+
+    /// <summary>Receive with completions or a busy-poll agent. Default Completion.</summary>
+    public ReceiveMode ReceiveMode { get; init; } = ReceiveMode.Completion;
+
+    /// <summary>CPUs the session's agent is pinned to (<c>2</c>, <c>2,3</c> or <c>2-3</c>); empty = not pinned.</summary>
+    public IReadOnlyList<int> CpuAffinity { get; init; } = [];
+
+    /// <summary>Idle strategy of the session's agent. Default Backoff.</summary>
+    public IdleStrategyKind IdleStrategy { get; init; } = IdleStrategyKind.Backoff;
+
+    /// <summary>File store flush policy. Default OS.</summary>
+    public FileStoreSync FileStoreSync { get; init; } = FileStoreSync.OS;
+
+    /// <summary>Largest accepted message in bytes; larger frames are garbled. Default 1 MiB.</summary>
+    public int MaxMessageSize { get; init; } = 1 << 20;
+
+    /// <summary>Use TLS. Default N.</summary>
+    public bool SocketUseSSL { get; init; }
+
+    /// <summary>Path of the certificate (PFX) for TLS; required for TLS acceptors.</summary>
+    public string? SSLCertificate { get; init; }
+
+    /// <summary>Password of <see cref="SSLCertificate"/>.</summary>
+    public string? SSLCertificatePassword { get; init; }
+
+    /// <summary>Server name an initiator expects on the acceptor's certificate; SocketConnectHost when null.</summary>
+    public string? SSLServerName { get; init; }
+
+    /// <summary>A TLS acceptor requires a client certificate. Default N.</summary>
+    public bool SSLRequireClientCertificate { get; init; }
+
+    /// <summary>Allowed TLS versions (<c>Tls12,Tls13</c>); None = OS default.</summary>
+    public SslProtocols SSLProtocols { get; init; } = SslProtocols.None;
+
+    /// <summary>Log session events verbosely (QuickFIX/n <c>Verbose</c>). Default N.</summary>
+    public bool Verbose { get; init; }
+
+    /// <summary>The session's identity; call after <see cref="Validate"/> (CompIDs and BeginString must be set).</summary>
+    public SessionId SessionId => new(BeginString ?? "", SenderCompID ?? "", TargetCompID ?? "", SessionQualifier ?? "");
+
+    /// <summary>The primary endpoint followed by the failovers; empty for acceptors.</summary>
+    public IReadOnlyList<SocketEndpoint> SocketConnectEndpoints
+    {
+        get
+        {
+            var list = new List<SocketEndpoint>();
+            if (SocketConnectHost is not null && SocketConnectPort is int port) list.Add(new SocketEndpoint(SocketConnectHost, port));
+            list.AddRange(SocketConnectFailovers);
+            return list;
+        }
+    }
+
+    /// <summary>Checks required settings, ranges and combinations.</summary>
+    /// <exception cref="ConfigException">Names the property (= the settings key) and the reason; no file or line.</exception>
+    public void Validate()
+    {
+        if (FindError() is (string key, string reason)) throw new ConfigException(null, 0, key, reason);
+    }
+
+    /// <summary>Builds the schedule described by StartTime/EndTime/StartDay/EndDay/TimeZone/NonStopSession.</summary>
+    /// <exception cref="ConfigException">The schedule settings are invalid.</exception>
+    public SessionSchedule CreateSchedule()
+    {
+        Validate();
+        return NonStopSession
+            ? SessionSchedule.NonStop
+            : new SessionSchedule(StartTime!.Value, EndTime!.Value, ResolveTimeZone(TimeZone)!, StartDay, EndDay);
+    }
+
+    internal static TimeZoneInfo? ResolveTimeZone(string id)
+    {
+        if (string.Equals(id, "UTC", StringComparison.OrdinalIgnoreCase)) return TimeZoneInfo.Utc;
+        try
+        {
+            return TimeZoneInfo.FindSystemTimeZoneById(id);
+        }
+        catch (Exception e) when (e is TimeZoneNotFoundException or InvalidTimeZoneException)
+        {
+            return null;
+        }
+    }
+
+    /// <summary>The first problem found, as (key, reason), or null when the settings are valid.</summary>
+    internal (string Key, string Reason)? FindError()
+    {
+        if (ConnectionType is null) return (nameof(ConnectionType), "missing (acceptor or initiator)");
+        if (string.IsNullOrEmpty(BeginString)) return (nameof(BeginString), "missing");
+        if (BeginString is not ("FIX.4.0" or "FIX.4.1" or "FIX.4.2" or "FIX.4.3" or "FIX.4.4" or "FIXT.1.1"))
+        {
+            return (nameof(BeginString), $"'{BeginString}' is not FIX.4.0 .. FIX.4.4 or FIXT.1.1");
+        }
+        if (string.IsNullOrEmpty(SenderCompID)) return (nameof(SenderCompID), "missing");
+        if (string.IsNullOrEmpty(TargetCompID)) return (nameof(TargetCompID), "missing");
+        if (BeginString == "FIXT.1.1" && string.IsNullOrEmpty(DefaultApplVerID)) return (nameof(DefaultApplVerID), "missing (required with FIXT.1.1)");
+
+        if (ConnectionType == Config.ConnectionType.Acceptor)
+        {
+            if (SocketAcceptPort is null) return (nameof(SocketAcceptPort), "missing (required for acceptors)");
+        }
+        else
+        {
+            if (string.IsNullOrEmpty(SocketConnectHost)) return (nameof(SocketConnectHost), "missing (required for initiators)");
+            if (SocketConnectPort is null) return (nameof(SocketConnectPort), "missing (required for initiators)");
+            if (HeartBtInt is null) return (nameof(HeartBtInt), "missing (required for initiators)");
+        }
+        if (SocketAcceptPort is int ap && !IsPort(ap)) return (nameof(SocketAcceptPort), $"{ap} is not a port (1..65535)");
+        if (SocketConnectPort is int cp && !IsPort(cp)) return (nameof(SocketConnectPort), $"{cp} is not a port (1..65535)");
+        for (int i = 0; i < SocketConnectFailovers.Count; i++)
+        {
+            SocketEndpoint ep = SocketConnectFailovers[i];
+            if (string.IsNullOrEmpty(ep.Host)) return (nameof(SocketConnectHost) + (i + 1), "missing host of failover " + (i + 1));
+            if (!IsPort(ep.Port)) return (nameof(SocketConnectPort) + (i + 1), $"{ep.Port} is not a port (1..65535)");
+        }
+
+        if (HeartBtInt is int hb && hb < 1) return (nameof(HeartBtInt), $"{hb} must be at least 1");
+        if (ReconnectInterval < 1) return (nameof(ReconnectInterval), $"{ReconnectInterval} must be at least 1");
+        if (LogonTimeout < 1) return (nameof(LogonTimeout), $"{LogonTimeout} must be at least 1");
+        if (LogoutTimeout < 1) return (nameof(LogoutTimeout), $"{LogoutTimeout} must be at least 1");
+        if (MaxLatency < 1) return (nameof(MaxLatency), $"{MaxLatency} must be at least 1");
+        if (ResendRequestChunkSize < 0) return (nameof(ResendRequestChunkSize), $"{ResendRequestChunkSize} must not be negative");
+        if (SocketSendBufferSize < 0) return (nameof(SocketSendBufferSize), $"{SocketSendBufferSize} must not be negative");
+        if (SocketReceiveBufferSize < 0) return (nameof(SocketReceiveBufferSize), $"{SocketReceiveBufferSize} must not be negative");
+        if (MaxMessageSize < 64) return (nameof(MaxMessageSize), $"{MaxMessageSize} must be at least 64");
+        if (TimestampPrecision is int tp && tp is not (0 or 3 or 6 or 9)) return (nameof(TimestampPrecision), $"{tp} must be 0, 3, 6 or 9");
+        foreach (int cpu in CpuAffinity)
+        {
+            if (cpu < 0) return (nameof(CpuAffinity), $"CPU {cpu} must not be negative");
+        }
+
+        if (!NonStopSession)
+        {
+            if (StartTime is null) return (nameof(StartTime), "missing (required unless NonStopSession=Y)");
+            if (EndTime is null) return (nameof(EndTime), "missing (required unless NonStopSession=Y)");
+        }
+        if (StartDay is null != EndDay is null)
+        {
+            return StartDay is null ? (nameof(StartDay), "missing (EndDay is set)") : (nameof(EndDay), "missing (StartDay is set)");
+        }
+        if (ResolveTimeZone(TimeZone) is null) return (nameof(TimeZone), $"unknown time zone '{TimeZone}'");
+
+        if (SocketUseSSL && ConnectionType == Config.ConnectionType.Acceptor && string.IsNullOrEmpty(SSLCertificate))
+        {
+            return (nameof(SSLCertificate), "missing (required for SSL acceptors)");
+        }
+        return null;
+    }
+
+    private static bool IsPort(int port) => port is >= 1 and <= 65535;
+}

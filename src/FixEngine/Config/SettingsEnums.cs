@@ -1,0 +1,52 @@
+namespace FixEngine.Config;
+
+/// <summary>Whether the session accepts or initiates the connection (<c>ConnectionType</c>).</summary>
+public enum ConnectionType
+{
+    /// <summary><c>acceptor</c>: listens on SocketAcceptPort.</summary>
+    Acceptor,
+    /// <summary><c>initiator</c>: connects to SocketConnectHost:SocketConnectPort.</summary>
+    Initiator,
+}
+
+/// <summary>How the transport receives (<c>ReceiveMode</c>).</summary>
+public enum ReceiveMode
+{
+    /// <summary>Asynchronous socket completions (shares threads; default).</summary>
+    Completion,
+    /// <summary>A duty-cycle agent polls the socket without blocking (lowest latency, burns a core).</summary>
+    BusyPoll,
+}
+
+/// <summary>What a duty-cycle agent does when it found no work (<c>IdleStrategy</c>).</summary>
+public enum IdleStrategyKind
+{
+    /// <summary>Spin without yielding.</summary>
+    BusySpin,
+    /// <summary>Yield the thread.</summary>
+    Yielding,
+    /// <summary>Spin, then yield, then park for growing intervals (default).</summary>
+    Backoff,
+    /// <summary>Block until work arrives.</summary>
+    Blocking,
+}
+
+/// <summary>When the file store forces its journal to disk (<c>FileStoreSync</c>).</summary>
+public enum FileStoreSync
+{
+    /// <summary>Flush to disk after every message.</summary>
+    PerMessage,
+    /// <summary>Flush to disk periodically from a side thread.</summary>
+    Batched,
+    /// <summary>Write through the OS page cache and let the OS flush (QuickFIX behaviour; default).</summary>
+    OS,
+}
+
+/// <summary>A host and port to connect to.</summary>
+/// <param name="Host">Host name or address.</param>
+/// <param name="Port">TCP port, 1..65535.</param>
+public readonly record struct SocketEndpoint(string Host, int Port)
+{
+    /// <summary><c>host:port</c>.</summary>
+    public override string ToString() => $"{Host}:{Port}";
+}

@@ -1,0 +1,46 @@
+using System;
+using System.Text;
+using FixEngine.Dictionary;
+
+namespace FixEngine.Tests.Dictionary;
+
+public sealed class DataDictionaryAllocationTests
+{
+    [Fact]
+    public void LookupsDoNotAllocate()
+    {
+        DataDictionary dd = SharedDictionaryTests.Fix44;
+        byte[] msgType = Encoding.ASCII.GetBytes("D");
+        byte[] longMsgType = Encoding.ASCII.GetBytes("XXXXXXXXXXX");
+        byte[] side = Encoding.ASCII.GetBytes("1");
+        byte[] execInst = Encoding.ASCII.GetBytes("1 2 G");
+        byte[] timestamp = Encoding.ASCII.GetBytes("20240102-03:04:05.678");
+        int count = Run(dd, msgType, longMsgType, side, execInst, timestamp, 1000);
+
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        count += Run(dd, msgType, longMsgType, side, execInst, timestamp, 100_000);
+        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+
+        Assert.Equal(0, allocated);
+        Assert.Equal(101_000 * 9, count);
+    }
+
+    private static int Run(DataDictionary dd, byte[] msgType, byte[] longMsgType, byte[] side, byte[] execInst, byte[] timestamp, int iterations)
+    {
+        int hits = 0;
+        for (int i = 0; i < iterations; i++)
+        {
+            if (dd.IsDefinedField(11)) hits++;
+            if (!dd.IsDefinedField(70000 + i)) hits++;
+            MessageDefinition? m = dd.GetMessage(msgType);
+            if (m is not null && m.IsAllowed(54)) hits++;
+            if (dd.GetMessage(longMsgType) is null) hits++;
+            if (dd.IsValidEnumValue(54, side)) hits++;
+            if (dd.IsValidEnumValue(18, execInst)) hits++;
+            if (m!.GetGroup(453) is not null) hits++;
+            if (dd.IsHeaderField(52)) hits++;
+            if (DataDictionary.ValidateFieldValueFormat(FixFieldType.UtcTimestamp, timestamp)) hits++;
+        }
+        return hits;
+    }
+}
