@@ -1,0 +1,284 @@
+using System;
+
+namespace FixEngine.Codec;
+
+/// <summary>Outcome of <see cref="FixFramer.Frame"/>.</summary>
+public enum FrameStatus : byte
+{
+    /// <summary>A whole message with a valid CheckSum starts at offset 0; <see cref="FrameResult.Length"/> is its size.</summary>
+    Complete,
+
+    /// <summary>The bytes so far are a valid prefix of a message: read more and call again (Length is 0).</summary>
+    NeedMoreData,
+
+    /// <summary>The buffer does not start with <c>8=</c>; skip <see cref="FrameResult.Length"/> bytes.</summary>
+    Garbage,
+
+    /// <summary><c>8=</c> is not followed by a non-empty value and SOH within the allowed length.</summary>
+    BadBeginString,
+
+    /// <summary>The second field is not <c>9=</c> followed by 1..9 digits and SOH.</summary>
+    BadBodyLength,
+
+    /// <summary>BodyLength exceeds the caller's maximum; rejected before the body is buffered.</summary>
+    BodyLengthTooLarge,
+
+    /// <summary>The declared BodyLength does not end at <c>10=</c>; the message is skipped through the next CheckSum field.</summary>
+    BodyLengthMismatch,
+
+    /// <summary>The CheckSum field at the declared end is not exactly three digits followed by SOH.</summary>
+    BadCheckSum,
+
+    /// <summary>The declared CheckSum differs from the computed one; the whole message is skipped.</summary>
+    CheckSumMismatch,
+}
+
+/// <summary>Result of framing one message at the start of a buffer.</summary>
+/// <remarks>
+/// A plain value: no allocation, safe to copy between threads. For errors <see cref="Length"/> is always
+/// greater than zero so a caller that discards <see cref="Length"/> bytes always makes progress.
+/// </remarks>
+public readonly struct FrameResult
+{
+    internal FrameResult(FrameStatus status, int length, int errorOffset, int bodyLength, int bodyOffset,
+        int checkSumOffset, int declaredCheckSum, int computedCheckSum)
+    {
+        Status = status;
+        Length = length;
+        ErrorOffset = errorOffset;
+        BodyLength = bodyLength;
+        BodyOffset = bodyOffset;
+        CheckSumOffset = checkSumOffset;
+        DeclaredCheckSum = declaredCheckSum;
+        ComputedCheckSum = computedCheckSum;
+    }
+
+    /// <summary>What was found.</summary>
+    public FrameStatus Status { get; }
+
+    /// <summary>Bytes of the complete frame, or bytes to discard for an error; 0 for <see cref="FrameStatus.NeedMoreData"/>.</summary>
+    public int Length { get; }
+
+    /// <summary>Offset in the buffer of the defect (the first byte that made the frame invalid); -1 when there is none.</summary>
+    public int ErrorOffset { get; }
+
+    /// <summary>Declared BodyLength, or -1 when it was not parsed.</summary>
+    public int BodyLength { get; }
+
+    /// <summary>Offset of the first body byte (after <c>9=nnn SOH</c>), or -1 when it was not reached.</summary>
+    public int BodyOffset { get; }
+
+    /// <summary>Offset of <c>10=</c> at the declared body end, or -1 when it was not found there.</summary>
+    public int CheckSumOffset { get; }
+
+    /// <summary>CheckSum value as sent (0..999), or -1 when it was not parsed.</summary>
+    public int DeclaredCheckSum { get; }
+
+    /// <summary>CheckSum computed over the bytes before <c>10=</c>, or -1 when it was not computed.</summary>
+    public int ComputedCheckSum { get; }
+
+    /// <summary>True when <see cref="Status"/> is <see cref="FrameStatus.Complete"/>.</summary>
+    public bool IsComplete => Status == FrameStatus.Complete;
+
+    /// <summary>True for every status that asks the caller to discard <see cref="Length"/> bytes.</summary>
+    public bool IsError => Status >= FrameStatus.Garbage;
+
+    /// <summary>Human-readable description of the result, for logs on the error path.</summary>
+    /// <returns>A new string (allocates).</returns>
+    public string Describe() => Status switch
+    {
+        FrameStatus.Complete => $"complete message of {Length} bytes (BodyLength {BodyLength}, CheckSum {DeclaredCheckSum:000})",
+        FrameStatus.NeedMoreData => "incomplete message: need more data",
+        FrameStatus.Garbage => $"garbage: buffer does not start with '8=', skipping {Length} bytes",
+        FrameStatus.BadBeginString => $"bad BeginString (8) at offset {ErrorOffset}, skipping {Length} bytes",
+        FrameStatus.BadBodyLength => $"bad BodyLength (9) at offset {ErrorOffset}: second field must be 9=<digits>, skipping {Length} bytes",
+        FrameStatus.BodyLengthTooLarge => $"BodyLength {BodyLength} at offset {ErrorOffset} exceeds the maximum, skipping {Length} bytes",
+        FrameStatus.BodyLengthMismatch => $"BodyLength {BodyLength} at offset {ErrorOffset} does not end at the CheckSum (10) field, skipping {Length} bytes",
+        FrameStatus.BadCheckSum => $"bad CheckSum (10) format at offset {ErrorOffset}: expected three digits, skipping {Length} bytes",
+        FrameStatus.CheckSumMismatch => $"CheckSum (10) mismatch at offset {ErrorOffset}: declared {DeclaredCheckSum}, computed {ComputedCheckSum}, skipping {Length} bytes",
+        _ => Status.ToString(),
+    };
+
+    /// <inheritdoc/>
+    public override string ToString() => Describe();
+}
+
+/// <summary>Finds message boundaries in a byte stream and verifies BodyLength and CheckSum.</summary>
+/// <remarks>
+/// Stateless and thread-safe; never allocates and never throws on any input. Semantics follow QuickFIX so the
+/// session acceptance scripts behave the same way:
+/// <code>
+///   8=FIX.4.4|9=65|35=A|34=1|49=S|52=20260101-00:00:00.000|56=T|98=0|108=30|10=062|
+///   ^          ^   ^                                                   ^      ^
+///   0          |   BodyOffset                        BodyOffset+BodyLength    CheckSumOffset + 7 = Length
+///              ErrorOffset of BodyLength errors      = CheckSumOffset
+/// </code>
+/// When the bytes at the declared body end are not <c>10=</c>, BodyLength is wrong: the frame is skipped through
+/// the first <c>SOH 10=ddd SOH</c> at or after the declared end minus one (a short BodyLength discards just that
+/// message; a long one that runs into the next message discards both).
+/// </remarks>
+public static class FixFramer
+{
+    /// <summary>Longest BeginString value accepted (FIXT.1.1 is 8 bytes).</summary>
+    public const int MaxBeginStringLength = 16;
+
+    /// <summary>Most BodyLength digits accepted (values up to 999,999,999).</summary>
+    public const int MaxBodyLengthDigits = 9;
+
+    /// <summary>Size of <c>10=ddd SOH</c>.</summary>
+    public const int TrailerLength = 7;
+
+    private const byte Soh = AsciiParsing.Soh;
+
+    private static ReadOnlySpan<byte> FrameStart => "8=FIX"u8;
+
+    private static ReadOnlySpan<byte> SohCheckSumTag => "\u000110="u8;
+
+    /// <summary>Frames the message at the start of <paramref name="buffer"/>.</summary>
+    /// <param name="buffer">Received bytes; the candidate message must start at offset 0.</param>
+    /// <param name="maxBodyLength">Largest BodyLength accepted; larger ones fail without waiting for the body.</param>
+    /// <returns>The status with the frame length or the number of bytes to skip.</returns>
+    public static FrameResult Frame(ReadOnlySpan<byte> buffer, int maxBodyLength)
+    {
+        int length = buffer.Length;
+        if (length < 2)
+        {
+            if (length == 0 || buffer[0] == (byte)'8') return NeedMore();
+            return Error(FrameStatus.Garbage, SkipToNextFrame(buffer, 1), 0);
+        }
+        if (buffer[0] != (byte)'8' || buffer[1] != (byte)'=')
+        {
+            return Error(FrameStatus.Garbage, SkipToNextFrame(buffer, 1), 0);
+        }
+
+        // 8=<value>SOH
+        int beginLimit = Math.Min(length, 2 + MaxBeginStringLength + 1);
+        int beginSoh = buffer.Slice(2, beginLimit - 2).IndexOf(Soh);
+        if (beginSoh < 0)
+        {
+            return beginLimit == length && length < 2 + MaxBeginStringLength + 1
+                ? NeedMore()
+                : Error(FrameStatus.BadBeginString, SkipToNextFrame(buffer, 1), 2);
+        }
+        if (beginSoh == 0) return Error(FrameStatus.BadBeginString, SkipToNextFrame(buffer, 1), 2);
+
+        // 9=<digits>SOH
+        int p = 2 + beginSoh + 1;
+        if (length < p + 2)
+        {
+            if (length > p && buffer[p] != (byte)'9') return Error(FrameStatus.BadBodyLength, SkipToNextFrame(buffer, 1), p);
+            return NeedMore();
+        }
+        if (buffer[p] != (byte)'9' || buffer[p + 1] != (byte)'=')
+        {
+            return Error(FrameStatus.BadBodyLength, SkipToNextFrame(buffer, 1), p);
+        }
+        int digitsStart = p + 2;
+        int q = digitsStart;
+        int bodyLength = 0;
+        while (true)
+        {
+            if (q >= length) return NeedMore();
+            byte b = buffer[q];
+            if (b == Soh) break;
+            uint digit = (uint)(b - '0');
+            if (digit > 9 || q - digitsStart >= MaxBodyLengthDigits)
+            {
+                return Error(FrameStatus.BadBodyLength, SkipToNextFrame(buffer, 1), q);
+            }
+            bodyLength = bodyLength * 10 + (int)digit;
+            q++;
+        }
+        if (q == digitsStart) return Error(FrameStatus.BadBodyLength, SkipToNextFrame(buffer, 1), digitsStart);
+        int bodyOffset = q + 1;
+        if (bodyLength > maxBodyLength)
+        {
+            return new FrameResult(FrameStatus.BodyLengthTooLarge, SkipToNextFrame(buffer, 1), digitsStart, bodyLength, bodyOffset, -1, -1, -1);
+        }
+
+        // 10=ddd SOH at the declared end?
+        int bodyEnd = bodyOffset + bodyLength;
+        int available = length - bodyEnd;
+        bool atTrailer;
+        if (available >= 3)
+        {
+            atTrailer = buffer[bodyEnd - 1] == Soh && buffer[bodyEnd] == (byte)'1' && buffer[bodyEnd + 1] == (byte)'0' && buffer[bodyEnd + 2] == (byte)'=';
+        }
+        else
+        {
+            if (available <= 0) return NeedMore();
+            atTrailer = false;
+            if (buffer[bodyEnd - 1] == Soh && "10="u8.StartsWith(buffer.Slice(bodyEnd))) return NeedMore();
+        }
+        if (atTrailer) return FrameTrailer(buffer, bodyLength, bodyOffset, bodyEnd);
+        return FrameMismatch(buffer, maxBodyLength, bodyLength, bodyOffset, bodyEnd, digitsStart);
+    }
+
+    private static FrameResult FrameTrailer(ReadOnlySpan<byte> buffer, int bodyLength, int bodyOffset, int bodyEnd)
+    {
+        int valueStart = bodyEnd + 3;
+        int declared = 0;
+        for (int k = 0; k < 3; k++)
+        {
+            int i = valueStart + k;
+            if (i >= buffer.Length) return NeedMore();
+            uint digit = (uint)(buffer[i] - '0');
+            if (digit > 9) return BadCheckSum(buffer, bodyLength, bodyOffset, bodyEnd, i);
+            declared = declared * 10 + (int)digit;
+        }
+        int sohIndex = valueStart + 3;
+        if (sohIndex >= buffer.Length) return NeedMore();
+        if (buffer[sohIndex] != Soh) return BadCheckSum(buffer, bodyLength, bodyOffset, bodyEnd, sohIndex);
+        int computed = AsciiParsing.Sum(buffer.Slice(0, bodyEnd));
+        int frameLength = sohIndex + 1;
+        return declared == computed
+            ? new FrameResult(FrameStatus.Complete, frameLength, -1, bodyLength, bodyOffset, bodyEnd, declared, computed)
+            : new FrameResult(FrameStatus.CheckSumMismatch, frameLength, valueStart, bodyLength, bodyOffset, bodyEnd, declared, computed);
+    }
+
+    private static FrameResult BadCheckSum(ReadOnlySpan<byte> buffer, int bodyLength, int bodyOffset, int bodyEnd, int errorOffset)
+    {
+        int soh = buffer.Slice(errorOffset).IndexOf(Soh);
+        int skip = soh >= 0 ? errorOffset + soh + 1 : SkipToNextFrame(buffer, 1);
+        return new FrameResult(FrameStatus.BadCheckSum, skip, errorOffset, bodyLength, bodyOffset, bodyEnd, -1, -1);
+    }
+
+    private static FrameResult FrameMismatch(ReadOnlySpan<byte> buffer, int maxBodyLength, int bodyLength, int bodyOffset, int bodyEnd, int digitsStart)
+    {
+        int searchFrom = bodyEnd - 1;
+        int found = buffer.Slice(searchFrom).IndexOf(SohCheckSumTag);
+        if (found >= 0)
+        {
+            int valueStart = searchFrom + found + 4;
+            int end = buffer.Slice(valueStart).IndexOf(Soh);
+            if (end >= 0)
+            {
+                return new FrameResult(FrameStatus.BodyLengthMismatch, valueStart + end + 1, digitsStart, bodyLength, bodyOffset, -1, -1, -1);
+            }
+        }
+        // PERF: a sender that never sends the trailer cannot make us buffer without bound.
+        if (buffer.Length - bodyOffset > (long)maxBodyLength + TrailerLength + 16)
+        {
+            return new FrameResult(FrameStatus.BodyLengthMismatch, SkipToNextFrame(buffer, 1), digitsStart, bodyLength, bodyOffset, -1, -1, -1);
+        }
+        return NeedMore();
+    }
+
+    /// <summary>Offset of the next <c>8=FIX</c> at or after <paramref name="from"/>, else the buffer length minus a trailing partial <c>8=FIX</c>.</summary>
+    private static int SkipToNextFrame(ReadOnlySpan<byte> buffer, int from)
+    {
+        int next = buffer.Slice(from).IndexOf(FrameStart);
+        if (next >= 0) return from + next;
+        int length = buffer.Length;
+        ReadOnlySpan<byte> start = FrameStart;
+        for (int keep = Math.Min(start.Length - 1, length - from); keep > 0; keep--)
+        {
+            if (buffer.Slice(length - keep).SequenceEqual(start.Slice(0, keep))) return length - keep;
+        }
+        return length;
+    }
+
+    private static FrameResult NeedMore() => new(FrameStatus.NeedMoreData, 0, -1, -1, -1, -1, -1, -1);
+
+    private static FrameResult Error(FrameStatus status, int skip, int errorOffset) => new(status, skip, errorOffset, -1, -1, -1, -1, -1);
+}

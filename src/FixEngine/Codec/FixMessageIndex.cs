@@ -1,0 +1,431 @@
+using System;
+using System.Runtime.CompilerServices;
+
+namespace FixEngine.Codec;
+
+/// <summary>Kind of the first structural defect found while indexing a message.</summary>
+public enum FixDefectKind : byte
+{
+    /// <summary>No defect.</summary>
+    None,
+
+    /// <summary>The tag is not a positive decimal number (e.g. <c>-1=HI</c>, <c>A=1</c>, <c>=1</c>, or more than 9 digits); the field is not indexed.</summary>
+    TagNotNumeric,
+
+    /// <summary>The tag is 0 (<c>0=HI</c>); the field is not indexed.</summary>
+    TagZero,
+
+    /// <summary>The field has no '=' before its SOH; the field is not indexed.</summary>
+    MissingEquals,
+
+    /// <summary>The value is empty (<c>56=</c> then SOH); the field is indexed with length 0.</summary>
+    EmptyValue,
+
+    /// <summary>More fields than the index capacity; indexing stopped at this field.</summary>
+    TooManyFields,
+
+    /// <summary>A data field's preceding length is malformed or does not end at an SOH; the value was read to the next SOH instead.</summary>
+    BadDataLength,
+
+    /// <summary>The last field has no terminating SOH; it is indexed up to the end of the input.</summary>
+    UnterminatedField,
+}
+
+/// <summary>The first defect found by <see cref="FixMessageIndex.Parse"/>.</summary>
+/// <remarks>A plain value; no allocation except <see cref="Describe"/>.</remarks>
+public readonly struct FixDefect
+{
+    internal FixDefect(FixDefectKind kind, int tag, int fieldIndex, int offset)
+    {
+        Kind = kind;
+        Tag = tag;
+        FieldIndex = fieldIndex;
+        Offset = offset;
+    }
+
+    /// <summary>What is wrong.</summary>
+    public FixDefectKind Kind { get; }
+
+    /// <summary>
+    /// The tag as parsed: negative for <c>-1=</c>, 0 for <c>0=</c> or an unparsable tag, the leading digits for a
+    /// field missing its '=', the data tag for <see cref="FixDefectKind.BadDataLength"/>. Suitable as RefTagID (371).
+    /// </summary>
+    public int Tag { get; }
+
+    /// <summary>Position of the defective field counting every field seen in the input (indexed or not).</summary>
+    public int FieldIndex { get; }
+
+    /// <summary>Byte offset of the defect in the parsed input.</summary>
+    public int Offset { get; }
+
+    /// <summary>True when there is no defect.</summary>
+    public bool IsNone => Kind == FixDefectKind.None;
+
+    /// <summary>Human-readable description (allocates; error path only).</summary>
+    /// <returns>A new string.</returns>
+    public string Describe() => Kind == FixDefectKind.None
+        ? "no defect"
+        : $"{Kind} at field #{FieldIndex} (tag {Tag}), byte offset {Offset}";
+
+    /// <inheritdoc/>
+    public override string ToString() => Describe();
+}
+
+/// <summary>
+/// Reusable field index over one FIX message: tag, field offset, value offset and value length per field, with
+/// O(1) first-occurrence lookup by tag.
+/// </summary>
+/// <remarks>
+/// Not thread-safe: one instance per reading thread (typically one per session), reused for every message.
+/// <see cref="Parse"/> allocates nothing and never throws. Capacity is fixed at construction
+/// (<see cref="MaxFields"/>); a message with more fields gets <see cref="FixDefectKind.TooManyFields"/> and is
+/// indexed up to the capacity. Lookup tables are reset by bumping a generation number, not by clearing.
+/// <code>
+///   8=FIX.4.4|9=5|35=0|10=161|
+///   field 0: tag 8,  FieldOffset 0,  ValueOffset 2,  ValueLength 7
+///   field 1: tag 9,  FieldOffset 10, ValueOffset 12, ValueLength 1
+///   field 2: tag 35, FieldOffset 14, ValueOffset 17, ValueLength 1
+///   field 3: tag 10, FieldOffset 19, ValueOffset 22, ValueLength 3
+/// </code>
+/// </remarks>
+public sealed class FixMessageIndex
+{
+    /// <summary>Default <see cref="MaxFields"/>.</summary>
+    public const int DefaultMaxFields = 1024;
+
+    /// <summary>Tags below this bound are looked up in a direct table; larger tags in a small hash table.</summary>
+    public const int DirectLookupTags = 2048;
+
+    private const byte Soh = AsciiParsing.Soh;
+
+    private readonly FieldEntry[] _fields;
+    private readonly Slot[] _direct;
+    private readonly HashSlot[] _hashed;
+    private readonly int _hashMask;
+    private readonly DataFieldPairs _dataFields;
+    private int _generation;
+    private int _count;
+    private int _length;
+    private FixDefect _defect;
+    private int _firstDuplicateTag;
+    private int _firstDuplicateIndex;
+
+    /// <summary>Creates an index.</summary>
+    /// <param name="maxFields">Capacity in fields (default 1024).</param>
+    /// <param name="dataFields">Length/data pairs; <see cref="DataFieldPairs.Standard"/> when null.</param>
+    public FixMessageIndex(int maxFields = DefaultMaxFields, DataFieldPairs? dataFields = null)
+    {
+        if (maxFields <= 0) Internal.ThrowHelper.ThrowArgumentOutOfRange(nameof(maxFields));
+        _fields = new FieldEntry[maxFields];
+        _direct = new Slot[DirectLookupTags];
+        int hashSize = 64;
+        while (hashSize < maxFields * 2) hashSize <<= 1;
+        _hashed = new HashSlot[hashSize];
+        _hashMask = hashSize - 1;
+        _dataFields = dataFields ?? DataFieldPairs.Standard;
+        _generation = 1;
+    }
+
+    /// <summary>Capacity in fields.</summary>
+    public int MaxFields => _fields.Length;
+
+    /// <summary>Length/data pairs used by <see cref="Parse"/>.</summary>
+    public DataFieldPairs DataFields => _dataFields;
+
+    /// <summary>Number of indexed fields.</summary>
+    public int Count => _count;
+
+    /// <summary>Length in bytes of the last parsed input.</summary>
+    public int MessageLength => _length;
+
+    /// <summary>The first defect of the last parse (Kind None when clean).</summary>
+    public FixDefect Defect => _defect;
+
+    /// <summary>True when the last parse found a defect.</summary>
+    public bool HasDefect => _defect.Kind != FixDefectKind.None;
+
+    /// <summary>First tag that occurred twice (0 when all tags are distinct). Repeating groups repeat tags legitimately.</summary>
+    public int FirstDuplicateTag => _firstDuplicateTag;
+
+    /// <summary>Field index of the second occurrence of <see cref="FirstDuplicateTag"/>, or -1.</summary>
+    public int FirstDuplicateIndex => _firstDuplicateIndex;
+
+    /// <summary>Indexes <paramref name="message"/> in one pass.</summary>
+    /// <param name="message">A whole message (normally a frame from <see cref="FixFramer"/>) or any run of fields.</param>
+    /// <returns>True when no defect was found; otherwise see <see cref="Defect"/>.</returns>
+    /// <remarks>
+    /// Continues past defects so the session can still read the header and name the bad tag in a Reject.
+    /// The index refers to <paramref name="message"/> by offset: read it only with the same bytes.
+    /// </remarks>
+    public bool Parse(ReadOnlySpan<byte> message)
+    {
+        NextGeneration();
+        _count = 0;
+        _length = message.Length;
+        _defect = default;
+        _firstDuplicateTag = 0;
+        _firstDuplicateIndex = -1;
+
+        FieldEntry[] fields = _fields;
+        DataFieldPairs dataFields = _dataFields;
+        int length = message.Length;
+        int pos = 0;
+        int seen = 0;
+        int pendingDataTag = 0;
+        int pendingDataLength = -1;
+        while (pos < length)
+        {
+            int fieldStart = pos;
+            int i = pos;
+            uint tag = 0;
+            byte b = 0;
+            while (i < length)
+            {
+                b = message[i];
+                uint digit = (uint)(b - '0');
+                if (digit > 9) break;
+                tag = tag * 10 + digit;
+                i++;
+            }
+            int digits = i - fieldStart;
+            if (i >= length || b != (byte)'=' || digits == 0 || digits > 9 || tag == 0)
+            {
+                pos = SkipBadField(message, fieldStart, seen);
+                seen++;
+                pendingDataTag = 0;
+                continue;
+            }
+
+            int valueStart = i + 1;
+            int valueEnd;
+            if ((int)tag == pendingDataTag)
+            {
+                valueEnd = valueStart + pendingDataLength;
+                if (pendingDataLength < 0 || valueEnd >= length || message[valueEnd] != Soh)
+                {
+                    Record(FixDefectKind.BadDataLength, (int)tag, seen, valueStart);
+                    valueEnd = FindSoh(message, valueStart, seen, (int)tag);
+                }
+            }
+            else
+            {
+                valueEnd = FindSoh(message, valueStart, seen, (int)tag);
+            }
+
+            if (valueEnd == valueStart) Record(FixDefectKind.EmptyValue, (int)tag, seen, valueStart);
+            if (_count == fields.Length)
+            {
+                Record(FixDefectKind.TooManyFields, (int)tag, seen, fieldStart);
+                break;
+            }
+            fields[_count] = new FieldEntry((int)tag, fieldStart, valueStart, valueEnd - valueStart);
+            AddToLookup((int)tag, _count);
+            _count++;
+            seen++;
+
+            pendingDataTag = dataFields.GetDataTag((int)tag);
+            if (pendingDataTag != 0)
+            {
+                pendingDataLength = AsciiParsing.TryParseSmallUnsigned(message.Slice(valueStart, valueEnd - valueStart), out int declared) ? declared : -1;
+            }
+            pos = valueEnd + 1;
+        }
+        return _defect.Kind == FixDefectKind.None;
+    }
+
+    /// <summary>Tag of field <paramref name="fieldIndex"/>.</summary>
+    /// <param name="fieldIndex">0..Count-1.</param>
+    /// <returns>The tag.</returns>
+    public int GetTag(int fieldIndex) => Entry(fieldIndex).Tag;
+
+    /// <summary>Byte offset where field <paramref name="fieldIndex"/> starts (its first tag digit).</summary>
+    /// <param name="fieldIndex">0..Count-1.</param>
+    /// <returns>The offset.</returns>
+    public int GetFieldOffset(int fieldIndex) => Entry(fieldIndex).FieldOffset;
+
+    /// <summary>Byte offset of the value of field <paramref name="fieldIndex"/>.</summary>
+    /// <param name="fieldIndex">0..Count-1.</param>
+    /// <returns>The offset.</returns>
+    public int GetValueOffset(int fieldIndex) => Entry(fieldIndex).ValueOffset;
+
+    /// <summary>Length in bytes of the value of field <paramref name="fieldIndex"/>.</summary>
+    /// <param name="fieldIndex">0..Count-1.</param>
+    /// <returns>The length.</returns>
+    public int GetValueLength(int fieldIndex) => Entry(fieldIndex).ValueLength;
+
+    /// <summary>Index of the first field with <paramref name="tag"/>, or -1 (O(1)).</summary>
+    /// <param name="tag">Tag to find.</param>
+    /// <returns>The field index or -1.</returns>
+    public int IndexOf(int tag)
+    {
+        if ((uint)tag < DirectLookupTags)
+        {
+            Slot slot = _direct[tag];
+            return slot.Generation == _generation ? slot.Index : -1;
+        }
+        if (tag <= 0) return -1;
+        HashSlot[] hashed = _hashed;
+        for (int h = Hash(tag); ; h = (h + 1) & _hashMask)
+        {
+            ref HashSlot s = ref hashed[h];
+            if (s.Generation != _generation) return -1;
+            if (s.Tag == tag) return s.Index;
+        }
+    }
+
+    /// <summary>Index of the first field with <paramref name="tag"/> in [<paramref name="start"/>, <paramref name="end"/>), or -1 (linear).</summary>
+    /// <param name="tag">Tag to find.</param>
+    /// <param name="start">First field index searched.</param>
+    /// <param name="end">Field index after the last one searched.</param>
+    /// <returns>The field index or -1.</returns>
+    public int IndexOf(int tag, int start, int end)
+    {
+        end = Math.Min(end, _count);
+        FieldEntry[] fields = _fields;
+        for (int i = Math.Max(start, 0); i < end; i++)
+        {
+            if (fields[i].Tag == tag) return i;
+        }
+        return -1;
+    }
+
+    /// <summary>Pairs this index with the bytes it was built from.</summary>
+    /// <param name="message">The same bytes passed to <see cref="Parse"/>.</param>
+    /// <returns>A reader over the whole message.</returns>
+    public FixMessage Bind(ReadOnlySpan<byte> message) => new(message, this);
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private ref readonly FieldEntry Entry(int fieldIndex)
+    {
+        if ((uint)fieldIndex >= (uint)_count) Internal.ThrowHelper.ThrowArgumentOutOfRange(nameof(fieldIndex));
+        return ref _fields[fieldIndex];
+    }
+
+    private void NextGeneration()
+    {
+        if (++_generation == int.MaxValue)
+        {
+            Array.Clear(_direct);
+            Array.Clear(_hashed);
+            _generation = 1;
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void AddToLookup(int tag, int fieldIndex)
+    {
+        if ((uint)tag < DirectLookupTags)
+        {
+            ref Slot slot = ref _direct[tag];
+            if (slot.Generation == _generation)
+            {
+                NoteDuplicate(tag, fieldIndex);
+                return;
+            }
+            slot.Generation = _generation;
+            slot.Index = fieldIndex;
+            return;
+        }
+        AddToHash(tag, fieldIndex);
+    }
+
+    private void AddToHash(int tag, int fieldIndex)
+    {
+        HashSlot[] hashed = _hashed;
+        for (int h = Hash(tag); ; h = (h + 1) & _hashMask)
+        {
+            ref HashSlot s = ref hashed[h];
+            if (s.Generation != _generation)
+            {
+                s.Generation = _generation;
+                s.Tag = tag;
+                s.Index = fieldIndex;
+                return;
+            }
+            if (s.Tag == tag)
+            {
+                NoteDuplicate(tag, fieldIndex);
+                return;
+            }
+        }
+    }
+
+    private void NoteDuplicate(int tag, int fieldIndex)
+    {
+        if (_firstDuplicateTag == 0)
+        {
+            _firstDuplicateTag = tag;
+            _firstDuplicateIndex = fieldIndex;
+        }
+    }
+
+    private int Hash(int tag) => (int)((uint)tag * 0x9E3779B1u >> 7) & _hashMask;
+
+    private int FindSoh(ReadOnlySpan<byte> message, int valueStart, int fieldNumber, int tag)
+    {
+        int soh = message.Slice(valueStart).IndexOf(Soh);
+        if (soh >= 0) return valueStart + soh;
+        Record(FixDefectKind.UnterminatedField, tag, fieldNumber, message.Length);
+        return message.Length;
+    }
+
+    /// <summary>Slow path: the field at <paramref name="fieldStart"/> has no valid tag; record why and skip it.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private int SkipBadField(ReadOnlySpan<byte> message, int fieldStart, int fieldNumber)
+    {
+        ReadOnlySpan<byte> rest = message.Slice(fieldStart);
+        int soh = rest.IndexOf(Soh);
+        int fieldEnd = soh >= 0 ? fieldStart + soh : message.Length;
+        ReadOnlySpan<byte> field = message.Slice(fieldStart, fieldEnd - fieldStart);
+        int equals = field.IndexOf((byte)'=');
+        if (equals < 0)
+        {
+            int leading = field.IndexOfAnyExceptInRange((byte)'0', (byte)'9');
+            ReadOnlySpan<byte> digits = leading < 0 ? field : field.Slice(0, leading);
+            int tagGuess = AsciiParsing.TryParseSmallUnsigned(digits, out int t) ? t : 0;
+            Record(FixDefectKind.MissingEquals, tagGuess, fieldNumber, fieldStart + (leading < 0 ? field.Length : leading));
+            return fieldEnd + 1;
+        }
+        ReadOnlySpan<byte> tagText = field.Slice(0, equals);
+        if (tagText.Length > 1 && tagText[0] == (byte)'-' && AsciiParsing.TryParseSmallUnsigned(tagText.Slice(1), out int negative))
+        {
+            Record(FixDefectKind.TagNotNumeric, -negative, fieldNumber, fieldStart);
+        }
+        else if (AsciiParsing.TryParseSmallUnsigned(tagText, out int parsed) && parsed == 0)
+        {
+            Record(FixDefectKind.TagZero, 0, fieldNumber, fieldStart);
+        }
+        else
+        {
+            int bad = tagText.IndexOfAnyExceptInRange((byte)'0', (byte)'9');
+            Record(FixDefectKind.TagNotNumeric, 0, fieldNumber, fieldStart + (bad < 0 ? 0 : bad));
+        }
+        return fieldEnd + 1;
+    }
+
+    private void Record(FixDefectKind kind, int tag, int fieldNumber, int offset)
+    {
+        if (_defect.Kind == FixDefectKind.None) _defect = new FixDefect(kind, tag, fieldNumber, offset);
+    }
+
+    private readonly struct FieldEntry(int tag, int fieldOffset, int valueOffset, int valueLength)
+    {
+        public readonly int Tag = tag;
+        public readonly int FieldOffset = fieldOffset;
+        public readonly int ValueOffset = valueOffset;
+        public readonly int ValueLength = valueLength;
+    }
+
+    private struct Slot
+    {
+        public int Generation;
+        public int Index;
+    }
+
+    private struct HashSlot
+    {
+        public int Generation;
+        public int Tag;
+        public int Index;
+    }
+}

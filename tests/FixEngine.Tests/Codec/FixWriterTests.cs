@@ -1,0 +1,190 @@
+using System;
+using System.Buffers;
+using FixEngine.Codec;
+
+namespace FixEngine.Tests.Codec;
+
+public class FixWriterTests
+{
+    private static readonly long s_newYear2026Ns = (new DateTime(2026, 1, 1, 0, 0, 0, DateTimeKind.Utc) - DateTime.UnixEpoch).Ticks * 100;
+
+    private static int WriteHeartbeat(Span<byte> buffer, out bool ok)
+    {
+        var w = new FixWriter(buffer);
+        w.Begin(BeginStrings.Fix44, MsgTypes.Heartbeat);
+        w.Write(FixTags.MsgSeqNum, 2);
+        w.Write(FixTags.SenderCompID, "SENDER"u8);
+        w.WriteTimestamp(FixTags.SendingTime, s_newYear2026Ns, TimestampPrecision.Millis);
+        w.Write(FixTags.TargetCompID, "TARGET");
+        ok = w.TryFinish(out int length);
+        return length;
+    }
+
+    [Fact]
+    public void EncodesGoldenHeartbeatByteForByte()
+    {
+        byte[] buffer = new byte[256];
+        int length = WriteHeartbeat(buffer, out bool ok);
+        Assert.True(ok);
+        Assert.Equal(FixText.HeartbeatText, FixText.Pipe(buffer.AsSpan(0, length)));
+    }
+
+    [Fact]
+    public void EncodesGoldenNewOrderSingleWithEveryOverload()
+    {
+        byte[] buffer = new byte[100_000]; // 6 reserved BodyLength digits: the body moves 3 bytes left
+        var w = new FixWriter(buffer);
+        Assert.True(w.Begin(BeginStrings.Fix44, MsgTypes.NewOrderSingle));
+        w.Write(FixTags.MsgSeqNum, 215L);
+        w.Write(FixTags.SenderCompID, "CLIENT12");
+        w.WriteTimestamp(FixTags.SendingTime, FixTime(2026, 3, 15, 14, 30, 5, 123), TimestampPrecision.Millis, new UtcTimestampCache());
+        w.Write(FixTags.TargetCompID, "BROKER"u8);
+        w.Write(FixTags.ClOrdID, "ORD-000123"u8);
+        w.Write(FixTags.HandlInst, '1');
+        w.Write(FixTags.OrderQty, 1000);
+        w.Write(FixTags.OrdType, '2');
+        w.Write(FixTags.Price, new FixDecimal(10125, 2));
+        w.Write(FixTags.Side, '1');
+        w.Write(FixTags.Symbol, "MSFT"u8);
+        w.Write(FixTags.TimeInForce, '0');
+        w.WriteTimestamp(FixTags.TransactTime, FixTime(2026, 3, 15, 14, 30, 5, 120), TimestampPrecision.Millis);
+        Assert.Equal(FixText.NewOrderSingleText.Length, w.Finish());
+        Assert.Equal(FixText.NewOrderSingleText, FixText.Pipe(buffer.AsSpan(0, FixText.NewOrderSingleText.Length)));
+    }
+
+    private static long FixTime(int y, int mo, int d, int h, int mi, int s, int ms) =>
+        (new DateTime(y, mo, d, h, mi, s, ms, DateTimeKind.Utc) - DateTime.UnixEpoch).Ticks * 100;
+
+    [Fact]
+    public void TooSmallBufferFailsWithoutThrowingAtEverySize()
+    {
+        byte[] exact = new byte[256];
+        int needed = WriteHeartbeat(exact, out _);
+        for (int size = 0; size < needed; size++)
+        {
+            byte[] small = new byte[size];
+            WriteHeartbeat(small, out bool ok);
+            Assert.False(ok, $"size {size}");
+        }
+        byte[] fits = new byte[needed];
+        int length = WriteHeartbeat(fits, out bool fitsOk);
+        Assert.True(fitsOk);
+        Assert.Equal(FixText.HeartbeatText, FixText.Pipe(fits.AsSpan(0, length)));
+    }
+
+    [Fact]
+    public void FailedWriterIgnoresLaterWrites()
+    {
+        byte[] buffer = new byte[40];
+        var w = new FixWriter(buffer);
+        Assert.True(w.Begin(BeginStrings.Fix44, MsgTypes.Heartbeat));
+        Assert.False(w.Write(FixTags.Text, new string('x', 40)));
+        Assert.True(w.Failed);
+        Assert.False(w.Write(FixTags.MsgSeqNum, 1));
+        Assert.False(w.TryFinish(out int length));
+        Assert.Equal(0, length);
+        Assert.False(new FixWriter(buffer).TryFinish(out _)); // Begin never called
+    }
+
+    [Fact]
+    public void WritesToBufferWriterAndAdvancesIt()
+    {
+        var output = new ArrayBufferWriter<byte>();
+        var w = new FixWriter(output, 512);
+        w.Begin(BeginStrings.Fix44, MsgTypes.Heartbeat);
+        w.Write(FixTags.MsgSeqNum, 2);
+        w.Write(FixTags.SenderCompID, "SENDER");
+        w.WriteTimestamp(FixTags.SendingTime, s_newYear2026Ns, TimestampPrecision.Millis);
+        w.Write(FixTags.TargetCompID, "TARGET");
+        Assert.True(w.TryFinish(out int length));
+        Assert.Equal(length, output.WrittenCount);
+        Assert.Equal(FixText.HeartbeatText, FixText.Pipe(output.WrittenSpan));
+    }
+
+    [Fact]
+    public void WriteRawResendsAStoredBodyUnderAFreshHeader()
+    {
+        byte[] original = FixText.Bytes(FixText.NewOrderSingleText);
+        var index = new FixMessageIndex();
+        index.Parse(original);
+        FixMessage m = index.Bind(original);
+        int appStart = m.GetFieldOffset(m.FindField(FixTags.ClOrdID));
+        ReadOnlySpan<byte> appFields = original.AsSpan(appStart, m.TrailerOffset - appStart);
+
+        byte[] buffer = new byte[512];
+        var w = new FixWriter(buffer);
+        w.Begin(BeginStrings.Fix44, m.MsgType);
+        w.Write(FixTags.MsgSeqNum, 215);
+        w.Write(FixTags.PossDupFlag, true);
+        w.Write(FixTags.SenderCompID, "CLIENT12");
+        w.WriteTimestamp(FixTags.SendingTime, s_newYear2026Ns, TimestampPrecision.Seconds);
+        w.Write(FixTags.TargetCompID, "BROKER");
+        w.WriteTimestamp(FixTags.OrigSendingTime, FixTime(2026, 3, 15, 14, 30, 5, 123), TimestampPrecision.Millis);
+        w.WriteRaw(appFields);
+        int length = w.Finish();
+
+        FrameResult frame = FixFramer.Frame(buffer.AsSpan(0, length), 4096);
+        Assert.Equal(FrameStatus.Complete, frame.Status);
+        Assert.Equal(length, frame.Length);
+        byte[] expected = FixText.Build("FIX.4.4",
+            "35=D|34=215|43=Y|49=CLIENT12|52=20260101-00:00:00|56=BROKER|122=20260315-14:30:05.123|11=ORD-000123|21=1|38=1000|40=2|44=101.25|54=1|55=MSFT|59=0|60=20260315-14:30:05.120|");
+        Assert.Equal(FixText.Pipe(expected), FixText.Pipe(buffer.AsSpan(0, length)));
+    }
+
+    [Fact]
+    public void EveryWrittenMessageFramesAndIndexesBack()
+    {
+        byte[] buffer = new byte[1024];
+        var w = new FixWriter(buffer);
+        w.Begin(BeginStrings.Fixt11, MsgTypes.ExecutionReport);
+        w.Write(FixTags.MsgSeqNum, int.MaxValue);
+        w.Write(5001, long.MinValue);
+        w.Write(5002, long.MaxValue);
+        w.Write(5003, -1);
+        w.Write(5004, 0);
+        w.Write(123456, new FixDecimal(-5, 18));
+        w.Write(FixTags.PossDupFlag, false);
+        w.Write(FixTags.MaturityMonthYear, new FixMonthYear(2026, 12, week: 3));
+        w.Write(FixTags.TradeDate, new DateOnly(2024, 2, 29));
+        w.WriteTimeOnly(5005, 86_399_999_999_999L, TimestampPrecision.Nanos);
+        int length = w.Finish();
+        Assert.Equal(FrameStatus.Complete, FixFramer.Frame(buffer.AsSpan(0, length), 4096).Status);
+        var index = new FixMessageIndex();
+        Assert.True(index.Parse(buffer.AsSpan(0, length)));
+        FixMessage m = index.Bind(buffer.AsSpan(0, length));
+        Assert.Equal(FixValueStatus.Ok, m.TryGetInt(FixTags.MsgSeqNum, out int seq));
+        Assert.Equal(int.MaxValue, seq);
+        m.TryGetLong(5001, out long min);
+        m.TryGetLong(5002, out long max);
+        m.TryGetInt(5003, out int minusOne);
+        m.TryGetInt(5004, out int zero);
+        Assert.Equal((long.MinValue, long.MaxValue, -1, 0), (min, max, minusOne, zero));
+        Assert.Equal("-0.000000000000000005", m.GetString(123456));
+        Assert.Equal(FixValueStatus.Ok, m.TryGetBool(FixTags.PossDupFlag, out bool possDup));
+        Assert.False(possDup);
+        Assert.Equal("202612w3", m.GetString(FixTags.MaturityMonthYear));
+        Assert.Equal("20240229", m.GetString(FixTags.TradeDate));
+        Assert.Equal("23:59:59.999999999", m.GetString(5005));
+        Assert.True(m.HasStandardPrefix);
+        Assert.Equal("FIXT.1.1", m.GetString(FixTags.BeginString));
+    }
+
+    [Fact]
+    public void TimestampCacheMatchesDirectFormattingAcrossSecondsAndDays()
+    {
+        var cache = new UtcTimestampCache();
+        Span<byte> a = stackalloc byte[32];
+        Span<byte> b = stackalloc byte[32];
+        long start = s_newYear2026Ns - 2_500_000_000L;
+        foreach (TimestampPrecision p in Enum.GetValues<TimestampPrecision>())
+        {
+            for (long t = start; t < start + 5_000_000_000L; t += 123_456_789L)
+            {
+                Assert.True(cache.TryFormat(t, p, a, out int na));
+                Assert.True(FixValueFormatter.TryFormatUtcTimestamp(t, p, b, out int nb));
+                Assert.Equal(b.Slice(0, nb).ToArray(), a.Slice(0, na).ToArray());
+            }
+        }
+        Assert.False(cache.TryFormat(start, TimestampPrecision.Nanos, a.Slice(0, 26), out _));
+    }
+}
