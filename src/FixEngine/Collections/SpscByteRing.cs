@@ -1,0 +1,319 @@
+using System;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Threading;
+
+namespace FixEngine.Collections;
+
+/// <summary>Outcome of <see cref="SpscByteRing.Claim"/>.</summary>
+public enum ByteRingClaimStatus
+{
+    /// <summary>Space was claimed; write into it and call <see cref="SpscByteRing.Commit()"/>.</summary>
+    Claimed = 0,
+
+    /// <summary>Not enough free space right now; retry after the consumer releases records.</summary>
+    Full = 1,
+
+    /// <summary>The length is negative or above <see cref="SpscByteRing.MaxRecordLength"/>; it will never fit.</summary>
+    TooLarge = 2,
+}
+
+// Design:
+// - Variable-length records in a power-of-two byte[] (allocated on the pinned object heap so it never
+//   moves). Positions are 64-bit byte counters that only grow; offset = position & mask.
+// - Record layout, every record starting on an 8-byte boundary:
+//
+//     offset+0   int32 length   payload bytes (not counting header or alignment)
+//     offset+4   int32 kind     1 = data, 2 = wrap padding (fills the rest of the buffer)
+//     offset+8   payload ...    then zero to 7 unused bytes up to the next multiple of 8
+//
+//   A record never straddles the end of the buffer: when it would, the producer writes a padding
+//   record covering the bytes to the end and puts the record at offset 0. Padding and record are
+//   published together, so the consumer never sees a padding record without the record after it.
+// - Max record: a record of aligned size S may need (bytes to end) + S free bytes; for that to be
+//   possible whatever the offset, S <= Capacity / 2, so MaxRecordLength = Capacity / 2 - HeaderLength.
+// - _producer.Position (tail) and _producer.OtherCache (stale head) are written only by the producer;
+//   _consumer.Position (head) and _consumer.OtherCache (stale tail) only by the consumer. Each side
+//   is padded (RingSide). Claim state (_claim*) is producer-private, read state (_read*) consumer-private;
+//   they sit beside the read-only fields and are only touched by their owner, and the padded sides
+//   keep them off the position lines.
+// - Publication: the producer writes header + payload, then Volatile.Write(tail) (release). The consumer's
+//   Volatile.Read(tail) (acquire) precedes its header/payload reads. The consumer finishes reading a
+//   record in place, then Volatile.Write(head) (release) returns the bytes; the producer's
+//   Volatile.Read(head) (acquire) precedes any overwrite.
+
+/// <summary>A bounded single-producer/single-consumer ring of variable-length byte records, written and read in place.</summary>
+/// <remarks>
+/// One producer thread calls <see cref="Claim"/>/<see cref="TryClaim"/> then <see cref="Commit()"/>; one consumer thread
+/// calls <see cref="TryRead"/> then <see cref="Release"/>, or <see cref="Read{THandler}"/>. Records arrive complete and
+/// in order. No member allocates.
+/// </remarks>
+public sealed class SpscByteRing
+{
+    /// <summary>Bytes of header in front of every record.</summary>
+    public const int HeaderLength = 8;
+
+    /// <summary>Record alignment in bytes.</summary>
+    public const int Alignment = 8;
+
+    /// <summary>The smallest supported capacity in bytes.</summary>
+    public const int MinCapacity = 64;
+
+    /// <summary>The largest supported capacity in bytes.</summary>
+    public const int MaxCapacity = 1 << 30;
+
+    private const int KindData = 1;
+    private const int KindPadding = 2;
+
+    private readonly byte[] _buffer;
+    private readonly int _mask;
+    private readonly int _maxRecordLength;
+
+    // Producer-private claim state.
+    private long _claimTail;
+    private int _claimOffset;
+    private int _claimLength;
+    private bool _claimed;
+
+    // Consumer-private read state.
+    private long _readReleaseTo;
+    private bool _readPending;
+
+    private RingSide _producer;
+    private RingSide _consumer;
+
+    /// <summary>Creates a ring of <paramref name="capacity"/> bytes.</summary>
+    /// <param name="capacity">A power of two between <see cref="MinCapacity"/> and <see cref="MaxCapacity"/>.</param>
+    /// <exception cref="ArgumentOutOfRangeException">The capacity is not a power of two in range.</exception>
+    public SpscByteRing(int capacity)
+    {
+        if (capacity < MinCapacity || capacity > MaxCapacity || !int.IsPow2(capacity))
+        {
+            CollectionsThrowHelper.ThrowCapacityNotPowerOfTwo(nameof(capacity), capacity, MinCapacity, MaxCapacity);
+        }
+        _buffer = GC.AllocateArray<byte>(capacity, pinned: true);
+        _mask = capacity - 1;
+        _maxRecordLength = capacity / 2 - HeaderLength;
+    }
+
+    /// <summary>Capacity in bytes.</summary>
+    public int Capacity => _buffer.Length;
+
+    /// <summary>The longest record payload that can ever be claimed: <c>Capacity / 2 - HeaderLength</c>.</summary>
+    public int MaxRecordLength => _maxRecordLength;
+
+    /// <summary>Approximate bytes in use (headers, padding and alignment included). Safe from any thread.</summary>
+    public int UsedBytes
+    {
+        get
+        {
+            long head = Volatile.Read(ref _consumer.Position);
+            long tail = Volatile.Read(ref _producer.Position);
+            long used = tail - head;
+            return used <= 0 ? 0 : (int)Math.Min(used, _buffer.Length);
+        }
+    }
+
+    /// <summary>Bytes a record with a payload of <paramref name="length"/> bytes occupies (header and alignment included).</summary>
+    /// <param name="length">Payload length.</param>
+    /// <returns>The aligned record size.</returns>
+    public static int RecordSize(int length) => (HeaderLength + length + (Alignment - 1)) & ~(Alignment - 1);
+
+    /// <summary>Claims <paramref name="length"/> contiguous bytes for one record. Producer thread only.</summary>
+    /// <param name="length">Payload length, 0 to <see cref="MaxRecordLength"/>.</param>
+    /// <param name="span">Where to write the payload; valid until <see cref="Commit()"/>.</param>
+    /// <returns><see langword="true"/> if claimed; <see langword="false"/> if the ring is full or the length is too large
+    /// (use <see cref="Claim"/> to tell which).</returns>
+    public bool TryClaim(int length, out Span<byte> span) => Claim(length, out span) == ByteRingClaimStatus.Claimed;
+
+    /// <summary>Claims <paramref name="length"/> contiguous bytes for one record and says why when it cannot. Producer thread only.</summary>
+    /// <param name="length">Payload length, 0 to <see cref="MaxRecordLength"/>.</param>
+    /// <param name="span">Where to write the payload; valid until <see cref="Commit()"/>.</param>
+    /// <returns>The claim status.</returns>
+    /// <exception cref="InvalidOperationException">The previous claim was not committed.</exception>
+    public ByteRingClaimStatus Claim(int length, out Span<byte> span)
+    {
+        if (_claimed)
+        {
+            CollectionsThrowHelper.ThrowInvalidOperation("The previous claim on this SpscByteRing was not committed.");
+        }
+        if ((uint)length > (uint)_maxRecordLength)
+        {
+            span = default;
+            return ByteRingClaimStatus.TooLarge;
+        }
+
+        int size = RecordSize(length);
+        long tail = _producer.Position;
+        int offset = (int)(tail & _mask);
+        int toEnd = _buffer.Length - offset;
+        int padding = size > toEnd ? toEnd : 0;
+        long end = tail + padding + size;
+        if (end - _producer.OtherCache > _buffer.Length)
+        {
+            // Acquire: the consumer has finished with every byte before head.
+            _producer.OtherCache = Volatile.Read(ref _consumer.Position);
+            if (end - _producer.OtherCache > _buffer.Length)
+            {
+                span = default;
+                return ByteRingClaimStatus.Full;
+            }
+        }
+
+        ref byte start = ref MemoryMarshal.GetArrayDataReference(_buffer);
+        if (padding != 0)
+        {
+            WriteHeader(ref Unsafe.Add(ref start, offset), toEnd - HeaderLength, KindPadding);
+            offset = 0;
+        }
+        WriteHeader(ref Unsafe.Add(ref start, offset), length, KindData);
+        _claimTail = tail + padding;
+        _claimOffset = offset;
+        _claimLength = length;
+        _claimed = true;
+        span = MemoryMarshal.CreateSpan(ref Unsafe.Add(ref start, offset + HeaderLength), length);
+        return ByteRingClaimStatus.Claimed;
+    }
+
+    /// <summary>Publishes the claimed record with its full claimed length. Producer thread only.</summary>
+    /// <exception cref="InvalidOperationException">Nothing is claimed.</exception>
+    public void Commit() => Commit(_claimLength);
+
+    /// <summary>Publishes the claimed record, shortened to <paramref name="length"/> bytes. Producer thread only.</summary>
+    /// <param name="length">Bytes actually written, 0 to the claimed length.</param>
+    /// <exception cref="InvalidOperationException">Nothing is claimed.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">The length exceeds the claimed length.</exception>
+    public void Commit(int length)
+    {
+        if (!_claimed)
+        {
+            CollectionsThrowHelper.ThrowInvalidOperation("Commit called on an SpscByteRing with no claimed record.");
+        }
+        if ((uint)length > (uint)_claimLength)
+        {
+            CollectionsThrowHelper.ThrowArgumentOutOfRange(nameof(length), length, "Commit length exceeds the claimed length.");
+        }
+        if (length != _claimLength)
+        {
+            WriteHeader(ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_buffer), _claimOffset), length, KindData);
+        }
+        _claimed = false;
+        // Release: header and payload become visible before the new tail.
+        Volatile.Write(ref _producer.Position, _claimTail + RecordSize(length));
+    }
+
+    /// <summary>Gives up the current claim without publishing anything. Producer thread only.</summary>
+    /// <remarks>A wrap padding record written by the claim is dropped too (it was never published).</remarks>
+    public void Abandon() => _claimed = false;
+
+    /// <summary>Reads the oldest record in place. Consumer thread only; call <see cref="Release"/> when done with it.</summary>
+    /// <param name="record">The record payload, valid until <see cref="Release"/>.</param>
+    /// <returns><see langword="true"/> if a record was available.</returns>
+    /// <exception cref="InvalidOperationException">The previous record was not released.</exception>
+    public bool TryRead(out ReadOnlySpan<byte> record)
+    {
+        if (_readPending)
+        {
+            CollectionsThrowHelper.ThrowInvalidOperation("The previous record read from this SpscByteRing was not released.");
+        }
+        long head = _consumer.Position;
+        if (!TryLocate(ref head, out int offset, out int length))
+        {
+            record = default;
+            return false;
+        }
+        record = MemoryMarshal.CreateReadOnlySpan(
+            ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_buffer), offset + HeaderLength), length);
+        _readReleaseTo = head + RecordSize(length);
+        _readPending = true;
+        return true;
+    }
+
+    /// <summary>Returns the space of the record obtained by <see cref="TryRead"/> to the producer. Consumer thread only.</summary>
+    /// <exception cref="InvalidOperationException">No record is being read.</exception>
+    public void Release()
+    {
+        if (!_readPending)
+        {
+            CollectionsThrowHelper.ThrowInvalidOperation("Release called on an SpscByteRing with no record being read.");
+        }
+        _readPending = false;
+        // Release: in-place reads of the record complete before the producer may overwrite it.
+        Volatile.Write(ref _consumer.Position, _readReleaseTo);
+    }
+
+    /// <summary>Hands up to <paramref name="limit"/> records to <paramref name="handler"/> in place, in order. Consumer thread only.</summary>
+    /// <typeparam name="THandler">A struct handler, passed by ref (no delegate, devirtualised).</typeparam>
+    /// <param name="handler">Receives each record.</param>
+    /// <param name="limit">Maximum number of records.</param>
+    /// <returns>The number of records handled.</returns>
+    /// <remarks>
+    /// Space is released once, after the batch. If the handler throws, the records handled so far
+    /// (including the one that threw) are released and the exception propagates.
+    /// </remarks>
+    public int Read<THandler>(ref THandler handler, int limit)
+        where THandler : struct, IByteRecordHandler
+    {
+        if (_readPending)
+        {
+            CollectionsThrowHelper.ThrowInvalidOperation("The previous record read from this SpscByteRing was not released.");
+        }
+        long start = _consumer.Position;
+        long head = start;
+        int done = 0;
+        ref byte data = ref MemoryMarshal.GetArrayDataReference(_buffer);
+        try
+        {
+            while (done < limit && TryLocate(ref head, out int offset, out int length))
+            {
+                ReadOnlySpan<byte> record = MemoryMarshal.CreateReadOnlySpan(ref Unsafe.Add(ref data, offset + HeaderLength), length);
+                head += RecordSize(length);
+                done++;
+                handler.OnRecord(record);
+            }
+        }
+        finally
+        {
+            if (head != start)
+            {
+                Volatile.Write(ref _consumer.Position, head);
+            }
+        }
+        return done;
+    }
+
+    /// <summary>Finds the data record at or after <paramref name="head"/>, skipping wrap padding.</summary>
+    private bool TryLocate(ref long head, out int offset, out int length)
+    {
+        while (true)
+        {
+            if (head >= _consumer.OtherCache)
+            {
+                // Acquire: pairs with the producer's release of tail; header and payload are visible.
+                _consumer.OtherCache = Volatile.Read(ref _producer.Position);
+                if (head >= _consumer.OtherCache)
+                {
+                    offset = 0;
+                    length = 0;
+                    return false;
+                }
+            }
+            offset = (int)(head & _mask);
+            ref byte header = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_buffer), offset);
+            length = Unsafe.ReadUnaligned<int>(ref header);
+            int kind = Unsafe.ReadUnaligned<int>(ref Unsafe.Add(ref header, sizeof(int)));
+            if (kind != KindPadding)
+            {
+                return true;
+            }
+            head += _buffer.Length - offset;
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void WriteHeader(ref byte at, int length, int kind)
+    {
+        Unsafe.WriteUnaligned(ref at, length);
+        Unsafe.WriteUnaligned(ref Unsafe.Add(ref at, sizeof(int)), kind);
+    }
+}

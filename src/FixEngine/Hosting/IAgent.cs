@@ -1,0 +1,27 @@
+namespace FixEngine.Hosting;
+
+/// <summary>A unit of duty-cycle work run by an <see cref="AgentRunner"/>.</summary>
+/// <remarks>
+/// All members are called on the runner's thread only. <see cref="DoWork"/> must not block; it polls its
+/// sockets, rings and timers and returns how much it did so the idle strategy can back off when idle.
+/// </remarks>
+public interface IAgent
+{
+    /// <summary>Name used in diagnostics and error reports.</summary>
+    string Name { get; }
+
+    /// <summary>Does one slice of work.</summary>
+    /// <param name="nowNs">Monotonic time for this duty cycle (the runner's clock), so the agent never reads the clock itself.</param>
+    /// <returns>Work items done; 0 means idle.</returns>
+    int DoWork(long nowNs);
+
+    /// <summary>Called once on the runner thread before the first <see cref="DoWork"/>.</summary>
+    void OnStart()
+    {
+    }
+
+    /// <summary>Called once on the runner thread after the last <see cref="DoWork"/>.</summary>
+    void OnClose()
+    {
+    }
+}

@@ -1,0 +1,164 @@
+using System;
+using System.Threading;
+
+namespace FixEngine.Timing;
+
+/// <summary>Decides what a duty-cycle loop does when an iteration did little or no work.</summary>
+/// <remarks>
+/// Called from the single thread running the loop: implementations are not thread-safe and never allocate.
+/// </remarks>
+public interface IIdleStrategy
+{
+    /// <summary>Idles according to the amount of work the last iteration did (0 = none: back off; &gt; 0: reset).</summary>
+    /// <param name="workCount">Work items done by the last iteration.</param>
+    void Idle(int workCount);
+
+    /// <summary>Forgets any back-off state.</summary>
+    void Reset();
+}
+
+/// <summary>Never gives up the core: spins with a pause instruction. Lowest latency, one full core per thread.</summary>
+/// <remarks>Single-threaded use; allocation-free.</remarks>
+public sealed class BusySpinIdleStrategy : IIdleStrategy
+{
+    /// <inheritdoc/>
+    public void Idle(int workCount)
+    {
+        if (workCount <= 0)
+        {
+            Thread.SpinWait(1);
+        }
+    }
+
+    /// <inheritdoc/>
+    public void Reset()
+    {
+    }
+}
+
+/// <summary>Yields the rest of the time slice when idle. Low latency; burns a core unless other threads want it.</summary>
+/// <remarks>Single-threaded use; allocation-free.</remarks>
+public sealed class YieldingIdleStrategy : IIdleStrategy
+{
+    /// <inheritdoc/>
+    public void Idle(int workCount)
+    {
+        if (workCount <= 0)
+        {
+            Thread.Yield();
+        }
+    }
+
+    /// <inheritdoc/>
+    public void Reset()
+    {
+    }
+}
+
+/// <summary>Parks for a fixed period when idle. Cheapest on CPU; latency up to the period plus the OS timer slack.</summary>
+/// <remarks>Single-threaded use; allocation-free.</remarks>
+public sealed class SleepingIdleStrategy : IIdleStrategy
+{
+    private readonly int _periodMs;
+
+    /// <summary>Creates the strategy.</summary>
+    /// <param name="periodMs">Milliseconds to sleep per idle iteration (0 = yield to any ready thread).</param>
+    public SleepingIdleStrategy(int periodMs = 1)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(periodMs);
+        _periodMs = periodMs;
+    }
+
+    /// <inheritdoc/>
+    public void Idle(int workCount)
+    {
+        if (workCount <= 0)
+        {
+            Thread.Sleep(_periodMs);
+        }
+    }
+
+    /// <inheritdoc/>
+    public void Reset()
+    {
+    }
+}
+
+/// <summary>Spins, then yields, then parks with growing sleeps up to a maximum; resets as soon as there is work.</summary>
+/// <remarks>
+/// States: spinning (<c>maxSpins</c> pause loops) → yielding (<c>maxYields</c> yields) → parking
+/// (<c>Thread.Sleep(0)</c>, then 1 ms doubling up to <c>maxParkMs</c>). Good default for shared cores.
+/// Single-threaded use; allocation-free.
+/// </remarks>
+public sealed class BackoffIdleStrategy : IIdleStrategy
+{
+    /// <summary>Default number of spin iterations before yielding.</summary>
+    public const int DefaultMaxSpins = 100;
+
+    /// <summary>Default number of yields before parking.</summary>
+    public const int DefaultMaxYields = 50;
+
+    /// <summary>Default longest park in milliseconds.</summary>
+    public const int DefaultMaxParkMs = 1;
+
+    private readonly int _maxSpins;
+    private readonly int _maxYields;
+    private readonly int _maxParkMs;
+    private int _spins;
+    private int _yields;
+    private int _parkMs = -1;
+
+    /// <summary>Creates the strategy.</summary>
+    /// <param name="maxSpins">Spin iterations before yielding.</param>
+    /// <param name="maxYields">Yields before parking.</param>
+    /// <param name="maxParkMs">Longest sleep in milliseconds (at least 1).</param>
+    public BackoffIdleStrategy(int maxSpins = DefaultMaxSpins, int maxYields = DefaultMaxYields, int maxParkMs = DefaultMaxParkMs)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(maxSpins);
+        ArgumentOutOfRangeException.ThrowIfNegative(maxYields);
+        ArgumentOutOfRangeException.ThrowIfLessThan(maxParkMs, 1);
+        _maxSpins = maxSpins;
+        _maxYields = maxYields;
+        _maxParkMs = maxParkMs;
+    }
+
+    /// <summary>The sleep the next park would use (-1 = not parking yet, 0 = Sleep(0)). For tests and diagnostics.</summary>
+    public int CurrentParkMs => _parkMs;
+
+    /// <inheritdoc/>
+    public void Idle(int workCount)
+    {
+        if (workCount > 0)
+        {
+            Reset();
+            return;
+        }
+        if (_spins < _maxSpins)
+        {
+            _spins++;
+            Thread.SpinWait(1);
+        }
+        else if (_yields < _maxYields)
+        {
+            _yields++;
+            Thread.Yield();
+        }
+        else
+        {
+            if (_parkMs < 0)
+            {
+                _parkMs = 0;
+            }
+            Thread.Sleep(_parkMs);
+            _parkMs = _parkMs == 0 ? 1 : Math.Min(_parkMs * 2, _maxParkMs);
+        }
+    }
+
+    /// <inheritdoc/>
+    public void Reset()
+    {
+        _spins = 0;
+        _yields = 0;
+        _parkMs = -1;
+    }
+}

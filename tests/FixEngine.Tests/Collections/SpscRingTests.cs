@@ -1,0 +1,183 @@
+using System;
+using System.Threading;
+using FixEngine.Collections;
+using FixEngine.Tests.Infrastructure;
+
+namespace FixEngine.Tests.Collections;
+
+public class SpscRingTests
+{
+    [Theory]
+    [InlineData(0)]
+    [InlineData(1)]
+    [InlineData(3)]
+    [InlineData(100)]
+    public void RejectsCapacityThatIsNotAPowerOfTwo(int capacity) =>
+        Assert.Throws<ArgumentOutOfRangeException>(() => new SpscRing<int>(capacity));
+
+    [Fact]
+    public void EmptyRingDequeuesNothing()
+    {
+        var ring = new SpscRing<int>(4);
+        Assert.False(ring.TryDequeue(out int item));
+        Assert.Equal(0, item);
+        Assert.Equal(0, ring.Count);
+    }
+
+    [Fact]
+    public void FullRingRejectsUntilOneIsRemoved()
+    {
+        var ring = new SpscRing<int>(4);
+        for (int i = 0; i < 4; i++) Assert.True(ring.TryEnqueue(i));
+        Assert.Equal(4, ring.Count);
+        Assert.False(ring.TryEnqueue(99));
+        Assert.True(ring.TryDequeue(out int first));
+        Assert.Equal(0, first);
+        Assert.True(ring.TryEnqueue(4));
+        Assert.False(ring.TryEnqueue(5));
+        for (int expected = 1; expected <= 4; expected++)
+        {
+            Assert.True(ring.TryDequeue(out int item));
+            Assert.Equal(expected, item);
+        }
+        Assert.False(ring.TryDequeue(out _));
+    }
+
+    [Fact]
+    public void WrapsAroundManyTimesInOrder()
+    {
+        var ring = new SpscRing<long>(8);
+        long next = 0, expected = 0;
+        for (int round = 0; round < 1000; round++)
+        {
+            int batch = round % 9;
+            for (int i = 0; i < batch; i++) if (ring.TryEnqueue(next)) next++;
+            for (int i = 0; i < round % 7; i++)
+            {
+                if (!ring.TryDequeue(out long item)) break;
+                Assert.Equal(expected++, item);
+            }
+        }
+        while (ring.TryDequeue(out long item)) Assert.Equal(expected++, item);
+        Assert.Equal(next, expected);
+    }
+
+    [Fact]
+    public void DequeueClearsReferenceSlots()
+    {
+        var ring = new SpscRing<object>(2);
+        WeakReference weak = EnqueueAndDequeue(ring);
+        GC.Collect();
+        GC.WaitForPendingFinalizers();
+        Assert.False(weak.IsAlive);
+    }
+
+    private static WeakReference EnqueueAndDequeue(SpscRing<object> ring)
+    {
+        var payload = new object();
+        ring.TryEnqueue(payload);
+        ring.TryDequeue(out _);
+        return new WeakReference(payload);
+    }
+
+    [Fact]
+    public void DrainHandsItemsInOrderUpToLimit()
+    {
+        var ring = new SpscRing<int>(16);
+        for (int i = 0; i < 10; i++) ring.TryEnqueue(i);
+        var handler = new SumHandler();
+        Assert.Equal(4, ring.Drain(ref handler, 4));
+        Assert.Equal(0 + 1 + 2 + 3, handler.Sum);
+        Assert.Equal(3, handler.Last);
+        Assert.Equal(6, ring.Drain(ref handler, 100));
+        Assert.Equal(45, handler.Sum);
+        Assert.Equal(0, ring.Drain(ref handler, 100));
+        Assert.Equal(0, ring.Count);
+    }
+
+    [Fact]
+    public void EnqueueDequeueAndDrainAllocateNothing()
+    {
+        var ring = new SpscRing<string>(64);
+        string item = "x";
+        var handler = new CountHandler();
+        long bytes = Allocations.Measure(() =>
+        {
+            ring.TryEnqueue(item);
+            ring.TryEnqueue(item);
+            ring.TryDequeue(out _);
+            ring.Drain(ref handler, 10);
+        });
+        Assert.Equal(0, bytes);
+    }
+
+    [Fact]
+    public void TenMillionItemsCrossThreadsCompleteAndInOrder()
+    {
+        const long Total = 10_000_000;
+        var ring = new SpscRing<long>(1024);
+        long received = 0;
+        long errors = 0;
+        var consumer = new Thread(() =>
+        {
+            var spin = new SpinWait();
+            long expected = 0;
+            var handler = new OrderHandler();
+            while (expected < Total)
+            {
+                handler.Expected = expected;
+                int n = ring.Drain(ref handler, 256);
+                expected = handler.Expected;
+                if (n == 0) spin.SpinOnce(sleep1Threshold: -1); else spin.Reset();
+            }
+            received = expected;
+            errors = handler.Errors;
+        }) { IsBackground = true, Name = "spsc-consumer" };
+        var producer = new Thread(() =>
+        {
+            var spin = new SpinWait();
+            for (long i = 0; i < Total; i++)
+            {
+                while (!ring.TryEnqueue(i)) spin.SpinOnce(sleep1Threshold: -1);
+            }
+        }) { IsBackground = true, Name = "spsc-producer" };
+        consumer.Start();
+        producer.Start();
+        Assert.True(producer.Join(TimeSpan.FromSeconds(60)), "producer did not finish within 60 s");
+        Assert.True(consumer.Join(TimeSpan.FromSeconds(60)), "consumer did not finish within 60 s");
+        Assert.Equal(0, errors);
+        Assert.Equal(Total, received);
+        Assert.Equal(0, ring.Count);
+    }
+
+    private struct SumHandler : IRingHandler<int>
+    {
+        public int Sum;
+        public int Last;
+
+        public void OnItem(in int item)
+        {
+            Sum += item;
+            Last = item;
+        }
+    }
+
+    private struct CountHandler : IRingHandler<string>
+    {
+        public int Count;
+
+        public void OnItem(in string item) => Count++;
+    }
+
+    private struct OrderHandler : IRingHandler<long>
+    {
+        public long Expected;
+        public long Errors;
+
+        public void OnItem(in long item)
+        {
+            if (item != Expected) Errors++;
+            Expected++;
+        }
+    }
+}
