@@ -1,0 +1,129 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Text;
+using BenchmarkDotNet.Attributes;
+using FixEngine.Store;
+
+namespace FixEngine.Benchmarks.Store;
+
+/// <summary>Append of a 200-byte message plus the sender sequence increment, against QuickFIX/n's MemoryStore style
+/// (Dictionary&lt;int, string&gt;, one string per message).</summary>
+[MemoryDiagnoser]
+public class StoreAppendBenchmarks
+{
+    private const int Operations = 1000;
+    private const int ResetEvery = 100_000;
+    private readonly byte[] _message = new byte[200];
+    private readonly Dictionary<int, string> _dictionary = new();
+    private string _directory = "";
+    private MemoryMessageStore _memory = null!;
+    private FileMessageStore _fileOs = null!;
+    private FileMessageStore _fileBatched = null!;
+    private int _dictionarySeq;
+
+    [GlobalSetup]
+    public void Setup()
+    {
+        Encoding.ASCII.GetBytes("8=FIX.4.4\u00019=178\u000135=D\u000134=1\u000149=SENDER\u000156=TARGET\u0001").CopyTo(_message, 0);
+        _message.AsSpan(60).Fill((byte)'X');
+        _directory = Path.Combine(Path.GetTempPath(), "fixengine-bench-" + Guid.NewGuid().ToString("N"));
+        _memory = new MemoryMessageStore(0);
+        _fileOs = new FileMessageStore(_directory, "os", 0, new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS });
+        _fileBatched = new FileMessageStore(_directory, "batched", 0, new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.Batched, BatchRecordCount = 64 });
+    }
+
+    [GlobalCleanup]
+    public void Cleanup()
+    {
+        _memory.Dispose();
+        _fileOs.Dispose();
+        _fileBatched.Dispose();
+        Directory.Delete(_directory, recursive: true);
+    }
+
+    [Benchmark(Baseline = true, OperationsPerInvoke = Operations)]
+    public void DictionaryOfStrings()
+    {
+        for (int i = 0; i < Operations; i++)
+        {
+            if (++_dictionarySeq > ResetEvery)
+            {
+                _dictionary.Clear();
+                _dictionarySeq = 1;
+            }
+            _dictionary[_dictionarySeq] = Encoding.ASCII.GetString(_message);
+        }
+    }
+
+    [Benchmark(OperationsPerInvoke = Operations)]
+    public void Memory() => AppendLoop(_memory);
+
+    [Benchmark(OperationsPerInvoke = Operations)]
+    public void FileOs() => AppendLoop(_fileOs);
+
+    [Benchmark(OperationsPerInvoke = Operations)]
+    public void FileBatched() => AppendLoop(_fileBatched);
+
+    private void AppendLoop(IMessageStore store)
+    {
+        for (int i = 0; i < Operations; i++)
+        {
+            int seq = store.NextSenderMsgSeqNum;
+            if (seq > ResetEvery)
+            {
+                store.Reset(0);
+                seq = 1;
+            }
+            store.AppendAndIncrement(seq, _message);
+        }
+    }
+}
+
+/// <summary>Durable append (fsync before returning): the store's PerMessage policy against a bare FileStream write + Flush(true).</summary>
+[MemoryDiagnoser]
+public class DurableAppendBenchmarks
+{
+    private const int Operations = 20;
+    private readonly byte[] _message = new byte[200];
+    private string _directory = "";
+    private FileStream _stream = null!;
+    private FileMessageStore _store = null!;
+
+    [GlobalSetup]
+    public void Setup()
+    {
+        _message.AsSpan().Fill((byte)'X');
+        _directory = Path.Combine(Path.GetTempPath(), "fixengine-bench-" + Guid.NewGuid().ToString("N"));
+        Directory.CreateDirectory(_directory);
+        _stream = new FileStream(Path.Combine(_directory, "raw.bin"), FileMode.Create, FileAccess.Write, FileShare.None, 4096);
+        _store = new FileMessageStore(_directory, "durable", 0, new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.PerMessage });
+    }
+
+    [GlobalCleanup]
+    public void Cleanup()
+    {
+        _stream.Dispose();
+        _store.Dispose();
+        Directory.Delete(_directory, recursive: true);
+    }
+
+    [Benchmark(Baseline = true, OperationsPerInvoke = Operations)]
+    public void FileStreamWriteFlushToDisk()
+    {
+        for (int i = 0; i < Operations; i++)
+        {
+            _stream.Write(_message);
+            _stream.Flush(flushToDisk: true);
+        }
+    }
+
+    [Benchmark(OperationsPerInvoke = Operations)]
+    public void FileStorePerMessage()
+    {
+        for (int i = 0; i < Operations; i++)
+        {
+            _store.AppendAndIncrement(_store.NextSenderMsgSeqNum, _message);
+        }
+    }
+}

@@ -1,0 +1,81 @@
+using System;
+using System.Buffers;
+using System.IO;
+using Microsoft.Win32.SafeHandles;
+
+namespace FixEngine.Store;
+
+/// <summary>A read-through window over the journal file: serves spans from one pooled buffer, refilling it with
+/// one positional read when a request falls outside.</summary>
+/// <remarks>
+/// Not thread-safe (owned by one store). Only bytes below the caller's logical end of file are ever loaded, and those
+/// are immutable until a reset, which calls <see cref="Invalidate"/>.
+/// PERF: consecutive resend reads and journal replay hit the same window, so a resend of many small messages costs one
+/// read syscall per window (64 KiB) rather than one per message; no allocation once the buffer fits the largest record.
+/// </remarks>
+internal sealed class JournalWindow : IDisposable
+{
+    private const int DefaultSize = 64 * 1024;
+
+    private byte[] _buffer = ArrayPool<byte>.Shared.Rent(DefaultSize);
+    private long _start;
+    private int _length;
+
+    /// <summary>Returns <paramref name="count"/> bytes at <paramref name="position"/>, or an empty span with false when
+    /// they are not all below <paramref name="endOfFile"/>.</summary>
+    public bool TryGet(SafeFileHandle handle, long position, int count, long endOfFile, out ReadOnlySpan<byte> bytes)
+    {
+        if (position >= _start && position + count <= _start + _length)
+        {
+            bytes = _buffer.AsSpan((int)(position - _start), count);
+            return true;
+        }
+        if (position + count > endOfFile)
+        {
+            bytes = default;
+            return false;
+        }
+        return Load(handle, position, count, endOfFile, out bytes);
+    }
+
+    private bool Load(SafeFileHandle handle, long position, int count, long endOfFile, out ReadOnlySpan<byte> bytes)
+    {
+        if (count > _buffer.Length)
+        {
+            ArrayPool<byte>.Shared.Return(_buffer);
+            _buffer = ArrayPool<byte>.Shared.Rent(count);
+        }
+        int want = (int)Math.Min(_buffer.Length, endOfFile - position);
+        int read = 0;
+        while (read < want)
+        {
+            int n = RandomAccess.Read(handle, _buffer.AsSpan(read, want - read), position + read);
+            if (n <= 0) break;
+            read += n;
+        }
+        _start = position;
+        _length = read;
+        if (read < count)
+        {
+            bytes = default;
+            return false;
+        }
+        bytes = _buffer.AsSpan(0, count);
+        return true;
+    }
+
+    /// <summary>Forgets the loaded bytes (after the file was truncated or rewritten).</summary>
+    public void Invalidate()
+    {
+        _start = 0;
+        _length = 0;
+    }
+
+    public void Dispose()
+    {
+        byte[] buffer = _buffer;
+        _buffer = [];
+        _length = 0;
+        if (buffer.Length != 0) ArrayPool<byte>.Shared.Return(buffer);
+    }
+}

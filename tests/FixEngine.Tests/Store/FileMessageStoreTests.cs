@@ -1,0 +1,119 @@
+using System;
+using System.IO;
+using FixEngine.Store;
+
+namespace FixEngine.Tests.Store;
+
+/// <summary>File-store specifics: sync policies, naming, exclusivity, limits.</summary>
+public sealed class FileMessageStoreTests : IDisposable
+{
+    private readonly TempDirectory _directory = new();
+
+    public void Dispose() => _directory.Dispose();
+
+    private FileMessageStore Open(FileMessageStoreOptions options, string name = "s") => new(_directory.Path, name, 5, options);
+
+    [Fact]
+    public void PerMessageSyncsOutboundRecordsAndLetsTargetSequenceRideOnTheNextSync()
+    {
+        using FileMessageStore store = Open(new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.PerMessage });
+        Assert.Equal(0, store.UnsyncedRecordCount);
+        store.AppendAndIncrement(1, StoreTestData.Message(1));
+        Assert.Equal(0, store.UnsyncedRecordCount);
+        store.IncrNextTargetMsgSeqNum();
+        Assert.Equal(1, store.UnsyncedRecordCount);
+        store.Append(2, StoreTestData.Message(2));
+        Assert.Equal(0, store.UnsyncedRecordCount);
+        store.IncrNextSenderMsgSeqNum();
+        Assert.Equal(0, store.UnsyncedRecordCount);
+    }
+
+    [Fact]
+    public void BatchedSyncsAfterTheConfiguredRecordCount()
+    {
+        using FileMessageStore store = Open(new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.Batched, BatchRecordCount = 3, BatchIntervalNs = long.MaxValue });
+        store.AppendAndIncrement(1, StoreTestData.Message(1));
+        store.IncrNextTargetMsgSeqNum();
+        Assert.Equal(2, store.UnsyncedRecordCount);
+        store.AppendAndIncrement(2, StoreTestData.Message(2));
+        Assert.Equal(0, store.UnsyncedRecordCount);
+    }
+
+    [Fact]
+    public void BatchedDoWorkSyncsOnceTheOldestUnsyncedRecordIsOldEnough()
+    {
+        using FileMessageStore store = Open(new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.Batched, BatchRecordCount = 1000, BatchIntervalNs = 1_000 });
+        Assert.Equal(0, store.DoWork(100));
+        store.AppendAndIncrement(1, StoreTestData.Message(1));
+        Assert.Equal(0, store.DoWork(5_000));
+        store.AppendAndIncrement(2, StoreTestData.Message(2));
+        Assert.Equal(0, store.DoWork(5_999));
+        Assert.Equal(2, store.UnsyncedRecordCount);
+        Assert.Equal(1, store.DoWork(6_000));
+        Assert.Equal(0, store.UnsyncedRecordCount);
+        Assert.Equal(0, store.DoWork(100_000));
+    }
+
+    [Fact]
+    public void OsPolicyNeverSyncsUntilFlush()
+    {
+        using FileMessageStore store = Open(new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS });
+        for (int seq = 1; seq <= 5; seq++) store.AppendAndIncrement(seq, StoreTestData.Message(seq));
+        Assert.Equal(0, store.DoWork(long.MaxValue));
+        Assert.Equal(5, store.UnsyncedRecordCount);
+        store.Flush();
+        Assert.Equal(0, store.UnsyncedRecordCount);
+    }
+
+    [Fact]
+    public void JournalPathReplacesUnsafeCharactersOfTheSessionId()
+    {
+        string path = FileMessageStore.GetJournalPath("/var/fix", "FIX.4.4:BANK->CLIENT/1 x");
+        Assert.Equal(Path.Combine("/var/fix", "FIX.4.4_BANK-_CLIENT_1_x.journal"), path);
+        using FileMessageStore store = new(_directory.Path, "FIX.4.4:A->B", 1, new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS });
+        Assert.True(File.Exists(Path.Combine(_directory.Path, "FIX.4.4_A-_B.journal")));
+    }
+
+    [Fact]
+    public void ASecondStoreCannotOpenAJournalThatIsInUse()
+    {
+        using FileMessageStore first = Open(new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS }, "busy");
+        Assert.ThrowsAny<IOException>(() => Open(new FileMessageStoreOptions(), "busy"));
+        first.AppendAndIncrement(1, StoreTestData.Message(1));
+    }
+
+    [Fact]
+    public void MessageAboveTheConfiguredMaximumIsRejectedAndTheStoreStaysUsable()
+    {
+        using FileMessageStore store = Open(new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS, MaxMessageLengthInBytes = 1000 });
+        ArgumentException error = Assert.Throws<ArgumentException>(() => store.AppendAndIncrement(1, new byte[1001]));
+        Assert.Contains("1001", error.Message);
+        store.AppendAndIncrement(1, new byte[1000]);
+        Assert.Equal(2, store.NextSenderMsgSeqNum);
+        Assert.Single(StoreTestData.ReadAll(store));
+    }
+
+    [Fact]
+    public void NewJournalStartsWithAResetRecordHoldingTheCreationTime()
+    {
+        using FileMessageStore store = Open(new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS });
+        Assert.Equal(24, store.JournalLengthInBytes);
+        Assert.Equal(5, store.CreationTimeEpochNs);
+        Assert.Equal(JournalStopReason.None, store.RecoveryStopReason);
+    }
+
+    [Fact]
+    public void InvalidOptionsAreRejected()
+    {
+        Assert.Throws<ArgumentOutOfRangeException>(() => Open(new FileMessageStoreOptions { BatchRecordCount = 0 }));
+        Assert.Throws<ArgumentOutOfRangeException>(() => Open(new FileMessageStoreOptions { MaxMessageLengthInBytes = 0 }));
+    }
+
+    [Fact]
+    public void Crc32CMatchesTheStandardCheckValue()
+    {
+        Assert.Equal(0xE3069283u, Crc32C.Compute("123456789"u8));
+        Assert.Equal(0u, Crc32C.Compute(ReadOnlySpan<byte>.Empty));
+        Assert.Equal(0x8A9136AAu, Crc32C.Compute(new byte[32]));
+    }
+}

@@ -1,0 +1,75 @@
+using System;
+using FixEngine.Store;
+
+namespace FixEngine.Tests.Store;
+
+/// <summary>Steady-state store paths allocate nothing.</summary>
+public sealed class StoreAllocationTests : IDisposable
+{
+    private const int Count = 10_000;
+    private readonly TempDirectory _directory = new();
+    private readonly byte[] _message = StoreTestData.Message(1, 200);
+
+    public void Dispose() => _directory.Dispose();
+
+    private long AppendLoop(IMessageStore store)
+    {
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        for (int seq = 1; seq <= Count; seq++)
+        {
+            store.Append(seq, _message);
+            store.IncrNextSenderMsgSeqNum();
+        }
+        return GC.GetAllocatedBytesForCurrentThread() - before;
+    }
+
+    private static long ReadLoop(IMessageStore store)
+    {
+        var handler = new SummingHandler();
+        store.ReadRange(1, 100, ref handler);
+        int delivered = 0;
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        for (int i = 0; i < 10; i++) delivered += store.ReadRange(1000 + i * 100, 1099 + i * 100, ref handler);
+        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+        Assert.Equal(1000, delivered);
+        return allocated;
+    }
+
+    [Fact]
+    public void MemoryStoreAppendAndReadAllocateNothingAfterWarmUp()
+    {
+        using var store = new MemoryMessageStore(1, chunkSizeInBytes: 4 << 20);
+        AppendLoop(store);
+        store.Reset(2);
+        Assert.Equal(0, AppendLoop(store));
+        Assert.Equal(Count + 1, store.NextSenderMsgSeqNum);
+        Assert.Equal(0, ReadLoop(store));
+    }
+
+    [Fact]
+    public void FileStoreWithOsPolicyAppendAndReadAllocateNothingAfterWarmUp()
+    {
+        using var store = new FileMessageStore(_directory.Path, "alloc", 1, new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS });
+        AppendLoop(store);
+        store.Reset(2);
+        Assert.Equal(0, AppendLoop(store));
+        Assert.Equal(Count + 1, store.NextSenderMsgSeqNum);
+        Assert.Equal(0, ReadLoop(store));
+    }
+
+    [Fact]
+    public void FileStoreAppendAndIncrementAllocatesNothingAfterWarmUp()
+    {
+        using var store = new FileMessageStore(_directory.Path, "alloc2", 1, new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.Batched, BatchRecordCount = 256 });
+        for (int seq = 1; seq <= 1000; seq++) store.AppendAndIncrement(seq, _message);
+        store.Reset(2);
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        for (int seq = 1; seq <= 1000; seq++)
+        {
+            store.AppendAndIncrement(seq, _message);
+            store.IncrNextTargetMsgSeqNum();
+            store.DoWork(seq * 1_000_000L);
+        }
+        Assert.Equal(0, GC.GetAllocatedBytesForCurrentThread() - before);
+    }
+}
