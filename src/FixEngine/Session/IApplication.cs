@@ -82,7 +82,7 @@ public sealed class UnsupportedMessageTypeException : Exception
 /// <remarks>
 /// Every callback runs on the session's owner thread (the engine agent), inline in message processing: it must not
 /// block. Inbound messages are zero-copy <see cref="FixMessage"/> readers valid only during the callback. The
-/// application may call <see cref="Session.Send{TState}"/> from inside a callback. Default implementations do nothing.
+/// application may call <c>Session.Send</c> from inside a callback. Default implementations do nothing.
 /// </remarks>
 public interface IApplication
 {

@@ -14,6 +14,7 @@ public sealed partial class Session
     public int OnMessage(ReadOnlySpan<byte> frame, long nowNs)
     {
         if (_connection is null) return 0;
+        _nowNs = nowNs;
         _log.OnIncoming(frame, nowNs);
         ProcessFrame(frame, nowNs);
         if (!_processingQueue) ProcessQueue(nowNs);

@@ -7,7 +7,7 @@ namespace FixEngine.Session;
 /// <summary>Writes the body of an outbound message (the fields after the standard header).</summary>
 /// <typeparam name="TState">Caller state passed through without boxing (may be a ref struct such as <see cref="FixMessage"/>).</typeparam>
 /// <param name="writer">Writer positioned after the header.</param>
-/// <param name="state">The state given to <see cref="Session.Send{TState}"/>.</param>
+/// <param name="state">The state given to <c>Session.Send</c>.</param>
 public delegate void BodyWriter<TState>(ref FixWriter writer, scoped in TState state) where TState : allows ref struct;
 
 /// <summary>Routing fields copied into the header of a Reject (already reversed).</summary>
@@ -45,6 +45,16 @@ public sealed partial class Session
         body(ref w, in state);
         return FinishAndSend(ref w, seq, nowNs, isApp: !DataDictionaryIsAdmin(msgType));
     }
+
+    /// <summary>Encodes and sends a message stamped with the time of the event being processed (<see cref="NowNs"/>).</summary>
+    /// <typeparam name="TState">State for <paramref name="body"/>.</typeparam>
+    /// <param name="msgType">MsgType(35).</param>
+    /// <param name="state">Passed to <paramref name="body"/>.</param>
+    /// <param name="body">Writes the body fields.</param>
+    /// <returns>The connection's answer.</returns>
+    /// <remarks>For use inside <see cref="IApplication"/> callbacks (owner thread). Allocation-free.</remarks>
+    public SendResult Send<TState>(ReadOnlySpan<byte> msgType, scoped in TState state, BodyWriter<TState> body)
+        where TState : allows ref struct => Send(msgType, in state, body, _nowNs);
 
     /// <summary>Queues an application message from another thread; the owner thread sends it in order on its next <see cref="Poll"/>.</summary>
     /// <typeparam name="TState">State for <paramref name="body"/>.</typeparam>

@@ -14,6 +14,7 @@ public sealed partial class Session
     public int Poll(long nowNs)
     {
         int work = 0;
+        _nowNs = nowNs;
         if (_connection is null) return DrainOutboxWhileDisconnected(nowNs);
         if (!_schedule.IsNonStop && !_schedule.IsInSession(nowNs))
         {

@@ -57,6 +57,7 @@ public sealed partial class Session : IDisposable
     private int _resendRangeEnd;
     private bool _processingQueue;
     private bool _disposed;
+    private long _nowNs;
 
     /// <summary>Creates a session. Nothing is sent until a connection is attached.</summary>
     /// <param name="settings">Validated settings of this session.</param>
@@ -135,6 +136,9 @@ public sealed partial class Session : IDisposable
     /// <summary>MsgSeqNum(34) we expect on the next inbound message.</summary>
     public int NextTargetMsgSeqNum => _store.NextTargetMsgSeqNum;
 
+    /// <summary>The time passed to the entry point being processed (epoch nanoseconds).</summary>
+    public long NowNs => _nowNs;
+
     /// <summary>The HeartBtInt(108) in force, in seconds.</summary>
     public int HeartBtIntSec => _heartBtIntSec;
 
@@ -155,6 +159,7 @@ public sealed partial class Session : IDisposable
         ArgumentNullException.ThrowIfNull(connection);
         if (_connection is not null) Disconnect("replaced by a new connection", nowNs);
         _connection = connection;
+        _nowNs = nowNs;
         _receivedLogon = false;
         _testRequestCounter = 0;
         _lastReceivedNs = nowNs;
