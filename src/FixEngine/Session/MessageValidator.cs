@@ -183,7 +183,10 @@ public sealed class MessageValidator
 
             DataDictionary dictionary = headerOrTrailer ? _session : bodyDictionary;
             FieldDefinition? field = dictionary.GetField(tag);
-            if (field is null && !headerOrTrailer && !ReferenceEquals(dictionary, _session)) field = _session.GetField(tag);
+            if (field is null && !headerOrTrailer)
+            {
+                field = ReferenceEquals(dictionary, _session) ? _app.GetField(tag) : _session.GetField(tag);
+            }
             if (field is null)
             {
                 bool userDefined = tag >= 5000;
