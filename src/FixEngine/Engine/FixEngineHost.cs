@@ -196,7 +196,7 @@ public sealed class FixEngineHost : IDisposable
 
         foreach (Session.Session s in _sessions) work += s.Poll(now);
 
-        if (_stopState == 1)
+        if (_stopState != 0)
         {
             bool any = false;
             foreach (Session.Session s in _sessions)
@@ -206,7 +206,7 @@ public sealed class FixEngineHost : IDisposable
                 if (s.State == SessionState.LoggedOn) s.Logout("Engine stopping", now);
                 else if (s.State is SessionState.AwaitingLogon or SessionState.LogonSent) s.Disconnect("engine stopping", now);
             }
-            if (!any) _stopState = 2;
+            if (!any && _stopState == 1) _stopState = 2;
             return work;
         }
 
