@@ -257,6 +257,18 @@ public sealed class FixLog : IDisposable
         }
     }
 
+    /// <summary>Consumes every pending record without formatting it (benchmarks: isolates the caller's cost). Manual-drain mode only.</summary>
+    internal int DiscardPending()
+    {
+        int total = 0;
+        var discard = new DiscardHandler();
+        foreach (LogProducer producer in Volatile.Read(ref _producers))
+        {
+            total += producer.Ring.Read(ref discard, int.MaxValue);
+        }
+        return total;
+    }
+
     private void DrainRemaining()
     {
         while (DrainOnce() > 0)
@@ -315,6 +327,13 @@ public sealed class FixLog : IDisposable
         catch (Exception ex) when (ex is IOException or ObjectDisposedException or NotSupportedException)
         {
             Interlocked.Increment(ref _sinkErrors);
+        }
+    }
+
+    private struct DiscardHandler : IByteRecordHandler
+    {
+        public readonly void OnRecord(ReadOnlySpan<byte> record)
+        {
         }
     }
 
