@@ -45,8 +45,10 @@ public sealed class FixLog : IDisposable
     private volatile bool _stopping;
     private EventTemplate?[] _events = [];
     private LogProducer[] _producers = [];
-    private long _idlePasses;
-    private long _linesWritten;
+    // Written by the drain thread on every pass: padded so the callers' reads of _minimumLevel
+    // (every log call) never share a cache line with them.
+    private PaddedLong _idlePasses;
+    private PaddedLong _linesWritten;
     private long _sinkErrors;
     private bool _disposed;
 
@@ -112,7 +114,7 @@ public sealed class FixLog : IDisposable
     }
 
     /// <summary>Lines written to the sink so far (drain thread's count; approximate while running).</summary>
-    public long LinesWritten => Volatile.Read(ref _linesWritten);
+    public long LinesWritten => _linesWritten.VolatileValue;
 
     /// <summary>Failed writes to the sink or unformattable records (the drain thread keeps going).</summary>
     public long SinkErrors => Interlocked.Read(ref _sinkErrors);
@@ -179,9 +181,9 @@ public sealed class FixLog : IDisposable
         {
             return true;
         }
-        long target = Interlocked.Read(ref _idlePasses) + 2;
+        long target = _idlePasses.VolatileValue + 2;
         long deadline = HighResTime.NowNs() + (long)timeout.TotalMilliseconds * 1_000_000;
-        while (Interlocked.Read(ref _idlePasses) < target)
+        while (_idlePasses.VolatileValue < target)
         {
             if (!_thread.IsAlive)
             {
@@ -232,7 +234,7 @@ public sealed class FixLog : IDisposable
             if (DrainOnce() == 0)
             {
                 SafeFlush();
-                Interlocked.Increment(ref _idlePasses);
+                _idlePasses.IncrementAndGet();
                 Thread.Sleep(_options.IdleSleepMs);
             }
         }
@@ -283,8 +285,8 @@ public sealed class FixLog : IDisposable
             }
         }
         SafeFlush();
-        Volatile.Write(ref _linesWritten, _formatter.LinesWritten);
-        Interlocked.Increment(ref _idlePasses);
+        _linesWritten.VolatileValue = _formatter.LinesWritten;
+        _idlePasses.IncrementAndGet();
     }
 
     private int DrainOnce()
@@ -314,7 +316,7 @@ public sealed class FixLog : IDisposable
         {
             Interlocked.Increment(ref _sinkErrors);
         }
-        Volatile.Write(ref _linesWritten, _formatter.LinesWritten);
+        _linesWritten.VolatileValue = _formatter.LinesWritten;
         return total;
     }
 
