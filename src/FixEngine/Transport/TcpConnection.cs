@@ -101,6 +101,20 @@ public sealed class TcpConnection : TransportConnection
     }
 
     /// <inheritdoc/>
+    public override void Prewarm()
+    {
+        base.Prewarm();
+        GetSendSpan(_initialSendBytes);
+        lock (_sendLock)
+        {
+            if (!IsClosing)
+            {
+                _queue ??= _pool.Rent(_queueCapacity);
+            }
+        }
+    }
+
+    /// <inheritdoc/>
     public override int Poll(long nowNs)
     {
         if (_mode != ReceiveMode.BusyPoll || !TryEnter())

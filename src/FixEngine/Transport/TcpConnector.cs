@@ -140,6 +140,38 @@ public static class TcpConnector
         return connection!;
     }
 
+    /// <summary>Connects a raw socket (for TLS), throwing <see cref="TransportConnectException"/> on failure.</summary>
+    internal static async Task<Socket> ConnectSocketAsync(EndPoint remoteEndPoint, TimeSpan timeout, TcpConnectionOptions options, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(remoteEndPoint);
+        ArgumentNullException.ThrowIfNull(options);
+        options.Validate();
+        Socket socket = CreateSocket(remoteEndPoint);
+        using var timeoutSource = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        timeoutSource.CancelAfter(timeout);
+        try
+        {
+            await socket.ConnectAsync(remoteEndPoint, timeoutSource.Token).ConfigureAwait(false);
+            socket.NoDelay = options.NoDelay;
+            return socket;
+        }
+        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+        {
+            socket.Dispose();
+            throw CreateException(remoteEndPoint, timeout, SocketError.TimedOut);
+        }
+        catch (SocketException ex)
+        {
+            socket.Dispose();
+            throw CreateException(remoteEndPoint, timeout, ex.SocketErrorCode);
+        }
+        catch
+        {
+            socket.Dispose();
+            throw;
+        }
+    }
+
     private static Socket CreateSocket(EndPoint remoteEndPoint) => remoteEndPoint.AddressFamily is AddressFamily.InterNetwork or AddressFamily.InterNetworkV6
         ? new Socket(remoteEndPoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp)
         : new Socket(SocketType.Stream, ProtocolType.Tcp);

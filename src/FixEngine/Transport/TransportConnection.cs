@@ -138,6 +138,23 @@ public abstract class TransportConnection : IAgent, IDisposable
     /// <inheritdoc/>
     public int DoWork(long nowNs) => Poll(nowNs);
 
+    /// <summary>Rents the receive buffer, the encode buffer and the send queue now, so the first messages do not pay for them.</summary>
+    /// <remarks>Call on the owning thread before <see cref="Start"/> or the first <see cref="Poll"/>. Allocates (that is its purpose).</remarks>
+    public virtual void Prewarm()
+    {
+        if (TryEnter())
+        {
+            try
+            {
+                TryGetReceiveSpace(out _, out _, out _);
+            }
+            finally
+            {
+                Exit();
+            }
+        }
+    }
+
     /// <summary>A span of at least <paramref name="sizeHint"/> bytes to encode one message into; then call <see cref="Commit"/>.</summary>
     /// <param name="sizeHint">Bytes needed (at most <see cref="TcpConnectionOptions.SendQueueBytes"/>).</param>
     /// <returns>The connection's encode buffer; valid until <see cref="Commit"/> or the next call.</returns>

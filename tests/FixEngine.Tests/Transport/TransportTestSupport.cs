@@ -62,7 +62,7 @@ internal sealed class Loopback : IDisposable
     public static readonly TimeSpan Wait = TimeSpan.FromSeconds(20);
 
     private readonly BlockingCollection<TcpConnection> _accepted = new();
-    private readonly ConcurrentDictionary<TcpConnection, RecordingHandler> _serverHandlers = new();
+    private readonly ConcurrentDictionary<TcpConnection, IConnectionHandler> _serverHandlers = new();
     private AgentRunner? _runner;
 
     public Loopback(ReceiveMode mode, TcpConnectionOptions? options = null, IPAddress? address = null, bool startServerConnections = true)
@@ -94,7 +94,7 @@ internal sealed class Loopback : IDisposable
     public LeakTrackingArrayPool<byte> Pool { get; }
     public TcpAcceptor Acceptor { get; }
     public ConnectionPoller Poller { get; }
-    public Func<RecordingHandler> ServerHandlerFactory { get; set; } = () => new RecordingHandler();
+    public Func<IConnectionHandler> ServerHandlerFactory { get; set; } = () => new RecordingHandler();
 
     public IPEndPoint EndPoint => Acceptor.LocalEndPoint;
 
@@ -111,7 +111,7 @@ internal sealed class Loopback : IDisposable
         TcpConnection client = TcpConnector.Connect(to ?? EndPoint, TimeSpan.FromSeconds(5), Options, clientHandler);
         Launch(client);
         TcpConnection server = TakeAccepted();
-        return (client, clientHandler, server, _serverHandlers[server]);
+        return (client, clientHandler, server, (RecordingHandler)_serverHandlers[server]);
     }
 
     /// <summary>A raw blocking socket client and the server-side connection it produced.</summary>
@@ -120,7 +120,7 @@ internal sealed class Loopback : IDisposable
         var raw = new Socket(EndPoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
         raw.Connect(EndPoint);
         TcpConnection server = TakeAccepted();
-        return (raw, server, _serverHandlers[server]);
+        return (raw, server, (RecordingHandler)_serverHandlers[server]);
     }
 
     public TcpConnection TakeAccepted()
