@@ -121,46 +121,89 @@ internal static class AsciiParsing
         int length = source.Length;
         int word = 0;
         int i = 0;
+        for (; i <= length - 64; i += 64, word++)
+        {
+            Block64(ref start, i, out sohBits[word], out equalsBits[word]);
+        }
+        int rest = length - i;
+        if (rest == 0) return;
+        if (length >= 64)
+        {
+            // PERF: re-read the last 64 bytes (overlapping) with vectors and shift out what was already covered,
+            // instead of a scalar loop over up to 63 bytes.
+            Block64(ref start, length - 64, out ulong s, out ulong e);
+            sohBits[word] = s >> (64 - rest);
+            equalsBits[word] = e >> (64 - rest);
+            return;
+        }
+        ulong sohWord = 0, equalsWord = 0;
+        int k = 0;
+        if (Vector128.IsHardwareAccelerated && length >= 16)
+        {
+            Vector128<byte> soh = Vector128.Create(Soh), eq = Vector128.Create((byte)'=');
+            for (; k <= length - 16; k += 16)
+            {
+                Vector128<byte> v = Vector128.LoadUnsafe(ref start, (nuint)k);
+                sohWord |= (ulong)Vector128.Equals(v, soh).ExtractMostSignificantBits() << k;
+                equalsWord |= (ulong)Vector128.Equals(v, eq).ExtractMostSignificantBits() << k;
+            }
+            if (k < length)
+            {
+                int last = length - 16;
+                Vector128<byte> v = Vector128.LoadUnsafe(ref start, (nuint)last);
+                sohWord |= (ulong)Vector128.Equals(v, soh).ExtractMostSignificantBits() << last;
+                equalsWord |= (ulong)Vector128.Equals(v, eq).ExtractMostSignificantBits() << last;
+            }
+        }
+        else
+        {
+            for (; k < length; k++)
+            {
+                byte c = Unsafe.Add(ref start, k);
+                sohWord |= (ulong)(c == Soh ? 1 : 0) << k;
+                equalsWord |= (ulong)(c == (byte)'=' ? 1 : 0) << k;
+            }
+        }
+        sohBits[0] = sohWord;
+        equalsBits[0] = equalsWord;
+    }
+
+    /// <summary>SOH and '=' masks of the 64 bytes at <paramref name="offset"/> (bit 0 = first byte).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void Block64(ref byte start, int offset, out ulong sohMask, out ulong equalsMask)
+    {
         if (Vector256.IsHardwareAccelerated)
         {
             Vector256<byte> soh = Vector256.Create(Soh), eq = Vector256.Create((byte)'=');
-            for (; i <= length - 64; i += 64, word++)
-            {
-                Vector256<byte> a = Vector256.LoadUnsafe(ref start, (nuint)i);
-                Vector256<byte> b = Vector256.LoadUnsafe(ref start, (nuint)i + 32);
-                sohBits[word] = Vector256.Equals(a, soh).ExtractMostSignificantBits() | ((ulong)Vector256.Equals(b, soh).ExtractMostSignificantBits() << 32);
-                equalsBits[word] = Vector256.Equals(a, eq).ExtractMostSignificantBits() | ((ulong)Vector256.Equals(b, eq).ExtractMostSignificantBits() << 32);
-            }
+            Vector256<byte> a = Vector256.LoadUnsafe(ref start, (nuint)offset);
+            Vector256<byte> b = Vector256.LoadUnsafe(ref start, (nuint)offset + 32);
+            sohMask = Vector256.Equals(a, soh).ExtractMostSignificantBits() | ((ulong)Vector256.Equals(b, soh).ExtractMostSignificantBits() << 32);
+            equalsMask = Vector256.Equals(a, eq).ExtractMostSignificantBits() | ((ulong)Vector256.Equals(b, eq).ExtractMostSignificantBits() << 32);
+            return;
         }
-        else if (Vector128.IsHardwareAccelerated)
+        if (Vector128.IsHardwareAccelerated)
         {
             Vector128<byte> soh = Vector128.Create(Soh), eq = Vector128.Create((byte)'=');
-            for (; i <= length - 64; i += 64, word++)
-            {
-                ulong s = 0, e = 0;
-                for (int k = 0; k < 4; k++)
-                {
-                    Vector128<byte> v = Vector128.LoadUnsafe(ref start, (nuint)(i + k * 16));
-                    s |= (ulong)Vector128.Equals(v, soh).ExtractMostSignificantBits() << (k * 16);
-                    e |= (ulong)Vector128.Equals(v, eq).ExtractMostSignificantBits() << (k * 16);
-                }
-                sohBits[word] = s;
-                equalsBits[word] = e;
-            }
-        }
-        for (; i < length; word++)
-        {
             ulong s = 0, e = 0;
-            int end = Math.Min(i + 64, length);
-            for (int bit = 0; i < end; i++, bit++)
+            for (int k = 0; k < 4; k++)
             {
-                byte c = Unsafe.Add(ref start, i);
-                s |= (ulong)(c == Soh ? 1 : 0) << bit;
-                e |= (ulong)(c == (byte)'=' ? 1 : 0) << bit;
+                Vector128<byte> v = Vector128.LoadUnsafe(ref start, (nuint)(offset + k * 16));
+                s |= (ulong)Vector128.Equals(v, soh).ExtractMostSignificantBits() << (k * 16);
+                e |= (ulong)Vector128.Equals(v, eq).ExtractMostSignificantBits() << (k * 16);
             }
-            sohBits[word] = s;
-            equalsBits[word] = e;
+            sohMask = s;
+            equalsMask = e;
+            return;
         }
+        ulong scalarSoh = 0, scalarEquals = 0;
+        for (int k = 0; k < 64; k++)
+        {
+            byte c = Unsafe.Add(ref start, offset + k);
+            scalarSoh |= (ulong)(c == Soh ? 1 : 0) << k;
+            scalarEquals |= (ulong)(c == (byte)'=' ? 1 : 0) << k;
+        }
+        sohMask = scalarSoh;
+        equalsMask = scalarEquals;
     }
 
     /// <summary>Offset of the first set bit at or after <paramref name="position"/>, or -1.</summary>
