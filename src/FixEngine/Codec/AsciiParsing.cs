@@ -323,7 +323,7 @@ internal static class AsciiParsing
     /// <summary>Sum of all bytes modulo 256, as used by the FIX CheckSum.</summary>
     /// <remarks>
     /// PERF: <c>psadbw</c> against zero sums 8 bytes into one 64-bit lane per instruction, so a 300-byte
-    /// message takes ~20 vector ops instead of 300 scalar adds (CodecBenchmarks.Frame*).
+    /// message takes ~20 vector ops instead of 300 scalar adds (FixReadBenchmarks.Frame).
     /// </remarks>
     public static byte Sum(ReadOnlySpan<byte> data)
     {
