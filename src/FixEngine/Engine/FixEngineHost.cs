@@ -11,6 +11,7 @@ using FixEngine.Config;
 using FixEngine.Hosting;
 using FixEngine.Session;
 using FixEngine.Timing;
+using FixEngine.Transport;
 
 namespace FixEngine.Engine;
 
@@ -30,7 +31,7 @@ public sealed class FixEngineHost : IDisposable
     private readonly List<Listener> _listeners = [];
     private readonly List<InitiatorState> _initiators = [];
     private readonly List<SocketConnection> _connections = [];
-    private readonly ConcurrentQueue<(Socket Socket, InitiatorState? Initiator)> _incoming = new();
+    private readonly ConcurrentQueue<(SocketConnection Connection, InitiatorState? Initiator)> _incoming = new();
     private readonly SessionFactory _factory = new();
     private readonly FixMessageIndex _routingIndex = new(64);
     private readonly IEpochClock _clock;
@@ -38,7 +39,9 @@ public sealed class FixEngineHost : IDisposable
     private readonly int _maxMessageSize;
     private readonly long _pendingLogonTimeoutNs;
     private readonly Action<string>? _console;
+    private readonly TcpConnectionOptions _transportOptions;
     private volatile int _stopState;
+    private long _currentEpochNs;
 
     /// <summary>Builds every session of <paramref name="settings"/> (nothing runs until <see cref="Start"/>).</summary>
     /// <param name="settings">Session settings (from <see cref="SettingsFile"/> or code).</param>
@@ -79,6 +82,13 @@ public sealed class FixEngineHost : IDisposable
             }
         }
         _maxMessageSize = maxMessageSize;
+        _transportOptions = new TcpConnectionOptions
+        {
+            ReceiveMode = Transport.ReceiveMode.BusyPoll,
+            MaxMessageBodyLength = maxMessageSize,
+            MaxReceiveBufferBytes = Math.Max(4 << 20, maxMessageSize * 2 + 1024),
+            NoDelay = settings[0].SocketNodelay,
+        };
         _pendingLogonTimeoutNs = logonTimeout * 1_000_000_000L;
 
         SessionSettings first = settings[0];
@@ -147,6 +157,9 @@ public sealed class FixEngineHost : IDisposable
         _factory.Dispose();
     }
 
+    /// <summary>The epoch time of the current duty cycle (engine thread).</summary>
+    internal long CurrentEpochNs => _currentEpochNs;
+
     private void Print(string line) => _console?.Invoke(line);
 
     private static string RouteKey(string beginString, string ourSender, string ourTarget) => beginString + "\u0001" + ourSender + "\u0001" + ourTarget;
@@ -156,12 +169,14 @@ public sealed class FixEngineHost : IDisposable
     private int DoWork()
     {
         long now = _clock.EpochNs;
+        _currentEpochNs = now;
         int work = 0;
-        while (_incoming.TryDequeue(out (Socket Socket, InitiatorState? Initiator) item))
+        while (_incoming.TryDequeue(out (SocketConnection Connection, InitiatorState? Initiator) item))
         {
             work++;
-            var connection = new SocketConnection(item.Socket, _maxMessageSize, now);
+            SocketConnection connection = item.Connection;
             _connections.Add(connection);
+            connection.Start();
             if (item.Initiator is InitiatorState init)
             {
                 init.Connecting = false;
@@ -178,7 +193,7 @@ public sealed class FixEngineHost : IDisposable
         for (int i = 0; i < _connections.Count; i++)
         {
             SocketConnection c = _connections[i];
-            work += c.Poll(this, now);
+            work += c.Poll(now);
             if (!c.IsClosed && c.Session is null && now - c.CreatedNs > _pendingLogonTimeoutNs) c.Close("no Logon received");
         }
         for (int i = _connections.Count - 1; i >= 0; i--)
@@ -230,16 +245,16 @@ public sealed class FixEngineHost : IDisposable
     {
         Task.Run(async () =>
         {
-            var socket = new Socket(SocketType.Stream, ProtocolType.Tcp);
+            var adapter = new SocketConnection(this, _clock.EpochNs);
             try
             {
-                using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(10));
-                await socket.ConnectAsync(ep.Host, ep.Port, cts.Token).ConfigureAwait(false);
-                _incoming.Enqueue((socket, init));
+                IPAddress address = IPAddress.TryParse(ep.Host, out IPAddress? ip) ? ip : (await Dns.GetHostAddressesAsync(ep.Host).ConfigureAwait(false))[0];
+                TcpConnection connection = await TcpConnector.ConnectAsync(new IPEndPoint(address, ep.Port), TimeSpan.FromSeconds(10), _transportOptions, adapter).ConfigureAwait(false);
+                adapter.Attach(connection);
+                _incoming.Enqueue((adapter, init));
             }
-            catch (Exception e) when (e is SocketException or OperationCanceledException)
+            catch (Exception e) when (e is SocketException or OperationCanceledException or TransportConnectException or IndexOutOfRangeException)
             {
-                socket.Dispose();
                 Print($"Connect to {ep} failed: {e.Message}");
                 init.Connecting = false;
             }
@@ -325,45 +340,30 @@ public sealed class FixEngineHost : IDisposable
 
     private sealed class Listener(FixEngineHost host, string? address, int port, bool reuseAddress)
     {
-        private Socket? _socket;
-        private Thread? _thread;
+        private TcpAcceptor? _acceptor;
 
         public int BoundPort { get; private set; }
 
         public void Start()
         {
-            var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
-            if (reuseAddress) socket.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
+            _ = reuseAddress; // TcpAcceptor always sets SO_REUSEADDR.
             IPAddress ip = string.IsNullOrEmpty(address) ? IPAddress.Any : IPAddress.Parse(address);
-            socket.Bind(new IPEndPoint(ip, port));
-            socket.Listen(128);
-            BoundPort = ((IPEndPoint)socket.LocalEndPoint!).Port;
-            _socket = socket;
-            _thread = new Thread(AcceptLoop) { IsBackground = true, Name = "fix-accept-" + BoundPort };
-            _thread.Start();
+            _acceptor = new TcpAcceptor(new IPEndPoint(ip, port), host._transportOptions, OnAccepted);
+            _acceptor.Start();
+            BoundPort = _acceptor.LocalEndPoint.Port;
         }
 
-        private void AcceptLoop()
+        // Accept thread: wrap and hand over to the engine agent, which starts and polls it.
+        private IConnectionHandler OnAccepted(TcpConnection connection)
         {
-            Socket socket = _socket!;
-            while (true)
-            {
-                try
-                {
-                    Socket accepted = socket.Accept();
-                    host._incoming.Enqueue((accepted, null));
-                }
-                catch (Exception e) when (e is SocketException or ObjectDisposedException)
-                {
-                    return;
-                }
-            }
+            var adapter = new SocketConnection(host, host._clock.EpochNs);
+            adapter.Attach(connection);
+            // Set the handler before the agent can poll (the acceptor sets it again after we return).
+            connection.SetHandler(adapter);
+            host._incoming.Enqueue((adapter, null));
+            return adapter;
         }
 
-        public void Stop()
-        {
-            _socket?.Close();
-            _thread?.Join(TimeSpan.FromSeconds(2));
-        }
+        public void Stop() => _acceptor?.Stop();
     }
 }
