@@ -14,7 +14,7 @@ namespace FixEngine.Engine;
 public sealed class SessionFactory : IDisposable
 {
     private readonly Dictionary<string, DataDictionary> _dictionaries = new(StringComparer.Ordinal);
-    private readonly Dictionary<string, Session.FileSessionLogWriter> _logWriters = new(StringComparer.Ordinal);
+    private readonly Dictionary<string, Logging.FixLog> _logs = new(StringComparer.Ordinal);
 
     /// <summary>Creates a session.</summary>
     /// <param name="settings">Its settings (validated here).</param>
@@ -45,12 +45,14 @@ public sealed class SessionFactory : IDisposable
         Session.ISessionLog? log = null;
         if (settings.FileLogPath is string logPath)
         {
-            if (!_logWriters.TryGetValue(logPath, out Session.FileSessionLogWriter? writer))
+            // One struct-logger file per FileLogPath; each session logs through its own producer.
+            if (!_logs.TryGetValue(logPath, out Logging.FixLog? fixLog))
             {
-                writer = new Session.FileSessionLogWriter(logPath);
-                _logWriters.Add(logPath, writer);
+                System.IO.Directory.CreateDirectory(logPath);
+                fixLog = Logging.FixLog.CreateFile(System.IO.Path.Combine(logPath, "fixengine.log"));
+                _logs.Add(logPath, fixLog);
             }
-            log = writer.Create(name);
+            log = new Session.FixLogSessionLog(fixLog, name);
         }
         return new Session.Session(settings, application, store, log, sessionDictionary, appDictionary);
     }
@@ -75,10 +77,10 @@ public sealed class SessionFactory : IDisposable
         _ => FileStoreSyncPolicy.OS,
     };
 
-    /// <summary>Stops the log writers (draining them).</summary>
+    /// <summary>Flushes and closes the message logs.</summary>
     public void Dispose()
     {
-        foreach (Session.FileSessionLogWriter writer in _logWriters.Values) writer.Dispose();
-        _logWriters.Clear();
+        foreach (Logging.FixLog log in _logs.Values) log.Dispose();
+        _logs.Clear();
     }
 }

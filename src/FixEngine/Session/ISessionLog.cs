@@ -5,7 +5,7 @@ namespace FixEngine.Session;
 /// <summary>Receives a session's inbound/outbound messages and events (the message log).</summary>
 /// <remarks>
 /// Called on the session's owner thread only. Message calls are on the hot path: implementations copy the bytes
-/// and do I/O elsewhere (see <see cref="FileSessionLog"/>). Event calls are rare and may allocate.
+/// and do I/O elsewhere (see <see cref="FixLogSessionLog"/>). Event calls are rare and may allocate.
 /// </remarks>
 public interface ISessionLog
 {
