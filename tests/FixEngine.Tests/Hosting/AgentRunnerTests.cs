@@ -100,6 +100,8 @@ public class AgentRunnerTests
             ErrorHandler = (_, _) => Interlocked.Increment(ref reported),
         });
         runner.Start();
+        // The Stop policy ends the loop by itself; wait for that rather than racing Stop() against the first DoWork.
+        Assert.True(SpinWait.SpinUntil(() => Volatile.Read(ref reported) == 1 && !runner.IsRunning, s_wait));
         Assert.True(runner.Stop(s_wait));
         Assert.Equal(1, reported);
         Assert.Equal(1, agent.Calls);
@@ -117,6 +119,7 @@ public class AgentRunnerTests
             DiagnosticHandler = messages.Enqueue,
         });
         runner.Start();
+        Assert.True(SpinWait.SpinUntil(() => !messages.IsEmpty && !runner.IsRunning, s_wait));
         Assert.True(runner.Stop(s_wait));
         Assert.Contains(messages, m => m.Contains("quiet") && m.Contains("visible"));
     }

@@ -131,9 +131,11 @@ public class TcpAllocationTests
             probe.Armed = false;
             Assert.Equal(0, probe.Checker.OutOfOrder);
             Assert.Equal(0, sendAllocated);
-            // Nothing per message (that would be megabytes). The runtime occasionally allocates a 168-byte object on a
-            // thread-pool thread between completions (seen 0-4 times per 100k messages; not in transport code).
-            Assert.InRange(Interlocked.Read(ref probe.Allocated), 0, 2048);
+            // Nothing per message: one 24-byte object per message would be 2.4 MB here. The runtime occasionally
+            // allocates a 168-byte object on a thread-pool thread between completions (seen 0-4 times per 100k messages
+            // on a quiet machine, more when the pool is busy; not in transport code), so the bound is under 1 B/message.
+            // The busy-poll test above asserts exactly 0.
+            Assert.InRange(Interlocked.Read(ref probe.Allocated), 0, Measured / 4);
             client.Close();
             server.Close();
         }
