@@ -215,9 +215,15 @@ public class FixLogTests
         var log = new FixLog(TextWriter.Null, new FixLogOptions { BackgroundDrain = false, RingCapacityBytes = 4096 });
         int id = log.RegisterEvent("x={0}");
         LogProducer producer = log.CreateProducer("drop");
-        long bytes = Allocations.Measure(() => producer.Log(LogLevel.Information, id, 1), warmup: 100, iterations: 10_000);
+        long calls = 0;
+        long bytes = Allocations.Measure(() =>
+        {
+            calls++;
+            producer.Log(LogLevel.Information, id, 1);
+        }, warmup: 100, iterations: 10_000);
         Assert.Equal(0, bytes);
-        Assert.Equal(10_100 - 64, producer.DroppedCount);
+        Assert.True(calls >= 10_100);
+        Assert.Equal(calls - 64, producer.DroppedCount);
         log.Dispose();
     }
 
