@@ -9,17 +9,17 @@ namespace FixEngine.Samples.Acceptor;
 /// <summary>The application of the QuickFIX acceptance suite: echoes NewOrderSingle, SecurityDefinition and Email.</summary>
 internal sealed class AtApplication : IApplication
 {
-    private readonly Dictionary<Session.Session, HashSet<string>> _clOrdIds = [];
+    private readonly Dictionary<FixSession, HashSet<string>> _clOrdIds = [];
 
-    public void OnLogon(Session.Session session)
+    public void OnLogon(FixSession session)
     {
         Console.WriteLine($"[at] logon {session.Id}");
         ClOrdIds(session).Clear();
     }
 
-    public void OnLogout(Session.Session session) => Console.WriteLine($"[at] logout {session.Id}");
+    public void OnLogout(FixSession session) => Console.WriteLine($"[at] logout {session.Id}");
 
-    public FromAppResult FromApp(Session.Session session, FixMessage message)
+    public FromAppResult FromApp(FixSession session, FixMessage message)
     {
         ReadOnlySpan<byte> msgType = message.MsgType;
         if (msgType.SequenceEqual(MsgTypes.NewOrderSingle))
@@ -40,7 +40,7 @@ internal sealed class AtApplication : IApplication
         return FromAppResult.UnsupportedMessageType;
     }
 
-    private HashSet<string> ClOrdIds(Session.Session session)
+    private HashSet<string> ClOrdIds(FixSession session)
     {
         if (!_clOrdIds.TryGetValue(session, out HashSet<string>? set))
         {
@@ -50,7 +50,7 @@ internal sealed class AtApplication : IApplication
         return set;
     }
 
-    private static void Echo(Session.Session session, FixMessage message)
+    private static void Echo(FixSession session, FixMessage message)
     {
         session.Send(message.MsgType, message, static (ref FixWriter w, scoped in FixMessage m) =>
         {

@@ -9,11 +9,11 @@ internal sealed class FillApplication : IApplication
 {
     private long _nextId;
 
-    public void OnLogon(Session.Session session) => Console.WriteLine($"[acceptor] logon {session.Id}");
+    public void OnLogon(FixSession session) => Console.WriteLine($"[acceptor] logon {session.Id}");
 
-    public void OnLogout(Session.Session session) => Console.WriteLine($"[acceptor] logout {session.Id}");
+    public void OnLogout(FixSession session) => Console.WriteLine($"[acceptor] logout {session.Id}");
 
-    public FromAppResult FromApp(Session.Session session, FixMessage message)
+    public FromAppResult FromApp(FixSession session, FixMessage message)
     {
         if (!message.MsgType.SequenceEqual(MsgTypes.NewOrderSingle)) return FromAppResult.UnsupportedMessageType;
         if (!message.Contains(FixTags.ClOrdID)) return FromAppResult.RequiredTagMissing(FixTags.ClOrdID);

@@ -37,7 +37,7 @@ Action<string> print = line => Console.WriteLine("[acceptor] " + line);
 using var engine = new FixEngineHost(settings, application, console: print);
 engine.Start();
 Console.WriteLine($"[acceptor] listening on port(s) {string.Join(", ", engine.AcceptorPorts)} for {settings.Count} session(s):");
-foreach (Session s in engine.Sessions) Console.WriteLine($"[acceptor]   {s.Id}");
+foreach (FixSession s in engine.Sessions) Console.WriteLine($"[acceptor]   {s.Id}");
 
 if (demo)
 {

@@ -19,18 +19,18 @@ internal sealed class OrderClient : IApplication
 
     public OrderClient(int orders) => _orders = orders;
 
-    public Session.Session? Session { get; private set; }
+    public FixSession? Session { get; private set; }
 
-    public void OnLogon(Session.Session session)
+    public void OnLogon(FixSession session)
     {
         Session = session;
         Console.WriteLine($"[initiator] logged on {session.Id}");
         _loggedOn.Set();
     }
 
-    public void OnLogout(Session.Session session) => Console.WriteLine($"[initiator] logged out {session.Id}");
+    public void OnLogout(FixSession session) => Console.WriteLine($"[initiator] logged out {session.Id}");
 
-    public FromAppResult FromApp(Session.Session session, FixMessage message)
+    public FromAppResult FromApp(FixSession session, FixMessage message)
     {
         if (!message.MsgType.SequenceEqual(MsgTypes.ExecutionReport)) return FromAppResult.UnsupportedMessageType;
         long elapsedTicks = Stopwatch.GetTimestamp() - Volatile.Read(ref _sentTicks);
@@ -48,7 +48,7 @@ internal sealed class OrderClient : IApplication
             Console.WriteLine("[initiator] no logon within " + timeout);
             return false;
         }
-        Session.Session session = Session;
+        FixSession session = Session;
         Console.WriteLine($"[initiator] sending {_orders} orders (one at a time)");
         for (int i = 0; i < _orders; i++)
         {

@@ -26,8 +26,8 @@ namespace FixEngine.Engine;
 /// </remarks>
 public sealed class FixEngineHost : IDisposable
 {
-    private readonly List<Session.Session> _sessions = [];
-    private readonly Dictionary<string, Session.Session> _routes = new(StringComparer.Ordinal);
+    private readonly List<FixSession> _sessions = [];
+    private readonly Dictionary<string, FixSession> _routes = new(StringComparer.Ordinal);
     private readonly List<Listener> _listeners = [];
     private readonly List<InitiatorState> _initiators = [];
     private readonly List<SocketConnection> _connections = [];
@@ -61,7 +61,7 @@ public sealed class FixEngineHost : IDisposable
         var ports = new Dictionary<int, Listener>();
         foreach (SessionSettings s in settings)
         {
-            Session.Session session = _factory.Create(s, application, now);
+            FixSession session = _factory.Create(s, application, now);
             _sessions.Add(session);
             maxMessageSize = Math.Max(maxMessageSize, s.MaxMessageSize);
             logonTimeout = Math.Max(logonTimeout, s.LogonTimeout);
@@ -116,8 +116,8 @@ public sealed class FixEngineHost : IDisposable
         => new(SettingsFile.Load(path), application, null, console);
 
     /// <summary>All sessions, in configuration order. Session members must only be used on the engine thread
-    /// (inside application callbacks), except <see cref="Session.Session.TrySendFromAnyThread{TState}"/>.</summary>
-    public IReadOnlyList<Session.Session> Sessions => _sessions;
+    /// (inside application callbacks), except <see cref="FixSession.TrySendFromAnyThread{TState}"/>.</summary>
+    public IReadOnlyList<FixSession> Sessions => _sessions;
 
     /// <summary>The ports the acceptors listen on (useful with port 0), available after <see cref="Start"/>.</summary>
     public IReadOnlyList<int> AcceptorPorts
@@ -153,7 +153,7 @@ public sealed class FixEngineHost : IDisposable
     {
         Stop(TimeSpan.FromSeconds(2));
         _runner.Dispose();
-        foreach (Session.Session s in _sessions) s.Dispose();
+        foreach (FixSession s in _sessions) s.Dispose();
         _factory.Dispose();
     }
 
@@ -201,7 +201,7 @@ public sealed class FixEngineHost : IDisposable
             SocketConnection c = _connections[i];
             if (!c.IsClosed) continue;
             _connections.RemoveAt(i);
-            if (c.Session is Session.Session s)
+            if (c.Session is FixSession s)
             {
                 bool wasLoggedOn = s.IsLoggedOn;
                 s.OnDisconnected(c.CloseReason ?? "closed", now);
@@ -209,12 +209,12 @@ public sealed class FixEngineHost : IDisposable
             }
         }
 
-        foreach (Session.Session s in _sessions) work += s.Poll(now);
+        foreach (FixSession s in _sessions) work += s.Poll(now);
 
         if (_stopState != 0)
         {
             bool any = false;
-            foreach (Session.Session s in _sessions)
+            foreach (FixSession s in _sessions)
             {
                 if (!s.IsConnected) continue;
                 any = true;
@@ -227,7 +227,7 @@ public sealed class FixEngineHost : IDisposable
 
         foreach (InitiatorState init in _initiators)
         {
-            Session.Session s = init.Session;
+            FixSession s = init.Session;
             if (s.IsConnected || init.Connecting || !s.IsSessionTime(now) || now < init.NextAttemptNs) continue;
             if (init.Endpoints.Count == 0) continue;
             SocketEndpoint ep = init.Endpoints[init.NextEndpoint];
@@ -263,7 +263,7 @@ public sealed class FixEngineHost : IDisposable
 
     internal void OnFrame(SocketConnection connection, ReadOnlySpan<byte> frame, long now)
     {
-        if (connection.Session is Session.Session session)
+        if (connection.Session is FixSession session)
         {
             session.OnMessage(frame, now);
             return;
@@ -273,7 +273,7 @@ public sealed class FixEngineHost : IDisposable
 
     internal void OnFrameError(SocketConnection connection, ReadOnlySpan<byte> bytes, FrameResult result, long now)
     {
-        if (connection.Session is Session.Session session) session.OnGarbled(bytes, result.Describe(), now);
+        if (connection.Session is FixSession session) session.OnGarbled(bytes, result.Describe(), now);
         else connection.Close("garbled data before Logon: " + result.Describe());
     }
 
@@ -290,7 +290,7 @@ public sealed class FixEngineHost : IDisposable
             return;
         }
         string key = RouteKey(Encoding.ASCII.GetString(begin), Encoding.ASCII.GetString(theirTarget), Encoding.ASCII.GetString(theirSender));
-        if (!_routes.TryGetValue(key, out Session.Session? session))
+        if (!_routes.TryGetValue(key, out FixSession? session))
         {
             Print($"Refused {connection.RemoteEndPoint}: no session for {Encoding.ASCII.GetString(begin)} {Encoding.ASCII.GetString(theirSender)}->{Encoding.ASCII.GetString(theirTarget)}");
             connection.Close("unknown session");
@@ -323,13 +323,13 @@ public sealed class FixEngineHost : IDisposable
         {
             foreach (SocketConnection c in host._connections) c.Close("engine stopped");
             long now = host._clock.EpochNs;
-            foreach (Session.Session s in host._sessions) s.OnDisconnected("engine stopped", now);
+            foreach (FixSession s in host._sessions) s.OnDisconnected("engine stopped", now);
         }
     }
 
-    private sealed class InitiatorState(Session.Session session, IReadOnlyList<SocketEndpoint> endpoints)
+    private sealed class InitiatorState(FixSession session, IReadOnlyList<SocketEndpoint> endpoints)
     {
-        public Session.Session Session { get; } = session;
+        public FixSession Session { get; } = session;
 
         public IReadOnlyList<SocketEndpoint> Endpoints { get; } = endpoints;
 

@@ -2,11 +2,12 @@ using System;
 using System.Collections.Generic;
 using FixEngine.Config;
 using FixEngine.Dictionary;
+using FixEngine.Session;
 using FixEngine.Store;
 
 namespace FixEngine.Engine;
 
-/// <summary>Builds <see cref="Session.Session"/> objects from <see cref="SessionSettings"/>: dictionaries, store and log.</summary>
+/// <summary>Builds <see cref="FixSession"/> objects from <see cref="SessionSettings"/>: dictionaries, store and log.</summary>
 /// <remarks>
 /// Not thread-safe; used while an engine is being built. Dictionaries are loaded once per path and shared
 /// (they are immutable). Allocates (start-up only).
@@ -21,7 +22,7 @@ public sealed class SessionFactory : IDisposable
     /// <param name="application">Application callbacks.</param>
     /// <param name="nowEpochNs">Now, for new stores.</param>
     /// <returns>The session, owning its store and log.</returns>
-    public Session.Session Create(SessionSettings settings, Session.IApplication application, long nowEpochNs)
+    public FixSession Create(SessionSettings settings, Session.IApplication application, long nowEpochNs)
     {
         ArgumentNullException.ThrowIfNull(settings);
         settings.Validate();
@@ -54,7 +55,7 @@ public sealed class SessionFactory : IDisposable
             }
             log = new Session.FixLogSessionLog(fixLog, name);
         }
-        return new Session.Session(settings, application, store, log, sessionDictionary, appDictionary);
+        return new FixSession(settings, application, store, log, sessionDictionary, appDictionary);
     }
 
     /// <summary>Loads (once) and returns the dictionary at <paramref name="path"/>.</summary>

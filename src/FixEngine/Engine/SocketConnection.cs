@@ -26,7 +26,7 @@ internal sealed class SocketConnection : ISessionConnection, IConnectionHandler
         CreatedNs = createdNs;
     }
 
-    public Session.Session? Session { get; set; }
+    public FixSession? Session { get; set; }
 
     public long CreatedNs { get; }
 

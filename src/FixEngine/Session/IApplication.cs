@@ -78,29 +78,29 @@ public sealed class UnsupportedMessageTypeException : Exception
     }
 }
 
-/// <summary>Callbacks from a <see cref="Session"/> to the application, in the QuickFIX shape.</summary>
+/// <summary>Callbacks from a <see cref="FixSession"/> to the application, in the QuickFIX shape.</summary>
 /// <remarks>
 /// Every callback runs on the session's owner thread (the engine agent), inline in message processing: it must not
 /// block. Inbound messages are zero-copy <see cref="FixMessage"/> readers valid only during the callback. The
-/// application may call <c>Session.Send</c> from inside a callback. Default implementations do nothing.
+/// application may call <c>FixSession.Send</c> from inside a callback. Default implementations do nothing.
 /// </remarks>
 public interface IApplication
 {
     /// <summary>The session was created (once per session object).</summary>
     /// <param name="session">The session.</param>
-    void OnCreate(Session session)
+    void OnCreate(FixSession session)
     {
     }
 
     /// <summary>Logon completed.</summary>
     /// <param name="session">The session.</param>
-    void OnLogon(Session session)
+    void OnLogon(FixSession session)
     {
     }
 
     /// <summary>The session logged out or lost its connection after logon.</summary>
     /// <param name="session">The session.</param>
-    void OnLogout(Session session)
+    void OnLogout(FixSession session)
     {
     }
 
@@ -108,21 +108,21 @@ public interface IApplication
     /// <param name="session">The session.</param>
     /// <param name="msgType">MsgType(35) of the message.</param>
     /// <param name="body">Writer positioned after the session's body fields, before the trailer.</param>
-    void ToAdmin(Session session, ReadOnlySpan<byte> msgType, ref FixWriter body)
+    void ToAdmin(FixSession session, ReadOnlySpan<byte> msgType, ref FixWriter body)
     {
     }
 
     /// <summary>An admin message arrived (after the session's checks). Throw <see cref="RejectLogonException"/> to refuse a Logon.</summary>
     /// <param name="session">The session.</param>
     /// <param name="message">The message, valid during the call.</param>
-    void FromAdmin(Session session, FixMessage message)
+    void FromAdmin(FixSession session, FixMessage message)
     {
     }
 
     /// <summary>An application message was encoded and is about to be written (also for resends, with PossDupFlag=Y).</summary>
     /// <param name="session">The session.</param>
     /// <param name="message">The complete encoded message, valid during the call.</param>
-    void ToApp(Session session, ReadOnlySpan<byte> message)
+    void ToApp(FixSession session, ReadOnlySpan<byte> message)
     {
     }
 
@@ -130,5 +130,5 @@ public interface IApplication
     /// <param name="session">The session.</param>
     /// <param name="message">The message, valid during the call.</param>
     /// <returns>What the session should answer.</returns>
-    FromAppResult FromApp(Session session, FixMessage message);
+    FromAppResult FromApp(FixSession session, FixMessage message);
 }

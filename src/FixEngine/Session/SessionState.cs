@@ -1,6 +1,6 @@
 namespace FixEngine.Session;
 
-/// <summary>Where a <see cref="Session"/> is in its connection life cycle.</summary>
+/// <summary>Where a <see cref="FixSession"/> is in its connection life cycle.</summary>
 public enum SessionState : byte
 {
     /// <summary>No connection.</summary>

@@ -20,9 +20,9 @@ public sealed class FixEngineHostTests
         public int Fills;
         public bool Echo;
 
-        public void OnLogon(FixEngine.Session.Session session) => Interlocked.Increment(ref Logons);
+        public void OnLogon(FixEngine.Session.FixSession session) => Interlocked.Increment(ref Logons);
 
-        public FromAppResult FromApp(FixEngine.Session.Session session, FixMessage message)
+        public FromAppResult FromApp(FixEngine.Session.FixSession session, FixMessage message)
         {
             if (Echo && message.MsgType.SequenceEqual("D"u8))
             {
@@ -87,7 +87,7 @@ public sealed class FixEngineHostTests
         Assert.True(WaitFor(() => Volatile.Read(ref initiatorApp.Logons) == 1, TimeSpan.FromSeconds(15)), "initiator logged on through the failover host");
         Assert.Equal(1, Volatile.Read(ref acceptorApp.Logons));
 
-        FixEngine.Session.Session session = initiator.Sessions[0];
+        FixEngine.Session.FixSession session = initiator.Sessions[0];
         for (int i = 0; i < 5; i++)
         {
             Assert.True(session.TrySendFromAnyThread("D"u8, i, static (ref FixWriter w, scoped in int n) => w.Write(11, n)));

@@ -47,17 +47,17 @@ public sealed class EchoApp : IApplication
     public string? RefuseLogonWith;
     public bool RecordAdmin = true;
 
-    public void OnLogon(FixEngine.Session.Session session) => Logons++;
+    public void OnLogon(FixEngine.Session.FixSession session) => Logons++;
 
-    public void OnLogout(FixEngine.Session.Session session) => Logouts++;
+    public void OnLogout(FixEngine.Session.FixSession session) => Logouts++;
 
-    public void FromAdmin(FixEngine.Session.Session session, FixMessage message)
+    public void FromAdmin(FixEngine.Session.FixSession session, FixMessage message)
     {
         if (RecordAdmin) AdminTypes.Add(Encoding.ASCII.GetString(message.MsgType));
         if (RefuseLogonWith is not null && message.MsgType.SequenceEqual("A"u8)) throw new RejectLogonException(RefuseLogonWith);
     }
 
-    public FromAppResult FromApp(FixEngine.Session.Session session, FixMessage message)
+    public FromAppResult FromApp(FixEngine.Session.FixSession session, FixMessage message)
     {
         FromAppCount++;
         if (!message.MsgType.SequenceEqual("D"u8)) return FromAppResult.UnsupportedMessageType;
@@ -109,7 +109,7 @@ public sealed class SessionHarness : IDisposable
         {
             session = Dictionary(beginString.Replace("FIX.", "FIX").Replace(".", "") + ".xml");
         }
-        Session = new FixEngine.Session.Session(settings, App, Store, null, session, app);
+        Session = new FixEngine.Session.FixSession(settings, App, Store, null, session, app);
         if (connect) Connect();
     }
 
@@ -125,7 +125,7 @@ public sealed class SessionHarness : IDisposable
 
     public IMessageStore Store { get; }
 
-    public FixEngine.Session.Session Session { get; }
+    public FixEngine.Session.FixSession Session { get; }
 
     public FakeConnection Connection { get; private set; } = new();
 

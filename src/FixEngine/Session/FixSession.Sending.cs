@@ -7,7 +7,7 @@ namespace FixEngine.Session;
 /// <summary>Writes the body of an outbound message (the fields after the standard header).</summary>
 /// <typeparam name="TState">Caller state passed through without boxing (may be a ref struct such as <see cref="FixMessage"/>).</typeparam>
 /// <param name="writer">Writer positioned after the header.</param>
-/// <param name="state">The state given to <c>Session.Send</c>.</param>
+/// <param name="state">The state given to <c>FixSession.Send</c>.</param>
 public delegate void BodyWriter<TState>(ref FixWriter writer, scoped in TState state) where TState : allows ref struct;
 
 /// <summary>Routing fields copied into the header of a Reject (already reversed).</summary>
@@ -21,7 +21,7 @@ internal ref struct RoutingFields
     public ReadOnlySpan<byte> DeliverToLocationId;
 }
 
-public sealed partial class Session
+public sealed partial class FixSession
 {
     private const int OutboxMsgTypeMax = 16;
 

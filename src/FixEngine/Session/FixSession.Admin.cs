@@ -3,7 +3,7 @@ using FixEngine.Codec;
 
 namespace FixEngine.Session;
 
-public sealed partial class Session
+public sealed partial class FixSession
 {
     private void OnLogon(FixMessage message, long nowNs)
     {

@@ -4,7 +4,7 @@ using FixEngine.Codec;
 
 namespace FixEngine.Session;
 
-public sealed partial class Session
+public sealed partial class FixSession
 {
     /// <summary>Processes one framed inbound message (CheckSum and BodyLength already verified by the framer).</summary>
     /// <param name="frame">The whole message; valid only during the call (it is indexed in place, not copied).</param>

@@ -4,7 +4,7 @@ using FixEngine.Store;
 
 namespace FixEngine.Session;
 
-public sealed partial class Session
+public sealed partial class FixSession
 {
     private const int InfiniteEndSeqNo42 = 0;
     private const int InfiniteEndSeqNoOld = 999_999;
@@ -57,10 +57,10 @@ public sealed partial class Session
 
     private struct ResendHandler : IStoredMessageHandler
     {
-        private readonly Session _session;
+        private readonly FixSession _session;
         private readonly long _nowNs;
 
-        public ResendHandler(Session session, int begin, long nowNs)
+        public ResendHandler(FixSession session, int begin, long nowNs)
         {
             _session = session;
             _nowNs = nowNs;

@@ -20,7 +20,7 @@ namespace FixEngine.Session;
 /// are encoded into one reusable buffer, early messages (gaps) are copied once into pooled buffers.
 /// The class is split by role: state (this file), inbound processing, admin messages, resend/gap-fill, timers, sending.
 /// </remarks>
-public sealed partial class Session : IDisposable
+public sealed partial class FixSession : IDisposable
 {
     private readonly SessionSettings _settings;
     private readonly IApplication _application;
@@ -66,7 +66,7 @@ public sealed partial class Session : IDisposable
     /// <param name="log">Message and event log, or null for none.</param>
     /// <param name="sessionDictionary">Header/trailer/admin dictionary (FIX4x.xml or FIXT11.xml), or null without validation.</param>
     /// <param name="appDictionary">Application dictionary for FIXT (FIX50SP2.xml); null for FIX.4.x.</param>
-    public Session(SessionSettings settings, IApplication application, IMessageStore store, ISessionLog? log = null,
+    public FixSession(SessionSettings settings, IApplication application, IMessageStore store, ISessionLog? log = null,
         DataDictionary? sessionDictionary = null, DataDictionary? appDictionary = null)
     {
         ArgumentNullException.ThrowIfNull(settings);

@@ -2,7 +2,7 @@ using System;
 
 namespace FixEngine.Session;
 
-public sealed partial class Session
+public sealed partial class FixSession
 {
     private const long NsPerSecond = 1_000_000_000L;
     private static ReadOnlySpan<byte> TestRequestId => "TEST"u8;
