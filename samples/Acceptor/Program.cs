@@ -31,7 +31,10 @@ for (int i = 0; i < args.Length; i++)
     }
 }
 
-IReadOnlyList<SessionSettings> settings = cfg is null ? SettingsFile.Parse(EmbeddedConfig(port), "<embedded acceptor config>") : SettingsFile.Load(cfg);
+// The demo finishes in seconds, so both engines yield instead of parking (Backoff parks ~1 ms when idle, which
+// would dominate a one-order-at-a-time round trip); the long-running acceptor keeps Backoff to leave the core free.
+string idle = demo ? "Yielding" : "Backoff";
+IReadOnlyList<SessionSettings> settings = cfg is null ? SettingsFile.Parse(EmbeddedConfig(port, idle), "<embedded acceptor config>") : SettingsFile.Load(cfg);
 IApplication application = at ? new AtApplication() : new FillApplication();
 Action<string> print = line => Console.WriteLine("[acceptor] " + line);
 using var engine = new FixEngineHost(settings, application, console: print);
@@ -54,6 +57,7 @@ if (demo)
         EndTime=00:00:00
         UseDataDictionary=N
         ResetOnLogon=Y
+        IdleStrategy=Yielding
         [SESSION]
         BeginString=FIX.4.4
         SenderCompID=CLIENT
@@ -81,11 +85,12 @@ engine.Stop(TimeSpan.FromSeconds(3));
 Console.WriteLine("[acceptor] stopped");
 return 0;
 
-static string EmbeddedConfig(int port) =>
+static string EmbeddedConfig(int port, string idleStrategy) =>
     $"""
     [DEFAULT]
     ConnectionType=acceptor
     SocketAcceptPort={port}
+    IdleStrategy={idleStrategy}
     StartTime=00:00:00
     EndTime=00:00:00
     UseDataDictionary=N
