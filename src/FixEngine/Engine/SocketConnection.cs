@@ -2,8 +2,6 @@ using System;
 using FixEngine.Codec;
 using FixEngine.Session;
 using FixEngine.Transport;
-using SessionSendResult = FixEngine.Session.SendResult;
-using TransportSendResult = FixEngine.Transport.SendResult;
 
 namespace FixEngine.Engine;
 
@@ -50,16 +48,10 @@ internal sealed class SocketConnection : ISessionConnection, IConnectionHandler
         }
     }
 
-    public SessionSendResult Send(ReadOnlySpan<byte> message)
+    public SendResult Send(ReadOnlySpan<byte> message)
     {
         TcpConnection? c = _connection;
-        if (_closed || c is null) return SessionSendResult.Closed;
-        return c.TrySend(message) switch
-        {
-            TransportSendResult.Sent or TransportSendResult.Queued => SessionSendResult.Sent,
-            TransportSendResult.Backpressure or TransportSendResult.TooLarge => SessionSendResult.Backpressured,
-            _ => SessionSendResult.Closed,
-        };
+        return _closed || c is null ? SendResult.Closed : c.TrySend(message);
     }
 
     public void Disconnect(string reason) => Close(reason);

@@ -1,6 +1,7 @@
 using System;
 using FixEngine.Codec;
 using FixEngine.Collections;
+using FixEngine.Transport;
 
 namespace FixEngine.Session;
 
@@ -131,7 +132,7 @@ public sealed partial class FixSession
         if (!w.TryFinish(out int length))
         {
             _log.OnEvent("Outbound message did not fit in MaxMessageSize; not sent", nowNs);
-            return SendResult.Backpressured;
+            return SendResult.Backpressure;
         }
         ReadOnlySpan<byte> bytes = _sendBuffer.AsSpan(0, length);
         // Stored BEFORE it reaches the transport, so a message reported sent is never lost by a crash.

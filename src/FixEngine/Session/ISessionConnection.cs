@@ -1,19 +1,7 @@
 using System;
+using FixEngine.Transport;
 
 namespace FixEngine.Session;
-
-/// <summary>Outcome of handing encoded bytes to a <see cref="ISessionConnection"/>.</summary>
-public enum SendResult : byte
-{
-    /// <summary>The bytes were written or queued in order behind earlier bytes.</summary>
-    Sent,
-
-    /// <summary>The connection's bounded send queue is full; the bytes were not taken.</summary>
-    Backpressured,
-
-    /// <summary>The connection is closed; the bytes were dropped.</summary>
-    Closed,
-}
 
 /// <summary>The transport side of a session: what the session needs from one connected socket.</summary>
 /// <remarks>
@@ -25,7 +13,9 @@ public interface ISessionConnection
 {
     /// <summary>Writes one encoded message.</summary>
     /// <param name="message">The complete message; valid only during the call.</param>
-    /// <returns>Whether the bytes were taken.</returns>
+    /// <returns>The transport's answer: <see cref="SendResult.Sent"/> or <see cref="SendResult.Queued"/> when the bytes
+    /// were taken (in order), <see cref="SendResult.Backpressure"/> or <see cref="SendResult.TooLarge"/> when not,
+    /// <see cref="SendResult.Closed"/> when the connection is gone.</returns>
     SendResult Send(ReadOnlySpan<byte> message);
 
     /// <summary>Closes the connection. Must not call back into the session; the session already knows.</summary>

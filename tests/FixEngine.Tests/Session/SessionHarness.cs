@@ -7,6 +7,7 @@ using FixEngine.Dictionary;
 using FixEngine.Session;
 using FixEngine.Store;
 using FixEngine.Tests.Infrastructure;
+using FixEngine.Transport;
 
 namespace FixEngine.Tests.Session;
 
