@@ -166,22 +166,8 @@ public sealed class RoundTripRunner : IReplyHandler
         for (int i = 0; i < count; i++)
         {
             long intendedNs = schedule.IntendedNs(i);
-            WaitUntil(intendedNs);
+            PreciseWait.Until(intendedNs);
             system.SendOrder(seqNum++, intendedNs);
-        }
-    }
-
-    private static void WaitUntil(long deadlineNs)
-    {
-        long nowNs;
-        while ((nowNs = HighResTime.NowNs()) < deadlineNs)
-        {
-            long remainingNs = deadlineNs - nowNs;
-            // PERF: sleeping costs ~60 µs+ of wake-up jitter on Linux, so only sleep when far ahead; yield the shared
-            // core while more than a scheduler slice's worth of slack remains, then spin.
-            if (remainingNs > 2_000_000) Thread.Sleep(1);
-            else if (remainingNs > 50_000) Thread.Yield();
-            else Thread.SpinWait(10);
         }
     }
 
