@@ -99,14 +99,14 @@ public static class MarkdownReport
 
         w.WriteLine("## Runs");
         w.WriteLine();
-        w.WriteLine("| Configuration | rate | run | count | p50 µs | p99 µs | p99.9 µs | worst µs | achieved msg/s | GC 0/1/2 | B/msg | errors | complete |");
-        w.WriteLine("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|");
+        w.WriteLine("| Configuration | rate | run | count | p50 µs | p99 µs | p99.9 µs | worst µs | achieved msg/s | GC 0/1/2 | B/msg | allocated B | errors | complete |");
+        w.WriteLine("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|");
         foreach (ConfigRateSummary s in results)
         {
             for (int i = 0; i < s.Runs.Count; i++)
             {
                 RunResult r = s.Runs[i];
-                w.WriteLine($"| {s.Config} | {RateLabel(s.RatePerSecond)} | {i + 1} | {r.Count:N0} | {Us(r.Histogram.ValueAtPercentile(50))} | {Us(r.Histogram.ValueAtPercentile(99))} | {Us(r.Histogram.ValueAtPercentile(99.9))} | {Us(r.Histogram.Max)} | {r.AchievedRate:N0} | {r.Gen0}/{r.Gen1}/{r.Gen2} | {r.BytesPerMessage:0.00} | {r.Errors} | {(r.Completed ? "yes" : "NO (timed out)")} |");
+                w.WriteLine($"| {s.Config} | {RateLabel(s.RatePerSecond)} | {i + 1} | {r.Count:N0} | {Us(r.Histogram.ValueAtPercentile(50))} | {Us(r.Histogram.ValueAtPercentile(99))} | {Us(r.Histogram.ValueAtPercentile(99.9))} | {Us(r.Histogram.Max)} | {r.AchievedRate:N0} | {r.Gen0}/{r.Gen1}/{r.Gen2} | {r.BytesPerMessage:0.00} | {r.AllocatedBytes:N0} | {r.Errors} | {(r.Completed ? "yes" : "NO (timed out)")} |");
             }
         }
         w.WriteLine();

@@ -23,13 +23,13 @@ public sealed class RoundTripOptions
     public string Output { get; private set; } = DefaultOutput;
 
     /// <summary>Warm-up orders per run.</summary>
-    public int WarmupCount { get; private set; } = 20_000;
+    public int WarmupCount { get; private set; } = 10_000;
 
     /// <summary>Measured orders per run (upper bound in quick mode, see <see cref="MeasuredFor"/>).</summary>
-    public int MeasuredCount { get; private set; } = 50_000;
+    public int MeasuredCount { get; private set; } = 40_000;
 
     /// <summary>In quick mode, open-loop runs are also capped at this many seconds of schedule.</summary>
-    public double MaxSecondsPerRun { get; private set; } = 2.0;
+    public double MaxSecondsPerRun { get; private set; } = 1.5;
 
     /// <summary>Runs per configuration and rate.</summary>
     public int Runs { get; private set; } = 2;
