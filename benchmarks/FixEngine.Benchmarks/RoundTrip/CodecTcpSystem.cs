@@ -120,6 +120,8 @@ public sealed class CodecTcpSystem : IRoundTripSystem
 /// frames it could not answer.</remarks>
 public sealed class CodecAcceptor : IFrameHandler
 {
+    // Design: the acceptor thread owns every field; _errors is also read by other threads (Errors), so it is read
+    // with Volatile.Read; a stale count is fine (it is only reported after the thread is joined).
     private readonly Socket _socket;
     private readonly OrderFlowMessages _messages = new();
     private readonly FixMessageIndex _index = new(64);

@@ -1,7 +1,9 @@
 using System;
 using System.Collections.Generic;
 using System.IO;
+using System.Net.Sockets;
 using System.Text;
+using FixEngine.Timing;
 
 namespace FixEngine.Benchmarks.RoundTrip;
 
@@ -53,6 +55,7 @@ public static class RoundTripCommand
         Console.WriteLine($"configs {string.Join(',', options.Configs)}; rates {string.Join(',', options.Rates.ConvertAll(MarkdownReport.RateToken))}; runs {options.Runs}; output {Path.GetFullPath(options.Output)}");
 
         var results = new List<ConfigRateSummary>();
+        long startNs = HighResTime.NowNs();
         foreach (int rate in options.Rates)
         {
             foreach (string key in options.Configs)
@@ -63,10 +66,20 @@ public static class RoundTripCommand
                 var plan = new RunPlan(options.WarmupCount, options.MeasuredFor(rate), rate);
                 for (int run = 0; run < options.Runs; run++)
                 {
-                    using IRoundTripSystem system = config.Factory!(setup);
-                    RunResult result = new RoundTripRunner().Run(system, plan);
+                    long runStartNs = HighResTime.NowNs();
+                    RunResult result;
+                    try
+                    {
+                        using IRoundTripSystem system = config.Factory!(setup);
+                        result = new RoundTripRunner().Run(system, plan);
+                    }
+                    catch (Exception e) when (e is InvalidOperationException or SocketException or IOException or ObjectDisposedException)
+                    {
+                        Console.Error.WriteLine($"  {config.Key} {MarkdownReport.RateLabel(rate)} run {run + 1} failed: {e.Message}");
+                        result = RunResult.Failed(config.Key, rate);
+                    }
                     runs.Add(result);
-                    Console.WriteLine($"  {config.Key,-12} {MarkdownReport.RateLabel(rate),-18} run {run + 1}: n={result.Count:N0} p50={MarkdownReport.Us(result.Histogram.ValueAtPercentile(50))}µs p99={MarkdownReport.Us(result.Histogram.ValueAtPercentile(99))}µs p99.9={MarkdownReport.Us(result.Histogram.ValueAtPercentile(99.9))}µs max={MarkdownReport.Us(result.Histogram.Max)}µs rate={result.AchievedRate:N0}/s gc={result.Gen0}/{result.Gen1}/{result.Gen2} B/msg={result.BytesPerMessage:0.00}{(result.Completed ? "" : " INCOMPLETE")}");
+                    Console.WriteLine($"  [{(HighResTime.NowNs() - startNs) / 1e9,5:0.0}s +{(HighResTime.NowNs() - runStartNs) / 1e9:0.0}s] {config.Key,-12} {MarkdownReport.RateLabel(rate),-18} run {run + 1}: n={result.Count:N0} p50={MarkdownReport.Us(result.Histogram.ValueAtPercentile(50))}µs p99={MarkdownReport.Us(result.Histogram.ValueAtPercentile(99))}µs p99.9={MarkdownReport.Us(result.Histogram.ValueAtPercentile(99.9))}µs max={MarkdownReport.Us(result.Histogram.Max)}µs rate={result.AchievedRate:N0}/s gc={result.Gen0}/{result.Gen1}/{result.Gen2} B/msg={result.BytesPerMessage:0.00}{(result.Completed ? "" : " INCOMPLETE")}");
                 }
                 var summary = new ConfigRateSummary(config.Key, rate, runs);
                 results.Add(summary);
@@ -101,7 +114,7 @@ public static class RoundTripCommand
             MarkdownReport.Write(writer, context, results, notMeasured);
         }
         File.WriteAllText(Path.Combine(options.Output, "machine.txt"), machine + Environment.NewLine);
-        Console.WriteLine($"report: {Path.GetFullPath(reportPath)}");
+        Console.WriteLine($"measured in {(HighResTime.NowNs() - startNs) / 1e9:0.0} s; report: {Path.GetFullPath(reportPath)}");
         foreach (ConfigRateSummary s in results)
         {
             foreach (RunResult r in s.Runs)

@@ -48,6 +48,13 @@ public sealed class RunResult
     /// <summary>False when replies were still missing at the timeout.</summary>
     public required bool Completed { get; init; }
 
+    /// <summary>A run that could not start or crashed: empty histogram, not completed.</summary>
+    public static RunResult Failed(string config, int ratePerSecond) => new()
+    {
+        Config = config, RatePerSecond = ratePerSecond, Histogram = new LatencyHistogram(1, 60_000_000_000, 3), Count = 0,
+        AchievedRate = 0, Gen0 = 0, Gen1 = 0, Gen2 = 0, AllocatedBytes = 0, Errors = 0, Completed = false,
+    };
+
     /// <summary>Bytes allocated per measured message.</summary>
     public double BytesPerMessage => Count == 0 ? 0 : (double)AllocatedBytes / Count;
 }
