@@ -61,7 +61,11 @@ public static class RoundTripCommand
             foreach (string key in options.Configs)
             {
                 RoundTripConfiguration config = RoundTripConfigurations.Find(key)!;
-                if (!config.IsAvailable) continue;
+                if (!config.IsAvailable)
+                {
+                    Console.WriteLine($"  {config.Key}: not measured — {config.UnavailableReason}");
+                    continue;
+                }
                 var runs = new List<RunResult>();
                 var plan = new RunPlan(options.WarmupCount, options.MeasuredFor(rate), rate);
                 for (int run = 0; run < options.Runs; run++)

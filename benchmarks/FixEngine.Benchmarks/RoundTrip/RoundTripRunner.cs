@@ -104,9 +104,13 @@ public sealed class RoundTripRunner : IReplyHandler
 
             // Pay the open-loop wait's one-time costs (P/Invoke stub, statics) outside the measured window.
             PreciseWait.Until(HighResTime.NowNs() + 2 * PreciseWait.SpinMarginNs);
+            // Settle the heap: the previous run's sockets and threads are finalized here, not inside the window (their
+            // finalizers allocated a few hundred bytes in the window otherwise).
             GC.Collect();
             GC.WaitForPendingFinalizers();
             GC.Collect();
+            GC.WaitForPendingFinalizers();
+            Thread.Sleep(50);
             int gen0 = GC.CollectionCount(0), gen1 = GC.CollectionCount(1), gen2 = GC.CollectionCount(2);
             long allocated = GC.GetTotalAllocatedBytes(true);
             long receivedBefore = Volatile.Read(ref _received);
