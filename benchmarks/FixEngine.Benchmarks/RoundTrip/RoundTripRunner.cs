@@ -104,8 +104,9 @@ public sealed class RoundTripRunner : IReplyHandler
 
             // Pay the open-loop wait's one-time costs (P/Invoke stub, statics) outside the measured window.
             PreciseWait.Until(HighResTime.NowNs() + 2 * PreciseWait.SpinMarginNs);
-            // Settle the heap: the previous run's sockets and threads are finalized here, not inside the window (their
-            // finalizers allocated a few hundred bytes in the window otherwise).
+            // Settle: let the previous run's teardown (finalizers, runtime background work) finish outside the window.
+            // Without the second wait and the pause, ~336 B per run appeared process-wide in the window while the
+            // sender, receive and acceptor threads each measured 0 B (GetAllocatedBytesForCurrentThread diagnostic).
             GC.Collect();
             GC.WaitForPendingFinalizers();
             GC.Collect();
