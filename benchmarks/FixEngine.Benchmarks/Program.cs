@@ -2,12 +2,14 @@ using BenchmarkDotNet.Running;
 
 namespace FixEngine.Benchmarks;
 
-/// <summary>Single entry point for every BenchmarkDotNet suite (and, later, the round-trip harness).</summary>
+/// <summary>Single entry point for every BenchmarkDotNet suite and the latency harnesses.</summary>
 public static class Program
 {
-    public static void Main(string[] args)
+    public static int Main(string[] args)
     {
-        if (args.Length > 0 && args[0] == "roundtrip") { System.Environment.ExitCode = RoundTrip.RoundTripCommand.Run(args[1..]); return; }
+        // Latency harnesses (HDR-style histograms, not BenchmarkDotNet means) are dispatched by name first.
+        if (args.Length > 0 && args[0] == "roundtrip") return RoundTrip.RoundTripCommand.Run(args[1..]);
         BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args);
+        return 0;
     }
 }
