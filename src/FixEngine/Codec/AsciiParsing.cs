@@ -1,5 +1,6 @@
 using System;
 using System.Buffers.Binary;
+using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Runtime.Intrinsics;
@@ -82,6 +83,142 @@ internal static class AsciiParsing
         d = (d * 10000 + (d >> 32)) & 0xFFFF_FFFFUL;
         value = (uint)d;
         return true;
+    }
+
+    /// <summary>Parses <paramref name="digits"/> (1..8) ASCII digits at <paramref name="offset"/> with one word read; needs 8 readable bytes.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool TryParseDigitsInWord(ReadOnlySpan<byte> source, int offset, int digits, out uint value)
+    {
+        ulong d = (ReadUInt64(source, offset) - Zeros8) << (8 * (8 - digits));
+        if (!AllDigits(d))
+        {
+            value = 0;
+            return false;
+        }
+        d = (d * 10 + (d >> 8)) & 0x00FF_00FF_00FF_00FFUL;
+        d = (d * 100 + (d >> 16)) & 0x0000_FFFF_0000_FFFFUL;
+        d = (d * 10000 + (d >> 32)) & 0xFFFF_FFFFUL;
+        value = (uint)d;
+        return true;
+    }
+
+    /// <summary>
+    /// Sets bit i of <paramref name="sohBits"/> where byte i is SOH and of <paramref name="equalsBits"/> where it is
+    /// '=' (64 bytes per ulong, bit 0 = lowest offset).
+    /// </summary>
+    /// <remarks>
+    /// <code>
+    ///   bytes  : 3 5 = D | 3 4 = 2 | ...
+    ///   soh    : 0 0 0 0 1 0 0 0 0 1       → field ends, found later with tzcnt
+    ///   equals : 0 0 1 0 0 0 0 1 0 0
+    /// </code>
+    /// PERF: one vector compare + movemask per 16/32 bytes replaces a dependent per-field search, so the field loop
+    /// only pops bits (FixReadBenchmarks.FrameAndIndex).
+    /// </remarks>
+    public static void BuildDelimiterMasks(ReadOnlySpan<byte> source, Span<ulong> sohBits, Span<ulong> equalsBits)
+    {
+        ref byte start = ref MemoryMarshal.GetReference(source);
+        int length = source.Length;
+        int word = 0;
+        int i = 0;
+        for (; i <= length - 64; i += 64, word++)
+        {
+            Block64(ref start, i, out sohBits[word], out equalsBits[word]);
+        }
+        int rest = length - i;
+        if (rest == 0) return;
+        if (length >= 64)
+        {
+            // PERF: re-read the last 64 bytes (overlapping) with vectors and shift out what was already covered,
+            // instead of a scalar loop over up to 63 bytes.
+            Block64(ref start, length - 64, out ulong s, out ulong e);
+            sohBits[word] = s >> (64 - rest);
+            equalsBits[word] = e >> (64 - rest);
+            return;
+        }
+        ulong sohWord = 0, equalsWord = 0;
+        int k = 0;
+        if (Vector128.IsHardwareAccelerated && length >= 16)
+        {
+            Vector128<byte> soh = Vector128.Create(Soh), eq = Vector128.Create((byte)'=');
+            for (; k <= length - 16; k += 16)
+            {
+                Vector128<byte> v = Vector128.LoadUnsafe(ref start, (nuint)k);
+                sohWord |= (ulong)Vector128.Equals(v, soh).ExtractMostSignificantBits() << k;
+                equalsWord |= (ulong)Vector128.Equals(v, eq).ExtractMostSignificantBits() << k;
+            }
+            if (k < length)
+            {
+                int last = length - 16;
+                Vector128<byte> v = Vector128.LoadUnsafe(ref start, (nuint)last);
+                sohWord |= (ulong)Vector128.Equals(v, soh).ExtractMostSignificantBits() << last;
+                equalsWord |= (ulong)Vector128.Equals(v, eq).ExtractMostSignificantBits() << last;
+            }
+        }
+        else
+        {
+            for (; k < length; k++)
+            {
+                byte c = Unsafe.Add(ref start, k);
+                sohWord |= (ulong)(c == Soh ? 1 : 0) << k;
+                equalsWord |= (ulong)(c == (byte)'=' ? 1 : 0) << k;
+            }
+        }
+        sohBits[0] = sohWord;
+        equalsBits[0] = equalsWord;
+    }
+
+    /// <summary>SOH and '=' masks of the 64 bytes at <paramref name="offset"/> (bit 0 = first byte).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void Block64(ref byte start, int offset, out ulong sohMask, out ulong equalsMask)
+    {
+        if (Vector256.IsHardwareAccelerated)
+        {
+            Vector256<byte> soh = Vector256.Create(Soh), eq = Vector256.Create((byte)'=');
+            Vector256<byte> a = Vector256.LoadUnsafe(ref start, (nuint)offset);
+            Vector256<byte> b = Vector256.LoadUnsafe(ref start, (nuint)offset + 32);
+            sohMask = Vector256.Equals(a, soh).ExtractMostSignificantBits() | ((ulong)Vector256.Equals(b, soh).ExtractMostSignificantBits() << 32);
+            equalsMask = Vector256.Equals(a, eq).ExtractMostSignificantBits() | ((ulong)Vector256.Equals(b, eq).ExtractMostSignificantBits() << 32);
+            return;
+        }
+        if (Vector128.IsHardwareAccelerated)
+        {
+            Vector128<byte> soh = Vector128.Create(Soh), eq = Vector128.Create((byte)'=');
+            ulong s = 0, e = 0;
+            for (int k = 0; k < 4; k++)
+            {
+                Vector128<byte> v = Vector128.LoadUnsafe(ref start, (nuint)(offset + k * 16));
+                s |= (ulong)Vector128.Equals(v, soh).ExtractMostSignificantBits() << (k * 16);
+                e |= (ulong)Vector128.Equals(v, eq).ExtractMostSignificantBits() << (k * 16);
+            }
+            sohMask = s;
+            equalsMask = e;
+            return;
+        }
+        ulong scalarSoh = 0, scalarEquals = 0;
+        for (int k = 0; k < 64; k++)
+        {
+            byte c = Unsafe.Add(ref start, offset + k);
+            scalarSoh |= (ulong)(c == Soh ? 1 : 0) << k;
+            scalarEquals |= (ulong)(c == (byte)'=' ? 1 : 0) << k;
+        }
+        sohMask = scalarSoh;
+        equalsMask = scalarEquals;
+    }
+
+    /// <summary>Offset of the first set bit at or after <paramref name="position"/>, or -1.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static int NextSetBit(ReadOnlySpan<ulong> bits, int position)
+    {
+        int w = position >> 6;
+        if ((uint)w >= (uint)bits.Length) return -1;
+        ulong word = bits[w] & (ulong.MaxValue << (position & 63));
+        while (word == 0)
+        {
+            if (++w >= bits.Length) return -1;
+            word = bits[w];
+        }
+        return (w << 6) + BitOperations.TrailingZeroCount(word);
     }
 
     /// <summary>Parses exactly two ASCII digits.</summary>
@@ -186,7 +323,7 @@ internal static class AsciiParsing
     /// <summary>Sum of all bytes modulo 256, as used by the FIX CheckSum.</summary>
     /// <remarks>
     /// PERF: <c>psadbw</c> against zero sums 8 bytes into one 64-bit lane per instruction, so a 300-byte
-    /// message takes ~20 vector ops instead of 300 scalar adds (CodecBenchmarks.Frame*).
+    /// message takes ~20 vector ops instead of 300 scalar adds (FixReadBenchmarks.Frame).
     /// </remarks>
     public static byte Sum(ReadOnlySpan<byte> data)
     {

@@ -14,7 +14,8 @@ namespace FixEngine.Codec;
 /// </remarks>
 public sealed class DataFieldPairs
 {
-    private const int DirectTags = 4096;
+    /// <summary>Length tags below <see cref="FixMessageIndex.DirectLookupTags"/> are kept in a direct table.</summary>
+    private const int DirectTags = FixMessageIndex.DirectLookupTags;
 
     private readonly int[] _dataTagByLengthTag = new int[DirectTags];
     private readonly List<(int LengthTag, int DataTag)> _large = [];
@@ -95,6 +96,9 @@ public sealed class DataFieldPairs
         _large.Add((lengthTag, dataTag));
         _largeSnapshot = _large.ToArray();
     }
+
+    /// <summary>Direct table: data tag by length tag, for tags below <see cref="FixMessageIndex.DirectLookupTags"/>.</summary>
+    internal int[] DirectTable => _dataTagByLengthTag;
 
     /// <summary>Data tag announced by <paramref name="lengthTag"/>, or 0 when it is not a registered length tag.</summary>
     /// <param name="lengthTag">Any tag.</param>

@@ -102,6 +102,8 @@ public sealed class FixMessageIndex
     private readonly Slot[] _direct;
     private readonly HashSlot[] _hashed;
     private readonly int _hashMask;
+    private ulong[] _sohBits = new ulong[64];
+    private ulong[] _equalsBits = new ulong[64];
     private readonly DataFieldPairs _dataFields;
     private int _generation;
     private int _count;
@@ -160,15 +162,29 @@ public sealed class FixMessageIndex
     public bool Parse(ReadOnlySpan<byte> message)
     {
         NextGeneration();
-        _count = 0;
         _length = message.Length;
         _defect = default;
         _firstDuplicateTag = 0;
         _firstDuplicateIndex = -1;
 
+        // PERF: everything the loop touches lives in locals; the fields are written back once at the end.
         FieldEntry[] fields = _fields;
-        DataFieldPairs dataFields = _dataFields;
+        Slot[] direct = _direct;
+        int generation = _generation;
+        int[] dataTagTable = _dataFields.DirectTable;
         int length = message.Length;
+        int words = (length + 63) >> 6;
+        if (words > _sohBits.Length)
+        {
+            // Grows once to the largest message seen; steady state does not allocate.
+            _sohBits = new ulong[words];
+            _equalsBits = new ulong[words];
+        }
+        Span<ulong> sohBits = _sohBits.AsSpan(0, words);
+        Span<ulong> equalsBits = _equalsBits.AsSpan(0, words);
+        AsciiParsing.BuildDelimiterMasks(message, sohBits, equalsBits);
+
+        int count = 0;
         int pos = 0;
         int seen = 0;
         int pendingDataTag = 0;
@@ -176,25 +192,31 @@ public sealed class FixMessageIndex
         while (pos < length)
         {
             int fieldStart = pos;
-            int i = pos;
+            int fieldSoh = AsciiParsing.NextSetBit(sohBits, pos);
+            int equalsAt = AsciiParsing.NextSetBit(equalsBits, pos);
+            int digits = equalsAt - pos;
             uint tag = 0;
-            byte b = 0;
-            while (i < length)
+            bool tagOk = equalsAt >= 0 && (fieldSoh < 0 || equalsAt < fieldSoh) && digits is > 0 and <= 9;
+            if (tagOk)
             {
-                b = message[i];
-                uint digit = (uint)(b - '0');
-                if (digit > 9) break;
-                tag = tag * 10 + digit;
-                i++;
+                if (digits <= 8 && pos <= length - 8)
+                {
+                    tagOk = AsciiParsing.TryParseDigitsInWord(message, pos, digits, out tag);
+                }
+                else
+                {
+                    tagOk = AsciiParsing.TryParseSmallUnsigned(message.Slice(pos, digits), out int scalarTag);
+                    tag = (uint)scalarTag;
+                }
             }
-            int digits = i - fieldStart;
-            if (i >= length || b != (byte)'=' || digits == 0 || digits > 9 || tag == 0)
+            if (!tagOk || tag == 0)
             {
                 pos = SkipBadField(message, fieldStart, seen);
                 seen++;
                 pendingDataTag = 0;
                 continue;
             }
+            int i = equalsAt;
 
             int valueStart = i + 1;
             int valueEnd;
@@ -204,32 +226,55 @@ public sealed class FixMessageIndex
                 if (pendingDataLength < 0 || valueEnd >= length || message[valueEnd] != Soh)
                 {
                     Record(FixDefectKind.BadDataLength, (int)tag, seen, valueStart);
-                    valueEnd = FindSoh(message, valueStart, seen, (int)tag);
+                    valueEnd = AsciiParsing.NextSetBit(sohBits, valueStart);
                 }
             }
             else
             {
-                valueEnd = FindSoh(message, valueStart, seen, (int)tag);
+                valueEnd = fieldSoh;
+            }
+            if (valueEnd < 0)
+            {
+                Record(FixDefectKind.UnterminatedField, (int)tag, seen, length);
+                valueEnd = length;
             }
 
             if (valueEnd == valueStart) Record(FixDefectKind.EmptyValue, (int)tag, seen, valueStart);
-            if (_count == fields.Length)
+            if (count == fields.Length)
             {
                 Record(FixDefectKind.TooManyFields, (int)tag, seen, fieldStart);
                 break;
             }
-            fields[_count] = new FieldEntry((int)tag, fieldStart, valueStart, valueEnd - valueStart);
-            AddToLookup((int)tag, _count);
-            _count++;
+            fields[count] = new FieldEntry((int)tag, fieldStart, valueStart, valueEnd - valueStart);
+            if (tag < DirectLookupTags)
+            {
+                ref Slot slot = ref direct[tag];
+                if (slot.Generation == generation)
+                {
+                    NoteDuplicate((int)tag, count);
+                }
+                else
+                {
+                    slot.Generation = generation;
+                    slot.Index = count;
+                }
+                pendingDataTag = dataTagTable[tag];
+            }
+            else
+            {
+                AddToHash((int)tag, count);
+                pendingDataTag = _dataFields.GetDataTag((int)tag);
+            }
+            count++;
             seen++;
 
-            pendingDataTag = dataFields.GetDataTag((int)tag);
             if (pendingDataTag != 0)
             {
                 pendingDataLength = AsciiParsing.TryParseSmallUnsigned(message.Slice(valueStart, valueEnd - valueStart), out int declared) ? declared : -1;
             }
             pos = valueEnd + 1;
         }
+        _count = count;
         return _defect.Kind == FixDefectKind.None;
     }
 
@@ -311,24 +356,6 @@ public sealed class FixMessageIndex
         }
     }
 
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void AddToLookup(int tag, int fieldIndex)
-    {
-        if ((uint)tag < DirectLookupTags)
-        {
-            ref Slot slot = ref _direct[tag];
-            if (slot.Generation == _generation)
-            {
-                NoteDuplicate(tag, fieldIndex);
-                return;
-            }
-            slot.Generation = _generation;
-            slot.Index = fieldIndex;
-            return;
-        }
-        AddToHash(tag, fieldIndex);
-    }
-
     private void AddToHash(int tag, int fieldIndex)
     {
         HashSlot[] hashed = _hashed;
@@ -360,14 +387,6 @@ public sealed class FixMessageIndex
     }
 
     private int Hash(int tag) => (int)((uint)tag * 0x9E3779B1u >> 7) & _hashMask;
-
-    private int FindSoh(ReadOnlySpan<byte> message, int valueStart, int fieldNumber, int tag)
-    {
-        int soh = message.Slice(valueStart).IndexOf(Soh);
-        if (soh >= 0) return valueStart + soh;
-        Record(FixDefectKind.UnterminatedField, tag, fieldNumber, message.Length);
-        return message.Length;
-    }
 
     /// <summary>Slow path: the field at <paramref name="fieldStart"/> has no valid tag; record why and skip it.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]

@@ -32,11 +32,10 @@ public enum ByteRingClaimStatus
 //   published together, so the consumer never sees a padding record without the record after it.
 // - Max record: a record of aligned size S may need (bytes to end) + S free bytes; for that to be
 //   possible whatever the offset, S <= Capacity / 2, so MaxRecordLength = Capacity / 2 - HeaderLength.
-// - _producer.Position (tail) and _producer.OtherCache (stale head) are written only by the producer;
-//   _consumer.Position (head) and _consumer.OtherCache (stale tail) only by the consumer. Each side
-//   is padded (RingSide). Claim state (_claim*) is producer-private, read state (_read*) consumer-private;
-//   they sit beside the read-only fields and are only touched by their owner, and the padded sides
-//   keep them off the position lines.
+// - _producer (ProducerSide) is written only by the producer: Position (tail), OtherCache (stale head)
+//   and the claim in progress. _consumer (ConsumerSide) only by the consumer: Position (head),
+//   OtherCache (stale tail) and the record being read. Each side keeps its fields on one line with
+//   FalseSharingRange padding before and after, away from the read-only _buffer/_mask and each other.
 // - Publication: the producer writes header + payload, then Volatile.Write(tail) (release). The consumer's
 //   Volatile.Read(tail) (acquire) precedes its header/payload reads. The consumer finishes reading a
 //   record in place, then Volatile.Write(head) (release) returns the bytes; the producer's
@@ -69,18 +68,8 @@ public sealed class SpscByteRing
     private readonly int _mask;
     private readonly int _maxRecordLength;
 
-    // Producer-private claim state.
-    private long _claimTail;
-    private int _claimOffset;
-    private int _claimLength;
-    private bool _claimed;
-
-    // Consumer-private read state.
-    private long _readReleaseTo;
-    private bool _readPending;
-
-    private RingSide _producer;
-    private RingSide _consumer;
+    private ProducerSide _producer;
+    private ConsumerSide _consumer;
 
     /// <summary>Creates a ring of <paramref name="capacity"/> bytes.</summary>
     /// <param name="capacity">A power of two between <see cref="MinCapacity"/> and <see cref="MaxCapacity"/>.</param>
@@ -133,7 +122,7 @@ public sealed class SpscByteRing
     /// <exception cref="InvalidOperationException">The previous claim was not committed.</exception>
     public ByteRingClaimStatus Claim(int length, out Span<byte> span)
     {
-        if (_claimed)
+        if (_producer.Claimed)
         {
             CollectionsThrowHelper.ThrowInvalidOperation("The previous claim on this SpscByteRing was not committed.");
         }
@@ -167,17 +156,17 @@ public sealed class SpscByteRing
             offset = 0;
         }
         WriteHeader(ref Unsafe.Add(ref start, offset), length, KindData);
-        _claimTail = tail + padding;
-        _claimOffset = offset;
-        _claimLength = length;
-        _claimed = true;
+        _producer.ClaimTail = tail + padding;
+        _producer.ClaimOffset = offset;
+        _producer.ClaimLength = length;
+        _producer.Claimed = true;
         span = MemoryMarshal.CreateSpan(ref Unsafe.Add(ref start, offset + HeaderLength), length);
         return ByteRingClaimStatus.Claimed;
     }
 
     /// <summary>Publishes the claimed record with its full claimed length. Producer thread only.</summary>
     /// <exception cref="InvalidOperationException">Nothing is claimed.</exception>
-    public void Commit() => Commit(_claimLength);
+    public void Commit() => Commit(_producer.ClaimLength);
 
     /// <summary>Publishes the claimed record, shortened to <paramref name="length"/> bytes. Producer thread only.</summary>
     /// <param name="length">Bytes actually written, 0 to the claimed length.</param>
@@ -185,26 +174,26 @@ public sealed class SpscByteRing
     /// <exception cref="ArgumentOutOfRangeException">The length exceeds the claimed length.</exception>
     public void Commit(int length)
     {
-        if (!_claimed)
+        if (!_producer.Claimed)
         {
             CollectionsThrowHelper.ThrowInvalidOperation("Commit called on an SpscByteRing with no claimed record.");
         }
-        if ((uint)length > (uint)_claimLength)
+        if ((uint)length > (uint)_producer.ClaimLength)
         {
             CollectionsThrowHelper.ThrowArgumentOutOfRange(nameof(length), length, "Commit length exceeds the claimed length.");
         }
-        if (length != _claimLength)
+        if (length != _producer.ClaimLength)
         {
-            WriteHeader(ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_buffer), _claimOffset), length, KindData);
+            WriteHeader(ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_buffer), _producer.ClaimOffset), length, KindData);
         }
-        _claimed = false;
+        _producer.Claimed = false;
         // Release: header and payload become visible before the new tail.
-        Volatile.Write(ref _producer.Position, _claimTail + RecordSize(length));
+        Volatile.Write(ref _producer.Position, _producer.ClaimTail + RecordSize(length));
     }
 
     /// <summary>Gives up the current claim without publishing anything. Producer thread only.</summary>
     /// <remarks>A wrap padding record written by the claim is dropped too (it was never published).</remarks>
-    public void Abandon() => _claimed = false;
+    public void Abandon() => _producer.Claimed = false;
 
     /// <summary>Reads the oldest record in place. Consumer thread only; call <see cref="Release"/> when done with it.</summary>
     /// <param name="record">The record payload, valid until <see cref="Release"/>.</param>
@@ -212,7 +201,7 @@ public sealed class SpscByteRing
     /// <exception cref="InvalidOperationException">The previous record was not released.</exception>
     public bool TryRead(out ReadOnlySpan<byte> record)
     {
-        if (_readPending)
+        if (_consumer.ReadPending)
         {
             CollectionsThrowHelper.ThrowInvalidOperation("The previous record read from this SpscByteRing was not released.");
         }
@@ -224,8 +213,8 @@ public sealed class SpscByteRing
         }
         record = MemoryMarshal.CreateReadOnlySpan(
             ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_buffer), offset + HeaderLength), length);
-        _readReleaseTo = head + RecordSize(length);
-        _readPending = true;
+        _consumer.ReleaseTo = head + RecordSize(length);
+        _consumer.ReadPending = true;
         return true;
     }
 
@@ -233,13 +222,13 @@ public sealed class SpscByteRing
     /// <exception cref="InvalidOperationException">No record is being read.</exception>
     public void Release()
     {
-        if (!_readPending)
+        if (!_consumer.ReadPending)
         {
             CollectionsThrowHelper.ThrowInvalidOperation("Release called on an SpscByteRing with no record being read.");
         }
-        _readPending = false;
+        _consumer.ReadPending = false;
         // Release: in-place reads of the record complete before the producer may overwrite it.
-        Volatile.Write(ref _consumer.Position, _readReleaseTo);
+        Volatile.Write(ref _consumer.Position, _consumer.ReleaseTo);
     }
 
     /// <summary>Hands up to <paramref name="limit"/> records to <paramref name="handler"/> in place, in order. Consumer thread only.</summary>
@@ -254,7 +243,7 @@ public sealed class SpscByteRing
     public int Read<THandler>(ref THandler handler, int limit)
         where THandler : struct, IByteRecordHandler
     {
-        if (_readPending)
+        if (_consumer.ReadPending)
         {
             CollectionsThrowHelper.ThrowInvalidOperation("The previous record read from this SpscByteRing was not released.");
         }
@@ -315,5 +304,43 @@ public sealed class SpscByteRing
     {
         Unsafe.WriteUnaligned(ref at, length);
         Unsafe.WriteUnaligned(ref Unsafe.Add(ref at, sizeof(int)), kind);
+    }
+
+    [StructLayout(LayoutKind.Explicit, Size = Padding.FalseSharingRange + 40 + Padding.FalseSharingRange)]
+    internal struct ProducerSide
+    {
+        [FieldOffset(Padding.FalseSharingRange)]
+        public long Position;
+
+        [FieldOffset(Padding.FalseSharingRange + 8)]
+        public long OtherCache;
+
+        [FieldOffset(Padding.FalseSharingRange + 16)]
+        public long ClaimTail;
+
+        [FieldOffset(Padding.FalseSharingRange + 24)]
+        public int ClaimOffset;
+
+        [FieldOffset(Padding.FalseSharingRange + 28)]
+        public int ClaimLength;
+
+        [FieldOffset(Padding.FalseSharingRange + 32)]
+        public bool Claimed;
+    }
+
+    [StructLayout(LayoutKind.Explicit, Size = Padding.FalseSharingRange + 32 + Padding.FalseSharingRange)]
+    internal struct ConsumerSide
+    {
+        [FieldOffset(Padding.FalseSharingRange)]
+        public long Position;
+
+        [FieldOffset(Padding.FalseSharingRange + 8)]
+        public long OtherCache;
+
+        [FieldOffset(Padding.FalseSharingRange + 16)]
+        public long ReleaseTo;
+
+        [FieldOffset(Padding.FalseSharingRange + 24)]
+        public bool ReadPending;
     }
 }

@@ -291,3 +291,38 @@ public class FixMessageTests
         Assert.Equal(-1, m.BodyOffset);
     }
 }
+
+public class FixMessageIndexReferenceTests
+{
+    [Fact]
+    public void MatchesANaiveSplitForAllTagWidthsValueLengthsAndAlignments()
+    {
+        var random = new Random(7);
+        var index = new FixMessageIndex();
+        for (int round = 0; round < 300; round++)
+        {
+            var sb = new System.Text.StringBuilder();
+            for (int pad = random.Next(3); pad > 0; pad--) sb.Append("35=X|");
+            int fields = random.Next(1, 40);
+            for (int f = 0; f < fields; f++)
+            {
+                int width = random.Next(1, 10);
+                int tag = random.Next(width == 1 ? 1 : (int)Math.Pow(10, width - 1), (int)Math.Min(Math.Pow(10, width), int.MaxValue));
+                if (tag == 95 || tag == 90 || tag == 93 || tag == 212 || (tag >= 348 && tag <= 364) || tag == 445 || tag == 618 || tag == 621 || tag >= 1184) tag = 58;
+                sb.Append(tag).Append('=').Append(new string('v', random.Next(1, 70))).Append(random.Next(4) == 0 ? "=x" : "").Append('|');
+            }
+            string text = sb.ToString();
+            byte[] bytes = FixText.Bytes(text);
+            Assert.True(index.Parse(bytes), index.Defect.Describe() + " in " + text);
+            string[] parts = text.TrimEnd('|').Split('|');
+            Assert.Equal(parts.Length, index.Count);
+            FixMessage m = index.Bind(bytes);
+            for (int i = 0; i < parts.Length; i++)
+            {
+                int eq = parts[i].IndexOf('=');
+                Assert.Equal(int.Parse(parts[i].Substring(0, eq)), m.GetTag(i));
+                Assert.Equal(parts[i].Substring(eq + 1), FixText.Pipe(m.GetValue(i)));
+            }
+        }
+    }
+}

@@ -29,6 +29,22 @@ public class PaddingLayoutTests
     }
 
     [Fact]
+    public void ByteRingSidesKeepOwnerStateTogetherAndPadded()
+    {
+        int producerSize = Unsafe.SizeOf<SpscByteRing.ProducerSide>();
+        int claimed = (int)Marshal.OffsetOf<SpscByteRing.ProducerSide>(nameof(SpscByteRing.ProducerSide.Claimed));
+        Assert.Equal(Padding.FalseSharingRange, (int)Marshal.OffsetOf<SpscByteRing.ProducerSide>(nameof(SpscByteRing.ProducerSide.Position)));
+        Assert.True(claimed < Padding.FalseSharingRange + Padding.CacheLineSize);
+        Assert.True(producerSize - claimed - 1 >= Padding.FalseSharingRange);
+
+        int consumerSize = Unsafe.SizeOf<SpscByteRing.ConsumerSide>();
+        int pending = (int)Marshal.OffsetOf<SpscByteRing.ConsumerSide>(nameof(SpscByteRing.ConsumerSide.ReadPending));
+        Assert.Equal(Padding.FalseSharingRange, (int)Marshal.OffsetOf<SpscByteRing.ConsumerSide>(nameof(SpscByteRing.ConsumerSide.Position)));
+        Assert.True(pending < Padding.FalseSharingRange + Padding.CacheLineSize);
+        Assert.True(consumerSize - pending - 1 >= Padding.FalseSharingRange);
+    }
+
+    [Fact]
     public void PaddedLongOperationsAct()
     {
         var value = new PaddedLong(5);

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# FIX session acceptance suite: builds the sample acceptor, starts it in --at mode (QuickFIX's test
+# application) with ISLD/TW42 FIX.4.2, TW44 FIX.4.4 and TW50SP2 FIXT.1.1 on one port, runs
+# ../shared/fix-at/run_at.py over definitions/fix42 in lenient mode, stops the acceptor, prints the
+# runner's output (ending with "N passed, N failed") and exits non-zero on failure.
+# Usage: .ci/acceptance.sh [extra run_at.py args, e.g. -k 2b --verbose]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+shared=$(cd "$root/../shared" && pwd)
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
+
+work=$(mktemp -d)
+port=${AT_PORT:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')}
+cat > "$work/at.cfg" <<CFG
+[DEFAULT]
+ConnectionType=acceptor
+SocketAcceptPort=$port
+SocketReuseAddress=Y
+StartTime=00:00:00
+EndTime=00:00:00
+SenderCompID=ISLD
+ResetOnLogon=Y
+UseDataDictionary=Y
+CheckLatency=Y
+MaxLatency=120
+ValidateFieldsOutOfOrder=Y
+ValidateFieldsHaveValues=Y
+ValidateUserDefinedFields=Y
+FileStorePath=$work/store
+FileLogPath=$work/log
+
+[SESSION]
+BeginString=FIX.4.2
+TargetCompID=TW42
+DataDictionary=$shared/dictionaries/FIX42.xml
+
+[SESSION]
+BeginString=FIX.4.4
+TargetCompID=TW44
+DataDictionary=$shared/dictionaries/FIX44.xml
+
+[SESSION]
+BeginString=FIXT.1.1
+TargetCompID=TW50SP2
+DefaultApplVerID=FIX.5.0SP2
+TransportDataDictionary=$shared/dictionaries/FIXT11.xml
+AppDataDictionary=$shared/dictionaries/FIX50SP2.xml
+CFG
+
+if ! dotnet build samples/Acceptor/Acceptor.csproj -c Release > "$work/build.log" 2>&1; then
+  tail -n 20 "$work/build.log"; echo "acceptor build failed"; echo "0 passed, 1 failed"; exit 1
+fi
+dll=$(ls samples/Acceptor/bin/Release/*/Acceptor.dll | head -n 1)
+dotnet "$dll" --at "$work/at.cfg" > "$work/acceptor.out" 2>&1 &
+acceptor=$!
+cleanup() { kill "$acceptor" 2>/dev/null; wait "$acceptor" 2>/dev/null; }
+trap cleanup EXIT
+
+for _ in $(seq 1 100); do
+  if python3 -c "import socket,sys; s=socket.socket(); s.settimeout(0.2); sys.exit(0 if s.connect_ex(('127.0.0.1',$port))==0 else 1)"; then break; fi
+  if ! kill -0 "$acceptor" 2>/dev/null; then cat "$work/acceptor.out"; echo "acceptor exited"; echo "0 passed, 1 failed"; exit 1; fi
+  sleep 0.1
+done
+
+python3 "$shared/fix-at/run_at.py" --port "$port" --mode lenient "$@" "$shared/fix-at/definitions/fix42"
+status=$?
+cleanup
+trap - EXIT
+[ -n "${AT_KEEP:-}" ] && echo "acceptor output and logs kept in $work"
+exit $status

@@ -1,0 +1,355 @@
+using System;
+using System.IO;
+using System.Text;
+using System.Threading;
+using FixEngine.Collections;
+using FixEngine.Timing;
+
+namespace FixEngine.Logging;
+
+// Design:
+// - Callers log through a LogProducer (one per thread), each owning an SPSC byte ring; the FixLog
+//   owns one drain thread that reads every ring in place, formats in batches into a reusable char
+//   buffer (LogFormatter) and writes to the sink, flushing before it sleeps and on Dispose.
+// - Registration (RegisterEvent, CreateProducer) happens at startup under _sync and publishes a new
+//   copy of the array with Volatile.Write (copy-on-write); the drain thread reads the current array
+//   each pass. The hot path never touches _sync.
+// - _minimumLevel is read on every call (volatile int read) and written rarely by anyone.
+// - Timestamps: producers record monotonic ns; the drain converts to epoch ns, so wall-clock work
+//   stays off the caller's thread.
+// - Dispose: sets _stopping, joins the drain thread, which drains every ring until empty, reports
+//   drops not yet reported by a marker, flushes, and (if the log owns it) disposes the writer.
+
+/// <summary>An asynchronous, allocation-free structured log: callers copy entries into per-thread rings, a background
+/// thread formats and writes them.</summary>
+/// <remarks>
+/// <para>Startup: <see cref="RegisterEvent"/> each message template once, <see cref="CreateProducer"/> one producer per
+/// logging thread. Hot path: <see cref="LogProducer.Log(LogLevel, int, long)"/> and friends never block, lock,
+/// allocate or format; a full ring drops the entry and counts it, and the output later shows
+/// <c>dropped N entries</c> at the gap.</para>
+/// <para>Registration members are thread-safe. <see cref="Dispose"/> drains everything logged before it was called
+/// (producers must stop logging first).</para>
+/// </remarks>
+public sealed class FixLog : IDisposable
+{
+    /// <summary>Smallest per-producer ring.</summary>
+    public const int MinRingCapacityBytes = 4096;
+
+    private readonly object _sync = new();
+    private readonly FixLogOptions _options;
+    private readonly TextWriter _writer;
+    private readonly bool _ownsWriter;
+    private readonly LogFormatter _formatter;
+    private readonly Thread? _thread;
+    private volatile int _minimumLevel;
+    private volatile bool _stopping;
+    private EventTemplate?[] _events = [];
+    private LogProducer[] _producers = [];
+    // Written by the drain thread on every pass: padded so the callers' reads of _minimumLevel
+    // (every log call) never share a cache line with them.
+    private PaddedLong _idlePasses;
+    private PaddedLong _linesWritten;
+    private long _sinkErrors;
+    private bool _disposed;
+
+    /// <summary>Creates a log writing lines to <paramref name="writer"/> (not disposed by the log).</summary>
+    /// <param name="writer">The sink; written and flushed only by the drain thread.</param>
+    /// <param name="options">Settings; defaults when null.</param>
+    public FixLog(TextWriter writer, FixLogOptions? options = null)
+        : this(writer ?? throw new ArgumentNullException(nameof(writer)), ownsWriter: false, options)
+    {
+    }
+
+    /// <summary>Creates a log writing ASCII lines to <paramref name="stream"/> (left open on dispose).</summary>
+    /// <param name="stream">The sink stream.</param>
+    /// <param name="options">Settings; defaults when null.</param>
+    public FixLog(Stream stream, FixLogOptions? options = null)
+        : this(new StreamWriter(stream ?? throw new ArgumentNullException(nameof(stream)), new UTF8Encoding(false), 64 * 1024, leaveOpen: true),
+            ownsWriter: true, options)
+    {
+    }
+
+    private FixLog(TextWriter writer, bool ownsWriter, FixLogOptions? options)
+    {
+        _options = options ?? new FixLogOptions();
+        if (_options.RingCapacityBytes < MinRingCapacityBytes || !int.IsPow2(_options.RingCapacityBytes))
+        {
+            throw new ArgumentOutOfRangeException(nameof(options), _options.RingCapacityBytes,
+                $"FixLogOptions.RingCapacityBytes must be a power of two of at least {MinRingCapacityBytes}.");
+        }
+        if (_options.DrainBatchSize < 1 || _options.IdleSleepMs < 0)
+        {
+            throw new ArgumentOutOfRangeException(nameof(options), "FixLogOptions.DrainBatchSize must be positive and IdleSleepMs not negative.");
+        }
+        _writer = writer;
+        _ownsWriter = ownsWriter;
+        _minimumLevel = (int)_options.MinimumLevel;
+        _formatter = new LogFormatter(writer, _options.SohReplacement);
+        IClock? clock = _options.Clock;
+        _formatter.ToEpochNs = clock is null
+            ? static ns => EpochClock.Shared.ToEpochNs(ns)
+            : ns => ns + (clock.EpochNs - clock.NowNs);
+        if (_options.BackgroundDrain)
+        {
+            _thread = new Thread(DrainLoop) { IsBackground = true, Name = "FixEngine.FixLog.Drain" };
+            _thread.Start();
+        }
+    }
+
+    /// <summary>Creates a log appending to the file at <paramref name="path"/> (created if missing).</summary>
+    /// <param name="path">File path.</param>
+    /// <param name="options">Settings; defaults when null.</param>
+    /// <returns>The log; disposing it closes the file.</returns>
+    public static FixLog CreateFile(string path, FixLogOptions? options = null)
+    {
+        var stream = new FileStream(path, FileMode.Append, FileAccess.Write, FileShare.Read, 4096);
+        return new FixLog(new StreamWriter(stream, new UTF8Encoding(false), 64 * 1024, leaveOpen: false), ownsWriter: true, options);
+    }
+
+    /// <summary>The lowest level written; may be changed at any time from any thread.</summary>
+    public LogLevel MinimumLevel
+    {
+        get => (LogLevel)_minimumLevel;
+        set => _minimumLevel = (int)value;
+    }
+
+    /// <summary>Lines written to the sink so far (drain thread's count; approximate while running).</summary>
+    public long LinesWritten => _linesWritten.VolatileValue;
+
+    /// <summary>Failed writes to the sink or unformattable records (the drain thread keeps going).</summary>
+    public long SinkErrors => Interlocked.Read(ref _sinkErrors);
+
+    /// <summary>Whether an entry at <paramref name="level"/> would be written.</summary>
+    /// <param name="level">The level.</param>
+    /// <returns><see langword="true"/> if enabled.</returns>
+    public bool IsEnabled(LogLevel level) => (int)level >= _minimumLevel && level != LogLevel.None;
+
+    /// <summary>Registers a message template and returns its event id. Call at startup.</summary>
+    /// <param name="template">Text with <c>{0}</c>..<c>{3}</c> for the long arguments and <c>{payload}</c> for the payload
+    /// (<c>{{</c> and <c>}}</c> print braces). A payload logged with a template lacking <c>{payload}</c> is appended.</param>
+    /// <returns>The event id to pass to <see cref="LogProducer.Log(LogLevel, int)"/>.</returns>
+    /// <exception cref="ArgumentException">The template has an unknown placeholder or unbalanced braces (the message gives the offset).</exception>
+    /// <remarks>Thread-safe; allocates.</remarks>
+    public int RegisterEvent(string template)
+    {
+        ArgumentNullException.ThrowIfNull(template);
+        EventTemplate parsed = EventTemplate.Parse(template);
+        lock (_sync)
+        {
+            EventTemplate?[] next = new EventTemplate?[_events.Length + 1];
+            _events.CopyTo(next, 0);
+            next[^1] = parsed;
+            Volatile.Write(ref _events, next);
+            return next.Length - 1;
+        }
+    }
+
+    /// <summary>Creates a producer for one logging thread, with its own ring.</summary>
+    /// <param name="name">Printed in each line (e.g. the session or thread name).</param>
+    /// <returns>The producer; use it from one thread only.</returns>
+    /// <remarks>Thread-safe; allocates the ring.</remarks>
+    public LogProducer CreateProducer(string name)
+    {
+        ArgumentNullException.ThrowIfNull(name);
+        ObjectDisposedException.ThrowIf(_stopping, this);
+        var producer = new LogProducer(this, name, _options.RingCapacityBytes, _options.Clock);
+        lock (_sync)
+        {
+            LogProducer[] next = new LogProducer[_producers.Length + 1];
+            _producers.CopyTo(next, 0);
+            next[^1] = producer;
+            Volatile.Write(ref _producers, next);
+        }
+        return producer;
+    }
+
+    /// <summary>Waits until everything logged before the call has been written and flushed to the sink.</summary>
+    /// <param name="timeout">Longest wait.</param>
+    /// <returns><see langword="true"/> if flushed in time.</returns>
+    /// <remarks>For tests and orderly shutdown; polls, so do not call on a hot path.</remarks>
+    public bool Flush(TimeSpan timeout)
+    {
+        if (_thread is null)
+        {
+            lock (_formatter)
+            {
+                SafeFlush();
+            }
+            return true;
+        }
+        if (!_thread.IsAlive)
+        {
+            return true;
+        }
+        long target = _idlePasses.VolatileValue + 2;
+        long deadline = HighResTime.NowNs() + (long)timeout.TotalMilliseconds * 1_000_000;
+        while (_idlePasses.VolatileValue < target)
+        {
+            if (!_thread.IsAlive)
+            {
+                return true;
+            }
+            if (HighResTime.NowNs() > deadline)
+            {
+                return false;
+            }
+            Thread.Sleep(1);
+        }
+        return true;
+    }
+
+    /// <summary>Drains every ring, writes pending drop counts, flushes, and stops the drain thread.</summary>
+    public void Dispose()
+    {
+        lock (_sync)
+        {
+            if (_disposed)
+            {
+                return;
+            }
+            _disposed = true;
+        }
+        _stopping = true;
+        if (_thread is null)
+        {
+            lock (_formatter)
+            {
+                DrainRemaining();
+            }
+        }
+        else
+        {
+            _thread.Join();
+        }
+        if (_ownsWriter)
+        {
+            _writer.Dispose();
+        }
+    }
+
+    private void DrainLoop()
+    {
+        while (!_stopping)
+        {
+            if (DrainOnce() == 0)
+            {
+                SafeFlush();
+                _idlePasses.IncrementAndGet();
+                Thread.Sleep(_options.IdleSleepMs);
+            }
+        }
+        DrainRemaining();
+    }
+
+    /// <summary>Formats and writes up to <see cref="FixLogOptions.DrainBatchSize"/> records per producer, then flushes (manual-drain mode).</summary>
+    /// <returns>The number of records drained (0 when every ring was empty).</returns>
+    /// <exception cref="InvalidOperationException">The log runs its own drain thread (<see cref="FixLogOptions.BackgroundDrain"/>).</exception>
+    /// <remarks>Calls are serialised; call from one thread (e.g. an agent's duty cycle). Allocation-free in steady state.</remarks>
+    public int DrainPending()
+    {
+        if (_thread is not null)
+        {
+            throw new InvalidOperationException("DrainPending is only for a FixLog created with BackgroundDrain = false.");
+        }
+        lock (_formatter)
+        {
+            int drained = DrainOnce();
+            SafeFlush();
+            return drained;
+        }
+    }
+
+    /// <summary>Consumes every pending record without formatting it (benchmarks: isolates the caller's cost). Manual-drain mode only.</summary>
+    internal int DiscardPending()
+    {
+        int total = 0;
+        var discard = new DiscardHandler();
+        foreach (LogProducer producer in Volatile.Read(ref _producers))
+        {
+            total += producer.Ring.Read(ref discard, int.MaxValue);
+        }
+        return total;
+    }
+
+    private void DrainRemaining()
+    {
+        while (DrainOnce() > 0)
+        {
+        }
+        foreach (LogProducer producer in Volatile.Read(ref _producers))
+        {
+            long pending = producer.PendingDrops;
+            if (pending > 0)
+            {
+                _formatter.WriteDropped(producer.Name, _options.Clock?.NowNs ?? HighResTime.NowNs(), pending);
+            }
+        }
+        SafeFlush();
+        _linesWritten.VolatileValue = _formatter.LinesWritten;
+        _idlePasses.IncrementAndGet();
+    }
+
+    private int DrainOnce()
+    {
+        _formatter.Events = Volatile.Read(ref _events);
+        int total = 0;
+        foreach (LogProducer producer in Volatile.Read(ref _producers))
+        {
+            var handler = new DrainHandler(_formatter, producer);
+            try
+            {
+                total += producer.Ring.Read(ref handler, _options.DrainBatchSize);
+            }
+            catch (Exception)
+            {
+                // A failing sink (or a record that cannot be formatted) must not kill the drain thread:
+                // the records up to and including the failing one are consumed and counted here.
+                Interlocked.Increment(ref _sinkErrors);
+                total++;
+            }
+        }
+        try
+        {
+            _formatter.WriteBuffered();
+        }
+        catch (Exception ex) when (ex is IOException or ObjectDisposedException or NotSupportedException)
+        {
+            Interlocked.Increment(ref _sinkErrors);
+        }
+        _linesWritten.VolatileValue = _formatter.LinesWritten;
+        return total;
+    }
+
+    private void SafeFlush()
+    {
+        try
+        {
+            _formatter.Flush();
+        }
+        catch (Exception ex) when (ex is IOException or ObjectDisposedException or NotSupportedException)
+        {
+            Interlocked.Increment(ref _sinkErrors);
+        }
+    }
+
+    private struct DiscardHandler : IByteRecordHandler
+    {
+        public readonly void OnRecord(ReadOnlySpan<byte> record)
+        {
+        }
+    }
+
+    private readonly struct DrainHandler : IByteRecordHandler
+    {
+        private readonly LogFormatter _formatter;
+        private readonly LogProducer _producer;
+
+        public DrainHandler(LogFormatter formatter, LogProducer producer)
+        {
+            _formatter = formatter;
+            _producer = producer;
+        }
+
+        public void OnRecord(ReadOnlySpan<byte> record) => _formatter.FormatRecord(_producer, record);
+    }
+}

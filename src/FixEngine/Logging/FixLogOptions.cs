@@ -1,0 +1,38 @@
+using FixEngine.Timing;
+
+namespace FixEngine.Logging;
+
+/// <summary>Settings for a <see cref="FixLog"/>.</summary>
+/// <remarks>Read once by the <see cref="FixLog"/> constructor.</remarks>
+public sealed class FixLogOptions
+{
+    /// <summary>Entries below this level are discarded on the caller's thread. Default <see cref="LogLevel.Information"/>.</summary>
+    public LogLevel MinimumLevel { get; set; } = LogLevel.Information;
+
+    /// <summary>Bytes of ring per producer (power of two, at least 4096). Default 1 MiB.</summary>
+    /// <remarks>The largest payload kept whole is <c>RingCapacityBytes / 2 - 64</c>; longer payloads are truncated.</remarks>
+    public int RingCapacityBytes { get; set; } = 1 << 20;
+
+    /// <summary>
+    /// Timestamp source: <see cref="IClock.NowNs"/> is read on the caller's thread, and converted to wall time on the
+    /// drain thread with <see cref="IEpochClock.EpochNs"/> minus <see cref="IClock.NowNs"/>. When null the log reads
+    /// <see cref="HighResTime"/> directly (no interface call) and converts with <see cref="EpochClock.Shared"/>.
+    /// Pass a <see cref="CachedClock"/> for the cheapest calls, a <see cref="FakeClock"/> in tests.
+    /// </summary>
+    public IClock? Clock { get; set; }
+
+    /// <summary>Most records the drain thread takes from one producer per pass. Default 4096.</summary>
+    public int DrainBatchSize { get; set; } = 4096;
+
+    /// <summary>Milliseconds the drain thread sleeps when every ring is empty (after flushing). Default 1.</summary>
+    public int IdleSleepMs { get; set; } = 1;
+
+    /// <summary>
+    /// Whether the log runs its own drain thread (default). When false nothing is written until someone calls
+    /// <see cref="FixLog.DrainPending"/>, e.g. an agent on an existing thread, or a deterministic test.
+    /// </summary>
+    public bool BackgroundDrain { get; set; } = true;
+
+    /// <summary>Character printed for the FIX field separator SOH (0x01) in payloads; null keeps SOH as is.</summary>
+    public char? SohReplacement { get; set; }
+}

@@ -1,0 +1,25 @@
+using System.Runtime.InteropServices;
+
+namespace FixEngine.Logging;
+
+/// <summary>The fixed part of a log record in a producer's ring; the payload bytes follow it.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct LogEntryHeader
+{
+    public const byte KindEvent = 0;
+    public const byte KindDropped = 1;
+    public const byte FlagTruncated = 1;
+
+    /// <summary>Monotonic time of the call (clock's NowNs).</summary>
+    public long TimestampNs;
+    public long Arg0;
+    public long Arg1;
+    public long Arg2;
+    public long Arg3;
+    public int EventId;
+    public int PayloadLength;
+    public LogLevel Level;
+    public byte ArgCount;
+    public byte Kind;
+    public byte Flags;
+}

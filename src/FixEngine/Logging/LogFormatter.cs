@@ -1,0 +1,237 @@
+using System;
+using System.Globalization;
+using System.IO;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using FixEngine.Collections;
+
+namespace FixEngine.Logging;
+
+/// <summary>Formats ring records into lines in a reusable char buffer and writes them to a TextWriter. Drain thread only.</summary>
+internal sealed class LogFormatter
+{
+    private static readonly int s_headerSize = Unsafe.SizeOf<LogEntryHeader>();
+    private const int MaxLongChars = 20;
+    private const int FixedLineChars = 30 /* timestamp */ + 5 /* level */ + 4 /* brackets, spaces */ + 16 /* truncation mark */ + 1;
+
+    private readonly TextWriter _writer;
+    private readonly char? _sohReplacement;
+    private char[] _buffer = new char[64 * 1024];
+    private int _used;
+
+    public LogFormatter(TextWriter writer, char? sohReplacement)
+    {
+        _writer = writer;
+        _sohReplacement = sohReplacement;
+    }
+
+    public bool Dirty { get; private set; }
+
+    public long LinesWritten { get; private set; }
+
+    /// <summary>Converts a record's monotonic timestamp to epoch ns.</summary>
+    public Func<long, long> ToEpochNs { get; set; } = static ns => ns;
+
+    public EventTemplate?[] Events { get; set; } = [];
+
+    public void FormatRecord(LogProducer producer, ReadOnlySpan<byte> record)
+    {
+        LogEntryHeader header = MemoryMarshal.Read<LogEntryHeader>(record);
+        ReadOnlySpan<byte> payload = record.Slice(s_headerSize, Math.Min(header.PayloadLength, record.Length - s_headerSize));
+        if (header.Kind == LogEntryHeader.KindDropped)
+        {
+            WriteDropped(producer.Name, header.TimestampNs, header.Arg0);
+            return;
+        }
+        EventTemplate? template = (uint)header.EventId < (uint)Events.Length ? Events[header.EventId] : null;
+        int needed = FixedLineChars + producer.Name.Length + payload.Length * Math.Max(1, template?.PayloadSlots ?? 1)
+            + 4 * MaxLongChars + (template is null ? 32 : template.LiteralLength + (template.Parts.Length * MaxLongChars));
+        Span<char> line = Reserve(needed);
+        int n = WritePrefix(line, ToEpochNs(header.TimestampNs), header.Level, producer.Name);
+        if (template is null)
+        {
+            n += Append(line[n..], "event#");
+            n += AppendLong(line[n..], header.EventId);
+            for (int i = 0; i < header.ArgCount; i++)
+            {
+                line[n++] = ' ';
+                n += AppendLong(line[n..], Arg(in header, i));
+            }
+            if (!payload.IsEmpty)
+            {
+                line[n++] = ' ';
+                n += AppendPayload(line[n..], payload);
+            }
+        }
+        else
+        {
+            foreach (EventTemplate.Part part in template.Parts)
+            {
+                if (part.Literal is not null)
+                {
+                    n += Append(line[n..], part.Literal);
+                }
+                else if (part.Slot == EventTemplate.PayloadSlot)
+                {
+                    n += AppendPayload(line[n..], payload);
+                }
+                else
+                {
+                    n += AppendLong(line[n..], Arg(in header, part.Slot));
+                }
+            }
+            if (!template.HasPayload && !payload.IsEmpty)
+            {
+                line[n++] = ' ';
+                n += AppendPayload(line[n..], payload);
+            }
+        }
+        if ((header.Flags & LogEntryHeader.FlagTruncated) != 0)
+        {
+            n += Append(line[n..], " [truncated]");
+        }
+        line[n++] = '\n';
+        Commit(n);
+    }
+
+    /// <summary>Writes a "dropped N entries" line; <paramref name="timestampNs"/> is monotonic.</summary>
+    public void WriteDropped(string producerName, long timestampNs, long count)
+    {
+        Span<char> line = Reserve(FixedLineChars + producerName.Length + 40);
+        int n = WritePrefix(line, ToEpochNs(timestampNs), LogLevel.Warning, producerName);
+        n += Append(line[n..], "dropped ");
+        n += AppendLong(line[n..], count);
+        n += Append(line[n..], " entries\n");
+        Commit(n);
+    }
+
+    /// <summary>Writes buffered characters to the writer (without flushing the writer).</summary>
+    public void WriteBuffered()
+    {
+        if (_used > 0)
+        {
+            _writer.Write(_buffer, 0, _used);
+            _used = 0;
+            Dirty = true;
+        }
+    }
+
+    public void Flush()
+    {
+        WriteBuffered();
+        if (Dirty)
+        {
+            _writer.Flush();
+            Dirty = false;
+        }
+    }
+
+    private Span<char> Reserve(int needed)
+    {
+        if (_buffer.Length - _used < needed)
+        {
+            WriteBuffered();
+            if (_buffer.Length < needed)
+            {
+                _buffer = new char[Math.Max(needed, _buffer.Length * 2)];
+            }
+        }
+        return _buffer.AsSpan(_used);
+    }
+
+    private void Commit(int chars)
+    {
+        _used += chars;
+        LinesWritten++;
+    }
+
+    private static long Arg(in LogEntryHeader header, int index) => index switch
+    {
+        0 => header.Arg0,
+        1 => header.Arg1,
+        2 => header.Arg2,
+        _ => header.Arg3,
+    };
+
+    private static int WritePrefix(Span<char> line, long epochNs, LogLevel level, string producer)
+    {
+        int n = WriteTimestamp(line, epochNs);
+        line[n++] = ' ';
+        n += Append(line[n..], level switch
+        {
+            LogLevel.Trace => "TRC",
+            LogLevel.Debug => "DBG",
+            LogLevel.Information => "INF",
+            LogLevel.Warning => "WRN",
+            LogLevel.Error => "ERR",
+            _ => "CRT",
+        });
+        line[n++] = ' ';
+        line[n++] = '[';
+        n += Append(line[n..], producer);
+        line[n++] = ']';
+        line[n++] = ' ';
+        return n;
+    }
+
+    /// <summary>Writes <c>yyyy-MM-ddTHH:mm:ss.fffffffffZ</c> (30 chars).</summary>
+    internal static int WriteTimestamp(Span<char> line, long epochNs)
+    {
+        long ticks = DateTime.UnixEpoch.Ticks + Math.Max(epochNs, 0) / 100;
+        if (ticks > DateTime.MaxValue.Ticks)
+        {
+            ticks = DateTime.MaxValue.Ticks;
+        }
+        var time = new DateTime(ticks, DateTimeKind.Utc);
+        long nsOfSecond = Math.Max(epochNs, 0) % 1_000_000_000;
+        int n = 0;
+        n += Digits(line[n..], time.Year, 4);
+        line[n++] = '-';
+        n += Digits(line[n..], time.Month, 2);
+        line[n++] = '-';
+        n += Digits(line[n..], time.Day, 2);
+        line[n++] = 'T';
+        n += Digits(line[n..], time.Hour, 2);
+        line[n++] = ':';
+        n += Digits(line[n..], time.Minute, 2);
+        line[n++] = ':';
+        n += Digits(line[n..], time.Second, 2);
+        line[n++] = '.';
+        n += Digits(line[n..], nsOfSecond, 9);
+        line[n++] = 'Z';
+        return n;
+    }
+
+    private static int Digits(Span<char> destination, long value, int width)
+    {
+        for (int i = width - 1; i >= 0; i--)
+        {
+            destination[i] = (char)('0' + (int)(value % 10));
+            value /= 10;
+        }
+        return width;
+    }
+
+    private static int Append(Span<char> destination, string text)
+    {
+        text.CopyTo(destination);
+        return text.Length;
+    }
+
+    private static int AppendLong(Span<char> destination, long value)
+    {
+        value.TryFormat(destination, out int written, default, CultureInfo.InvariantCulture);
+        return written;
+    }
+
+    private int AppendPayload(Span<char> destination, ReadOnlySpan<byte> payload)
+    {
+        char soh = _sohReplacement ?? '\u0001';
+        for (int i = 0; i < payload.Length; i++)
+        {
+            byte b = payload[i];
+            destination[i] = b == 0x01 ? soh : b < 128 ? (char)b : '?';
+        }
+        return payload.Length;
+    }
+}

@@ -1,0 +1,134 @@
+using System;
+using FixEngine.Codec;
+
+namespace FixEngine.Session;
+
+/// <summary>What the application decided about an inbound application message.</summary>
+public enum FromAppAction : byte
+{
+    /// <summary>Processed (or deliberately ignored); nothing more to send.</summary>
+    Accepted,
+
+    /// <summary>The application does not handle this MsgType: the session sends BusinessMessageReject(380=3).</summary>
+    UnsupportedMessageType,
+
+    /// <summary>The session sends a session Reject with <see cref="FromAppResult.RejectReason"/> and <see cref="FromAppResult.RefTagId"/>.</summary>
+    Reject,
+}
+
+/// <summary>Result of <see cref="IApplication.FromApp"/>: accept, unsupported message type, or a session-level Reject.</summary>
+/// <remarks>A plain value: returning it allocates nothing (unlike throwing).</remarks>
+public readonly struct FromAppResult
+{
+    private FromAppResult(FromAppAction action, int reason, int tag)
+    {
+        Action = action;
+        RejectReason = reason;
+        RefTagId = tag;
+    }
+
+    /// <summary>What the session does next.</summary>
+    public FromAppAction Action { get; }
+
+    /// <summary>SessionRejectReason(373) for <see cref="FromAppAction.Reject"/>.</summary>
+    public int RejectReason { get; }
+
+    /// <summary>RefTagID(371) for <see cref="FromAppAction.Reject"/>, 0 for none.</summary>
+    public int RefTagId { get; }
+
+    /// <summary>The message was handled.</summary>
+    public static FromAppResult Accepted => default;
+
+    /// <summary>The MsgType is not supported: BusinessMessageReject with BusinessRejectReason 3.</summary>
+    public static FromAppResult UnsupportedMessageType => new(FromAppAction.UnsupportedMessageType, 0, 0);
+
+    /// <summary>A required field is missing: Reject 373=1.</summary>
+    /// <param name="tag">The missing tag.</param>
+    /// <returns>The result.</returns>
+    public static FromAppResult RequiredTagMissing(int tag) => new(FromAppAction.Reject, SessionRejectReason.RequiredTagMissing, tag);
+
+    /// <summary>A value is not acceptable: Reject 373=5.</summary>
+    /// <param name="tag">The offending tag.</param>
+    /// <returns>The result.</returns>
+    public static FromAppResult IncorrectTagValue(int tag) => new(FromAppAction.Reject, SessionRejectReason.ValueIsIncorrect, tag);
+
+    /// <summary>Any session Reject.</summary>
+    /// <param name="reason">SessionRejectReason(373).</param>
+    /// <param name="tag">RefTagID(371), 0 for none.</param>
+    /// <returns>The result.</returns>
+    public static FromAppResult Reject(int reason, int tag) => new(FromAppAction.Reject, reason, tag);
+}
+
+/// <summary>Thrown by <see cref="IApplication.FromAdmin"/> on a Logon to refuse it: the session answers Logout(58=message) and disconnects.</summary>
+public sealed class RejectLogonException : Exception
+{
+    /// <summary>Creates the exception.</summary>
+    /// <param name="reason">Sent as Text(58) of the Logout.</param>
+    public RejectLogonException(string reason) : base(reason)
+    {
+    }
+}
+
+/// <summary>Thrown by <see cref="IApplication.FromApp"/> instead of returning <see cref="FromAppResult.UnsupportedMessageType"/>.</summary>
+public sealed class UnsupportedMessageTypeException : Exception
+{
+    /// <summary>Creates the exception.</summary>
+    public UnsupportedMessageTypeException() : base("Unsupported Message Type")
+    {
+    }
+}
+
+/// <summary>Callbacks from a <see cref="Session"/> to the application, in the QuickFIX shape.</summary>
+/// <remarks>
+/// Every callback runs on the session's owner thread (the engine agent), inline in message processing: it must not
+/// block. Inbound messages are zero-copy <see cref="FixMessage"/> readers valid only during the callback. The
+/// application may call <c>Session.Send</c> from inside a callback. Default implementations do nothing.
+/// </remarks>
+public interface IApplication
+{
+    /// <summary>The session was created (once per session object).</summary>
+    /// <param name="session">The session.</param>
+    void OnCreate(Session session)
+    {
+    }
+
+    /// <summary>Logon completed.</summary>
+    /// <param name="session">The session.</param>
+    void OnLogon(Session session)
+    {
+    }
+
+    /// <summary>The session logged out or lost its connection after logon.</summary>
+    /// <param name="session">The session.</param>
+    void OnLogout(Session session)
+    {
+    }
+
+    /// <summary>An admin message is being built; the application may append body fields (e.g. Username/Password on Logon).</summary>
+    /// <param name="session">The session.</param>
+    /// <param name="msgType">MsgType(35) of the message.</param>
+    /// <param name="body">Writer positioned after the session's body fields, before the trailer.</param>
+    void ToAdmin(Session session, ReadOnlySpan<byte> msgType, ref FixWriter body)
+    {
+    }
+
+    /// <summary>An admin message arrived (after the session's checks). Throw <see cref="RejectLogonException"/> to refuse a Logon.</summary>
+    /// <param name="session">The session.</param>
+    /// <param name="message">The message, valid during the call.</param>
+    void FromAdmin(Session session, FixMessage message)
+    {
+    }
+
+    /// <summary>An application message was encoded and is about to be written (also for resends, with PossDupFlag=Y).</summary>
+    /// <param name="session">The session.</param>
+    /// <param name="message">The complete encoded message, valid during the call.</param>
+    void ToApp(Session session, ReadOnlySpan<byte> message)
+    {
+    }
+
+    /// <summary>An application message arrived, in sequence and validated.</summary>
+    /// <param name="session">The session.</param>
+    /// <param name="message">The message, valid during the call.</param>
+    /// <returns>What the session should answer.</returns>
+    FromAppResult FromApp(Session session, FixMessage message);
+}

@@ -1,0 +1,238 @@
+using System;
+using FixEngine.Codec;
+using FixEngine.Dictionary;
+
+namespace FixEngine.Session;
+
+/// <summary>The first data-dictionary defect found in a message: what to put in a session Reject.</summary>
+/// <remarks>A plain value; <see cref="IsValid"/> when nothing was found.</remarks>
+public readonly struct ValidationError
+{
+    internal ValidationError(int reason, int refTagId, bool hasRefTag)
+    {
+        Reason = reason;
+        RefTagId = refTagId;
+        HasRefTag = hasRefTag;
+        IsError = true;
+    }
+
+    /// <summary>True when a defect was found.</summary>
+    public bool IsError { get; }
+
+    /// <summary>True when no defect was found.</summary>
+    public bool IsValid => !IsError;
+
+    /// <summary>SessionRejectReason(373) code.</summary>
+    public int Reason { get; }
+
+    /// <summary>RefTagID(371) when <see cref="HasRefTag"/>.</summary>
+    public int RefTagId { get; }
+
+    /// <summary>True when the Reject names a tag (371).</summary>
+    public bool HasRefTag { get; }
+
+    /// <inheritdoc/>
+    public override string ToString() => IsError
+        ? $"{SessionRejectReason.GetText(Reason)} ({Reason}){(HasRefTag ? ", tag " + RefTagId : "")}"
+        : "valid";
+}
+
+/// <summary>Which data-dictionary checks a <see cref="MessageValidator"/> runs (the QuickFIX switches).</summary>
+/// <remarks>Immutable record; share freely.</remarks>
+public sealed record ValidationOptions
+{
+    /// <summary>Header fields must come before body fields, trailer fields last (373=14).</summary>
+    public bool ValidateFieldsOutOfOrder { get; init; } = true;
+
+    /// <summary>Fields must not be empty (373=4).</summary>
+    public bool ValidateFieldsHaveValues { get; init; } = true;
+
+    /// <summary>Tags of 5000 and up must be defined in the dictionary (373=0).</summary>
+    public bool ValidateUserDefinedFields { get; init; } = true;
+
+    /// <summary>Accept fields that are defined but not for this message type, and unknown tags in the body.</summary>
+    public bool AllowUnknownMsgFields { get; init; }
+}
+
+/// <summary>Validates one indexed message against a session (transport) dictionary and an application dictionary.</summary>
+/// <remarks>
+/// Not thread-safe: one instance per session (it keeps a scratch table for repeated-tag detection). Allocation-free
+/// after construction. Order of checks: unparsable tags, field order, MsgType, required fields, then per field:
+/// value present, repeated, known tag, data format, enum value, defined for the message, group counts.
+/// </remarks>
+public sealed class MessageValidator
+{
+    private const int SeenTableSize = 1 << 13;
+
+    private readonly DataDictionary _session;
+    private readonly DataDictionary _app;
+    private readonly ValidationOptions _options;
+    private readonly int[] _seen = new int[SeenTableSize];
+    private int _scope;
+
+    /// <summary>Creates a validator.</summary>
+    /// <param name="sessionDictionary">Header, trailer and admin messages (FIXT11.xml, or the FIX.4.x dictionary).</param>
+    /// <param name="appDictionary">Application messages (FIX50SP2.xml); the session dictionary for FIX.4.x.</param>
+    /// <param name="options">Switches.</param>
+    public MessageValidator(DataDictionary sessionDictionary, DataDictionary? appDictionary, ValidationOptions options)
+    {
+        _session = sessionDictionary;
+        _app = appDictionary ?? sessionDictionary;
+        _options = options;
+    }
+
+    /// <summary>The dictionary for header, trailer and admin messages.</summary>
+    public DataDictionary SessionDictionary => _session;
+
+    /// <summary>The dictionary for application messages.</summary>
+    public DataDictionary AppDictionary => _app;
+
+    /// <summary>True when <paramref name="tag"/> belongs to the standard header.</summary>
+    /// <param name="tag">A tag.</param>
+    /// <returns>True for header fields.</returns>
+    public bool IsHeaderField(int tag) => _session.IsHeaderField(tag);
+
+    /// <summary>Validates <paramref name="message"/>.</summary>
+    /// <param name="message">A whole message with the standard 8, 9, 35 prefix.</param>
+    /// <returns>The first defect, or a valid result.</returns>
+    public ValidationError Validate(FixMessage message)
+    {
+        FixMessageIndex index = message.Index;
+        FixDefect defect = index.Defect;
+        if (defect.Kind is FixDefectKind.TagNotNumeric or FixDefectKind.TagZero or FixDefectKind.MissingEquals)
+        {
+            return new ValidationError(SessionRejectReason.InvalidTagNumber, defect.Tag, true);
+        }
+
+        int count = message.Count;
+        if (_options.ValidateFieldsOutOfOrder)
+        {
+            bool inBody = false;
+            bool inTrailer = false;
+            for (int i = 3; i < count; i++)
+            {
+                int tag = message.GetTag(i);
+                if (_session.IsTrailerField(tag))
+                {
+                    inTrailer = true;
+                    continue;
+                }
+                if (inTrailer) return new ValidationError(SessionRejectReason.TagSpecifiedOutOfRequiredOrder, tag, true);
+                if (_session.IsHeaderField(tag))
+                {
+                    if (inBody) return new ValidationError(SessionRejectReason.TagSpecifiedOutOfRequiredOrder, tag, true);
+                }
+                else
+                {
+                    inBody = true;
+                }
+            }
+        }
+
+        ReadOnlySpan<byte> msgType = message.MsgType;
+        MessageDefinition? definition = _session.GetMessage(msgType);
+        DataDictionary bodyDictionary = _session;
+        if (definition is null || (!definition.IsAdmin && !ReferenceEquals(_session, _app)))
+        {
+            definition = _app.GetMessage(msgType);
+            bodyDictionary = _app;
+        }
+        if (definition is null) return new ValidationError(SessionRejectReason.InvalidMsgType, 0, false);
+
+        foreach (int tag in _session.Header.RequiredFields)
+        {
+            if (!message.Contains(tag)) return new ValidationError(SessionRejectReason.RequiredTagMissing, tag, true);
+        }
+        foreach (int tag in definition.RequiredFields)
+        {
+            if (!message.Contains(tag)) return new ValidationError(SessionRejectReason.RequiredTagMissing, tag, true);
+        }
+
+        _scope++;
+        int end = count;
+        int p = 0;
+        return ValidateFields(message, definition, bodyDictionary, ref p, end, topLevel: true, groupDelimiter: 0);
+    }
+
+    private ValidationError ValidateFields(FixMessage message, FieldContainer container, DataDictionary bodyDictionary, ref int i, int end, bool topLevel, int groupDelimiter)
+    {
+        int scope = ++_scope;
+        bool first = true;
+        while (i < end)
+        {
+            int tag = message.GetTag(i);
+            bool headerOrTrailer = topLevel && (_session.IsHeaderField(tag) || _session.IsTrailerField(tag));
+            if (!topLevel && !headerOrTrailer)
+            {
+                if (!container.IsAllowed(tag)) return default;
+                if (tag == groupDelimiter && !first) return default;
+            }
+            first = false;
+
+            ReadOnlySpan<byte> value = message.GetValue(i);
+            if (value.IsEmpty && _options.ValidateFieldsHaveValues)
+            {
+                return new ValidationError(SessionRejectReason.TagSpecifiedWithoutValue, tag, true);
+            }
+
+            if ((uint)tag < SeenTableSize)
+            {
+                if (_seen[tag] == scope) return new ValidationError(SessionRejectReason.TagAppearsMoreThanOnce, tag, true);
+                _seen[tag] = scope;
+            }
+
+            DataDictionary dictionary = headerOrTrailer ? _session : bodyDictionary;
+            FieldDefinition? field = dictionary.GetField(tag);
+            if (field is null && !headerOrTrailer)
+            {
+                field = ReferenceEquals(dictionary, _session) ? _app.GetField(tag) : _session.GetField(tag);
+            }
+            if (field is null)
+            {
+                bool userDefined = tag >= 5000;
+                if ((userDefined && _options.ValidateUserDefinedFields) || (!userDefined && !_options.AllowUnknownMsgFields))
+                {
+                    return new ValidationError(SessionRejectReason.InvalidTagNumber, tag, true);
+                }
+                i++;
+                continue;
+            }
+            if (!value.IsEmpty)
+            {
+                if (!DataDictionary.ValidateFieldValueFormat(field.Type, value))
+                {
+                    return new ValidationError(SessionRejectReason.IncorrectDataFormat, tag, true);
+                }
+                if (field.HasEnum && !field.IsValidEnumValue(value))
+                {
+                    return new ValidationError(SessionRejectReason.ValueIsIncorrect, tag, true);
+                }
+            }
+            if (!headerOrTrailer && !container.IsAllowed(tag))
+            {
+                if (tag >= 5000 || _options.AllowUnknownMsgFields)
+                {
+                    i++;
+                    continue;
+                }
+                return new ValidationError(SessionRejectReason.TagNotDefinedForMessageType, tag, true);
+            }
+
+            GroupDefinition? group = headerOrTrailer ? (_session.Header.GetGroup(tag) ?? _session.Trailer.GetGroup(tag)) : container.GetGroup(tag);
+            i++;
+            if (group is not null)
+            {
+                AsciiParsing.TryParseSmallUnsigned(value, out int declared);
+                int instances = 0;
+                while (i < end && message.GetTag(i) == group.DelimiterTag)
+                {
+                    instances++;
+                    ValidationError inner = ValidateFields(message, group, bodyDictionary, ref i, end, topLevel: false, group.DelimiterTag);
+                    if (inner.IsError) return inner;
+                }
+                if (instances != declared) return new ValidationError(SessionRejectReason.IncorrectNumInGroupCount, tag, true);
+            }
+        }
+        return default;
+    }
+}

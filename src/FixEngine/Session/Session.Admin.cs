@@ -1,0 +1,178 @@
+using System;
+using FixEngine.Codec;
+
+namespace FixEngine.Session;
+
+public sealed partial class Session
+{
+    private void OnLogon(FixMessage message, long nowNs)
+    {
+        bool resetFlag = message.TryGetBool(FixTags.ResetSeqNumFlag, out bool r) == FixValueStatus.Ok && r;
+        int seq = message.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : 0;
+
+        if (_receivedLogon)
+        {
+            // Mid-session Logon: only a sequence reset (141=Y, 34=1) is legal.
+            if (resetFlag && seq == 1)
+            {
+                _log.OnEvent("Logon with ResetSeqNumFlag=Y: resetting sequence numbers", nowNs);
+                ResetStore(nowNs);
+                int hb = message.TryGetInt(FixTags.HeartBtInt, out int peerHb) == FixValueStatus.Ok ? peerHb : _heartBtIntSec;
+                _heartBtIntSec = hb;
+                SendLogon(nowNs, true, hb);
+                _store.IncrNextTargetMsgSeqNum();
+                return;
+            }
+            SendLogout(nowNs, "Unexpected Logon");
+            Disconnect("Unexpected Logon while logged on", nowNs);
+            return;
+        }
+
+        if (!_isInitiator && (_settings.ResetOnLogon || resetFlag))
+        {
+            ResetStore(nowNs);
+        }
+        else if (_isInitiator && resetFlag && !_sentReset)
+        {
+            ResetStore(nowNs);
+        }
+
+        if (!Verify(message, nowNs, checkTooHigh: false, checkTooLow: true)) return;
+
+        try
+        {
+            _application.FromAdmin(this, message);
+        }
+        catch (RejectLogonException e)
+        {
+            _log.OnEvent("Logon refused by the application: " + e.Message, nowNs);
+            _receivedLogon = true;
+            SendLogout(nowNs, e.Message);
+            Disconnect("Logon refused: " + e.Message, nowNs);
+            return;
+        }
+
+        _receivedLogon = true;
+        if (!_isInitiator)
+        {
+            int hb = message.TryGetInt(FixTags.HeartBtInt, out int peerHb) == FixValueStatus.Ok ? peerHb : _heartBtIntSec;
+            _heartBtIntSec = hb;
+            SendLogon(nowNs, resetFlag, hb);
+        }
+        _sentReset = false;
+        _state = SessionState.LoggedOn;
+        _stateSinceNs = nowNs;
+        _log.OnEvent("Logon received; logged on", nowNs);
+
+        if (_settings.EnableNextExpectedMsgSeqNum && _beginStringVersion >= 44
+            && message.TryGetInt(FixTags.NextExpectedMsgSeqNum, out int peerExpects) == FixValueStatus.Ok
+            && peerExpects < _store.NextSenderMsgSeqNum && peerExpects > 0)
+        {
+            // The peer missed our messages from peerExpects on: replay them as if it had sent a ResendRequest.
+            ResendRange(peerExpects, _store.NextSenderMsgSeqNum - 1, nowNs);
+        }
+
+        if (seq > _store.NextTargetMsgSeqNum && !resetFlag)
+        {
+            OnTargetTooHigh(message, seq, nowNs);
+        }
+        else
+        {
+            _store.IncrNextTargetMsgSeqNum();
+        }
+        _application.OnLogon(this);
+    }
+
+    private void OnHeartbeat(FixMessage message, long nowNs)
+    {
+        if (!Verify(message, nowNs, true, true)) return;
+        FromAdmin(message);
+        _store.IncrNextTargetMsgSeqNum();
+    }
+
+    private void OnTestRequest(FixMessage message, long nowNs)
+    {
+        if (!Verify(message, nowNs, true, true)) return;
+        FromAdmin(message);
+        message.TryGetSpan(FixTags.TestReqID, out ReadOnlySpan<byte> id);
+        SendHeartbeat(nowNs, id);
+        _store.IncrNextTargetMsgSeqNum();
+    }
+
+    private void OnReject(FixMessage message, long nowNs)
+    {
+        if (!Verify(message, nowNs, checkTooHigh: false, checkTooLow: true)) return;
+        FromAdmin(message);
+        _store.IncrNextTargetMsgSeqNum();
+    }
+
+    private void OnSequenceReset(FixMessage message, long nowNs)
+    {
+        bool gapFill = message.TryGetBool(FixTags.GapFillFlag, out bool g) == FixValueStatus.Ok && g;
+        if (!Verify(message, nowNs, gapFill, gapFill)) return;
+        FromAdmin(message);
+        if (message.TryGetInt(FixTags.NewSeqNo, out int newSeqNo) != FixValueStatus.Ok) return;
+        int expected = _store.NextTargetMsgSeqNum;
+        if (newSeqNo > expected)
+        {
+            _log.OnEvent("SequenceReset: next expected inbound " + expected + " -> " + newSeqNo, nowNs);
+            _store.SetNextTargetMsgSeqNum(newSeqNo);
+            DropStaleQueued(newSeqNo);
+        }
+        else if (newSeqNo < expected)
+        {
+            SendReject(message, nowNs, SessionRejectReason.ValueIsIncorrect, 0, false);
+        }
+    }
+
+    private void OnLogout(FixMessage message, long nowNs)
+    {
+        if (!Verify(message, nowNs, false, false)) return;
+        FromAdmin(message);
+        if (_state == SessionState.LogoutSent)
+        {
+            _log.OnEvent("Received Logout response", nowNs);
+        }
+        else
+        {
+            _log.OnEvent("Received Logout request", nowNs);
+            SendLogout(nowNs, null);
+        }
+        _store.IncrNextTargetMsgSeqNum();
+        if (_settings.ResetOnLogout) ResetStore(nowNs);
+        Disconnect("Logout", nowNs);
+    }
+
+    private void OnResendRequest(FixMessage message, long nowNs)
+    {
+        if (!Verify(message, nowNs, false, false)) return;
+        FromAdmin(message);
+        if (message.TryGetInt(FixTags.BeginSeqNo, out int begin) != FixValueStatus.Ok) begin = 1;
+        if (message.TryGetInt(FixTags.EndSeqNo, out int end) != FixValueStatus.Ok) end = 0;
+        ResendRange(begin, end, nowNs);
+        int seq = message.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : 0;
+        if (seq == _store.NextTargetMsgSeqNum) _store.IncrNextTargetMsgSeqNum();
+    }
+
+    private void FromAdmin(FixMessage message)
+    {
+        try
+        {
+            _application.FromAdmin(this, message);
+        }
+        catch (RejectLogonException)
+        {
+            // Only meaningful for Logon; ignored for other admin messages.
+        }
+    }
+
+    /// <summary>Starts an orderly logout: sends Logout and waits LogoutTimeout for the reply before disconnecting.</summary>
+    /// <param name="reason">Text(58), or null.</param>
+    /// <param name="nowNs">Now, epoch nanoseconds.</param>
+    public void Logout(string? reason, long nowNs)
+    {
+        if (_connection is null) return;
+        if (_state == SessionState.LoggedOn) SendLogout(nowNs, reason);
+        else Disconnect(reason ?? "logout", nowNs);
+    }
+}

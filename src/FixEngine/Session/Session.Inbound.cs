@@ -1,0 +1,287 @@
+using System;
+using FixEngine.Buffers;
+using FixEngine.Codec;
+
+namespace FixEngine.Session;
+
+public sealed partial class Session
+{
+    /// <summary>Processes one framed inbound message (CheckSum and BodyLength already verified by the framer).</summary>
+    /// <param name="frame">The whole message; valid only during the call (it is indexed in place, not copied).</param>
+    /// <param name="nowNs">Receive time, epoch nanoseconds.</param>
+    /// <returns>1 (work done).</returns>
+    /// <remarks>Owner thread only. Allocation-free in steady state; early messages are copied into pooled buffers.</remarks>
+    public int OnMessage(ReadOnlySpan<byte> frame, long nowNs)
+    {
+        if (_connection is null) return 0;
+        _nowNs = nowNs;
+        _log.OnIncoming(frame, nowNs);
+        ProcessFrame(frame, nowNs);
+        if (!_processingQueue) ProcessQueue(nowNs);
+        return 1;
+    }
+
+    /// <summary>The transport found bytes that are not a valid message (bad BodyLength or CheckSum, garbage).</summary>
+    /// <param name="bytes">The skipped bytes, valid during the call.</param>
+    /// <param name="reason">What was wrong.</param>
+    /// <param name="nowNs">Now, epoch nanoseconds.</param>
+    /// <remarks>Ignored (no sequence number consumed) once logged on; before the first Logon the connection is dropped.</remarks>
+    public void OnGarbled(ReadOnlySpan<byte> bytes, string reason, long nowNs)
+    {
+        if (_connection is null) return;
+        _log.OnEvent("Garbled message ignored: " + reason, nowNs);
+        if (!_receivedLogon) Disconnect("garbled message before Logon: " + reason, nowNs);
+    }
+
+    private void ProcessFrame(ReadOnlySpan<byte> frame, long nowNs)
+    {
+        _index.Parse(frame);
+        var message = new FixMessage(frame, _index);
+        if (!message.HasStandardPrefix)
+        {
+            OnGarbled(frame, "the first three fields are not 8, 9, 35", nowNs);
+            return;
+        }
+        if (!message.BeginString.SequenceEqual(_beginString))
+        {
+            if (_receivedLogon && _state == SessionState.LoggedOn)
+            {
+                SendLogout(nowNs, "Incorrect BeginString");
+            }
+            Disconnect("Incorrect BeginString", nowNs);
+            return;
+        }
+        ReadOnlySpan<byte> msgType = message.MsgType;
+        bool isLogon = msgType.SequenceEqual(MsgTypes.Logon);
+        if (!_receivedLogon)
+        {
+            if (!isLogon)
+            {
+                Disconnect("first message is not a Logon", nowNs);
+                return;
+            }
+            if (isLogon && _isFixt && !message.Contains(FixTags.DefaultApplVerID))
+            {
+                Disconnect("Logon without DefaultApplVerID(1137)", nowNs);
+                return;
+            }
+        }
+
+        if (_validator is not null)
+        {
+            ValidationError error = _validator.Validate(message);
+            if (error.IsError)
+            {
+                RejectAndConsume(message, nowNs, error.Reason, error.RefTagId, error.HasRefTag);
+                return;
+            }
+        }
+
+        if (msgType.Length == 1)
+        {
+            switch (msgType[0])
+            {
+                case MsgTypes.LogonCode: OnLogon(message, nowNs); return;
+                case MsgTypes.HeartbeatCode: OnHeartbeat(message, nowNs); return;
+                case MsgTypes.TestRequestCode: OnTestRequest(message, nowNs); return;
+                case MsgTypes.ResendRequestCode: OnResendRequest(message, nowNs); return;
+                case MsgTypes.RejectCode: OnReject(message, nowNs); return;
+                case MsgTypes.SequenceResetCode: OnSequenceReset(message, nowNs); return;
+                case MsgTypes.LogoutCode: OnLogout(message, nowNs); return;
+            }
+        }
+        OnApplicationMessage(message, nowNs);
+    }
+
+    // A Reject for a message whose MsgSeqNum is the expected one consumes it (QuickFIX generateReject).
+    private void RejectAndConsume(FixMessage message, long nowNs, int reason, int refTagId, bool hasRefTag)
+    {
+        SendReject(message, nowNs, reason, refTagId, hasRefTag);
+        if (_connection is null) return;
+        ReadOnlySpan<byte> msgType = message.MsgType;
+        bool exempt = msgType.SequenceEqual(MsgTypes.Logon) || msgType.SequenceEqual(MsgTypes.SequenceReset);
+        if (!exempt && message.TryGetInt(FixTags.MsgSeqNum, out int seq) == FixValueStatus.Ok && seq == _store.NextTargetMsgSeqNum)
+        {
+            _store.IncrNextTargetMsgSeqNum();
+        }
+    }
+
+    /// <summary>The session-level checks every message passes before it is acted on (QuickFIX "verify").</summary>
+    /// <returns>True when the message should be processed; false when it was handled (queued, ignored, rejected).</returns>
+    private bool Verify(FixMessage message, long nowNs, bool checkTooHigh, bool checkTooLow)
+    {
+        int seq = message.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : 0;
+        if (_settings.CheckLatency && !IsGoodTime(message, nowNs))
+        {
+            _log.OnEvent("SendingTime accuracy problem", nowNs);
+            SendReject(message, nowNs, SessionRejectReason.SendingTimeAccuracyProblem, 0, false);
+            if (_connection is not null) SendLogout(nowNs, null);
+            return false;
+        }
+        if (_settings.CheckCompID && !IsCorrectCompId(message))
+        {
+            SendReject(message, nowNs, SessionRejectReason.CompIdProblem, 0, false);
+            if (_connection is not null) SendLogout(nowNs, null);
+            return false;
+        }
+        int expected = _store.NextTargetMsgSeqNum;
+        if (checkTooHigh && seq > expected)
+        {
+            OnTargetTooHigh(message, seq, nowNs);
+            return false;
+        }
+        if (checkTooLow && seq < expected)
+        {
+            OnTargetTooLow(message, seq, expected, nowNs);
+            return false;
+        }
+        if ((checkTooHigh || checkTooLow) && _resendRangeEnd != 0 && seq >= _resendRangeEnd)
+        {
+            _log.OnEvent("ResendRequest satisfied", nowNs);
+            _resendRangeBegin = 0;
+            _resendRangeEnd = 0;
+        }
+        _lastReceivedNs = nowNs;
+        _testRequestCounter = 0;
+        return true;
+    }
+
+    private bool IsGoodTime(FixMessage message, long nowNs)
+    {
+        if (message.TryGetTimestamp(FixTags.SendingTime, out long sendingNs) != FixValueStatus.Ok) return false;
+        long maxNs = _settings.MaxLatency * 1_000_000_000L;
+        return Math.Abs(sendingNs - nowNs) <= maxNs;
+    }
+
+    private bool IsCorrectCompId(FixMessage message)
+    {
+        return message.TryGetSpan(FixTags.SenderCompID, out ReadOnlySpan<byte> sender) && sender.SequenceEqual(_targetCompId)
+            && message.TryGetSpan(FixTags.TargetCompID, out ReadOnlySpan<byte> target) && target.SequenceEqual(_senderCompId);
+    }
+
+    private void OnTargetTooHigh(FixMessage message, int seq, long nowNs)
+    {
+        int expected = _store.NextTargetMsgSeqNum;
+        _log.OnEvent("MsgSeqNum too high, expecting " + expected + " but received " + seq, nowNs);
+        Enqueue(seq, message.Buffer);
+        if (!_settings.SendRedundantResendRequests && _resendRangeEnd != 0 && seq >= _resendRangeBegin)
+        {
+            _log.OnEvent("Already sent ResendRequest from " + _resendRangeBegin + " to " + _resendRangeEnd + "; not sending another", nowNs);
+            return;
+        }
+        RequestResend(expected, seq - 1, nowNs);
+    }
+
+    private void OnTargetTooLow(FixMessage message, int seq, int expected, long nowNs)
+    {
+        bool possDup = message.TryGetBool(FixTags.PossDupFlag, out bool pd) == FixValueStatus.Ok && pd;
+        if (!possDup)
+        {
+            string text = "MsgSeqNum too low, expecting " + expected + " but received " + seq;
+            SendLogout(nowNs, text);
+            Disconnect(text, nowNs);
+            return;
+        }
+        if (message.MsgType.SequenceEqual(MsgTypes.SequenceReset)) return;
+        if (!message.Contains(FixTags.OrigSendingTime))
+        {
+            SendReject(message, nowNs, SessionRejectReason.RequiredTagMissing, FixTags.OrigSendingTime, true);
+            return;
+        }
+        if (message.TryGetTimestamp(FixTags.OrigSendingTime, out long origNs) == FixValueStatus.Ok
+            && message.TryGetTimestamp(FixTags.SendingTime, out long sendingNs) == FixValueStatus.Ok
+            && origNs > sendingNs)
+        {
+            SendReject(message, nowNs, SessionRejectReason.SendingTimeAccuracyProblem, 0, false);
+            if (_connection is not null) SendLogout(nowNs, null);
+            return;
+        }
+        _log.OnEvent("Duplicate message " + seq + " ignored", nowNs);
+    }
+
+    private void Enqueue(int seq, ReadOnlySpan<byte> frame)
+    {
+        if (_queue.Remove(seq, out PooledBuffer old)) old.Dispose();
+        PooledBuffer copy = PooledBuffer.Rent(frame.Length);
+        frame.CopyTo(copy.Span);
+        _queue[seq] = copy;
+    }
+
+    // Processes queued early messages that have become the expected one, in order.
+    private void ProcessQueue(long nowNs)
+    {
+        if (_queue.Count == 0) return;
+        _processingQueue = true;
+        try
+        {
+            while (_connection is not null && _queue.Count > 0)
+            {
+                int expected = _store.NextTargetMsgSeqNum;
+                if (!_queue.Remove(expected, out PooledBuffer buffer))
+                {
+                    DropStaleQueued(expected);
+                    break;
+                }
+                using (buffer)
+                {
+                    ReadOnlySpan<byte> frame = buffer.Span;
+                    _index.Parse(frame);
+                    var message = new FixMessage(frame, _index);
+                    ReadOnlySpan<byte> msgType = message.MsgType;
+                    if (msgType.SequenceEqual(MsgTypes.Logon) || msgType.SequenceEqual(MsgTypes.ResendRequest))
+                    {
+                        _store.IncrNextTargetMsgSeqNum();
+                    }
+                    else
+                    {
+                        ProcessFrame(frame, nowNs);
+                    }
+                }
+            }
+        }
+        finally
+        {
+            _processingQueue = false;
+        }
+    }
+
+    private void DropStaleQueued(int expected)
+    {
+        Span<int> stale = stackalloc int[16];
+        int n = 0;
+        foreach (int key in _queue.Keys)
+        {
+            if (key < expected && n < stale.Length) stale[n++] = key;
+        }
+        for (int i = 0; i < n; i++)
+        {
+            if (_queue.Remove(stale[i], out PooledBuffer b)) b.Dispose();
+        }
+    }
+
+    private void OnApplicationMessage(FixMessage message, long nowNs)
+    {
+        if (!Verify(message, nowNs, true, true)) return;
+        FromAppResult result;
+        try
+        {
+            result = _application.FromApp(this, message);
+        }
+        catch (UnsupportedMessageTypeException)
+        {
+            result = FromAppResult.UnsupportedMessageType;
+        }
+        if (_connection is null) return;
+        switch (result.Action)
+        {
+            case FromAppAction.UnsupportedMessageType:
+                if (_beginStringVersion >= 42) SendBusinessReject(message, nowNs, 3, "Unsupported Message Type");
+                else SendReject(message, nowNs, SessionRejectReason.InvalidMsgType, 0, false);
+                break;
+            case FromAppAction.Reject:
+                SendReject(message, nowNs, result.RejectReason, result.RefTagId, result.RefTagId != 0);
+                break;
+        }
+        _store.IncrNextTargetMsgSeqNum();
+    }
+}

@@ -1,0 +1,157 @@
+using System;
+using FixEngine.Codec;
+using FixEngine.Store;
+
+namespace FixEngine.Session;
+
+public sealed partial class Session
+{
+    private const int InfiniteEndSeqNo42 = 0;
+    private const int InfiniteEndSeqNoOld = 999_999;
+
+    // Requesting side: ask for [begin, end]; EndSeqNo 0 (or 999999 before FIX.4.2) means "to the end", optionally chunked.
+    private void RequestResend(int begin, int end, long nowNs)
+    {
+        int chunk = _settings.ResendRequestChunkSize;
+        int sentEnd;
+        if (chunk > 0 && end - begin + 1 > chunk)
+        {
+            sentEnd = begin + chunk - 1;
+        }
+        else
+        {
+            sentEnd = _beginStringVersion >= 42 ? InfiniteEndSeqNo42 : InfiniteEndSeqNoOld;
+        }
+        _resendRangeBegin = begin;
+        _resendRangeEnd = sentEnd is InfiniteEndSeqNo42 or InfiniteEndSeqNoOld ? end : sentEnd;
+        _log.OnEvent("Sent ResendRequest from " + begin + " to " + sentEnd, nowNs);
+        SendResendRequest(nowNs, begin, sentEnd);
+    }
+
+    // Answering side: replay [begin, end] from the store. Application messages go out again with their original
+    // MsgSeqNum, PossDupFlag=Y and OrigSendingTime; runs of admin messages and missing numbers become one
+    // SequenceReset-GapFill each. Nothing here consumes a new sequence number.
+    private void ResendRange(int begin, int end, long nowNs)
+    {
+        int nextSender = _store.NextSenderMsgSeqNum;
+        if (begin < 1) begin = 1;
+        if ((_beginStringVersion >= 42 && end == InfiniteEndSeqNo42) || (_beginStringVersion <= 42 && end == InfiniteEndSeqNoOld) || end >= nextSender)
+        {
+            end = nextSender - 1;
+        }
+        _log.OnEvent("Received ResendRequest from " + begin + " to " + end, nowNs);
+        if (end < begin) return;
+        if (!_settings.PersistMessages)
+        {
+            SendSequenceResetGapFill(nowNs, begin, end + 1);
+            return;
+        }
+        var replay = new ResendHandler(this, begin, nowNs);
+        _store.ReadRange(begin, end, ref replay);
+        int gapStart = replay.GapStart != 0 ? replay.GapStart : replay.Current;
+        if (gapStart <= end)
+        {
+            SendSequenceResetGapFill(nowNs, gapStart, end + 1);
+        }
+    }
+
+    private struct ResendHandler : IStoredMessageHandler
+    {
+        private readonly Session _session;
+        private readonly long _nowNs;
+
+        public ResendHandler(Session session, int begin, long nowNs)
+        {
+            _session = session;
+            _nowNs = nowNs;
+            Current = begin;
+            GapStart = 0;
+        }
+
+        public int Current;
+        public int GapStart;
+
+        public bool OnMessage(int seqNum, ReadOnlySpan<byte> message)
+        {
+            if (seqNum != Current && GapStart == 0) GapStart = Current;
+            if (_session.ResendOne(seqNum, message, _nowNs, GapStart))
+            {
+                GapStart = 0;
+            }
+            else if (GapStart == 0)
+            {
+                GapStart = seqNum;
+            }
+            Current = seqNum + 1;
+            return _session._connection is not null;
+        }
+    }
+
+    // Returns true when the message was an application message and was resent (after a pending GapFill, if any).
+    private bool ResendOne(int seqNum, ReadOnlySpan<byte> stored, long nowNs, int gapStart)
+    {
+        _resendIndex.Parse(stored);
+        var original = new FixMessage(stored, _resendIndex);
+        ReadOnlySpan<byte> msgType = original.MsgType;
+        if (!original.HasStandardPrefix || DataDictionaryIsAdmin(msgType)) return false;
+        if (gapStart != 0) SendSequenceResetGapFill(nowNs, gapStart, seqNum);
+
+        original.TryGetSpan(FixTags.SendingTime, out ReadOnlySpan<byte> origSendingTime);
+        int count = original.Count;
+        int bodyStart = count;
+        int trailerStart = count;
+        for (int i = 3; i < count; i++)
+        {
+            int tag = original.GetTag(i);
+            if (tag == FixTags.CheckSum)
+            {
+                trailerStart = i;
+                break;
+            }
+            if (bodyStart == count && !IsHeaderTag(tag)) bodyStart = i;
+        }
+        if (bodyStart > trailerStart) bodyStart = trailerStart;
+
+        var w = new FixWriter(_sendBuffer);
+        w.Begin(_beginString, msgType);
+        w.Write(FixTags.MsgSeqNum, seqNum);
+        w.Write(FixTags.PossDupFlag, 'Y');
+        w.Write(FixTags.SenderCompID, _senderCompId);
+        w.WriteTimestamp(FixTags.SendingTime, nowNs, _precision, _timestampCache);
+        w.Write(FixTags.TargetCompID, _targetCompId);
+        bool wroteOrig = false;
+        for (int i = 3; i < bodyStart; i++)
+        {
+            int tag = original.GetTag(i);
+            if (tag is FixTags.MsgSeqNum or FixTags.PossDupFlag or FixTags.SenderCompID or FixTags.SendingTime or FixTags.TargetCompID or FixTags.OrigSendingTime)
+            {
+                continue;
+            }
+            if (!wroteOrig && tag > FixTags.OrigSendingTime)
+            {
+                w.Write(FixTags.OrigSendingTime, origSendingTime);
+                wroteOrig = true;
+            }
+            w.Write(tag, original.GetValue(i));
+        }
+        if (!wroteOrig) w.Write(FixTags.OrigSendingTime, origSendingTime);
+        if (bodyStart < trailerStart)
+        {
+            int from = original.GetFieldOffset(bodyStart);
+            int to = original.GetFieldOffset(trailerStart);
+            w.WriteRaw(stored.Slice(from, to - from));
+        }
+        if (!w.TryFinish(out int length)) return false;
+        ReadOnlySpan<byte> bytes = _sendBuffer.AsSpan(0, length);
+        _application.ToApp(this, bytes);
+        Transmit(bytes, nowNs);
+        return true;
+    }
+
+    private bool IsHeaderTag(int tag)
+    {
+        if (_sessionDictionary is not null) return _sessionDictionary.IsHeaderField(tag);
+        return tag is 8 or 9 or 35 or 34 or 43 or 49 or 50 or 52 or 56 or 57 or 90 or 91 or 97 or 115 or 116 or 122 or 128 or 129
+            or 142 or 143 or 144 or 145 or 212 or 213 or 347 or 369 or 370 or 627 or 628 or 629 or 630 or 1128 or 1129 or 1156;
+    }
+}

@@ -1,0 +1,95 @@
+using System;
+
+namespace FixEngine.Session;
+
+public sealed partial class Session
+{
+    private const long NsPerSecond = 1_000_000_000L;
+    private static ReadOnlySpan<byte> TestRequestId => "TEST"u8;
+
+    /// <summary>Runs the timers (logon/logout timeouts, heartbeats, test requests, schedule) and sends messages queued by other threads.</summary>
+    /// <param name="nowNs">Now, epoch nanoseconds.</param>
+    /// <returns>Work done (0 when idle).</returns>
+    /// <remarks>Owner thread only. Allocation-free unless an event is logged.</remarks>
+    public int Poll(long nowNs)
+    {
+        int work = 0;
+        _nowNs = nowNs;
+        if (_connection is null) return DrainOutboxWhileDisconnected(nowNs);
+        if (!_schedule.IsNonStop && !_schedule.IsInSession(nowNs))
+        {
+            if (_state == SessionState.LoggedOn) SendLogout(nowNs, "Session end time reached");
+            else if (_state != SessionState.LogoutSent) Disconnect("outside the session schedule", nowNs);
+        }
+        switch (_state)
+        {
+            case SessionState.AwaitingLogon:
+            case SessionState.LogonSent:
+                if (nowNs - _stateSinceNs >= _settings.LogonTimeout * NsPerSecond)
+                {
+                    Disconnect("Timed out waiting for logon", nowNs);
+                    return 1;
+                }
+                return 0;
+            case SessionState.LogoutSent:
+                if (nowNs - _stateSinceNs >= _settings.LogoutTimeout * NsPerSecond)
+                {
+                    Disconnect("Timed out waiting for logout response", nowNs);
+                    return 1;
+                }
+                break;
+        }
+        if (_state is SessionState.LoggedOn)
+        {
+            work += DrainOutbox(nowNs);
+        }
+        if (!_receivedLogon || _heartBtIntSec <= 0) return work;
+
+        long heartBtIntNs = _heartBtIntSec * NsPerSecond;
+        long sinceReceived = nowNs - _lastReceivedNs;
+        long sinceSent = nowNs - _lastSentNs;
+        if (sinceReceived < heartBtIntNs && sinceSent < heartBtIntNs) return work;
+
+        if (sinceReceived >= heartBtIntNs * 24 / 10)
+        {
+            Disconnect("Timed out waiting for heartbeat", nowNs);
+            return work + 1;
+        }
+        if (sinceReceived >= heartBtIntNs * 12 * (_testRequestCounter + 1) / 10)
+        {
+            SendTestRequest(nowNs, TestRequestId);
+            _testRequestCounter++;
+            _log.OnEvent("Sent test request TEST", nowNs);
+            return work + 1;
+        }
+        if (sinceSent >= heartBtIntNs && _testRequestCounter == 0)
+        {
+            SendHeartbeat(nowNs, default);
+            return work + 1;
+        }
+        return work;
+    }
+
+    private int DrainOutboxWhileDisconnected(long nowNs)
+    {
+        CheckSchedule(nowNs);
+        return 0;
+    }
+
+    // A new schedule period starts a new session incarnation: sequence numbers back to 1.
+    private void CheckSchedule(long nowNs)
+    {
+        if (_schedule.IsNonStop) return;
+        long created = _store.CreationTimeEpochNs;
+        if (_schedule.IsInSession(nowNs) && !_schedule.IsSameSessionPeriod(created, nowNs))
+        {
+            _log.OnEvent("New session period", nowNs);
+            ResetStore(nowNs);
+        }
+    }
+
+    /// <summary>True when the schedule allows the session to be connected at <paramref name="nowNs"/>.</summary>
+    /// <param name="nowNs">Now, epoch nanoseconds.</param>
+    /// <returns>True inside the session window.</returns>
+    public bool IsSessionTime(long nowNs) => _schedule.IsNonStop || _schedule.IsInSession(nowNs);
+}

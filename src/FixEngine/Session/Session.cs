@@ -1,0 +1,279 @@
+using System;
+using System.Collections.Generic;
+using System.Text;
+using FixEngine.Buffers;
+using FixEngine.Codec;
+using FixEngine.Collections;
+using FixEngine.Config;
+using FixEngine.Dictionary;
+using FixEngine.Store;
+
+namespace FixEngine.Session;
+
+/// <summary>One FIX session (FIX.4.x or FIXT.1.1): state machine, sequencing, validation, resend/gap-fill, timers.</summary>
+/// <remarks>
+/// Design: single-threaded. One owner thread (the engine agent, or a test) calls every member except
+/// <see cref="TrySendFromAnyThread{TState}"/>, which one other producer thread may call; its messages travel through an
+/// SPSC byte ring drained by <see cref="Poll"/>, so sequence numbers stay single-writer. The session never reads a
+/// clock: every entry point takes <c>nowNs</c>, nanoseconds since the Unix epoch (UTC), used both for SendingTime and
+/// for timers. Steady-state processing allocates nothing: inbound messages are indexed in place, outbound messages
+/// are encoded into one reusable buffer, early messages (gaps) are copied once into pooled buffers.
+/// The class is split by role: state (this file), inbound processing, admin messages, resend/gap-fill, timers, sending.
+/// </remarks>
+public sealed partial class Session : IDisposable
+{
+    private readonly SessionSettings _settings;
+    private readonly IApplication _application;
+    private readonly IMessageStore _store;
+    private readonly ISessionLog _log;
+    private readonly MessageValidator? _validator;
+    private readonly DataDictionary? _sessionDictionary;
+    private readonly SessionSchedule _schedule;
+    private readonly byte[] _beginString;
+    private readonly byte[] _senderCompId;
+    private readonly byte[] _targetCompId;
+    private readonly byte[] _defaultApplVerId;
+    private readonly bool _isFixt;
+    private readonly int _beginStringVersion;
+    private readonly bool _isInitiator;
+    private readonly TimestampPrecision _precision;
+    private readonly UtcTimestampCache _timestampCache = new();
+    private readonly FixMessageIndex _index;
+    private readonly FixMessageIndex _resendIndex;
+    private readonly byte[] _sendBuffer;
+    private readonly SpscByteRing _outbox;
+    private readonly Dictionary<int, PooledBuffer> _queue = [];
+
+    private ISessionConnection? _connection;
+    private SessionState _state;
+    private bool _receivedLogon;
+    private bool _sentReset;
+    private int _heartBtIntSec;
+    private long _lastSentNs;
+    private long _lastReceivedNs;
+    private long _stateSinceNs;
+    private int _testRequestCounter;
+    private int _resendRangeBegin;
+    private int _resendRangeEnd;
+    private bool _processingQueue;
+    private bool _disposed;
+    private long _nowNs;
+
+    /// <summary>Creates a session. Nothing is sent until a connection is attached.</summary>
+    /// <param name="settings">Validated settings of this session.</param>
+    /// <param name="application">Application callbacks.</param>
+    /// <param name="store">Sequence numbers and sent messages; the session owns and disposes it.</param>
+    /// <param name="log">Message and event log, or null for none.</param>
+    /// <param name="sessionDictionary">Header/trailer/admin dictionary (FIX4x.xml or FIXT11.xml), or null without validation.</param>
+    /// <param name="appDictionary">Application dictionary for FIXT (FIX50SP2.xml); null for FIX.4.x.</param>
+    public Session(SessionSettings settings, IApplication application, IMessageStore store, ISessionLog? log = null,
+        DataDictionary? sessionDictionary = null, DataDictionary? appDictionary = null)
+    {
+        ArgumentNullException.ThrowIfNull(settings);
+        ArgumentNullException.ThrowIfNull(application);
+        ArgumentNullException.ThrowIfNull(store);
+        settings.Validate();
+        _settings = settings;
+        _application = application;
+        _store = store;
+        _log = log ?? NullSessionLog.Instance;
+        Id = settings.SessionId;
+        _schedule = settings.CreateSchedule();
+        _beginString = Encoding.ASCII.GetBytes(settings.BeginString!);
+        _senderCompId = Encoding.ASCII.GetBytes(settings.SenderCompID!);
+        _targetCompId = Encoding.ASCII.GetBytes(settings.TargetCompID!);
+        _isFixt = settings.BeginString == "FIXT.1.1";
+        _beginStringVersion = VersionOf(settings.BeginString!);
+        _defaultApplVerId = Encoding.ASCII.GetBytes(ToApplVerId(settings.DefaultApplVerID));
+        _isInitiator = settings.ConnectionType == ConnectionType.Initiator;
+        _heartBtIntSec = settings.HeartBtInt ?? 30;
+        _precision = settings.EffectiveTimestampPrecision switch
+        {
+            0 => TimestampPrecision.Seconds,
+            6 => TimestampPrecision.Micros,
+            9 => TimestampPrecision.Nanos,
+            _ => TimestampPrecision.Millis,
+        };
+        _sessionDictionary = sessionDictionary;
+        if (settings.UseDataDictionary && sessionDictionary is not null)
+        {
+            _validator = new MessageValidator(sessionDictionary, appDictionary, new ValidationOptions
+            {
+                ValidateFieldsOutOfOrder = settings.ValidateFieldsOutOfOrder,
+                ValidateFieldsHaveValues = settings.ValidateFieldsHaveValues,
+                ValidateUserDefinedFields = settings.ValidateUserDefinedFields,
+                AllowUnknownMsgFields = settings.AllowUnknownMsgFields,
+            });
+        }
+        _index = new FixMessageIndex();
+        _resendIndex = new FixMessageIndex();
+        _sendBuffer = new byte[Math.Max(settings.MaxMessageSize, 4096) + 256];
+        _outbox = new SpscByteRing(1 << 20);
+        _application.OnCreate(this);
+    }
+
+    /// <summary>The session's identity (BeginString, SenderCompID, TargetCompID, qualifier).</summary>
+    public SessionId Id { get; }
+
+    /// <summary>The settings the session was built from.</summary>
+    public SessionSettings Settings => _settings;
+
+    /// <summary>Where the session is in its life cycle. Owner thread only.</summary>
+    public SessionState State => _state;
+
+    /// <summary>True once both Logons have been exchanged and until logout or disconnect. Owner thread only.</summary>
+    public bool IsLoggedOn => _state is SessionState.LoggedOn or SessionState.LogoutSent && _receivedLogon;
+
+    /// <summary>True while a connection is attached.</summary>
+    public bool IsConnected => _connection is not null;
+
+    /// <summary>True for initiator sessions.</summary>
+    public bool IsInitiator => _isInitiator;
+
+    /// <summary>MsgSeqNum(34) of the next message we send.</summary>
+    public int NextSenderMsgSeqNum => _store.NextSenderMsgSeqNum;
+
+    /// <summary>MsgSeqNum(34) we expect on the next inbound message.</summary>
+    public int NextTargetMsgSeqNum => _store.NextTargetMsgSeqNum;
+
+    /// <summary>The time passed to the entry point being processed (epoch nanoseconds).</summary>
+    public long NowNs => _nowNs;
+
+    /// <summary>The HeartBtInt(108) in force, in seconds.</summary>
+    public int HeartBtIntSec => _heartBtIntSec;
+
+    /// <summary>The message store.</summary>
+    public IMessageStore Store => _store;
+
+    /// <summary>The schedule that decides when the session may be connected.</summary>
+    public SessionSchedule Schedule => _schedule;
+
+    /// <summary>Number of early messages waiting for a gap to be filled.</summary>
+    public int QueuedMessageCount => _queue.Count;
+
+    /// <summary>Attaches a new connection. An initiator sends its Logon at once; an acceptor waits for one.</summary>
+    /// <param name="connection">The transport.</param>
+    /// <param name="nowNs">Now, epoch nanoseconds.</param>
+    public void OnConnected(ISessionConnection connection, long nowNs)
+    {
+        ArgumentNullException.ThrowIfNull(connection);
+        if (_connection is not null) Disconnect("replaced by a new connection", nowNs);
+        _connection = connection;
+        _nowNs = nowNs;
+        _receivedLogon = false;
+        _testRequestCounter = 0;
+        _lastReceivedNs = nowNs;
+        _lastSentNs = nowNs;
+        _stateSinceNs = nowNs;
+        CheckSchedule(nowNs);
+        _log.OnEvent("Connected", nowNs);
+        if (_isInitiator)
+        {
+            if (_settings.ResetOnLogon) ResetStore(nowNs);
+            _sentReset = _settings.ResetOnLogon;
+            _state = SessionState.LogonSent;
+            SendLogon(nowNs, _sentReset, 0);
+        }
+        else
+        {
+            _state = SessionState.AwaitingLogon;
+        }
+    }
+
+    /// <summary>The transport reports that the connection closed (by the peer or by an error).</summary>
+    /// <param name="reason">Why, for the log.</param>
+    /// <param name="nowNs">Now, epoch nanoseconds.</param>
+    public void OnDisconnected(string reason, long nowNs)
+    {
+        if (_connection is null) return;
+        _connection = null;
+        AfterDisconnect(reason, nowNs);
+    }
+
+    /// <summary>Closes the connection (if any) and resets the connection state.</summary>
+    /// <param name="reason">Why, for the log.</param>
+    /// <param name="nowNs">Now, epoch nanoseconds.</param>
+    public void Disconnect(string reason, long nowNs)
+    {
+        ISessionConnection? connection = _connection;
+        if (connection is null) return;
+        _connection = null;
+        connection.Disconnect(reason);
+        AfterDisconnect(reason, nowNs);
+    }
+
+    private void AfterDisconnect(string reason, long nowNs)
+    {
+        bool wasLoggedOn = _receivedLogon && _state is SessionState.LoggedOn or SessionState.LogoutSent;
+        _log.OnEvent("Disconnected: " + reason, nowNs);
+        _state = SessionState.Disconnected;
+        _receivedLogon = false;
+        _resendRangeBegin = 0;
+        _resendRangeEnd = 0;
+        ClearQueue();
+        if (_settings.ResetOnDisconnect) ResetStore(nowNs);
+        if (wasLoggedOn) _application.OnLogout(this);
+    }
+
+    /// <summary>Resets both sequence numbers to 1 and drops stored messages (a new session incarnation).</summary>
+    /// <param name="nowNs">Now, epoch nanoseconds (the store's new creation time).</param>
+    public void ResetSequenceNumbers(long nowNs) => ResetStore(nowNs);
+
+    private void ResetStore(long nowNs)
+    {
+        _store.Reset(nowNs);
+        ClearQueue();
+        _resendRangeBegin = 0;
+        _resendRangeEnd = 0;
+        _log.OnEvent("Sequence numbers reset", nowNs);
+    }
+
+    private void ClearQueue()
+    {
+        if (_queue.Count == 0) return;
+        foreach (KeyValuePair<int, PooledBuffer> entry in _queue) entry.Value.Dispose();
+        _queue.Clear();
+    }
+
+    /// <summary>Disconnects and disposes the store.</summary>
+    public void Dispose()
+    {
+        if (_disposed) return;
+        _disposed = true;
+        Disconnect("session disposed", 0);
+        ClearQueue();
+        _store.Dispose();
+    }
+
+    /// <inheritdoc/>
+    public override string ToString() => Id.ToString();
+
+    private static int VersionOf(string beginString) => beginString switch
+    {
+        "FIX.4.0" => 40,
+        "FIX.4.1" => 41,
+        "FIX.4.2" => 42,
+        "FIX.4.3" => 43,
+        "FIX.4.4" => 44,
+        _ => 50,
+    };
+
+    /// <summary>Maps a DefaultApplVerID setting (<c>FIX.5.0SP2</c> or <c>9</c>) to the ApplVerID(1128) enum value.</summary>
+    /// <param name="setting">The setting value.</param>
+    /// <returns>The enum value, or an empty string when <paramref name="setting"/> is null.</returns>
+    public static string ToApplVerId(string? setting) => setting switch
+    {
+        null or "" => "",
+        "FIX.2.7" => "0",
+        "FIX.3.0" => "1",
+        "FIX.4.0" => "2",
+        "FIX.4.1" => "3",
+        "FIX.4.2" => "4",
+        "FIX.4.3" => "5",
+        "FIX.4.4" => "6",
+        "FIX.5.0" => "7",
+        "FIX.5.0SP1" => "8",
+        "FIX.5.0SP2" => "9",
+        _ => setting,
+    };
+}

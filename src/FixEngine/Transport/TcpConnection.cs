@@ -1,0 +1,616 @@
+using System;
+using System.Buffers;
+using System.Net;
+using System.Net.Sockets;
+using System.Runtime.CompilerServices;
+using System.Threading;
+
+namespace FixEngine.Transport;
+
+// Design:
+// - Receive: busy-poll: Poll (owner thread) does one non-blocking Socket.Receive into the pooled buffer.
+//   Completion: one pooled ConnectionEventArgs; the loop in ReceiveLoop re-posts after each completion and
+//   loops (no recursion) while ReceiveAsync completes synchronously. The loop holds one "in flight" count
+//   from Start until it stops, so the receive buffer outlives every pending receive.
+// - Send: every send member and the queue drain run under _sendLock (System.Threading.Lock). The caller is
+//   one thread at a time (the owner); the lock only serialises it with the drain, which in completion mode
+//   runs on the SAEA send completion thread, and with the teardown that returns the queue array.
+//   PERF: an uncontended Lock enter/exit is tens of ns against a multi-µs send syscall (transport-pingpong).
+// - Fast path: queue empty and no async send in flight -> Socket.Send straight from the caller's span (no
+//   copy). Only the remainder the socket refused is copied into the queue: a circular byte buffer of exactly
+//   SendQueueBytes, rented from the pool on first use. A message that does not fit in the free space gets
+//   Backpressure before any byte is sent, so a message is never half sent and half dropped.
+// - Completion-mode drain: a pooled send SAEA over the queue's contiguous head segment; an async send holds
+//   an "in flight" count (taken under the lock while not closing) until it completes.
+// - Close: OnCloseRequested flushes what the socket takes now (orderly) or sets linger 0 (abort), shuts down
+//   and disposes the socket, which aborts pending SAEAs; socket calls that race with the dispose catch
+//   ObjectDisposedException. ReleaseResources (nothing in flight) returns the SAEAs and the queue.
+
+/// <summary>A TCP connection carrying FIX frames, in completion or busy-poll receive mode.</summary>
+/// <remarks>
+/// Created by <see cref="TcpAcceptor"/> or <see cref="TcpConnector"/>. See <see cref="TransportConnection"/> for the
+/// thread contract. Steady-state receive, dispatch and send allocate nothing.
+/// </remarks>
+public sealed class TcpConnection : TransportConnection
+{
+    private readonly Socket _socket;
+    private readonly ReceiveMode _mode;
+    private readonly EventArgsPool _argsPool;
+    private readonly ArrayPool<byte> _pool;
+    private readonly int _queueCapacity;
+    private readonly int _initialSendBytes;
+    private readonly Lock _sendLock = new();
+    private readonly EndPoint? _remote;
+    private readonly EndPoint? _local;
+    private ConnectionEventArgs? _receiveArgs;
+    private int _started;
+
+    // Guarded by _sendLock.
+    private ConnectionEventArgs? _sendArgs;
+    private byte[]? _queue;
+    private int _queueHead;
+    private int _queueCount;
+    private bool _sendInFlight;
+    private long _bytesSent;
+
+    // Owner thread only (never pooled, so a late write after teardown cannot corrupt a pool).
+    private byte[]? _sendBuffer;
+
+    internal TcpConnection(Socket socket, TcpConnectionOptions options, IConnectionHandler? handler)
+        : base(options, handler)
+    {
+        _socket = socket;
+        _mode = options.ReceiveMode;
+        _argsPool = options.EventArgsPool;
+        _pool = options.BufferPool ?? ArrayPool<byte>.Shared;
+        _queueCapacity = options.SendQueueBytes;
+        _initialSendBytes = options.InitialSendBufferBytes;
+        _remote = SafeEndPoint(socket, remote: true);
+        _local = SafeEndPoint(socket, remote: false);
+        ApplySocketOptions(socket, options);
+    }
+
+    /// <summary>The receive mode.</summary>
+    public ReceiveMode ReceiveMode => _mode;
+
+    /// <inheritdoc/>
+    public override EndPoint? RemoteEndPoint => _remote;
+
+    /// <inheritdoc/>
+    public override EndPoint? LocalEndPoint => _local;
+
+    /// <inheritdoc/>
+    public override int QueuedSendBytes => Volatile.Read(ref _queueCount);
+
+    /// <summary>Bytes handed to the socket so far.</summary>
+    public long BytesSent => Volatile.Read(ref _bytesSent);
+
+    /// <inheritdoc/>
+    public override void Start()
+    {
+        if (Interlocked.Exchange(ref _started, 1) != 0)
+        {
+            TransportThrowHelper.ThrowInvalidOperation($"{Name} was already started.");
+        }
+        if (_mode == ReceiveMode.BusyPoll || !TryEnter())
+        {
+            return;
+        }
+        _receiveArgs = _argsPool.Rent(this, isSend: false);
+        ReceiveLoop(completed: false);
+    }
+
+    /// <inheritdoc/>
+    public override void Prewarm()
+    {
+        base.Prewarm();
+        GetSendSpan(_initialSendBytes);
+        lock (_sendLock)
+        {
+            if (!IsClosing)
+            {
+                _queue ??= _pool.Rent(_queueCapacity);
+            }
+        }
+    }
+
+    /// <inheritdoc/>
+    public override int Poll(long nowNs)
+    {
+        if (_mode != ReceiveMode.BusyPoll || !TryEnter())
+        {
+            return 0;
+        }
+        try
+        {
+            int work = ReceiveOnce();
+            if (Volatile.Read(ref _queueCount) != 0)
+            {
+                work += DrainQueue();
+            }
+            return work;
+        }
+        finally
+        {
+            Exit();
+        }
+    }
+
+    /// <inheritdoc/>
+    public override Span<byte> GetSendSpan(int sizeHint)
+    {
+        byte[]? buffer = _sendBuffer;
+        if (buffer is null || buffer.Length < sizeHint)
+        {
+            buffer = GrowSendBuffer(sizeHint);
+        }
+        return buffer;
+    }
+
+    /// <inheritdoc/>
+    public override SendResult Commit(int length)
+    {
+        byte[]? buffer = _sendBuffer;
+        if (buffer is null || (uint)length > (uint)buffer.Length)
+        {
+            TransportThrowHelper.ThrowArgumentOutOfRange(nameof(length), length, "Commit length exceeds the span returned by GetSendSpan.");
+        }
+        return Send(new ReadOnlySpan<byte>(buffer, 0, length));
+    }
+
+    /// <inheritdoc/>
+    public override SendResult TrySend(ReadOnlySpan<byte> message) => Send(message);
+
+    private SendResult Send(ReadOnlySpan<byte> data)
+    {
+        if (data.Length > _queueCapacity)
+        {
+            return SendResult.TooLarge;
+        }
+        SocketError error = SocketError.Success;
+        SendResult result;
+        bool exitAfter = false;
+        lock (_sendLock)
+        {
+            if (IsClosing)
+            {
+                return SendResult.Closed;
+            }
+            if (_queueCount != 0 && !_sendInFlight && _mode == ReceiveMode.BusyPoll)
+            {
+                error = DrainUnderLock();
+            }
+            if (error != SocketError.Success)
+            {
+                result = SendResult.Closed;
+            }
+            else if (_queueCount == 0 && !_sendInFlight)
+            {
+                int sent;
+                try
+                {
+                    sent = _socket.Send(data, SocketFlags.None, out error);
+                }
+                catch (ObjectDisposedException)
+                {
+                    return SendResult.Closed;
+                }
+                if (error == SocketError.WouldBlock)
+                {
+                    error = SocketError.Success;
+                    sent = 0;
+                }
+                if (error != SocketError.Success)
+                {
+                    result = SendResult.Closed;
+                }
+                else
+                {
+                    _bytesSent += sent;
+                    if (sent == data.Length)
+                    {
+                        return SendResult.Sent;
+                    }
+                    Enqueue(data.Slice(sent));
+                    exitAfter = StartAsyncSendUnderLock(ref error);
+                    result = error == SocketError.Success ? SendResult.Queued : SendResult.Closed;
+                }
+            }
+            else if (_queueCapacity - _queueCount < data.Length)
+            {
+                return SendResult.Backpressure;
+            }
+            else
+            {
+                Enqueue(data);
+                exitAfter = !_sendInFlight && StartAsyncSendUnderLock(ref error);
+                result = error == SocketError.Success ? SendResult.Queued : SendResult.Closed;
+            }
+        }
+        if (error != SocketError.Success)
+        {
+            CloseForSocketError(error, "send");
+        }
+        if (exitAfter)
+        {
+            Exit();
+        }
+        return result;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private byte[] GrowSendBuffer(int sizeHint)
+    {
+        if ((uint)sizeHint > (uint)_queueCapacity)
+        {
+            TransportThrowHelper.ThrowArgumentOutOfRange(nameof(sizeHint), sizeHint, $"Messages are limited to SendQueueBytes ({_queueCapacity}).");
+        }
+        int size = Math.Max(_initialSendBytes, _sendBuffer?.Length ?? 0);
+        while (size < sizeHint)
+        {
+            size = (int)Math.Min((long)size * 2, _queueCapacity);
+        }
+        byte[] bigger = GC.AllocateUninitializedArray<byte>(size);
+        _sendBuffer = bigger;
+        return bigger;
+    }
+
+    /// <summary>Copies bytes to the tail of the queue (caller checked the free space). Under the lock.</summary>
+    private void Enqueue(ReadOnlySpan<byte> data)
+    {
+        byte[] queue = _queue ??= _pool.Rent(_queueCapacity);
+        int tail = _queueHead + _queueCount;
+        if (tail >= _queueCapacity)
+        {
+            tail -= _queueCapacity;
+        }
+        int first = Math.Min(data.Length, _queueCapacity - tail);
+        data.Slice(0, first).CopyTo(queue.AsSpan(tail));
+        data.Slice(first).CopyTo(queue);
+        Volatile.Write(ref _queueCount, _queueCount + data.Length);
+    }
+
+    private void Dequeue(int count)
+    {
+        _bytesSent += count;
+        int head = _queueHead + count;
+        _queueHead = head >= _queueCapacity ? head - _queueCapacity : head;
+        int remaining = _queueCount - count;
+        if (remaining == 0)
+        {
+            _queueHead = 0;
+        }
+        Volatile.Write(ref _queueCount, remaining);
+    }
+
+    private int DrainQueue()
+    {
+        SocketError error;
+        long before;
+        lock (_sendLock)
+        {
+            before = _bytesSent;
+            error = IsClosing ? SocketError.Success : DrainUnderLock();
+        }
+        if (error != SocketError.Success)
+        {
+            CloseForSocketError(error, "send");
+            return 1;
+        }
+        return Volatile.Read(ref _bytesSent) != before ? 1 : 0;
+    }
+
+    /// <summary>Busy-poll drain: sends queued bytes until the socket would block. Under the lock.</summary>
+    private SocketError DrainUnderLock()
+    {
+        byte[] queue = _queue!;
+        while (_queueCount != 0)
+        {
+            int segment = Math.Min(_queueCount, _queueCapacity - _queueHead);
+            int sent;
+            SocketError error;
+            try
+            {
+                sent = _socket.Send(new ReadOnlySpan<byte>(queue, _queueHead, segment), SocketFlags.None, out error);
+            }
+            catch (ObjectDisposedException)
+            {
+                return SocketError.Success;
+            }
+            if (error == SocketError.WouldBlock)
+            {
+                return SocketError.Success;
+            }
+            if (error != SocketError.Success)
+            {
+                return error;
+            }
+            Dequeue(sent);
+            if (sent < segment)
+            {
+                return SocketError.Success;
+            }
+        }
+        return SocketError.Success;
+    }
+
+    /// <summary>Completion mode: starts an async send of the queue. Returns true when the caller must <see cref="TransportConnection.Exit"/> (the send finished synchronously). Under the lock.</summary>
+    private bool StartAsyncSendUnderLock(ref SocketError error)
+    {
+        if (_mode == ReceiveMode.BusyPoll)
+        {
+            return false;
+        }
+        _sendInFlight = true;
+        EnterUnchecked();
+        ConnectionEventArgs args = _sendArgs ??= _argsPool.Rent(this, isSend: true);
+        return ContinueAsyncSendUnderLock(args, ref error);
+    }
+
+    /// <summary>Posts sends of the queue head until one is pending (false) or the queue is empty or failed (true: in-flight count to release).</summary>
+    private bool ContinueAsyncSendUnderLock(ConnectionEventArgs args, ref SocketError error)
+    {
+        while (true)
+        {
+            if (_queueCount == 0 || IsClosing)
+            {
+                _sendInFlight = false;
+                return true;
+            }
+            args.SetBuffer(_queue, _queueHead, Math.Min(_queueCount, _queueCapacity - _queueHead));
+            bool pending;
+            try
+            {
+                pending = _socket.SendAsync(args);
+            }
+            catch (ObjectDisposedException)
+            {
+                _sendInFlight = false;
+                return true;
+            }
+            if (pending)
+            {
+                return false;
+            }
+            if (args.SocketError != SocketError.Success)
+            {
+                error = args.SocketError;
+                _sendInFlight = false;
+                return true;
+            }
+            Dequeue(args.BytesTransferred);
+        }
+    }
+
+    internal void OnIoCompleted(ConnectionEventArgs args)
+    {
+        if (!args.IsSend)
+        {
+            ReceiveLoop(completed: true);
+            return;
+        }
+        SocketError error = SocketError.Success;
+        bool done;
+        lock (_sendLock)
+        {
+            if (args.SocketError != SocketError.Success)
+            {
+                error = args.SocketError;
+                _sendInFlight = false;
+                done = true;
+            }
+            else
+            {
+                Dequeue(args.BytesTransferred);
+                done = ContinueAsyncSendUnderLock(args, ref error);
+            }
+        }
+        if (error != SocketError.Success && error != SocketError.OperationAborted)
+        {
+            CloseForSocketError(error, "send");
+        }
+        if (done)
+        {
+            Exit();
+        }
+    }
+
+    /// <summary>Busy-poll: one non-blocking receive and dispatch.</summary>
+    private int ReceiveOnce()
+    {
+        if (!TryGetReceiveSpace(out byte[] buffer, out int offset, out int count))
+        {
+            return 1;
+        }
+        int received;
+        SocketError error;
+        try
+        {
+            received = _socket.Receive(new Span<byte>(buffer, offset, count), SocketFlags.None, out error);
+        }
+        catch (ObjectDisposedException)
+        {
+            return 0;
+        }
+        if (error == SocketError.Success)
+        {
+            if (received == 0)
+            {
+                OnPeerClosed();
+                return 1;
+            }
+            return 1 + OnBytesReceived(received);
+        }
+        if (error == SocketError.WouldBlock)
+        {
+            return 0;
+        }
+        CloseForSocketError(error, "receive");
+        return 1;
+    }
+
+    /// <summary>Completion mode receive loop; holds the in-flight count taken in <see cref="Start"/> until it stops.</summary>
+    private void ReceiveLoop(bool completed)
+    {
+        ConnectionEventArgs args = _receiveArgs!;
+        while (true)
+        {
+            if (completed)
+            {
+                SocketError error = args.SocketError;
+                if (error != SocketError.Success)
+                {
+                    if (error != SocketError.OperationAborted)
+                    {
+                        CloseForSocketError(error, "receive");
+                    }
+                    break;
+                }
+                int received = args.BytesTransferred;
+                if (received == 0)
+                {
+                    OnPeerClosed();
+                    break;
+                }
+                OnBytesReceived(received);
+            }
+            if (IsClosing || !TryGetReceiveSpace(out byte[] buffer, out int offset, out int count))
+            {
+                break;
+            }
+            args.SetBuffer(buffer, offset, count);
+            bool pending;
+            try
+            {
+                pending = _socket.ReceiveAsync(args);
+            }
+            catch (ObjectDisposedException)
+            {
+                break;
+            }
+            if (pending)
+            {
+                return;
+            }
+            completed = true;
+        }
+        Exit();
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void CloseForSocketError(SocketError error, string operation)
+    {
+        if (IsClosing)
+        {
+            return;
+        }
+        if (error == SocketError.ConnectionReset)
+        {
+            Close(DisconnectReason.PeerReset, $"connection reset by peer on {operation}");
+        }
+        else
+        {
+            Close(DisconnectReason.SocketError, $"socket error {error} on {operation}");
+        }
+    }
+
+    private protected override void OnCloseRequested(DisconnectReason reason, bool abortive)
+    {
+        try
+        {
+            if (abortive)
+            {
+                _socket.LingerState = new LingerOption(true, 0);
+            }
+            else
+            {
+                if (_mode == ReceiveMode.BusyPoll && Volatile.Read(ref _queueCount) != 0)
+                {
+                    lock (_sendLock)
+                    {
+                        if (_queue is not null)
+                        {
+                            DrainUnderLock();
+                        }
+                    }
+                }
+                _socket.Shutdown(SocketShutdown.Send);
+            }
+        }
+        catch (SocketException)
+        {
+            // Already reset or never connected: nothing left to flush or shut down.
+        }
+        catch (ObjectDisposedException)
+        {
+        }
+        _socket.Dispose();
+    }
+
+    private protected override void ReleaseResources()
+    {
+        _socket.Dispose();
+        ConnectionEventArgs? receiveArgs = _receiveArgs;
+        _receiveArgs = null;
+        if (receiveArgs is not null)
+        {
+            _argsPool.Return(receiveArgs);
+        }
+        lock (_sendLock)
+        {
+            ConnectionEventArgs? sendArgs = _sendArgs;
+            _sendArgs = null;
+            if (sendArgs is not null)
+            {
+                _argsPool.Return(sendArgs);
+            }
+            byte[]? queue = _queue;
+            _queue = null;
+            _queueHead = 0;
+            Volatile.Write(ref _queueCount, 0);
+            if (queue is not null)
+            {
+                _pool.Return(queue);
+            }
+        }
+    }
+
+    internal static void ApplySocketOptions(Socket socket, TcpConnectionOptions options)
+    {
+        socket.NoDelay = options.NoDelay;
+        if (options.ReceiveBufferSize is int receive)
+        {
+            socket.ReceiveBufferSize = receive;
+        }
+        if (options.SendBufferSize is int send)
+        {
+            socket.SendBufferSize = send;
+        }
+        if (options.KeepAlive)
+        {
+            socket.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.KeepAlive, true);
+        }
+        if (options.LingerSeconds is int linger)
+        {
+            socket.LingerState = new LingerOption(true, linger);
+        }
+        // Non-blocking: busy-poll receives and every direct send must never block the owner.
+        socket.Blocking = false;
+    }
+
+    private static EndPoint? SafeEndPoint(Socket socket, bool remote)
+    {
+        try
+        {
+            return remote ? socket.RemoteEndPoint : socket.LocalEndPoint;
+        }
+        catch (SocketException)
+        {
+            return null;
+        }
+        catch (ObjectDisposedException)
+        {
+            return null;
+        }
+    }
+}

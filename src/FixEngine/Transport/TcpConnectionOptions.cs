@@ -1,0 +1,99 @@
+using System;
+using System.Buffers;
+using System.Threading;
+
+namespace FixEngine.Transport;
+
+/// <summary>Settings for TCP (and TLS) connections: receive mode, socket options, buffer limits, send queue and garbage limits.</summary>
+/// <remarks>
+/// Read when a connection is created (values are copied into the connection); share one instance between the connections
+/// of an acceptor or connector. Not thread-safe to mutate while connections are being created.
+/// </remarks>
+public sealed class TcpConnectionOptions
+{
+    /// <summary>Slack beyond <see cref="MaxMessageBodyLength"/> for the header and trailer of the largest frame.</summary>
+    public const int FrameOverheadBytes = 64;
+
+    private EventArgsPool? _eventArgsPool;
+
+    /// <summary>Completion (SAEA callbacks) or busy-poll (the owner polls). Default <see cref="ReceiveMode.Completion"/>.</summary>
+    public ReceiveMode ReceiveMode { get; set; } = ReceiveMode.Completion;
+
+    /// <summary>TCP_NODELAY (disable Nagle). Default true.</summary>
+    public bool NoDelay { get; set; } = true;
+
+    /// <summary>SO_RCVBUF in bytes; the OS default when null.</summary>
+    public int? ReceiveBufferSize { get; set; }
+
+    /// <summary>SO_SNDBUF in bytes; the OS default when null.</summary>
+    public int? SendBufferSize { get; set; }
+
+    /// <summary>SO_KEEPALIVE. Default false (FIX heartbeats detect dead peers).</summary>
+    public bool KeepAlive { get; set; }
+
+    /// <summary>SO_LINGER on close in seconds; off (the OS default graceful close) when null.</summary>
+    public int? LingerSeconds { get; set; }
+
+    /// <summary>Initial receive buffer size in bytes. Default 64 KiB.</summary>
+    public int InitialReceiveBufferBytes { get; set; } = 64 * 1024;
+
+    /// <summary>The receive buffer grows (doubling) up to this many bytes to hold one incomplete frame; beyond it the connection closes with <see cref="DisconnectReason.MessageTooLarge"/>. Default 4 MiB.</summary>
+    public int MaxReceiveBufferBytes { get; set; } = 4 * 1024 * 1024;
+
+    /// <summary>Largest BodyLength accepted; a larger one is rejected after the header, without buffering the body. Default 1 MiB.</summary>
+    public int MaxMessageBodyLength { get; set; } = 1024 * 1024;
+
+    /// <summary>Capacity of the bounded per-connection send queue in bytes; also the longest message that can be sent. Default 1 MiB.</summary>
+    public int SendQueueBytes { get; set; } = 1024 * 1024;
+
+    /// <summary>Initial size of the encode buffer handed out by <see cref="TransportConnection.GetSendSpan"/>. Default 4 KiB.</summary>
+    public int InitialSendBufferBytes { get; set; } = 4 * 1024;
+
+    /// <summary>Consecutive malformed frames (framer errors other than plain garbage, without a valid message in between) tolerated; one more closes with <see cref="DisconnectReason.Garbage"/>. Default 16.</summary>
+    public int MaxConsecutiveFrameErrors { get; set; } = 16;
+
+    /// <summary>Bytes skipped by consecutive frame errors tolerated; more close with <see cref="DisconnectReason.Garbage"/>. Default 64 KiB.</summary>
+    public int MaxConsecutiveGarbageBytes { get; set; } = 64 * 1024;
+
+    /// <summary>Where receive buffers and send queues are rented; <see cref="ArrayPool{T}.Shared"/> when null.</summary>
+    public ArrayPool<byte>? BufferPool { get; set; }
+
+    /// <summary>Most idle <see cref="System.Net.Sockets.SocketAsyncEventArgs"/> kept for reuse by connections created with these options. Default 1024.</summary>
+    public int MaxPooledEventArgs { get; set; } = 1024;
+
+    /// <summary>The SocketAsyncEventArgs pool shared by connections created with these options.</summary>
+    internal EventArgsPool EventArgsPool
+    {
+        get
+        {
+            EventArgsPool? pool = Volatile.Read(ref _eventArgsPool);
+            if (pool is null)
+            {
+                Interlocked.CompareExchange(ref _eventArgsPool, new EventArgsPool(MaxPooledEventArgs), null);
+                pool = _eventArgsPool!;
+            }
+            return pool;
+        }
+    }
+
+    /// <summary>Checks every value and throws naming the first bad one.</summary>
+    /// <exception cref="ArgumentException">A value is out of range or inconsistent with another.</exception>
+    public void Validate()
+    {
+        if (InitialReceiveBufferBytes < 256) TransportThrowHelper.ThrowInvalidOptions(nameof(InitialReceiveBufferBytes), InitialReceiveBufferBytes, "must be at least 256");
+        if (MaxReceiveBufferBytes < InitialReceiveBufferBytes) TransportThrowHelper.ThrowInvalidOptions(nameof(MaxReceiveBufferBytes), MaxReceiveBufferBytes, "must be at least InitialReceiveBufferBytes");
+        if (MaxMessageBodyLength < 1) TransportThrowHelper.ThrowInvalidOptions(nameof(MaxMessageBodyLength), MaxMessageBodyLength, "must be positive");
+        if ((long)MaxMessageBodyLength + FrameOverheadBytes > MaxReceiveBufferBytes)
+        {
+            TransportThrowHelper.ThrowInvalidOptions(nameof(MaxReceiveBufferBytes), MaxReceiveBufferBytes, $"must hold the largest frame (MaxMessageBodyLength {MaxMessageBodyLength} + {FrameOverheadBytes})");
+        }
+        if (SendQueueBytes < 256) TransportThrowHelper.ThrowInvalidOptions(nameof(SendQueueBytes), SendQueueBytes, "must be at least 256");
+        if (InitialSendBufferBytes < 64 || InitialSendBufferBytes > SendQueueBytes) TransportThrowHelper.ThrowInvalidOptions(nameof(InitialSendBufferBytes), InitialSendBufferBytes, "must be 64..SendQueueBytes");
+        if (MaxConsecutiveFrameErrors < 0) TransportThrowHelper.ThrowInvalidOptions(nameof(MaxConsecutiveFrameErrors), MaxConsecutiveFrameErrors, "must not be negative");
+        if (MaxConsecutiveGarbageBytes < 0) TransportThrowHelper.ThrowInvalidOptions(nameof(MaxConsecutiveGarbageBytes), MaxConsecutiveGarbageBytes, "must not be negative");
+        if (ReceiveBufferSize is <= 0) TransportThrowHelper.ThrowInvalidOptions(nameof(ReceiveBufferSize), ReceiveBufferSize, "must be positive or null");
+        if (SendBufferSize is <= 0) TransportThrowHelper.ThrowInvalidOptions(nameof(SendBufferSize), SendBufferSize, "must be positive or null");
+        if (LingerSeconds is < 0) TransportThrowHelper.ThrowInvalidOptions(nameof(LingerSeconds), LingerSeconds, "must not be negative");
+        if (MaxPooledEventArgs < 1) TransportThrowHelper.ThrowInvalidOptions(nameof(MaxPooledEventArgs), MaxPooledEventArgs, "must be at least 1");
+    }
+}

@@ -1,0 +1,422 @@
+using System;
+using System.Buffers;
+using System.Net;
+using System.Runtime.CompilerServices;
+using System.Threading;
+using FixEngine.Codec;
+using FixEngine.Hosting;
+
+namespace FixEngine.Transport;
+
+// Design:
+// - Lifecycle in two ints. _closeClaimed: the first Close/Abort (from any thread) wins a CAS and alone writes
+//   _reason/_detail. _state: low 30 bits count operations in flight that use pooled resources (a Poll, the
+//   completion-mode receive loop, an async send); bit 30 (ClosingFlag) is set by the winner after it wrote
+//   the reason (Interlocked.Or is a full fence, so whoever sees the flag sees the reason).
+// - An operation enters with Interlocked.Increment and bails out if the flag is set; it leaves with
+//   Interlocked.Decrement. Whoever observes "flag set, count 0" (the closer, or the last operation to leave)
+//   runs the teardown, made exactly-once by an Interlocked.Exchange on _tornDown. So pooled buffers are returned only
+//   when no thread can touch them, and OnDisconnected is called exactly once, after that.
+// - The receive buffer and framing state (_receive*, _consecutive*) belong to the single receiving thread
+//   (busy-poll owner or the completion loop, which never overlap: one receive is outstanding at a time).
+// - Close from another thread does not wait: it wakes blocked/pending operations (subclass OnCloseRequested)
+//   and the teardown runs when the last one leaves.
+
+/// <summary>A framed FIX byte-stream connection (TCP or TLS): receive callbacks through an <see cref="IConnectionHandler"/>, a bounded send path, and one disconnect notification.</summary>
+/// <remarks>
+/// <para>Threads: receive callbacks never overlap (see <see cref="IConnectionHandler"/>). The send members
+/// (<see cref="GetSendSpan"/>/<see cref="Commit"/>/<see cref="TrySend"/>) must be called by one thread at a time,
+/// normally the owner (the session's thread), including from inside a receive callback on that thread; other threads
+/// hand bytes to the owner (the session layer does this through an SPSC ring). <see cref="Close"/>, <see cref="Abort"/>
+/// and the status properties are safe from any thread.</para>
+/// <para>Allocation: the TCP receive and send paths allocate nothing in steady state; the TLS path is async and may.</para>
+/// </remarks>
+public abstract class TransportConnection : IAgent, IDisposable
+{
+    private const int ClosingFlag = 0x4000_0000;
+    private const int ActiveMask = ClosingFlag - 1;
+    private static long s_nextId;
+
+    private readonly ArrayPool<byte> _pool;
+    private readonly int _initialReceiveBytes;
+    private readonly int _maxReceiveBytes;
+    private readonly int _maxBodyLength;
+    private readonly int _maxFrameErrors;
+    private readonly int _maxGarbageBytes;
+    private IConnectionHandler? _handler;
+    private int _state;
+    private int _closeClaimed;
+    private int _tornDown;
+    private DisconnectReason _reason;
+    private string? _detail;
+    private string? _name;
+
+    // Receive state: receiving thread only.
+    private byte[]? _receiveBuffer;
+    private int _receiveCapacity;
+    private int _receiveStart;
+    private int _receiveEnd;
+    private int _consecutiveFrameErrors;
+    private long _consecutiveGarbageBytes;
+    private long _messagesReceived;
+    private long _bytesReceived;
+    private long _frameErrors;
+
+    private protected TransportConnection(TcpConnectionOptions options, IConnectionHandler? handler)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        options.Validate();
+        Options = options;
+        _pool = options.BufferPool ?? ArrayPool<byte>.Shared;
+        _initialReceiveBytes = options.InitialReceiveBufferBytes;
+        _maxReceiveBytes = options.MaxReceiveBufferBytes;
+        _maxBodyLength = options.MaxMessageBodyLength;
+        _maxFrameErrors = options.MaxConsecutiveFrameErrors;
+        _maxGarbageBytes = options.MaxConsecutiveGarbageBytes;
+        _handler = handler;
+        Id = Interlocked.Increment(ref s_nextId);
+    }
+
+    /// <summary>Process-unique connection number (for logs).</summary>
+    public long Id { get; }
+
+    /// <summary>The options this connection was created with.</summary>
+    public TcpConnectionOptions Options { get; }
+
+    /// <summary>Free slot for the owner (e.g. the session bound to this connection).</summary>
+    public object? UserState { get; set; }
+
+    /// <summary>The remote end point, or null when unknown.</summary>
+    public abstract EndPoint? RemoteEndPoint { get; }
+
+    /// <summary>The local end point, or null when unknown.</summary>
+    public abstract EndPoint? LocalEndPoint { get; }
+
+    /// <summary>Name used in diagnostics and as the agent name.</summary>
+    public string Name => _name ??= $"{GetType().Name}#{Id} {RemoteEndPoint}";
+
+    /// <summary>True once a close has been requested (by either side); sends then return <see cref="SendResult.Closed"/>.</summary>
+    public bool IsClosing => Volatile.Read(ref _closeClaimed) != 0;
+
+    /// <summary>True once the connection is torn down and <see cref="IConnectionHandler.OnDisconnected"/> has been called.</summary>
+    public bool IsClosed => Volatile.Read(ref _tornDown) != 0;
+
+    /// <summary>Why the connection closed; <see cref="DisconnectReason.None"/> while open.</summary>
+    public DisconnectReason DisconnectReason => IsClosing ? _reason : DisconnectReason.None;
+
+    /// <summary>The close detail, or null.</summary>
+    public string? DisconnectDetail => IsClosing ? _detail : null;
+
+    /// <summary>Complete messages delivered to the handler (written by the receiving thread).</summary>
+    public long MessagesReceived => Volatile.Read(ref _messagesReceived);
+
+    /// <summary>Bytes received (written by the receiving thread).</summary>
+    public long BytesReceived => Volatile.Read(ref _bytesReceived);
+
+    /// <summary>Frame errors reported to the handler (written by the receiving thread).</summary>
+    public long FrameErrors => Volatile.Read(ref _frameErrors);
+
+    /// <summary>Bytes waiting in the send queue.</summary>
+    public abstract int QueuedSendBytes { get; }
+
+    /// <summary>Current receive buffer capacity in bytes (0 before the first receive and after teardown).</summary>
+    public int ReceiveBufferCapacity => Volatile.Read(ref _receiveCapacity);
+
+    /// <summary>The handler (null only for an accepted connection before its accept handler returned).</summary>
+    protected IConnectionHandler? Handler => _handler;
+
+    /// <summary>Starts receiving. Completion mode and TLS: posts the first receive (data already waiting is dispatched inline on this thread). Busy-poll: marks the connection started (receiving happens in <see cref="Poll"/>).</summary>
+    /// <exception cref="InvalidOperationException">Already started.</exception>
+    public abstract void Start();
+
+    /// <summary>Busy-poll duty cycle: one non-blocking receive (framing and dispatching every complete message) and a drain of the send queue.</summary>
+    /// <param name="nowNs">The caller's current time (unused by TCP; kept for the duty-cycle contract).</param>
+    /// <returns>Work done (0 = idle).</returns>
+    /// <remarks>Call from the single owning thread; any thread may own it, and one thread may poll many connections. In completion mode and TLS it does nothing and returns 0. Allocation-free.</remarks>
+    public abstract int Poll(long nowNs);
+
+    /// <inheritdoc/>
+    public int DoWork(long nowNs) => Poll(nowNs);
+
+    /// <summary>Rents the receive buffer, the encode buffer and the send queue now, so the first messages do not pay for them.</summary>
+    /// <remarks>Call on the owning thread before <see cref="Start"/> or the first <see cref="Poll"/>. Allocates (that is its purpose).</remarks>
+    public virtual void Prewarm()
+    {
+        if (TryEnter())
+        {
+            try
+            {
+                TryGetReceiveSpace(out _, out _, out _);
+            }
+            finally
+            {
+                Exit();
+            }
+        }
+    }
+
+    /// <summary>A span of at least <paramref name="sizeHint"/> bytes to encode one message into; then call <see cref="Commit"/>.</summary>
+    /// <param name="sizeHint">Bytes needed (at most <see cref="TcpConnectionOptions.SendQueueBytes"/>).</param>
+    /// <returns>The connection's encode buffer; valid until <see cref="Commit"/> or the next call.</returns>
+    /// <exception cref="ArgumentOutOfRangeException">The hint is negative or above the send queue size.</exception>
+    public abstract Span<byte> GetSendSpan(int sizeHint);
+
+    /// <summary>Sends the first <paramref name="length"/> bytes written into the span from <see cref="GetSendSpan"/>.</summary>
+    /// <param name="length">Bytes written.</param>
+    /// <returns>The send result; on <see cref="SendResult.Backpressure"/> nothing was sent and the bytes stay in the encode buffer.</returns>
+    public abstract SendResult Commit(int length);
+
+    /// <summary>Sends pre-encoded bytes (e.g. a shared <see cref="FixEngine.Buffers.RefCountedBuffer"/>); copied only if the socket does not take them all.</summary>
+    /// <param name="message">The bytes.</param>
+    /// <returns>The send result.</returns>
+    public abstract SendResult TrySend(ReadOnlySpan<byte> message);
+
+    /// <summary>Closes orderly: a best-effort flush of the send queue, shutdown of the send side, then close. Bytes still queued are dropped.</summary>
+    /// <param name="reason">Reported to <see cref="IConnectionHandler.OnDisconnected"/>; <see cref="DisconnectReason.Local"/> normally.</param>
+    /// <param name="detail">Explanation passed along.</param>
+    /// <remarks>Any thread; idempotent (the first reason wins). The teardown and callback happen now if nothing is in flight, else when the in-flight operation finishes.</remarks>
+    public void Close(DisconnectReason reason = DisconnectReason.Local, string? detail = null) => RequestClose(reason, detail, abortive: false);
+
+    /// <summary>Closes abortively (linger 0, the peer gets a reset); reported as <see cref="DisconnectReason.Aborted"/>.</summary>
+    /// <param name="detail">Explanation passed along.</param>
+    public void Abort(string? detail = null) => RequestClose(DisconnectReason.Aborted, detail, abortive: true);
+
+    /// <summary>Closes with <see cref="DisconnectReason.Local"/> if still open.</summary>
+    public void Dispose()
+    {
+        Close(DisconnectReason.Local, "disposed");
+        GC.SuppressFinalize(this);
+    }
+
+    /// <inheritdoc/>
+    public override string ToString() => Name;
+
+    internal void SetHandler(IConnectionHandler handler) => _handler = handler;
+
+    /// <summary>Wakes in-flight operations and closes the transport (socket shutdown/dispose). Called once, by the close winner, before the teardown can run.</summary>
+    private protected abstract void OnCloseRequested(DisconnectReason reason, bool abortive);
+
+    /// <summary>Returns subclass resources (socket, event args, send queue). Called once, when nothing is in flight.</summary>
+    private protected abstract void ReleaseResources();
+
+    private void RequestClose(DisconnectReason reason, string? detail, bool abortive)
+    {
+        if (Interlocked.CompareExchange(ref _closeClaimed, 1, 0) != 0)
+        {
+            return;
+        }
+        _reason = reason;
+        _detail = detail;
+        try
+        {
+            OnCloseRequested(reason, abortive);
+        }
+        finally
+        {
+            int previous = Interlocked.Or(ref _state, ClosingFlag);
+            if ((previous & ActiveMask) == 0)
+            {
+                Teardown();
+            }
+        }
+    }
+
+    /// <summary>Enters an operation that uses pooled resources; false when closing (nothing may be touched).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private protected bool TryEnter()
+    {
+        if ((Interlocked.Increment(ref _state) & ClosingFlag) != 0)
+        {
+            Exit();
+            return false;
+        }
+        return true;
+    }
+
+    /// <summary>Enters unconditionally; only while the caller knows the flag is not set yet (e.g. under the send lock with !IsClosing).</summary>
+    private protected void EnterUnchecked() => Interlocked.Increment(ref _state);
+
+    /// <summary>Leaves an operation; the last one out after a close request tears down.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private protected void Exit()
+    {
+        if (Interlocked.Decrement(ref _state) == ClosingFlag)
+        {
+            Teardown();
+        }
+    }
+
+    private void Teardown()
+    {
+        if (Interlocked.Exchange(ref _tornDown, 1) != 0)
+        {
+            return;
+        }
+        try
+        {
+            ReleaseResources();
+        }
+        finally
+        {
+            byte[]? buffer = _receiveBuffer;
+            _receiveBuffer = null;
+            _receiveStart = _receiveEnd = 0;
+            Volatile.Write(ref _receiveCapacity, 0);
+            if (buffer is not null)
+            {
+                _pool.Return(buffer);
+            }
+        }
+        IConnectionHandler? handler = _handler;
+        if (handler is not null)
+        {
+            try
+            {
+                handler.OnDisconnected(this, _reason, _detail);
+            }
+            catch (Exception)
+            {
+                // The connection is gone and this may be an IO thread: there is nobody left to tell.
+            }
+        }
+    }
+
+    /// <summary>Where the next receive may write. Compacts or grows the buffer; closes with <see cref="DisconnectReason.MessageTooLarge"/> when an incomplete frame fills the maximum.</summary>
+    private protected bool TryGetReceiveSpace(out byte[] buffer, out int offset, out int count)
+    {
+        byte[]? array = _receiveBuffer;
+        if (array is null)
+        {
+            array = _pool.Rent(_initialReceiveBytes);
+            _receiveBuffer = array;
+            Volatile.Write(ref _receiveCapacity, _initialReceiveBytes);
+        }
+        int capacity = _receiveCapacity;
+        int free = capacity - _receiveEnd;
+        if (free < (capacity >> 2) && _receiveStart > 0)
+        {
+            // PERF: the tail is at most one partial frame; moving it keeps reads large without growing.
+            int pending = _receiveEnd - _receiveStart;
+            Buffer.BlockCopy(array, _receiveStart, array, 0, pending);
+            _receiveStart = 0;
+            _receiveEnd = pending;
+            free = capacity - pending;
+        }
+        if (free == 0 && !TryGrowReceiveBuffer(ref array, ref capacity))
+        {
+            buffer = array;
+            offset = 0;
+            count = 0;
+            return false;
+        }
+        buffer = array;
+        offset = _receiveEnd;
+        count = capacity - _receiveEnd;
+        return true;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private bool TryGrowReceiveBuffer(ref byte[] array, ref int capacity)
+    {
+        if (capacity >= _maxReceiveBytes)
+        {
+            Close(DisconnectReason.MessageTooLarge,
+                $"an incomplete frame of {_receiveEnd - _receiveStart} bytes fills the receive buffer at its maximum of {_maxReceiveBytes} bytes");
+            return false;
+        }
+        int newCapacity = (int)Math.Min((long)capacity * 2, _maxReceiveBytes);
+        byte[] bigger = _pool.Rent(newCapacity);
+        Buffer.BlockCopy(array, 0, bigger, 0, _receiveEnd);
+        _pool.Return(array);
+        _receiveBuffer = bigger;
+        Volatile.Write(ref _receiveCapacity, newCapacity);
+        array = bigger;
+        capacity = newCapacity;
+        return true;
+    }
+
+    /// <summary>Frames and dispatches after <paramref name="count"/> bytes landed at the offset given by <see cref="TryGetReceiveSpace"/>.</summary>
+    /// <returns>Messages delivered; check <see cref="IsClosing"/> afterwards.</returns>
+    private protected int OnBytesReceived(int count)
+    {
+        _bytesReceived += count;
+        _receiveEnd += count;
+        byte[] buffer = _receiveBuffer!;
+        int start = _receiveStart;
+        int end = _receiveEnd;
+        int messages = 0;
+        IConnectionHandler handler = _handler!;
+        try
+        {
+            while (start < end)
+            {
+                ReadOnlySpan<byte> data = new(buffer, start, end - start);
+                FrameResult frame = FixFramer.Frame(data, _maxBodyLength);
+                if (frame.Status == FrameStatus.Complete)
+                {
+                    start += frame.Length;
+                    _receiveStart = start;
+                    _consecutiveFrameErrors = 0;
+                    _consecutiveGarbageBytes = 0;
+                    messages++;
+                    handler.OnMessage(this, data.Slice(0, frame.Length));
+                }
+                else if (frame.Status == FrameStatus.NeedMoreData)
+                {
+                    break;
+                }
+                else
+                {
+                    start += frame.Length;
+                    _receiveStart = start;
+                    _frameErrors++;
+                    handler.OnFrameError(this, frame, data.Slice(0, frame.Length));
+                    // A run of raw garbage split across reads counts as bytes only; malformed frames count as errors too.
+                    if (frame.Status != FrameStatus.Garbage)
+                    {
+                        _consecutiveFrameErrors++;
+                    }
+                    _consecutiveGarbageBytes += frame.Length;
+                    if (_consecutiveFrameErrors > _maxFrameErrors || _consecutiveGarbageBytes > _maxGarbageBytes)
+                    {
+                        CloseForGarbage();
+                    }
+                }
+                if (IsClosing)
+                {
+                    break;
+                }
+            }
+        }
+        catch (Exception ex)
+        {
+            Close(DisconnectReason.HandlerError, $"connection handler threw {ex.GetType().Name}: {ex.Message}");
+        }
+        _messagesReceived += messages;
+        if (start >= _receiveEnd)
+        {
+            _receiveStart = 0;
+            _receiveEnd = 0;
+        }
+        return messages;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void CloseForGarbage() => Close(DisconnectReason.Garbage,
+        $"too much garbage: {_consecutiveFrameErrors} consecutive frame errors skipping {_consecutiveGarbageBytes} bytes without a valid message " +
+        $"(limits {_maxFrameErrors} errors, {_maxGarbageBytes} bytes)");
+
+    /// <summary>The peer's FIN: reports <see cref="DisconnectReason.PeerClosedMidMessage"/> when part of a frame is buffered.</summary>
+    private protected void OnPeerClosed()
+    {
+        int pending = _receiveEnd - _receiveStart;
+        if (pending > 0)
+        {
+            Close(DisconnectReason.PeerClosedMidMessage, $"peer closed mid-message: {pending} bytes of an incomplete frame");
+        }
+        else
+        {
+            Close(DisconnectReason.PeerClosed, "peer closed the connection");
+        }
+    }
+}

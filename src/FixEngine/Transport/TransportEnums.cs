@@ -1,0 +1,75 @@
+namespace FixEngine.Transport;
+
+/// <summary>How a <see cref="TcpConnection"/> receives.</summary>
+public enum ReceiveMode
+{
+    /// <summary>
+    /// A pooled <see cref="System.Net.Sockets.SocketAsyncEventArgs"/> receive per connection; handler callbacks run on the
+    /// socket completion thread (or inline on the thread that called <see cref="TransportConnection.Start"/> when data is
+    /// already waiting). Shares threads well; a little slower than busy-polling.
+    /// </summary>
+    Completion = 0,
+
+    /// <summary>
+    /// Nothing receives until the owning thread calls <see cref="TransportConnection.Poll"/> (or runs the connection as an
+    /// <see cref="FixEngine.Hosting.IAgent"/>): one non-blocking <c>Socket.Receive</c> per poll, callbacks on that thread.
+    /// Lowest latency with a spinning idle strategy on a dedicated core.
+    /// </summary>
+    BusyPoll = 1,
+}
+
+/// <summary>Why a connection ended, passed once to <see cref="IConnectionHandler.OnDisconnected"/>.</summary>
+public enum DisconnectReason
+{
+    /// <summary>Still connected.</summary>
+    None = 0,
+
+    /// <summary>Closed locally and orderly with <see cref="TransportConnection.Close"/> (or <see cref="TransportConnection.Dispose"/>).</summary>
+    Local = 1,
+
+    /// <summary>Aborted locally with <see cref="TransportConnection.Abort"/>: linger 0, the peer sees a reset.</summary>
+    Aborted = 2,
+
+    /// <summary>The peer closed its side (a receive returned 0 bytes) between messages.</summary>
+    PeerClosed = 3,
+
+    /// <summary>The peer closed its side while an incomplete frame was buffered.</summary>
+    PeerClosedMidMessage = 4,
+
+    /// <summary>The peer reset the connection.</summary>
+    PeerReset = 5,
+
+    /// <summary>Any other socket or stream error on receive or send (the detail names it).</summary>
+    SocketError = 6,
+
+    /// <summary>Too many consecutive frame errors or garbage bytes without a valid message.</summary>
+    Garbage = 7,
+
+    /// <summary>An incomplete frame filled the receive buffer at its maximum size.</summary>
+    MessageTooLarge = 8,
+
+    /// <summary>A handler callback threw; the detail names the exception.</summary>
+    HandlerError = 9,
+
+    /// <summary>The TLS handshake failed.</summary>
+    TlsHandshakeFailed = 10,
+}
+
+/// <summary>Outcome of a send on a <see cref="TransportConnection"/>.</summary>
+public enum SendResult
+{
+    /// <summary>Every byte was handed to the socket.</summary>
+    Sent = 0,
+
+    /// <summary>Some or all bytes wait in the bounded send queue and go out in order on the next poll or send completion.</summary>
+    Queued = 1,
+
+    /// <summary>The send queue has no room for the message: nothing was sent; retry after the queue drains.</summary>
+    Backpressure = 2,
+
+    /// <summary>The connection is closing or closed: nothing was sent.</summary>
+    Closed = 3,
+
+    /// <summary>The message is longer than the send queue (<see cref="TcpConnectionOptions.SendQueueBytes"/>): it can never be sent.</summary>
+    TooLarge = 4,
+}
