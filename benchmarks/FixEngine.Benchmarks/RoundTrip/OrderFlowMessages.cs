@@ -1,5 +1,6 @@
 using System;
 using FixEngine.Codec;
+using FixEngine.Timing;
 
 namespace FixEngine.Benchmarks.RoundTrip;
 
@@ -100,7 +101,7 @@ public sealed class OrderFlowMessages
     {
         var messages = new OrderFlowMessages();
         long epochNs = DateTime.UtcNow.Ticks * 100 - DateTime.UnixEpoch.Ticks * 100;
-        long intended = Timing.HighResTime.NowNs();
+        long intended = HighResTime.NowNs();
         byte[] order = new byte[1024];
         byte[] report = new byte[1024];
         orderLength = messages.EncodeNewOrderSingle(order, 1_000_000, intended, epochNs);

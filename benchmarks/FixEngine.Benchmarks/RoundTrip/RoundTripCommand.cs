@@ -77,7 +77,7 @@ public static class RoundTripCommand
                         using IRoundTripSystem system = config.Factory!(setup);
                         result = new RoundTripRunner().Run(system, plan);
                     }
-                    catch (Exception e) when (e is InvalidOperationException or SocketException or IOException or ObjectDisposedException)
+                    catch (Exception e) when (e is InvalidOperationException or SocketException or IOException or ObjectDisposedException or FixEngine.Config.ConfigException)
                     {
                         Console.Error.WriteLine($"  {config.Key} {MarkdownReport.RateLabel(rate)} run {run + 1} failed: {e.Message}");
                         result = RunResult.Failed(config.Key, rate);

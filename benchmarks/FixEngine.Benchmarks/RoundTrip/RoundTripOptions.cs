@@ -78,6 +78,11 @@ public sealed class RoundTripOptions
                     o.Configs.Clear();
                     foreach (string c in Value(args, ref i, a).Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
                     {
+                        if (c == "all")
+                        {
+                            o.Configs.AddRange(RoundTripConfigurations.AvailableKeys);
+                            continue;
+                        }
                         if (RoundTripConfigurations.Find(c) is null) throw new ArgumentException($"--configs: unknown configuration '{c}' (see --list)");
                         o.Configs.Add(c);
                     }
