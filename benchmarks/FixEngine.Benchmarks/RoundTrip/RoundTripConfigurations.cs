@@ -31,7 +31,9 @@ public static class RoundTripConfigurations
 
     /// <summary>Keys measured when <c>--configs</c> is not given (kept small so <c>--quick</c> takes about a minute);
     /// <c>--configs all</c> selects every available configuration.</summary>
-    public static IEnumerable<string> DefaultKeys { get; } = [FloorKey, "codec", "session-busy-mem-1proc", "session-backoff-mem-1proc"];
+    /// <remarks>The busy-spin session configurations are left out: two spinning engine threads plus the sender need
+    /// at least 3 cores, and on the 2-core CI box one run took ~100 s (about 100 closed-loop round trips a second).</remarks>
+    public static IEnumerable<string> DefaultKeys { get; } = [FloorKey, "codec", "session-backoff-mem-1proc"];
 
     /// <summary>Every available key.</summary>
     public static IEnumerable<string> AvailableKeys
