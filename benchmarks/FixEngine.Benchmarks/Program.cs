@@ -13,6 +13,7 @@ public static class Program
         {
             return TransportPingPong.Run(args);
         }
+        if (args.Length > 0 && args[0] == "roundtrip") return RoundTrip.RoundTripCommand.Run(args[1..]);
         BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args);
         return 0;
     }

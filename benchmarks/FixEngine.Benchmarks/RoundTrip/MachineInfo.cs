@@ -1,0 +1,42 @@
+using System;
+using System.IO;
+using System.Runtime;
+using System.Runtime.InteropServices;
+
+namespace FixEngine.Benchmarks.RoundTrip;
+
+/// <summary>Names the machine a report was produced on.</summary>
+public static class MachineInfo
+{
+    /// <summary>One line: CPU model, cores, OS, .NET version, GC mode.</summary>
+    public static string Describe() =>
+        $"{CpuModel()}, {Environment.ProcessorCount} logical cores, {RuntimeInformation.OSDescription} "
+        + $"({RuntimeInformation.OSArchitecture}), {RuntimeInformation.FrameworkDescription}, "
+        + $"GC {(GCSettings.IsServerGC ? "server" : "workstation")}/{(GCSettings.LatencyMode == GCLatencyMode.Batch ? "non-concurrent" : "concurrent")}";
+
+    /// <summary>The first "model name" in /proc/cpuinfo, or the architecture when unavailable.</summary>
+    public static string CpuModel()
+    {
+        try
+        {
+            if (File.Exists("/proc/cpuinfo"))
+            {
+                foreach (string line in File.ReadLines("/proc/cpuinfo"))
+                {
+                    if (line.StartsWith("model name", StringComparison.Ordinal))
+                    {
+                        int colon = line.IndexOf(':');
+                        if (colon > 0) return line[(colon + 1)..].Trim();
+                    }
+                }
+            }
+        }
+        catch (IOException)
+        {
+        }
+        catch (UnauthorizedAccessException)
+        {
+        }
+        return RuntimeInformation.ProcessArchitecture.ToString();
+    }
+}

@@ -1,0 +1,72 @@
+using System;
+using System.Runtime.InteropServices;
+using System.Threading;
+using FixEngine.Timing;
+
+namespace FixEngine.Benchmarks.RoundTrip;
+
+/// <summary>Waits until a monotonic deadline without burning a shared core: sleeps with sub-millisecond resolution
+/// (Linux <c>clock_nanosleep</c>) while far ahead, then yields, then spins.</summary>
+/// <remarks>
+/// Thread-safe (no state), allocation-free. PERF: the open-loop sender would otherwise spin for the whole interval
+/// (500 µs at 2,000 msg/s) on a 2-core machine where the acceptor and receiver threads need those cycles; nanosleep
+/// wakes ~50-100 µs late (timer slack), so it stops <see cref="SpinMarginNs"/> early and the rest is yield/spin.
+/// </remarks>
+internal static partial class PreciseWait
+{
+    /// <summary>Time before the deadline at which sleeping stops.</summary>
+    public const long SpinMarginNs = 120_000;
+
+    private const int ClockMonotonic = 1;
+
+    private static readonly bool s_canNanosleep = OperatingSystem.IsLinux();
+
+    /// <summary>Returns at or just after <paramref name="deadlineNs"/> (<see cref="HighResTime"/> time).</summary>
+    public static void Until(long deadlineNs)
+    {
+        long nowNs;
+        while ((nowNs = HighResTime.NowNs()) < deadlineNs)
+        {
+            long remainingNs = deadlineNs - nowNs;
+            if (remainingNs > SpinMarginNs + 30_000)
+            {
+                Sleep(remainingNs - SpinMarginNs);
+            }
+            else if (remainingNs > 20_000)
+            {
+                Thread.Yield();
+            }
+            else
+            {
+                Thread.SpinWait(10);
+            }
+        }
+    }
+
+    private static void Sleep(long durationNs)
+    {
+        if (s_canNanosleep)
+        {
+            var request = new TimeSpec { Seconds = durationNs / 1_000_000_000, Nanoseconds = durationNs % 1_000_000_000 };
+            clock_nanosleep(ClockMonotonic, 0, in request, IntPtr.Zero);
+        }
+        else if (durationNs > 2_000_000)
+        {
+            Thread.Sleep(1);
+        }
+        else
+        {
+            Thread.Yield();
+        }
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    private struct TimeSpec
+    {
+        public long Seconds;
+        public long Nanoseconds;
+    }
+
+    [LibraryImport("libc", SetLastError = false)]
+    private static partial int clock_nanosleep(int clockId, int flags, in TimeSpec request, IntPtr remain);
+}

@@ -1,0 +1,144 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Net.Sockets;
+using System.Text;
+using FixEngine.Timing;
+
+namespace FixEngine.Benchmarks.RoundTrip;
+
+/// <summary>The <c>roundtrip</c> command: measures every selected configuration at every rate and writes the report,
+/// the percentile-distribution files and the SVG plots.</summary>
+/// <remarks>
+/// <c>dotnet run -c Release --project benchmarks/FixEngine.Benchmarks -- roundtrip [--quick|--full]
+/// [--rates 2000,10000,50000,max] [--configs floor,codec,...] [--out dir] [--runs n] [--warmup n] [--measured n]
+/// [--list] [--self-check]</c>
+/// </remarks>
+public static class RoundTripCommand
+{
+    /// <summary>The command name dispatched from Program.</summary>
+    public const string Name = "roundtrip";
+
+    /// <summary>Runs the command with the arguments after <c>roundtrip</c>; returns the exit code.</summary>
+    public static int Run(string[] args)
+    {
+        RoundTripOptions options;
+        try
+        {
+            options = RoundTripOptions.Parse(args);
+        }
+        catch (ArgumentException e)
+        {
+            Console.Error.WriteLine($"roundtrip: {e.Message}");
+            return 2;
+        }
+        if (options.AcceptorOnlyRole is string role) return ChildProcessSystem.RunAcceptorOnly(role);
+        if (options.SelfCheck) return RoundTripSelfCheck.Run(Console.Out);
+        if (options.List)
+        {
+            foreach (RoundTripConfiguration c in RoundTripConfigurations.All)
+            {
+                Console.WriteLine($"{c.Key,-30} {(c.IsAvailable ? "available" : "unavailable")}  {c.Description}{(c.IsAvailable ? "" : " — " + c.UnavailableReason)}");
+            }
+            return 0;
+        }
+        return Measure(options, args);
+    }
+
+    private static int Measure(RoundTripOptions options, string[] args)
+    {
+        OrderFlowMessages.MeasureTypicalSizes(out int orderLength, out int reportLength);
+        var setup = new RoundTripSetup(orderLength, reportLength);
+        string machine = MachineInfo.Describe();
+        Directory.CreateDirectory(options.Output);
+        Console.WriteLine($"roundtrip {options.Mode}: {machine}");
+        Console.WriteLine($"configs {string.Join(',', options.Configs)}; rates {string.Join(',', options.Rates.ConvertAll(MarkdownReport.RateToken))}; runs {options.Runs}; output {Path.GetFullPath(options.Output)}");
+
+        var results = new List<ConfigRateSummary>();
+        long startNs = HighResTime.NowNs();
+        foreach (int rate in options.Rates)
+        {
+            foreach (string key in options.Configs)
+            {
+                RoundTripConfiguration config = RoundTripConfigurations.Find(key)!;
+                if (!config.IsAvailable)
+                {
+                    Console.WriteLine($"  {config.Key}: not measured — {config.UnavailableReason}");
+                    continue;
+                }
+                var runs = new List<RunResult>();
+                var plan = new RunPlan(options.WarmupCount, options.MeasuredFor(rate), rate);
+                for (int run = 0; run < options.Runs; run++)
+                {
+                    long runStartNs = HighResTime.NowNs();
+                    RunResult result;
+                    try
+                    {
+                        using IRoundTripSystem system = config.Factory!(setup);
+                        result = new RoundTripRunner().Run(system, plan);
+                    }
+                    catch (Exception e) when (e is InvalidOperationException or SocketException or IOException or ObjectDisposedException or FixEngine.Config.ConfigException)
+                    {
+                        Console.Error.WriteLine($"  {config.Key} {MarkdownReport.RateLabel(rate)} run {run + 1} failed: {e.Message}");
+                        result = RunResult.Failed(config.Key, rate);
+                    }
+                    runs.Add(result);
+                    Console.WriteLine($"  [{(HighResTime.NowNs() - startNs) / 1e9,5:0.0}s +{(HighResTime.NowNs() - runStartNs) / 1e9:0.0}s] {config.Key,-12} {MarkdownReport.RateLabel(rate),-18} run {run + 1}: n={result.Count:N0} p50={MarkdownReport.Us(result.Histogram.ValueAtPercentile(50))}µs p99={MarkdownReport.Us(result.Histogram.ValueAtPercentile(99))}µs p99.9={MarkdownReport.Us(result.Histogram.ValueAtPercentile(99.9))}µs max={MarkdownReport.Us(result.Histogram.Max)}µs rate={result.AchievedRate:N0}/s gc={result.Gen0}/{result.Gen1}/{result.Gen2} B/msg={result.BytesPerMessage:0.00}{(result.Completed ? "" : " INCOMPLETE")}");
+                }
+                var summary = new ConfigRateSummary(config.Key, rate, runs);
+                results.Add(summary);
+                string hgrm = Path.Combine(options.Output, $"{config.Key}-{MarkdownReport.RateToken(rate)}.hgrm");
+                using (var writer = new StreamWriter(hgrm, false, new UTF8Encoding(false)))
+                {
+                    summary.Combined.OutputPercentileDistribution(writer, 5, 1000.0);
+                }
+            }
+            WritePlot(options.Output, rate, results);
+        }
+
+        var notMeasured = new List<RoundTripConfiguration>();
+        foreach (RoundTripConfiguration c in RoundTripConfigurations.All)
+        {
+            if (!c.IsAvailable) notMeasured.Add(c);
+        }
+        var context = new ReportContext(
+            machine,
+            "dotnet run -c Release --project benchmarks/FixEngine.Benchmarks -- roundtrip " + string.Join(' ', args),
+            options.Mode,
+            options.WarmupCount,
+            options.MaxSecondsPerRun > 0
+                ? $"min({options.MeasuredCount:N0}, {options.MaxSecondsPerRun:0.#} s × rate) measured orders"
+                : $"{options.MeasuredCount:N0} measured orders",
+            options.Runs,
+            orderLength,
+            reportLength);
+        string reportPath = Path.Combine(options.Output, "report.md");
+        using (var writer = new StreamWriter(reportPath, false, new UTF8Encoding(false)))
+        {
+            MarkdownReport.Write(writer, context, results, notMeasured);
+        }
+        File.WriteAllText(Path.Combine(options.Output, "machine.txt"), machine + Environment.NewLine);
+        Console.WriteLine($"measured in {(HighResTime.NowNs() - startNs) / 1e9:0.0} s; report: {Path.GetFullPath(reportPath)}");
+        foreach (ConfigRateSummary s in results)
+        {
+            foreach (RunResult r in s.Runs)
+            {
+                if (!r.Completed || r.Errors != 0) return 1;
+            }
+        }
+        return 0;
+    }
+
+    private static void WritePlot(string output, int rate, List<ConfigRateSummary> results)
+    {
+        var series = new List<PlotSeries>();
+        foreach (ConfigRateSummary s in results)
+        {
+            if (s.RatePerSecond == rate) series.Add(PlotSeries.FromHistogram(s.Config, s.Combined));
+        }
+        if (series.Count == 0) return;
+        string path = Path.Combine(output, $"latency-{MarkdownReport.RateToken(rate)}.svg");
+        using var writer = new StreamWriter(path, false, new UTF8Encoding(false));
+        PercentilePlot.Write(writer, $"Round-trip latency by percentile, {MarkdownReport.RateLabel(rate)}", series);
+    }
+}

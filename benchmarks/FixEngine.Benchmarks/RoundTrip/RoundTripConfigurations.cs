@@ -1,0 +1,74 @@
+using System;
+using System.Collections.Generic;
+
+namespace FixEngine.Benchmarks.RoundTrip;
+
+/// <summary>A named configuration the harness can measure, or a placeholder saying why it cannot yet.</summary>
+/// <param name="Key">Command-line key and report name.</param>
+/// <param name="Description">One line for the report.</param>
+/// <param name="Factory">Creates a fresh system per run; null when not available.</param>
+/// <param name="UnavailableReason">Why <paramref name="Factory"/> is null.</param>
+public sealed record RoundTripConfiguration(
+    string Key, string Description, Func<RoundTripSetup, IRoundTripSystem>? Factory, string? UnavailableReason)
+{
+    /// <summary>True when the configuration can run.</summary>
+    public bool IsAvailable => Factory is not null;
+}
+
+/// <summary>What a factory may need: the message sizes and the child-process launcher.</summary>
+/// <param name="OrderLength">Typical NewOrderSingle length (the floor sends the same).</param>
+/// <param name="ReportLength">Typical ExecutionReport length.</param>
+public sealed record RoundTripSetup(int OrderLength, int ReportLength);
+
+/// <summary>The registry of configurations; new ones plug in by adding an entry here.</summary>
+public static class RoundTripConfigurations
+{
+    /// <summary>The floor's key; ratios in the report are to this configuration.</summary>
+    public const string FloorKey = "floor";
+
+    /// <summary>Every configuration, available or not, in report order.</summary>
+    public static IReadOnlyList<RoundTripConfiguration> All { get; } = Build();
+
+    /// <summary>Keys measured when <c>--configs</c> is not given (kept small so <c>--quick</c> takes about a minute);
+    /// <c>--configs all</c> selects every available configuration.</summary>
+    /// <remarks>The busy-spin session configurations are left out: two spinning engine threads plus the sender need
+    /// at least 3 cores, and on the 2-core CI box one run took ~100 s (about 100 closed-loop round trips a second).</remarks>
+    public static IEnumerable<string> DefaultKeys { get; } = [FloorKey, "codec", "session-backoff-mem-1proc"];
+
+    /// <summary>Every available key.</summary>
+    public static IEnumerable<string> AvailableKeys
+    {
+        get
+        {
+            foreach (RoundTripConfiguration c in All)
+            {
+                if (c.IsAvailable) yield return c.Key;
+            }
+        }
+    }
+
+    /// <summary>Finds a configuration by key (case-insensitive).</summary>
+    public static RoundTripConfiguration? Find(string key)
+    {
+        foreach (RoundTripConfiguration c in All)
+        {
+            if (string.Equals(c.Key, key, StringComparison.OrdinalIgnoreCase)) return c;
+        }
+        return null;
+    }
+
+    private static List<RoundTripConfiguration> Build()
+    {
+        var list = new List<RoundTripConfiguration>
+        {
+            new(FloorKey, "raw TCP ping-pong, same-sized messages, blocking sockets, NoDelay",
+                setup => new RawTcpFloorSystem(setup.OrderLength, setup.ReportLength), null),
+            new("codec", "FixWriter/FixFramer/FixMessage over the same raw sockets, no session layer",
+                _ => new CodecTcpSystem(), null),
+            new("codec-2proc", "codec configuration with the acceptor in a child process",
+                _ => new ChildProcessSystem("codec-2proc", ChildProcessSystem.CodecAcceptorRole), null),
+        };
+        SessionConfigurations.Register(list);
+        return list;
+    }
+}

@@ -1,0 +1,148 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+
+namespace FixEngine.Benchmarks.RoundTrip;
+
+/// <summary>Parsed <c>roundtrip</c> arguments.</summary>
+public sealed class RoundTripOptions
+{
+    /// <summary>Default output directory (under the gitignored artifacts/).</summary>
+    public const string DefaultOutput = "artifacts/roundtrip";
+
+    /// <summary>quick or full.</summary>
+    public string Mode { get; private set; } = "quick";
+
+    /// <summary>Rates; 0 = max (closed loop).</summary>
+    public List<int> Rates { get; } = [2_000, 10_000, 50_000, 0];
+
+    /// <summary>Configuration keys.</summary>
+    public List<string> Configs { get; } = [];
+
+    /// <summary>Output directory.</summary>
+    public string Output { get; private set; } = DefaultOutput;
+
+    /// <summary>Warm-up orders per run.</summary>
+    public int WarmupCount { get; private set; } = 10_000;
+
+    /// <summary>Measured orders per run (upper bound in quick mode, see <see cref="MeasuredFor"/>).</summary>
+    public int MeasuredCount { get; private set; } = 40_000;
+
+    /// <summary>In quick mode, open-loop runs are also capped at this many seconds of schedule.</summary>
+    public double MaxSecondsPerRun { get; private set; } = 1.5;
+
+    /// <summary>Runs per configuration and rate.</summary>
+    public int Runs { get; private set; } = 2;
+
+    /// <summary>Run the self-check instead of measuring.</summary>
+    public bool SelfCheck { get; private set; }
+
+    /// <summary>List configurations and exit.</summary>
+    public bool List { get; private set; }
+
+    /// <summary>Child-process mode: the acceptor role to serve, or null.</summary>
+    public string? AcceptorOnlyRole { get; private set; }
+
+    /// <summary>Orders measured per run at <paramref name="ratePerSecond"/>.</summary>
+    public int MeasuredFor(int ratePerSecond) =>
+        ratePerSecond <= 0 || MaxSecondsPerRun <= 0
+            ? MeasuredCount
+            : (int)Math.Max(1, Math.Min(MeasuredCount, ratePerSecond * MaxSecondsPerRun));
+
+    /// <summary>Parses arguments after <c>roundtrip</c>; throws <see cref="ArgumentException"/> naming the bad one.</summary>
+    public static RoundTripOptions Parse(IReadOnlyList<string> args)
+    {
+        var o = new RoundTripOptions();
+        int? warmup = null, measured = null, runs = null;
+        for (int i = 0; i < args.Count; i++)
+        {
+            string a = args[i];
+            switch (a)
+            {
+                case "--quick":
+                    o.Mode = "quick";
+                    break;
+                case "--full":
+                    o.Mode = "full";
+                    break;
+                case "--rates":
+                    o.Rates.Clear();
+                    foreach (string r in Value(args, ref i, a).Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
+                    {
+                        if (r.Equals("max", StringComparison.OrdinalIgnoreCase)) o.Rates.Add(0);
+                        else if (int.TryParse(r, NumberStyles.None, CultureInfo.InvariantCulture, out int rate) && rate > 0) o.Rates.Add(rate);
+                        else throw new ArgumentException($"--rates: '{r}' is not a positive integer or 'max'");
+                    }
+                    break;
+                case "--configs":
+                    o.Configs.Clear();
+                    foreach (string c in Value(args, ref i, a).Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
+                    {
+                        if (c == "all")
+                        {
+                            o.Configs.AddRange(RoundTripConfigurations.AvailableKeys);
+                            continue;
+                        }
+                        if (RoundTripConfigurations.Find(c) is null) throw new ArgumentException($"--configs: unknown configuration '{c}' (see --list)");
+                        o.Configs.Add(c);
+                    }
+                    break;
+                case "--out":
+                    o.Output = Value(args, ref i, a);
+                    break;
+                case "--warmup":
+                    warmup = PositiveInt(args, ref i, a);
+                    break;
+                case "--measured":
+                    measured = PositiveInt(args, ref i, a);
+                    break;
+                case "--runs":
+                    runs = PositiveInt(args, ref i, a);
+                    break;
+                case "--self-check":
+                    o.SelfCheck = true;
+                    break;
+                case "--list":
+                    o.List = true;
+                    break;
+                case "--acceptor-only":
+                    o.AcceptorOnlyRole = Value(args, ref i, a);
+                    break;
+                default:
+                    throw new ArgumentException($"unknown argument '{a}'");
+            }
+        }
+        if (o.Mode == "full")
+        {
+            o.WarmupCount = 100_000;
+            o.MeasuredCount = 1_000_000;
+            o.MaxSecondsPerRun = 0;
+            o.Runs = 3;
+        }
+        if (warmup is int w) o.WarmupCount = w;
+        if (measured is int m)
+        {
+            o.MeasuredCount = m;
+            o.MaxSecondsPerRun = 0;
+        }
+        if (runs is int n) o.Runs = n;
+        if (o.Configs.Count == 0) o.Configs.AddRange(RoundTripConfigurations.DefaultKeys);
+        return o;
+    }
+
+    private static string Value(IReadOnlyList<string> args, ref int i, string name)
+    {
+        if (i + 1 >= args.Count) throw new ArgumentException($"{name} needs a value");
+        return args[++i];
+    }
+
+    private static int PositiveInt(IReadOnlyList<string> args, ref int i, string name)
+    {
+        string v = Value(args, ref i, name);
+        if (!int.TryParse(v, NumberStyles.None, CultureInfo.InvariantCulture, out int n) || n <= 0)
+        {
+            throw new ArgumentException($"{name}: '{v}' is not a positive integer");
+        }
+        return n;
+    }
+}

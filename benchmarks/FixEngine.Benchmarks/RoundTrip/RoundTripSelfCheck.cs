@@ -1,0 +1,227 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Xml.Linq;
+using FixEngine.Codec;
+using FixEngine.Diagnostics;
+
+namespace FixEngine.Benchmarks.RoundTrip;
+
+/// <summary><c>roundtrip --self-check</c>: fast checks of the harness's pure logic (the test project cannot reference
+/// the benchmark project): schedule and coordinated-omission accounting, message sizes and round trip through the
+/// codec, stream framing, zero allocation, report and SVG output.</summary>
+public static class RoundTripSelfCheck
+{
+    /// <summary>Runs every check, prints PASS/FAIL lines; returns 0 when all pass.</summary>
+    public static int Run(TextWriter output)
+    {
+        var checks = new (string Name, Func<string?> Check)[]
+        {
+            ("schedule intended times do not drift", ScheduleDoesNotDrift),
+            ("a stall is charged to every order it delays", StallIsChargedToEveryDelayedOrder),
+            ("order and report have realistic sizes and round-trip through the codec", MessagesRoundTrip),
+            ("stream reader frames messages split at every byte", StreamReaderFramesSplitMessages),
+            ("encode, frame, parse and answer allocate nothing", CodecPathAllocatesNothing),
+            ("report has a table per rate, floor ratios and the QuickFIX/n line", ReportFormats),
+            ("SVG plot is well-formed with one polyline per series", SvgIsWellFormed),
+        };
+        int failed = 0;
+        foreach ((string name, Func<string?> check) in checks)
+        {
+            string? error;
+            try
+            {
+                error = check();
+            }
+            catch (Exception e)
+            {
+                error = e.ToString();
+            }
+            output.WriteLine(error is null ? $"PASS {name}" : $"FAIL {name}: {error}");
+            if (error is not null) failed++;
+        }
+        output.WriteLine(failed == 0 ? $"all {checks.Length} checks passed" : $"{failed} of {checks.Length} checks failed");
+        return failed == 0 ? 0 : 1;
+    }
+
+    private static string? ScheduleDoesNotDrift()
+    {
+        var s = new OpenLoopSchedule(1_000, 3_000);
+        if (s.IntendedNs(0) != 1_000) return $"order 0 at {s.IntendedNs(0)}";
+        if (s.IntendedNs(3_000) != 1_000 + 1_000_000_000) return $"order 3000 at {s.IntendedNs(3_000)}, expected 1 s later";
+        if (s.IntendedNs(3_000_000) != 1_000 + 1_000_000_000_000) return $"order 3e6 at {s.IntendedNs(3_000_000)}, drifted";
+        if (s.DueCount(999) != 0 || s.DueCount(1_000) != 1 || s.DueCount(1_000 + 333_334) != 2) return "DueCount wrong";
+        return null;
+    }
+
+    private static string? StallIsChargedToEveryDelayedOrder()
+    {
+        // 1,000 orders/s for 1 s; the system answers in 10 µs except that it is frozen from 100 ms to 200 ms and then
+        // answers the backlog at 10 µs per order. Measuring from the intended time must charge ~100 orders, not one.
+        var schedule = new OpenLoopSchedule(0, 1_000);
+        var h = new LatencyHistogram(1, 60_000_000_000, 3);
+        long freeAtNs = 0;
+        for (int i = 0; i < 1_000; i++)
+        {
+            long intended = schedule.IntendedNs(i);
+            long start = Math.Max(intended, freeAtNs);
+            if (start >= 100_000_000 && start < 200_000_000) start = 200_000_000;
+            long done = start + 10_000;
+            freeAtNs = done;
+            h.RecordValue(done - intended);
+        }
+        long delayed = h.TotalCount - CountBelow(h, 1_000_000);
+        if (delayed < 95 || delayed > 105) return $"{delayed} orders over 1 ms, expected ~100";
+        if (h.Max < 100_000_000) return $"worst {h.Max} ns, expected >= 100 ms";
+        if (h.ValueAtPercentile(50) > 20_000) return $"p50 {h.ValueAtPercentile(50)} ns, expected ~10 µs";
+        return null;
+    }
+
+    private static long CountBelow(LatencyHistogram h, long limit)
+    {
+        long count = 0;
+        for (long v = 0; v < limit; v = h.HighestEquivalentValue(v) + 1) count += h.GetCountAtValue(v);
+        return count;
+    }
+
+    private static string? MessagesRoundTrip()
+    {
+        OrderFlowMessages.MeasureTypicalSizes(out int orderLength, out int reportLength);
+        if (orderLength < 160 || orderLength > 220) return $"NewOrderSingle is {orderLength} B, expected ~180";
+        if (reportLength < orderLength) return $"ExecutionReport {reportLength} B is smaller than the order";
+        var messages = new OrderFlowMessages();
+        byte[] order = new byte[512], report = new byte[1024];
+        const long Intended = 1_234_567_890_123_456_789;
+        int n = messages.EncodeNewOrderSingle(order, 42, Intended, 1_790_000_000_000_000_000);
+        FrameResult frame = FixFramer.Frame(order.AsSpan(0, n), OrderFlowMessages.MaxBodyLength);
+        if (!frame.IsComplete || frame.Length != n) return $"order does not frame: {frame.Describe()}";
+        var index = new FixMessageIndex(64);
+        if (!index.Parse(order.AsSpan(0, n))) return $"order defect {index.Defect.Describe()}";
+        FixMessage parsed = index.Bind(order.AsSpan(0, n));
+        if (parsed.TryGetLong(FixTags.ClOrdID, out long clOrdId) != FixValueStatus.Ok || clOrdId != Intended) return "ClOrdID lost";
+        if (parsed.TryGetLong(FixTags.MsgSeqNum, out long seq) != FixValueStatus.Ok || seq != 42) return "MsgSeqNum lost";
+        int m = messages.EncodeExecutionReport(report, parsed, 7, 1_790_000_000_000_000_000);
+        if (m == 0) return "report not encoded";
+        var reportIndex = new FixMessageIndex(64);
+        if (!reportIndex.Parse(report.AsSpan(0, m))) return $"report defect {reportIndex.Defect.Describe()}";
+        FixMessage er = reportIndex.Bind(report.AsSpan(0, m));
+        if (!er.MsgType.SequenceEqual(MsgTypes.ExecutionReport)) return "report MsgType is not 8";
+        if (er.TryGetLong(FixTags.ClOrdID, out long echoed) != FixValueStatus.Ok || echoed != Intended) return "report does not echo ClOrdID";
+        if (er.GetString(FixTags.Symbol) != "MSFT" || er.GetString(FixTags.LeavesQty) != "100") return "report fields wrong";
+        return null;
+    }
+
+    private static string? StreamReaderFramesSplitMessages()
+    {
+        var messages = new OrderFlowMessages();
+        byte[] stream = new byte[2048];
+        int length = 0;
+        for (int i = 0; i < 3; i++) length += messages.EncodeNewOrderSingle(stream.AsSpan(length), i + 1, 1_000 + i, 1_790_000_000_000_000_000);
+        stream[length++] = (byte)'x';
+        length += messages.EncodeNewOrderSingle(stream.AsSpan(length), 4, 1_003, 1_790_000_000_000_000_000);
+        var reader = new FixStreamReader(1024);
+        var counter = new FrameCounter();
+        for (int i = 0; i < length; i++) reader.Feed(stream.AsSpan(i, 1), counter);
+        if (counter.Frames != 4 || counter.Errors != 1) return $"{counter.Frames} frames, {counter.Errors} errors; expected 4 and 1";
+        return null;
+    }
+
+    private static string? CodecPathAllocatesNothing()
+    {
+        var messages = new OrderFlowMessages();
+        var acceptorMessages = new OrderFlowMessages();
+        var index = new FixMessageIndex(64);
+        var replyIndex = new FixMessageIndex(64);
+        var reader = new FixStreamReader(4096);
+        var counter = new FrameCounter();
+        byte[] order = new byte[512], report = new byte[1024];
+        var histogram = new LatencyHistogram(1, 60_000_000_000, 3);
+        void Once(long i)
+        {
+            int n = messages.EncodeNewOrderSingle(order, i, 1_000_000 + i, 1_790_000_000_000_000_000 + i * 1_000);
+            index.Parse(order.AsSpan(0, n));
+            int m = acceptorMessages.EncodeExecutionReport(report, index.Bind(order.AsSpan(0, n)), i, 1_790_000_000_000_000_000 + i * 1_000);
+            reader.Feed(report.AsSpan(0, m), counter);
+            replyIndex.Parse(report.AsSpan(0, m));
+            replyIndex.Bind(report.AsSpan(0, m)).TryGetLong(FixTags.ClOrdID, out long intended);
+            histogram.RecordValue(2_000_000 + i - intended);
+        }
+        for (int i = 0; i < 2_000; i++) Once(i);
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        for (int i = 2_000; i < 22_000; i++) Once(i);
+        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+        return allocated == 0 ? null : $"{allocated} bytes allocated over 20,000 round trips";
+    }
+
+    private static string? ReportFormats()
+    {
+        var floorRuns = new List<RunResult> { FakeRun("floor", 2_000, 10_000), FakeRun("floor", 2_000, 12_000) };
+        var codecRuns = new List<RunResult> { FakeRun("codec", 2_000, 20_000), FakeRun("codec", 2_000, 24_000) };
+        var results = new List<ConfigRateSummary>
+        {
+            new("floor", 2_000, floorRuns),
+            new("codec", 2_000, codecRuns),
+            new("floor", 0, [FakeRun("floor", 0, 5_000)]),
+        };
+        var writer = new StringWriter();
+        var context = new ReportContext("test machine", "roundtrip --self-check", "quick", 10, "100 measured orders", 2, 180, 250);
+        MarkdownReport.Write(writer, context, results, [RoundTripConfigurations.Find("session-completion-mem-1proc")!]);
+        string text = writer.ToString();
+        string[] required =
+        [
+            "## 2,000 msg/s", "## max (closed loop)", MarkdownReport.QuickFixLine, "| codec | 20.0 |", "2.00×", "10.0–12.0", "20.0–24.0",
+            "session-completion-mem-1proc", "test machine", "| 0/0/0 | 0.00 |",
+        ];
+        foreach (string r in required)
+        {
+            if (!text.Contains(r, StringComparison.Ordinal)) return $"report lacks '{r}':\n{text}";
+        }
+        return null;
+    }
+
+    private static RunResult FakeRun(string config, int rate, long latencyNs)
+    {
+        var h = new LatencyHistogram(1, 60_000_000_000, 3);
+        h.RecordValueWithCount(latencyNs, 100);
+        return new RunResult
+        {
+            Config = config, RatePerSecond = rate, Histogram = h, Count = 100, AchievedRate = rate, Gen0 = 0, Gen1 = 0, Gen2 = 0,
+            AllocatedBytes = 0, Errors = 0, Completed = true,
+        };
+    }
+
+    private static string? SvgIsWellFormed()
+    {
+        var a = new LatencyHistogram(1, 60_000_000_000, 3);
+        var b = new LatencyHistogram(1, 60_000_000_000, 3);
+        for (int i = 1; i <= 100_000; i++)
+        {
+            a.RecordValue(10_000 + i % 1000);
+            b.RecordValue(20_000 + i % 5000 + (i == 50_000 ? 5_000_000 : 0));
+        }
+        var writer = new StringWriter();
+        PercentilePlot.Write(writer, "self <check> & plot", [PlotSeries.FromHistogram("floor", a), PlotSeries.FromHistogram("codec", b)]);
+        XDocument doc = XDocument.Parse(writer.ToString());
+        XNamespace svg = "http://www.w3.org/2000/svg";
+        if (doc.Root?.Name != svg + "svg") return "root is not <svg>";
+        int polylines = doc.Descendants(svg + "polyline").Count();
+        if (polylines != 2) return $"{polylines} polylines, expected 2";
+        string[] texts = doc.Descendants(svg + "text").Select(t => t.Value).ToArray();
+        foreach (string tick in new[] { "50%", "90%", "99%", "99.9%", "99.99%", "99.999%", "floor", "codec", "self <check> & plot" })
+        {
+            if (!texts.Contains(tick)) return $"missing text '{tick}'";
+        }
+        return null;
+    }
+
+    private sealed class FrameCounter : IFrameHandler
+    {
+        public int Frames;
+        public int Errors;
+
+        public void OnFrame(ReadOnlySpan<byte> frame) => Frames++;
+
+        public void OnFrameError(FrameStatus status) => Errors++;
+    }
+}
