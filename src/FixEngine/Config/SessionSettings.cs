@@ -198,6 +198,10 @@ public sealed record SessionSettings
     /// <summary>Largest accepted message in bytes; larger frames are garbled. Default 1 MiB.</summary>
     public int MaxMessageSize { get; init; } = 1 << 20;
 
+    /// <summary>Stored-message index entries preallocated per session (16 bytes each). Default 65,536; size it to a
+    /// session period's outbound message count so the store never grows while the session runs.</summary>
+    public int StoreIndexCapacity { get; init; } = 1 << 16;
+
     /// <summary>Use TLS. Default N.</summary>
     public bool SocketUseSSL { get; init; }
 
@@ -305,6 +309,7 @@ public sealed record SessionSettings
         if (SocketSendBufferSize < 0) return (nameof(SocketSendBufferSize), $"{SocketSendBufferSize} must not be negative");
         if (SocketReceiveBufferSize < 0) return (nameof(SocketReceiveBufferSize), $"{SocketReceiveBufferSize} must not be negative");
         if (MaxMessageSize < 64) return (nameof(MaxMessageSize), $"{MaxMessageSize} must be at least 64");
+        if (StoreIndexCapacity < 1) return (nameof(StoreIndexCapacity), $"{StoreIndexCapacity} must be at least 1");
         if (TimestampPrecision is int tp && tp is not (0 or 3 or 6 or 9)) return (nameof(TimestampPrecision), $"{tp} must be 0, 3, 6 or 9");
         foreach (int cpu in CpuAffinity)
         {

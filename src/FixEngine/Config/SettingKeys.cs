@@ -80,6 +80,7 @@ internal static class SettingKeys
         Enum("IdleStrategy", (s, v) => s with { IdleStrategy = v }, s => s.IdleStrategy),
         Enum("FileStoreSync", (s, v) => s with { FileStoreSync = v }, s => s.FileStoreSync),
         Int("MaxMessageSize", (s, v) => s with { MaxMessageSize = v }, s => s.MaxMessageSize),
+        Int("StoreIndexCapacity", (s, v) => s with { StoreIndexCapacity = v }, s => s.StoreIndexCapacity),
         Bool("SocketUseSSL", (s, v) => s with { SocketUseSSL = v }, s => s.SocketUseSSL),
         Str("SSLCertificate", (s, v) => s with { SSLCertificate = v }, s => s.SSLCertificate),
         Str("SSLCertificatePassword", (s, v) => s with { SSLCertificatePassword = v }, s => s.SSLCertificatePassword),

@@ -40,8 +40,12 @@ public sealed class SessionFactory : IDisposable
 
         string name = settings.SessionId.ToString();
         IMessageStore store = settings.FileStorePath is string storePath
-            ? new FileMessageStore(storePath, name, nowEpochNs, new FileMessageStoreOptions { SyncPolicy = ToPolicy(settings.FileStoreSync) })
-            : new MemoryMessageStore(nowEpochNs);
+            ? new FileMessageStore(storePath, name, nowEpochNs, new FileMessageStoreOptions
+            {
+                SyncPolicy = ToPolicy(settings.FileStoreSync),
+                InitialIndexCapacity = settings.StoreIndexCapacity,
+            })
+            : new MemoryMessageStore(nowEpochNs, initialIndexCapacity: settings.StoreIndexCapacity);
 
         Session.ISessionLog? log = null;
         if (settings.FileLogPath is string logPath)

@@ -25,7 +25,7 @@ public sealed class FileMessageStore : IMessageStore
 
     private readonly FileMessageStoreOptions _options;
     private readonly SafeFileHandle _handle;
-    private readonly MessageIndex _index = new();
+    private readonly MessageIndex _index;
     private readonly JournalWindow _window = new();
     private readonly long _defaultCreationTimeEpochNs;
     private byte[] _writeBuffer = ArrayPool<byte>.Shared.Rent(4096);
@@ -58,6 +58,7 @@ public sealed class FileMessageStore : IMessageStore
         ArgumentException.ThrowIfNullOrEmpty(journalPath);
         _options = options ?? new FileMessageStoreOptions();
         _options.Validate();
+        _index = new MessageIndex(_options.InitialIndexCapacity);
         JournalPath = Path.GetFullPath(journalPath);
         string? folder = Path.GetDirectoryName(JournalPath);
         if (!string.IsNullOrEmpty(folder)) Directory.CreateDirectory(folder);

@@ -19,8 +19,13 @@ public sealed class FileMessageStoreOptions
     /// <summary>The largest message accepted by Append, and the largest record length believed on replay (default 16 MiB).</summary>
     public int MaxMessageLengthInBytes { get; init; } = 16 << 20;
 
+    /// <summary>Index entries preallocated (16 bytes each, default 65,536 = 1 MiB): size it to a session's expected
+    /// message count so the index never grows (and so never allocates) while the session runs.</summary>
+    public int InitialIndexCapacity { get; init; } = 1 << 16;
+
     internal void Validate()
     {
+        ArgumentOutOfRangeException.ThrowIfLessThan(InitialIndexCapacity, 1, nameof(InitialIndexCapacity));
         ArgumentOutOfRangeException.ThrowIfLessThan(BatchRecordCount, 1, nameof(BatchRecordCount));
         ArgumentOutOfRangeException.ThrowIfNegative(BatchIntervalNs, nameof(BatchIntervalNs));
         ArgumentOutOfRangeException.ThrowIfLessThan(MaxMessageLengthInBytes, 1, nameof(MaxMessageLengthInBytes));

@@ -17,7 +17,7 @@ public sealed class MemoryMessageStore : IMessageStore
     public const int DefaultChunkSizeInBytes = 1 << 20;
 
     private readonly int _chunkSizeInBytes;
-    private readonly MessageIndex _index = new();
+    private readonly MessageIndex _index;
     private byte[][] _chunks = new byte[4][];
     private int _chunkCount;
     private int _currentChunk;
@@ -30,9 +30,12 @@ public sealed class MemoryMessageStore : IMessageStore
     /// <summary>Creates an empty store whose session was created at <paramref name="creationTimeEpochNs"/>.</summary>
     /// <param name="creationTimeEpochNs">The session creation time, in nanoseconds since the Unix epoch.</param>
     /// <param name="chunkSizeInBytes">Size of each pooled arena chunk (at least 4096 bytes).</param>
-    public MemoryMessageStore(long creationTimeEpochNs, int chunkSizeInBytes = DefaultChunkSizeInBytes)
+    /// <param name="initialIndexCapacity">Index entries preallocated (16 bytes each); the index doubles beyond it.</param>
+    public MemoryMessageStore(long creationTimeEpochNs, int chunkSizeInBytes = DefaultChunkSizeInBytes, int initialIndexCapacity = 1 << 16)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(chunkSizeInBytes, 4096);
+        ArgumentOutOfRangeException.ThrowIfLessThan(initialIndexCapacity, 1);
+        _index = new MessageIndex(initialIndexCapacity);
         _chunkSizeInBytes = chunkSizeInBytes;
         _creationTimeEpochNs = creationTimeEpochNs;
         _chunks[0] = ArrayPool<byte>.Shared.Rent(chunkSizeInBytes);

@@ -12,18 +12,21 @@ namespace FixEngine.Store;
 /// </remarks>
 internal sealed class MessageIndex
 {
-    private const int InitialCapacity = 256;
+    /// <summary>Entries preallocated when no capacity is given.</summary>
+    public const int DefaultCapacity = 256;
 
     private int[] _seqNums;
     private long[] _positions;
     private int[] _lengths;
     private int _count;
 
-    public MessageIndex()
+    /// <param name="initialCapacity">Entries to preallocate (16 bytes each); the arrays double beyond it.</param>
+    public MessageIndex(int initialCapacity = DefaultCapacity)
     {
-        _seqNums = new int[InitialCapacity];
-        _positions = new long[InitialCapacity];
-        _lengths = new int[InitialCapacity];
+        int capacity = Math.Max(initialCapacity, 16);
+        _seqNums = new int[capacity];
+        _positions = new long[capacity];
+        _lengths = new int[capacity];
     }
 
     public int Count => _count;
