@@ -37,7 +37,8 @@ public interface IAcceptHandler
 {
     /// <summary>A new connection: return its handler, or null to refuse it (it is closed at once, without callbacks).</summary>
     /// <param name="connection">The connection; it does not receive until <see cref="TransportConnection.Start"/> (completion mode) or
-    /// <see cref="TransportConnection.Poll"/> (busy-poll mode) is called, so it can be handed to its owning thread first.</param>
+    /// <see cref="TransportConnection.Poll"/> (busy-poll mode) is called, nor before this method has returned its handler, so it can be
+    /// started or handed to its owning thread here.</param>
     /// <returns>The handler, or null to refuse.</returns>
     IConnectionHandler? OnAccepted(TcpConnection connection);
 }

@@ -8,7 +8,8 @@ using System.Threading;
 namespace FixEngine.Transport;
 
 // Design:
-// - Receive: busy-poll: Poll (owner thread) does one non-blocking Socket.Receive into the pooled buffer.
+// - Receive: busy-poll: Poll (owner thread) does one non-blocking Socket.Receive into the pooled buffer, once the
+//   handler is set (see TransportConnection's handler gate).
 //   Completion: one pooled ConnectionEventArgs; the loop in ReceiveLoop re-posts after each completion and
 //   loops (no recursion) while ReceiveAsync completes synchronously. The loop holds one "in flight" count
 //   from Start until it stops, so the receive buffer outlives every pending receive.
@@ -92,7 +93,16 @@ public sealed class TcpConnection : TransportConnection
         {
             TransportThrowHelper.ThrowInvalidOperation($"{Name} was already started.");
         }
-        if (_mode == ReceiveMode.BusyPoll || !TryEnter())
+        if (_mode == ReceiveMode.BusyPoll || !TryClaimReceiveStart())
+        {
+            return;
+        }
+        BeginReceive();
+    }
+
+    private protected override void BeginReceive()
+    {
+        if (!TryEnter())
         {
             return;
         }
@@ -123,7 +133,8 @@ public sealed class TcpConnection : TransportConnection
         }
         try
         {
-            int work = ReceiveOnce();
+            // An accepted connection may be polled before its accept handler returned: its bytes wait in the socket.
+            int work = HasHandler ? ReceiveOnce() : 0;
             if (Volatile.Read(ref _queueCount) != 0)
             {
                 work += DrainQueue();

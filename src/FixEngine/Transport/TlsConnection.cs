@@ -156,6 +156,14 @@ public sealed class TlsConnection : TransportConnection
         {
             TransportThrowHelper.ThrowInvalidOperation($"{Name} was already started.");
         }
+        if (TryClaimReceiveStart())
+        {
+            BeginReceive();
+        }
+    }
+
+    private protected override void BeginReceive()
+    {
         if (TryEnter())
         {
             _ = ReceiveLoopAsync();

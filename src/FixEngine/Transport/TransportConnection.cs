@@ -21,6 +21,12 @@ namespace FixEngine.Transport;
 //   (busy-poll owner or the completion loop, which never overlap: one receive is outstanding at a time).
 // - Close from another thread does not wait: it wakes blocked/pending operations (subclass OnCloseRequested)
 //   and the teardown runs when the last one leaves.
+// - Handler gate: an accepted connection gets its handler (SetHandler, acceptor thread) only after the accept
+//   handler returned, but the accept handler may already have called Start or handed it to its poller. So nothing
+//   is received before a handler is published: Poll skips the receive while _handler is null (Volatile.Read pairs
+//   with the Volatile.Write in SetHandler), and a Start that finds no handler sets StartRequestedBit and returns;
+//   SetHandler sets HandlerSetBit. Both use Interlocked.Or on _startGate, so exactly one of them sees both bits
+//   and calls BeginReceive (once).
 
 /// <summary>A framed FIX byte-stream connection (TCP or TLS): receive callbacks through an <see cref="IConnectionHandler"/>, a bounded send path, and one disconnect notification.</summary>
 /// <remarks>
@@ -35,6 +41,8 @@ public abstract class TransportConnection : IAgent, IDisposable
 {
     private const int ClosingFlag = 0x4000_0000;
     private const int ActiveMask = ClosingFlag - 1;
+    private const int HandlerSetBit = 1;
+    private const int StartRequestedBit = 2;
     private static long s_nextId;
 
     private readonly ArrayPool<byte> _pool;
@@ -47,6 +55,7 @@ public abstract class TransportConnection : IAgent, IDisposable
     private int _state;
     private int _closeClaimed;
     private int _tornDown;
+    private int _startGate;
     private DisconnectReason _reason;
     private string? _detail;
     private string? _name;
@@ -74,6 +83,7 @@ public abstract class TransportConnection : IAgent, IDisposable
         _maxFrameErrors = options.MaxConsecutiveFrameErrors;
         _maxGarbageBytes = options.MaxConsecutiveGarbageBytes;
         _handler = handler;
+        _startGate = handler is null ? 0 : HandlerSetBit;
         Id = Interlocked.Increment(ref s_nextId);
     }
 
@@ -123,16 +133,22 @@ public abstract class TransportConnection : IAgent, IDisposable
     public int ReceiveBufferCapacity => Volatile.Read(ref _receiveCapacity);
 
     /// <summary>The handler (null only for an accepted connection before its accept handler returned).</summary>
-    protected IConnectionHandler? Handler => _handler;
+    protected IConnectionHandler? Handler => Volatile.Read(ref _handler);
+
+    /// <summary>Whether the handler is set, so receiving may happen (false only for an accepted connection whose accept handler has not returned yet).</summary>
+    private protected bool HasHandler => Volatile.Read(ref _handler) is not null;
 
     /// <summary>Starts receiving. Completion mode and TLS: posts the first receive (data already waiting is dispatched inline on this thread). Busy-poll: marks the connection started (receiving happens in <see cref="Poll"/>).</summary>
+    /// <remarks>May be called on an accepted connection inside the accept handler: receiving then begins once the handler is returned
+    /// (on the acceptor's thread in completion mode and TLS, on the next <see cref="Poll"/> in busy-poll mode).</remarks>
     /// <exception cref="InvalidOperationException">Already started.</exception>
     public abstract void Start();
 
     /// <summary>Busy-poll duty cycle: one non-blocking receive (framing and dispatching every complete message) and a drain of the send queue.</summary>
     /// <param name="nowNs">The caller's current time (unused by TCP; kept for the duty-cycle contract).</param>
     /// <returns>Work done (0 = idle).</returns>
-    /// <remarks>Call from the single owning thread; any thread may own it, and one thread may poll many connections. In completion mode and TLS it does nothing and returns 0. Allocation-free.</remarks>
+    /// <remarks>Call from the single owning thread; any thread may own it, and one thread may poll many connections. In completion mode and TLS it does nothing and returns 0.
+    /// An accepted connection receives nothing until its accept handler has returned the handler. Allocation-free.</remarks>
     public abstract int Poll(long nowNs);
 
     /// <inheritdoc/>
@@ -191,7 +207,22 @@ public abstract class TransportConnection : IAgent, IDisposable
     /// <inheritdoc/>
     public override string ToString() => Name;
 
-    internal void SetHandler(IConnectionHandler handler) => _handler = handler;
+    internal void SetHandler(IConnectionHandler handler)
+    {
+        // Release: whoever reads the handler non-null (Poll, or the receive BeginReceive starts) sees a constructed handler.
+        Volatile.Write(ref _handler, handler);
+        int previous = Interlocked.Or(ref _startGate, HandlerSetBit);
+        if (previous == StartRequestedBit)
+        {
+            BeginReceive();
+        }
+    }
+
+    /// <summary>Called by <see cref="Start"/> after its already-started check: true when the handler is set and the caller begins receiving now; false when <see cref="SetHandler"/> will call <see cref="BeginReceive"/>.</summary>
+    private protected bool TryClaimReceiveStart() => (Interlocked.Or(ref _startGate, StartRequestedBit) & HandlerSetBit) != 0;
+
+    /// <summary>Begins receiving (completion mode and TLS); called once, by <see cref="Start"/> or by a <see cref="SetHandler"/> that found a deferred start.</summary>
+    private protected abstract void BeginReceive();
 
     /// <summary>Wakes in-flight operations and closes the transport (socket shutdown/dispose). Called once, by the close winner, before the teardown can run.</summary>
     private protected abstract void OnCloseRequested(DisconnectReason reason, bool abortive);
@@ -345,6 +376,7 @@ public abstract class TransportConnection : IAgent, IDisposable
         int start = _receiveStart;
         int end = _receiveEnd;
         int messages = 0;
+        // The receiving thread only runs once the handler is set (see the handler gate).
         IConnectionHandler handler = _handler!;
         try
         {

@@ -54,11 +54,38 @@ public class TcpConnectionTests
         var (raw, server, handler) = loop.ConnectRaw();
         byte[] batch = Enumerable.Range(0, 200).SelectMany(i => FixMessages.Numbered(i)).ToArray();
         raw.Send(batch);
-        Assert.True(Loopback.Until(() => handler.Messages.Count == 200));
+        Assert.True(Loopback.Until(() => handler.Messages.Count == 200), loop.Describe(server, handler, batch.Length));
         Assert.Equal(Enumerable.Range(0, 200).Select(i => (long)i), handler.Messages.Select(m => FixMessages.ReadSeq(m)));
-        Assert.True(server.BytesReceived == batch.Length);
+        Assert.True(server.BytesReceived == batch.Length, loop.Describe(server, handler, batch.Length));
         raw.Dispose();
         Assert.True(handler.Disconnected.Wait(Loopback.Wait));
+        loop.AssertNoLeaks();
+    }
+
+    [Theory]
+    [MemberData(nameof(Modes))]
+    public void BytesArrivingBeforeTheAcceptHandlerReturnsWaitForItsHandler(ReceiveMode mode)
+    {
+        // The accept handler hands the connection to its receiving thread (poller or Start) and only then returns the
+        // handler. Data the peer sends in between must wait for the handler, not reach a connection without one.
+        using var sent = new ManualResetEventSlim(false);
+        using var loop = new Loopback(mode);
+        loop.BeforeAcceptReturns = connection =>
+        {
+            sent.Wait(Loopback.Wait);
+            // Bounded: long enough for the poller or the pending receive to see the bytes if it were allowed to.
+            SpinWait.SpinUntil(() => connection.BytesReceived > 0 || connection.IsClosing, TimeSpan.FromMilliseconds(200));
+        };
+        var (raw, server, handler) = loop.ConnectRaw();
+        byte[] batch = Enumerable.Range(0, 3).SelectMany(i => FixMessages.Numbered(i)).ToArray();
+        raw.Send(batch);
+        sent.Set();
+        Assert.True(Loopback.Until(() => handler.Messages.Count == 3 || server.IsClosing), loop.Describe(server, handler, batch.Length));
+        Assert.False(server.IsClosing, loop.Describe(server, handler, batch.Length));
+        Assert.Equal(new long[] { 0, 1, 2 }, handler.Messages.Select(m => FixMessages.ReadSeq(m)));
+        raw.Dispose();
+        Assert.True(handler.Disconnected.Wait(Loopback.Wait), loop.Describe(server, handler, batch.Length));
+        Assert.Equal(DisconnectReason.PeerClosed, handler.Reason);
         loop.AssertNoLeaks();
     }
 

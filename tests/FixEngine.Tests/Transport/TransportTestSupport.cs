@@ -79,6 +79,8 @@ internal sealed class Loopback : IDisposable
             _serverHandlers[connection] = handler;
             if (startServerConnections) Launch(connection);
             _accepted.Add(connection);
+            // Runs after the connection was handed to its receiving thread but before the acceptor sets its handler.
+            BeforeAcceptReturns?.Invoke(connection);
             return handler;
         });
         Acceptor.Start();
@@ -95,6 +97,9 @@ internal sealed class Loopback : IDisposable
     public TcpAcceptor Acceptor { get; }
     public ConnectionPoller Poller { get; }
     public Func<IConnectionHandler> ServerHandlerFactory { get; set; } = () => new RecordingHandler();
+
+    /// <summary>Called at the end of the accept handler (acceptor thread), after <see cref="Launch"/> and after the test may take the connection.</summary>
+    public Action<TcpConnection>? BeforeAcceptReturns { get; set; }
 
     public IPEndPoint EndPoint => Acceptor.LocalEndPoint;
 
@@ -144,6 +149,14 @@ internal sealed class Loopback : IDisposable
     }
 
     public static bool Until(Func<bool> condition) => SpinWait.SpinUntil(condition, Wait);
+
+    /// <summary>The server side's state for an assertion message, so a failure explains itself.</summary>
+    public string Describe(TransportConnection server, RecordingHandler handler, long expectedBytes) =>
+        $"handler got {handler.Messages.Count} messages ({Volatile.Read(ref handler.MessageCount)} counted), {handler.Errors.Count} frame errors, " +
+        $"{handler.DisconnectCount} disconnects ({handler.Reason} '{handler.Detail}'); server {server.Name}: {server.BytesReceived} of {expectedBytes} bytes, " +
+        $"{server.MessagesReceived} messages, {server.FrameErrors} frame errors, buffer {server.ReceiveBufferCapacity}, closing {server.IsClosing}, closed {server.IsClosed}, " +
+        $"reason {server.DisconnectReason} '{server.DisconnectDetail}'; poller: {Poller.Count} connections, runner running {_runner?.IsRunning}, " +
+        $"{_runner?.ErrorCount} errors (last: {_runner?.LastError?.GetType().Name} {_runner?.LastError?.Message})";
 }
 
 internal static class FixMessages
