@@ -1,8 +1,10 @@
 using System;
 using FixEngine.Codec;
+using FixEngine.Tests.Infrastructure;
 
 namespace FixEngine.Tests.Codec;
 
+[Collection(nameof(AllocationMeasurement))]
 public class CodecAllocationTests
 {
     [Fact]

@@ -1,9 +1,11 @@
 using System;
 using System.Text;
 using FixEngine.Dictionary;
+using FixEngine.Tests.Infrastructure;
 
 namespace FixEngine.Tests.Dictionary;
 
+[Collection(nameof(AllocationMeasurement))]
 public sealed class DataDictionaryAllocationTests
 {
     [Fact]

@@ -85,7 +85,8 @@ public sealed class FixEngineHostTests
         using var acceptor = new FixEngineHost(acceptorSettings, acceptorApp);
         acceptor.Start();
         Assert.True(WaitFor(() => Volatile.Read(ref initiatorApp.Logons) == 1, TimeSpan.FromSeconds(15)), "initiator logged on through the failover host");
-        Assert.Equal(1, Volatile.Read(ref acceptorApp.Logons));
+        // The acceptor sends its Logon reply before its own OnLogon runs, so the initiator can see it first.
+        Assert.True(WaitFor(() => Volatile.Read(ref acceptorApp.Logons) == 1, TimeSpan.FromSeconds(5)), "acceptor saw the logon");
 
         FixEngine.Session.FixSession session = initiator.Sessions[0];
         for (int i = 0; i < 5; i++)

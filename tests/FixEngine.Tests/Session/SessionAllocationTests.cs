@@ -1,9 +1,11 @@
 using System;
 using FixEngine.Codec;
 using FixEngine.Session;
+using FixEngine.Tests.Infrastructure;
 
 namespace FixEngine.Tests.Session;
 
+[Collection(nameof(AllocationMeasurement))]
 public sealed class SessionAllocationTests
 {
     [Fact]

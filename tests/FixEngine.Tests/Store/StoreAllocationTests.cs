@@ -1,9 +1,11 @@
 using System;
 using FixEngine.Store;
+using FixEngine.Tests.Infrastructure;
 
 namespace FixEngine.Tests.Store;
 
 /// <summary>Steady-state store paths allocate nothing.</summary>
+[Collection(nameof(AllocationMeasurement))]
 public sealed class StoreAllocationTests : IDisposable
 {
     private const int Count = 10_000;
@@ -62,14 +64,21 @@ public sealed class StoreAllocationTests : IDisposable
     {
         using var store = new FileMessageStore(_directory.Path, "alloc2", 1, new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.Batched, BatchRecordCount = 256 });
         for (int seq = 1; seq <= 1000; seq++) store.AppendAndIncrement(seq, _message);
-        store.Reset(2);
-        long before = GC.GetAllocatedBytesForCurrentThread();
-        for (int seq = 1; seq <= 1000; seq++)
+        // Best of three rounds: an allocation per append repeats in every round; a one-off runtime allocation on this
+        // thread (tier-up while other tests run in parallel) does not.
+        long best = long.MaxValue;
+        for (int round = 0; round < 3 && best != 0; round++)
         {
-            store.AppendAndIncrement(seq, _message);
-            store.IncrNextTargetMsgSeqNum();
-            store.DoWork(seq * 1_000_000L);
+            store.Reset(2);
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            for (int seq = 1; seq <= 1000; seq++)
+            {
+                store.AppendAndIncrement(seq, _message);
+                store.IncrNextTargetMsgSeqNum();
+                store.DoWork(seq * 1_000_000L);
+            }
+            best = Math.Min(best, GC.GetAllocatedBytesForCurrentThread() - before);
         }
-        Assert.Equal(0, GC.GetAllocatedBytesForCurrentThread() - before);
+        Assert.Equal(0, best);
     }
 }

@@ -3,16 +3,12 @@ using System.Collections.Concurrent;
 using System.Net;
 using System.Threading;
 using FixEngine.Transport;
+using FixEngine.Tests.Infrastructure;
 
 namespace FixEngine.Tests.Transport;
 
-[CollectionDefinition(nameof(TcpAllocationCollection), DisableParallelization = true)]
-public sealed class TcpAllocationCollection
-{
-}
-
 /// <summary>Steady-state send and receive allocate nothing. Runs alone so process-wide counters are not polluted by other tests.</summary>
-[Collection(nameof(TcpAllocationCollection))]
+[Collection(nameof(AllocationMeasurement))]
 public class TcpAllocationTests
 {
     private const int Warmup = 20_000;
@@ -133,9 +129,9 @@ public class TcpAllocationTests
             Assert.Equal(0, sendAllocated);
             // Nothing per message: one 24-byte object per message would be 2.4 MB here. The runtime occasionally
             // allocates a 168-byte object on a thread-pool thread between completions (seen 0-4 times per 100k messages
-            // on a quiet machine, more when the pool is busy; not in transport code), so the bound is under 1 B/message.
+            // on a quiet machine, a few hundred under load; not in transport code), so the bound is 1 B/message.
             // The busy-poll test above asserts exactly 0.
-            Assert.InRange(Interlocked.Read(ref probe.Allocated), 0, Measured / 4);
+            Assert.InRange(Interlocked.Read(ref probe.Allocated), 0, Measured);
             client.Close();
             server.Close();
         }
