@@ -132,10 +132,10 @@ public sealed class EngineSessionSystem : IRoundTripSystem
     /// <inheritdoc/>
     public void Dispose() => Stop();
 
-    /// <summary>The registry entries: {busy-spin, backoff idle} × {memory, file store}, one process.</summary>
+    /// <summary>The registry entries: {busy-spin, yielding, backoff idle} × {memory, file store}, one process.</summary>
     public static void Register(List<RoundTripConfiguration> list)
     {
-        foreach ((string mode, IdleStrategyKind idle) in new[] { ("busy", IdleStrategyKind.BusySpin), ("backoff", IdleStrategyKind.Backoff) })
+        foreach ((string mode, IdleStrategyKind idle) in new[] { ("busy", IdleStrategyKind.BusySpin), ("yield", IdleStrategyKind.Yielding), ("backoff", IdleStrategyKind.Backoff) })
         {
             foreach (bool file in new[] { false, true })
             {
