@@ -184,12 +184,15 @@ public sealed record SessionSettings
     public bool SocketKeepAlive { get; init; }
 
     /// <summary>Receive with completions or a busy-poll agent. Default Completion.</summary>
+    /// <remarks>Not used by <c>FixEngineHost</c> yet: the engine busy-polls every connection on its agent thread.</remarks>
     public ReceiveMode ReceiveMode { get; init; } = ReceiveMode.Completion;
 
     /// <summary>CPUs the session's agent is pinned to (<c>2</c>, <c>2,3</c> or <c>2-3</c>); empty = not pinned.</summary>
+    /// <remarks><c>FixEngineHost</c> runs one agent for all its sessions and takes this from the first session.</remarks>
     public IReadOnlyList<int> CpuAffinity { get; init; } = [];
 
     /// <summary>Idle strategy of the session's agent. Default Backoff.</summary>
+    /// <remarks><c>FixEngineHost</c> runs one agent for all its sessions and takes this from the first session.</remarks>
     public IdleStrategyKind IdleStrategy { get; init; } = IdleStrategyKind.Backoff;
 
     /// <summary>File store flush policy. Default OS.</summary>

@@ -19,9 +19,12 @@ namespace FixEngine.Engine;
 /// <remarks>
 /// Design: one engine agent (an <see cref="AgentRunner"/> thread, idle strategy and CPU affinity from the settings)
 /// owns every session and socket. Its duty cycle drains the queue of newly accepted/connected sockets, polls each
-/// socket (which frames bytes and calls the session inline), then runs each session's timers and cross-thread
-/// outbox. Accepting runs on one blocking thread per listening port; connecting runs on the thread pool; both hand
-/// sockets to the agent through a <see cref="ConcurrentQueue{T}"/>. Sessions therefore stay single-threaded.
+/// busy-poll <see cref="TcpConnection"/> (which frames bytes and calls the session inline), then runs each session's
+/// timers and cross-thread outbox. Accepting runs on a <see cref="TcpAcceptor"/> per listening port (SAEA accept
+/// completions); connecting runs on the thread pool (<see cref="TcpConnector.ConnectAsync"/>); both hand connections to
+/// the agent through a <see cref="ConcurrentQueue{T}"/>, and a connection receives nothing until the agent polls it.
+/// Sessions therefore stay single-threaded. The <c>ReceiveMode</c> setting is not used yet: every connection is
+/// busy-polled by the agent.
 /// Public members are thread-safe unless stated. Start-up allocates; the duty cycle does not in steady state.
 /// </remarks>
 public sealed class FixEngineHost : IDisposable
