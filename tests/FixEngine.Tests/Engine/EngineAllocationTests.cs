@@ -32,24 +32,29 @@ public class EngineAllocationTests
             HeartBtInt=30
             """;
         var client = new CountingClient();
+        var filler = new Filler();
         try
         {
-            using var acceptor = new FixEngineHost(SettingsFile.Parse(common + $"\nConnectionType=acceptor\nSocketAcceptPort={port}\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=EXEC\nTargetCompID=CLIENT\n", "acceptor"), new Filler());
+            using var acceptor = new FixEngineHost(SettingsFile.Parse(common + $"\nConnectionType=acceptor\nSocketAcceptPort={port}\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=EXEC\nTargetCompID=CLIENT\n", "acceptor"), filler);
             acceptor.Start();
             using var initiator = new FixEngineHost(SettingsFile.Parse(common + $"\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\nReconnectInterval=1\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT\nTargetCompID=EXEC\n", "initiator"), client);
             initiator.Start();
             Assert.True(client.LoggedOn.Wait(TimeSpan.FromSeconds(20)), "initiator did not log on");
 
             RoundTrips(client, Warmup);
-            // Process-wide, every thread: the two engine agents, the sockets, the stores, but also whatever background
-            // threads earlier tests left behind (a few KB seen). The smallest object is 24 B, so one allocation per
-            // message (or per three) would exceed 8 B per round trip; one-off runtime work stays well below it.
-            GC.Collect();
-            GC.WaitForPendingFinalizers();
-            long before = GC.GetTotalAllocatedBytes(true);
+            // Everything per message happens on three threads: the sender (this thread: encode into the SPSC handoff)
+            // and the two engine agents (poll, frame, parse, session, store, encode, send). Each agent samples its own
+            // GC.GetAllocatedBytesForCurrentThread from inside FromApp at the first and last measured message, so the
+            // counts cover every duty cycle in between on that thread, exactly, whatever else the machine is doing.
+            filler.Arm(Warmup + 1, Warmup + Measured);
+            client.Arm(Warmup + 1, Warmup + Measured);
+            long before = GC.GetAllocatedBytesForCurrentThread();
             RoundTrips(client, Measured);
-            long allocated = GC.GetTotalAllocatedBytes(true) - before;
-            Assert.True(allocated < 8L * Measured, $"{allocated} bytes allocated for {Measured} round trips ({(double)allocated / Measured:F2} B each)");
+            long sender = GC.GetAllocatedBytesForCurrentThread() - before;
+            Assert.True(filler.Done && client.Done, "the agents did not see the measured window");
+            Assert.Equal(0, sender);
+            Assert.Equal(0, filler.Allocated);
+            Assert.Equal(0, client.Allocated);
 
             initiator.Stop(TimeSpan.FromSeconds(3));
             acceptor.Stop(TimeSpan.FromSeconds(3));
@@ -100,10 +105,39 @@ public class EngineAllocationTests
         return ((System.Net.IPEndPoint)probe.LocalEndPoint!).Port;
     }
 
-    private sealed class Filler : IApplication
+    /// <summary>Samples the calling thread's allocated bytes at two message counts (called on one agent thread).</summary>
+    private class WindowProbe
+    {
+        private long _count;
+        private long _start = -1;
+        private long _end = -1;
+        private long _startBytes;
+        public long Allocated;
+        public volatile bool Done;
+
+        public void Arm(long start, long end)
+        {
+            _end = end;
+            Volatile.Write(ref _start, start);
+        }
+
+        protected void Tick()
+        {
+            long n = ++_count;
+            if (n == Volatile.Read(ref _start)) _startBytes = GC.GetAllocatedBytesForCurrentThread();
+            else if (n == _end)
+            {
+                Allocated = GC.GetAllocatedBytesForCurrentThread() - _startBytes;
+                Done = true;
+            }
+        }
+    }
+
+    private sealed class Filler : WindowProbe, IApplication
     {
         public FromAppResult FromApp(FixSession session, FixMessage order)
         {
+            Tick();
             session.Send(MsgTypes.ExecutionReport, order, static (ref FixWriter w, scoped in FixMessage o) =>
             {
                 o.TryGetSpan(FixTags.ClOrdID, out ReadOnlySpan<byte> id);
@@ -115,7 +149,7 @@ public class EngineAllocationTests
         }
     }
 
-    private sealed class CountingClient : IApplication
+    private sealed class CountingClient : WindowProbe, IApplication
     {
         public readonly ManualResetEventSlim LoggedOn = new(false);
         public FixSession? Session;
@@ -129,6 +163,7 @@ public class EngineAllocationTests
 
         public FromAppResult FromApp(FixSession session, FixMessage message)
         {
+            Tick();
             Interlocked.Increment(ref Fills);
             return FromAppResult.Accepted;
         }
