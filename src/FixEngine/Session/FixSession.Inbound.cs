@@ -17,7 +17,11 @@ public sealed partial class FixSession
         _nowNs = nowNs;
         _log.OnIncoming(frame, nowNs);
         ProcessFrame(frame, nowNs);
-        if (!_processingQueue) ProcessQueue(nowNs);
+        if (!_processingQueue)
+        {
+            ProcessQueue(nowNs);
+            ContinueChunkedResend(nowNs);
+        }
         return 1;
     }
 
@@ -135,7 +139,7 @@ public sealed partial class FixSession
             OnTargetTooLow(message, seq, expected, nowNs);
             return false;
         }
-        if ((checkTooHigh || checkTooLow) && _resendRangeEnd != 0 && seq >= _resendRangeEnd)
+        if ((checkTooHigh || checkTooLow) && _resendRangeEnd != 0 && _resendGapEnd == 0 && seq >= _resendRangeEnd)
         {
             _log.OnEvent("ResendRequest satisfied", nowNs);
             _resendRangeBegin = 0;

@@ -9,7 +9,9 @@ public sealed partial class FixSession
     private const int InfiniteEndSeqNo42 = 0;
     private const int InfiniteEndSeqNoOld = 999_999;
 
-    // Requesting side: ask for [begin, end]; EndSeqNo 0 (or 999999 before FIX.4.2) means "to the end", optionally chunked.
+    // Requesting side: ask for [begin, end]; EndSeqNo 0 (or 999999 before FIX.4.2) means "to the end". With a chunk
+    // size, a gap larger than one chunk is asked for one chunk at a time: [begin, begin+chunk-1] now, the next chunk
+    // once the inbound sequence has passed this one (ContinueChunkedResend); the last chunk asks "to the end".
     private void RequestResend(int begin, int end, long nowNs)
     {
         int chunk = _settings.ResendRequestChunkSize;
@@ -17,15 +19,39 @@ public sealed partial class FixSession
         if (chunk > 0 && end - begin + 1 > chunk)
         {
             sentEnd = begin + chunk - 1;
+            _resendRangeEnd = sentEnd;
+            _resendGapEnd = end;
         }
         else
         {
             sentEnd = _beginStringVersion >= 42 ? InfiniteEndSeqNo42 : InfiniteEndSeqNoOld;
+            _resendRangeEnd = end;
+            _resendGapEnd = 0;
         }
         _resendRangeBegin = begin;
-        _resendRangeEnd = sentEnd is InfiniteEndSeqNo42 or InfiniteEndSeqNoOld ? end : sentEnd;
         _log.OnEvent("Sent ResendRequest from " + begin + " to " + sentEnd, nowNs);
         SendResendRequest(nowNs, begin, sentEnd);
+    }
+
+    // After an inbound message (and the queue) was processed: when a chunk of a chunked ResendRequest has been filled
+    // (the next expected number is past the chunk's end, by resent messages or a GapFill) and the gap is still open,
+    // request the next chunk; when the whole gap is filled, the resend is over.
+    private void ContinueChunkedResend(long nowNs)
+    {
+        if (_resendGapEnd == 0 || _connection is null) return;
+        int expected = _store.NextTargetMsgSeqNum;
+        if (expected <= _resendRangeEnd) return;
+        int gapEnd = _resendGapEnd;
+        if (expected <= gapEnd)
+        {
+            _log.OnEvent("ResendRequest chunk to " + _resendRangeEnd + " satisfied", nowNs);
+            RequestResend(expected, gapEnd, nowNs);
+            return;
+        }
+        _log.OnEvent("ResendRequest satisfied", nowNs);
+        _resendRangeBegin = 0;
+        _resendRangeEnd = 0;
+        _resendGapEnd = 0;
     }
 
     // Answering side: replay [begin, end] from the store. Application messages go out again with their original

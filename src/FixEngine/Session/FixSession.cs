@@ -55,6 +55,7 @@ public sealed partial class FixSession : IDisposable
     private int _testRequestCounter;
     private int _resendRangeBegin;
     private int _resendRangeEnd;
+    private int _resendGapEnd;
     private bool _processingQueue;
     private bool _disposed;
     private long _nowNs;
@@ -210,6 +211,7 @@ public sealed partial class FixSession : IDisposable
         _receivedLogon = false;
         _resendRangeBegin = 0;
         _resendRangeEnd = 0;
+        _resendGapEnd = 0;
         ClearQueue();
         if (_settings.ResetOnDisconnect) ResetStore(nowNs);
         if (wasLoggedOn) _application.OnLogout(this);
@@ -225,6 +227,7 @@ public sealed partial class FixSession : IDisposable
         ClearQueue();
         _resendRangeBegin = 0;
         _resendRangeEnd = 0;
+        _resendGapEnd = 0;
         _log.OnEvent("Sequence numbers reset", nowNs);
     }
 

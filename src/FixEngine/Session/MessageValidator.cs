@@ -58,7 +58,8 @@ public sealed record ValidationOptions
 /// <remarks>
 /// Not thread-safe: one instance per session (it keeps a scratch table for repeated-tag detection). Allocation-free
 /// after construction. Order of checks: unparsable tags, field order, MsgType, required fields, then per field:
-/// value present, repeated, known tag, data format, enum value, defined for the message, group counts.
+/// value present, repeated, known tag, data format, enum value, defined for the message, then per group instance its
+/// required members (nested groups included), then group counts.
 /// </remarks>
 public sealed class MessageValidator
 {
@@ -157,6 +158,7 @@ public sealed class MessageValidator
     private ValidationError ValidateFields(FixMessage message, FieldContainer container, DataDictionary bodyDictionary, ref int i, int end, bool topLevel, int groupDelimiter)
     {
         int scope = ++_scope;
+        int start = i;
         bool first = true;
         while (i < end)
         {
@@ -164,8 +166,8 @@ public sealed class MessageValidator
             bool headerOrTrailer = topLevel && (_session.IsHeaderField(tag) || _session.IsTrailerField(tag));
             if (!topLevel && !headerOrTrailer)
             {
-                if (!container.IsAllowed(tag)) return default;
-                if (tag == groupDelimiter && !first) return default;
+                if (!container.IsAllowed(tag)) return CheckInstanceRequired(message, container, scope, start, i);
+                if (tag == groupDelimiter && !first) return CheckInstanceRequired(message, container, scope, start, i);
             }
             first = false;
 
@@ -232,6 +234,27 @@ public sealed class MessageValidator
                 }
                 if (instances != declared) return new ValidationError(SessionRejectReason.IncorrectNumInGroupCount, tag, true);
             }
+        }
+        return topLevel ? default : CheckInstanceRequired(message, container, scope, start, i);
+    }
+
+    // One group instance spans fields [start, end) and its own fields were marked with scope in the seen table (fields
+    // of nested instances carry their own scopes). Every required member of the group must be among them.
+    private ValidationError CheckInstanceRequired(FixMessage message, FieldContainer group, int scope, int start, int end)
+    {
+        foreach (int tag in group.RequiredFields)
+        {
+            bool present;
+            if ((uint)tag < SeenTableSize)
+            {
+                present = _seen[tag] == scope;
+            }
+            else
+            {
+                present = false;
+                for (int j = start; j < end && !present; j++) present = message.GetTag(j) == tag;
+            }
+            if (!present) return new ValidationError(SessionRejectReason.RequiredTagMissing, tag, true);
         }
         return default;
     }
