@@ -109,29 +109,7 @@ public static class TcpConnector
         ArgumentNullException.ThrowIfNull(remoteEndPoint);
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(handler);
-        options.Validate();
-        Socket socket = CreateSocket(remoteEndPoint);
-        using var timeoutSource = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        timeoutSource.CancelAfter(timeout);
-        try
-        {
-            await socket.ConnectAsync(remoteEndPoint, timeoutSource.Token).ConfigureAwait(false);
-        }
-        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
-        {
-            socket.Dispose();
-            throw CreateException(remoteEndPoint, timeout, SocketError.TimedOut);
-        }
-        catch (SocketException ex)
-        {
-            socket.Dispose();
-            throw CreateException(remoteEndPoint, timeout, ex.SocketErrorCode);
-        }
-        catch
-        {
-            socket.Dispose();
-            throw;
-        }
+        Socket socket = await ConnectSocketAsync(remoteEndPoint, timeout, options, cancellationToken).ConfigureAwait(false);
         SocketError error = Wrap(socket, options, handler, out TcpConnection? connection);
         if (error != SocketError.Success)
         {
@@ -140,7 +118,7 @@ public static class TcpConnector
         return connection!;
     }
 
-    /// <summary>Connects a raw socket (for TLS), throwing <see cref="TransportConnectException"/> on failure.</summary>
+    /// <summary>Connects a raw socket (for TLS, and under <see cref="ConnectAsync"/>), throwing <see cref="TransportConnectException"/> on failure.</summary>
     internal static async Task<Socket> ConnectSocketAsync(EndPoint remoteEndPoint, TimeSpan timeout, TcpConnectionOptions options, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(remoteEndPoint);
