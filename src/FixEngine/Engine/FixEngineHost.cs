@@ -356,13 +356,12 @@ public sealed class FixEngineHost : IDisposable
             BoundPort = _acceptor.LocalEndPoint.Port;
         }
 
-        // Accept thread: wrap and hand over to the engine agent, which starts and polls it.
+        // Accept thread: wrap and hand over to the engine agent, which starts and polls it. The connection receives
+        // nothing until the acceptor has set the returned handler, even if the agent polls it first.
         private IConnectionHandler OnAccepted(TcpConnection connection)
         {
             var adapter = new SocketConnection(host, host._clock.EpochNs);
             adapter.Attach(connection);
-            // Set the handler before the agent can poll (the acceptor sets it again after we return).
-            connection.SetHandler(adapter);
             host._incoming.Enqueue((adapter, null));
             return adapter;
         }
