@@ -205,6 +205,13 @@ public sealed record SessionSettings
     /// session period's outbound message count so the store never grows while the session runs.</summary>
     public int StoreIndexCapacity { get; init; } = 1 << 16;
 
+    /// <summary>Message bytes the memory store preallocates per session (rounded up to whole 1 MiB chunks). Default
+    /// 1 MiB.</summary>
+    /// <remarks>Used only without <see cref="FileStorePath"/>. Size it with <see cref="StoreIndexCapacity"/> to a
+    /// session period's outbound bytes: appends within both capacities allocate nothing; beyond them the store grows
+    /// one chunk at a time (a one-off allocation per chunk, no message is dropped).</remarks>
+    public int MemoryStoreCapacityBytes { get; init; } = 1 << 20;
+
     /// <summary>Use TLS. Default N.</summary>
     public bool SocketUseSSL { get; init; }
 
@@ -313,6 +320,7 @@ public sealed record SessionSettings
         if (SocketReceiveBufferSize < 0) return (nameof(SocketReceiveBufferSize), $"{SocketReceiveBufferSize} must not be negative");
         if (MaxMessageSize < 64) return (nameof(MaxMessageSize), $"{MaxMessageSize} must be at least 64");
         if (StoreIndexCapacity < 1) return (nameof(StoreIndexCapacity), $"{StoreIndexCapacity} must be at least 1");
+        if (MemoryStoreCapacityBytes < 0) return (nameof(MemoryStoreCapacityBytes), $"{MemoryStoreCapacityBytes} must not be negative");
         if (TimestampPrecision is int tp && tp is not (0 or 3 or 6 or 9)) return (nameof(TimestampPrecision), $"{tp} must be 0, 3, 6 or 9");
         foreach (int cpu in CpuAffinity)
         {

@@ -81,6 +81,7 @@ internal static class SettingKeys
         Enum("FileStoreSync", (s, v) => s with { FileStoreSync = v }, s => s.FileStoreSync),
         Int("MaxMessageSize", (s, v) => s with { MaxMessageSize = v }, s => s.MaxMessageSize),
         Int("StoreIndexCapacity", (s, v) => s with { StoreIndexCapacity = v }, s => s.StoreIndexCapacity),
+        Int("MemoryStoreCapacityBytes", (s, v) => s with { MemoryStoreCapacityBytes = v }, s => s.MemoryStoreCapacityBytes),
         Bool("SocketUseSSL", (s, v) => s with { SocketUseSSL = v }, s => s.SocketUseSSL),
         Str("SSLCertificate", (s, v) => s with { SSLCertificate = v }, s => s.SSLCertificate),
         Str("SSLCertificatePassword", (s, v) => s with { SSLCertificatePassword = v }, s => s.SSLCertificatePassword),

@@ -45,7 +45,8 @@ public sealed class SessionFactory : IDisposable
                 SyncPolicy = ToPolicy(settings.FileStoreSync),
                 InitialIndexCapacity = settings.StoreIndexCapacity,
             })
-            : new MemoryMessageStore(nowEpochNs, initialIndexCapacity: settings.StoreIndexCapacity);
+            : new MemoryMessageStore(
+                nowEpochNs, initialIndexCapacity: settings.StoreIndexCapacity, initialCapacityInBytes: settings.MemoryStoreCapacityBytes);
 
         Session.ISessionLog? log = null;
         if (settings.FileLogPath is string logPath)

@@ -7,9 +7,13 @@ namespace FixEngine.Store;
 /// <summary>An in-memory <see cref="IMessageStore"/>: message bytes in pooled chunks, a sorted index by sequence number.</summary>
 /// <remarks>
 /// Not thread-safe: one owner thread (the session's). Messages are copied into chunks rented from
-/// <see cref="ArrayPool{T}.Shared"/> (1 MiB by default; a larger message gets a chunk of its own size), so a steady
-/// stream of appends allocates nothing once the chunk list and index have grown; growth never copies stored bytes.
-/// Nothing survives the process: use <see cref="FileMessageStore"/> when resends must work after a restart.
+/// <see cref="ArrayPool{T}.Shared"/> (1 MiB by default; a larger message gets a chunk of its own size). The
+/// constructor rents enough chunks for <c>initialCapacityInBytes</c> and sizes the index for
+/// <c>initialIndexCapacity</c> messages, so appends within those capacities allocate nothing, from the first message
+/// on; <see cref="Reset"/> keeps the preallocated chunks. Beyond the capacity the store grows (one chunk rent per
+/// chunk filled, the index doubles): a one-off cost per growth step that never copies stored bytes and never drops a
+/// message. Size both capacities to a session period's outbound volume. Nothing survives the process: use
+/// <see cref="FileMessageStore"/> when resends must work after a restart.
 /// </remarks>
 public sealed class MemoryMessageStore : IMessageStore
 {
@@ -17,8 +21,9 @@ public sealed class MemoryMessageStore : IMessageStore
     public const int DefaultChunkSizeInBytes = 1 << 20;
 
     private readonly int _chunkSizeInBytes;
+    private readonly int _preallocatedChunkCount;
     private readonly MessageIndex _index;
-    private byte[][] _chunks = new byte[4][];
+    private byte[][] _chunks;
     private int _chunkCount;
     private int _currentChunk;
     private int _writeOffset;
@@ -31,15 +36,23 @@ public sealed class MemoryMessageStore : IMessageStore
     /// <param name="creationTimeEpochNs">The session creation time, in nanoseconds since the Unix epoch.</param>
     /// <param name="chunkSizeInBytes">Size of each pooled arena chunk (at least 4096 bytes).</param>
     /// <param name="initialIndexCapacity">Index entries preallocated (16 bytes each); the index doubles beyond it.</param>
-    public MemoryMessageStore(long creationTimeEpochNs, int chunkSizeInBytes = DefaultChunkSizeInBytes, int initialIndexCapacity = 1 << 16)
+    /// <param name="initialCapacityInBytes">Message bytes preallocated, rounded up to whole chunks (at least one
+    /// chunk); the arena grows a chunk at a time beyond it.</param>
+    public MemoryMessageStore(
+        long creationTimeEpochNs, int chunkSizeInBytes = DefaultChunkSizeInBytes, int initialIndexCapacity = 1 << 16, long initialCapacityInBytes = 0)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(chunkSizeInBytes, 4096);
         ArgumentOutOfRangeException.ThrowIfLessThan(initialIndexCapacity, 1);
+        ArgumentOutOfRangeException.ThrowIfNegative(initialCapacityInBytes);
+        long chunkCount = Math.Max(1, (initialCapacityInBytes + chunkSizeInBytes - 1) / chunkSizeInBytes);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(chunkCount, Array.MaxLength / 2, nameof(initialCapacityInBytes));
         _index = new MessageIndex(initialIndexCapacity);
         _chunkSizeInBytes = chunkSizeInBytes;
         _creationTimeEpochNs = creationTimeEpochNs;
-        _chunks[0] = ArrayPool<byte>.Shared.Rent(chunkSizeInBytes);
-        _chunkCount = 1;
+        _preallocatedChunkCount = (int)chunkCount;
+        _chunks = new byte[Math.Max(4, _preallocatedChunkCount * 2)][];
+        for (int i = 0; i < _preallocatedChunkCount; i++) _chunks[i] = ArrayPool<byte>.Shared.Rent(chunkSizeInBytes);
+        _chunkCount = _preallocatedChunkCount;
     }
 
     /// <inheritdoc/>
@@ -144,12 +157,13 @@ public sealed class MemoryMessageStore : IMessageStore
     {
         if (_disposed) StoreThrowHelper.ThrowDisposed(nameof(MemoryMessageStore));
         _index.Clear();
-        for (int i = 1; i < _chunkCount; i++)
+        // Keep the preallocated chunks (so the next period appends without allocating); return the growth.
+        for (int i = _preallocatedChunkCount; i < _chunkCount; i++)
         {
             ArrayPool<byte>.Shared.Return(_chunks[i]);
             _chunks[i] = null!;
         }
-        _chunkCount = 1;
+        _chunkCount = Math.Min(_chunkCount, _preallocatedChunkCount);
         _currentChunk = 0;
         _writeOffset = 0;
         _nextSenderMsgSeqNum = 1;
