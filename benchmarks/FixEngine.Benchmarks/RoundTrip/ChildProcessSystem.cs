@@ -1,7 +1,9 @@
 using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
 using System.Diagnostics;
+using System.Globalization;
 using System.IO;
-using System.Net.Sockets;
 using System.Threading;
 
 namespace FixEngine.Benchmarks.RoundTrip;
@@ -9,31 +11,62 @@ namespace FixEngine.Benchmarks.RoundTrip;
 /// <summary>Runs the acceptor side in a child process (this same executable with <c>roundtrip --acceptor-only role</c>)
 /// and the initiator here, so the two sides share no runtime, GC or thread pool.</summary>
 /// <remarks>
-/// The child listens on a free loopback port, prints <c>PORT n</c> on stdout, serves one connection and exits when the
-/// connection or its stdin closes. GC counts and allocation in the report are the parent's only.
+/// <para>Protocol, one ASCII line each way (<see cref="AcceptorProcess"/> is the child's side):</para>
+/// <code>
+///   child  → parent   PORT 40123            acceptor listening (the only line before any command)
+///   parent → child    BEGIN                 settle the heap, snapshot GC counts and allocated bytes
+///   child  → parent   BEGUN
+///   parent → child    END                   snapshot again
+///   child  → parent   WINDOW g0 g1 g2 bytes counts since BEGIN
+///   parent → child    JIT                   (during warm-up)
+///   child  → parent   JIT n                 methods compiled so far
+///   parent → child    EXIT (or stdin EOF)   stop the acceptor and exit
+/// </code>
+/// <para>The child exits when its stdin reaches end of file, so it cannot outlive this process however this process
+/// ends (the pipe closes with it, even on SIGKILL). This process also kills every child it started on
+/// <see cref="AppDomain.ProcessExit"/> and Ctrl+C, and <see cref="Stop"/> kills a child that has not exited 5 s after
+/// EXIT. Start-up waits at most 60 s for the PORT line and fails with the child's exit code if it exits first.</para>
+/// <para>Not thread-safe: the harness's sender thread drives it.</para>
 /// </remarks>
-public sealed class ChildProcessSystem : IRoundTripSystem
+public sealed class ChildProcessSystem : IRoundTripSystem, IMeasuredWindow
 {
     /// <summary>Role name of the codec acceptor.</summary>
     public const string CodecAcceptorRole = "codec";
 
+    private static readonly TimeSpan s_startTimeout = TimeSpan.FromSeconds(60);
+    private static readonly TimeSpan s_replyTimeout = TimeSpan.FromSeconds(30);
+    private static readonly HashSet<Process> s_live = [];
+    private static int s_handlersInstalled;
+
     private readonly string _role;
+    private readonly Func<int, IRoundTripSystem> _createInitiator;
+    private readonly BlockingCollection<string?> _lines = new();
     private Process? _child;
+    private Thread? _stdoutReader;
     private IRoundTripSystem? _initiator;
 
     /// <summary>Creates the system; nothing starts until <see cref="Start"/>.</summary>
-    public ChildProcessSystem(string name, string role)
+    /// <param name="name">Report key.</param>
+    /// <param name="role">Acceptor role passed to the child (<see cref="CodecAcceptorRole"/> or an
+    /// <see cref="EngineSessionSpec.ToRole"/> string).</param>
+    /// <param name="createInitiator">Creates this process's side for the child's acceptor port.</param>
+    public ChildProcessSystem(string name, string role, Func<int, IRoundTripSystem> createInitiator)
     {
         Name = name;
         _role = role;
+        _createInitiator = createInitiator;
     }
 
     /// <inheritdoc/>
     public string Name { get; }
 
+    /// <summary>The child's process id while it runs (diagnostics and tests), else 0.</summary>
+    public int ChildProcessId => _child?.Id ?? 0;
+
     /// <inheritdoc/>
     public void Start(IReplyHandler handler)
     {
+        InstallExitHandlers();
         string processPath = Environment.ProcessPath ?? throw new InvalidOperationException("no process path");
         var info = new ProcessStartInfo(processPath)
         {
@@ -48,17 +81,35 @@ public sealed class ChildProcessSystem : IRoundTripSystem
         info.ArgumentList.Add("roundtrip");
         info.ArgumentList.Add("--acceptor-only");
         info.ArgumentList.Add(_role);
-        _child = Process.Start(info) ?? throw new InvalidOperationException("could not start the acceptor process");
-        string? line = _child.StandardOutput.ReadLine();
-        if (line is null || !line.StartsWith("PORT ", StringComparison.Ordinal) || !int.TryParse(line.AsSpan(5), out int port))
+        lock (s_live)
         {
-            throw new InvalidOperationException($"acceptor process did not report a port (got '{line}')");
+            _child = Process.Start(info) ?? throw new InvalidOperationException("could not start the acceptor process");
+            s_live.Add(_child);
         }
-        _initiator = _role switch
+        Process child = _child;
+        _stdoutReader = new Thread(() =>
         {
-            CodecAcceptorRole => new CodecTcpSystem(Name, port),
-            _ => throw new ArgumentException($"unknown acceptor role '{_role}'"),
-        };
+            try
+            {
+                string? line;
+                while ((line = child.StandardOutput.ReadLine()) is not null) _lines.Add(line);
+            }
+            catch (IOException)
+            {
+            }
+            catch (ObjectDisposedException)
+            {
+            }
+            _lines.Add(null);
+        }) { IsBackground = true, Name = "acceptor-stdout" };
+        _stdoutReader.Start();
+
+        string line = Expect("PORT ", s_startTimeout);
+        if (!int.TryParse(line.AsSpan(5), NumberStyles.None, CultureInfo.InvariantCulture, out int port) || port is < 1 or > 65535)
+        {
+            throw new InvalidOperationException($"{Name}: acceptor process reported a bad port ('{line}')");
+        }
+        _initiator = _createInitiator(port);
         _initiator.Start(handler);
     }
 
@@ -66,59 +117,139 @@ public sealed class ChildProcessSystem : IRoundTripSystem
     public void SendOrder(long msgSeqNum, long intendedSendNs) => _initiator!.SendOrder(msgSeqNum, intendedSendNs);
 
     /// <inheritdoc/>
+    public void BeginWindow()
+    {
+        Command("BEGIN");
+        Expect("BEGUN", s_replyTimeout);
+    }
+
+    /// <inheritdoc/>
+    public ProcessWindow EndWindow()
+    {
+        Command("END");
+        string line = Expect("WINDOW ", s_replyTimeout);
+        string[] parts = line.Split(' ');
+        if (parts.Length != 5
+            || !int.TryParse(parts[1], CultureInfo.InvariantCulture, out int gen0)
+            || !int.TryParse(parts[2], CultureInfo.InvariantCulture, out int gen1)
+            || !int.TryParse(parts[3], CultureInfo.InvariantCulture, out int gen2)
+            || !long.TryParse(parts[4], CultureInfo.InvariantCulture, out long bytes))
+        {
+            throw new InvalidOperationException($"{Name}: acceptor process sent a bad window line ('{line}')");
+        }
+        return new ProcessWindow(gen0, gen1, gen2, bytes);
+    }
+
+    /// <inheritdoc/>
+    public long CompiledMethodCount()
+    {
+        Command("JIT");
+        string line = Expect("JIT ", s_replyTimeout);
+        return long.TryParse(line.AsSpan(4), NumberStyles.None, CultureInfo.InvariantCulture, out long count)
+            ? count
+            : throw new InvalidOperationException($"{Name}: acceptor process sent a bad JIT line ('{line}')");
+    }
+
+    /// <inheritdoc/>
     public void Stop()
     {
         _initiator?.Stop();
         _initiator = null;
-        if (_child is not null)
+        Process? child = _child;
+        if (child is null) return;
+        _child = null;
+        try
         {
             try
             {
-                _child.StandardInput.Close();
-                if (!_child.WaitForExit(5_000)) _child.Kill();
+                child.StandardInput.WriteLine("EXIT");
+                child.StandardInput.Close();
             }
-            finally
+            catch (IOException)
             {
-                _child.Dispose();
-                _child = null;
             }
+            if (!child.WaitForExit(5_000))
+            {
+                Console.Error.WriteLine($"  {Name}: acceptor process {child.Id} did not exit 5 s after EXIT; killing it");
+                Kill(child);
+            }
+            _stdoutReader?.Join(5_000);
+        }
+        finally
+        {
+            lock (s_live) s_live.Remove(child);
+            child.Dispose();
         }
     }
 
     /// <inheritdoc/>
     public void Dispose() => Stop();
 
-    /// <summary>The child's main: serves one connection for <paramref name="role"/>.</summary>
+    /// <summary>The child's main: serves the acceptor for <paramref name="role"/> until EXIT or stdin EOF.</summary>
     /// <returns>Process exit code.</returns>
-    public static int RunAcceptorOnly(string role)
+    public static int RunAcceptorOnly(string role) => AcceptorProcess.Run(role);
+
+    private void Command(string command)
     {
-        if (role != CodecAcceptorRole)
+        Process child = _child ?? throw new InvalidOperationException($"{Name}: acceptor process not running");
+        try
         {
-            Console.Error.WriteLine($"unknown acceptor role '{role}' (known: {CodecAcceptorRole})");
-            return 2;
+            child.StandardInput.WriteLine(command);
+            child.StandardInput.Flush();
         }
-        using Socket listener = LoopbackTcp.Listen(0);
-        Console.Out.WriteLine($"PORT {LoopbackTcp.PortOf(listener)}");
-        Console.Out.Flush();
-        Socket socket = LoopbackTcp.Accept(listener);
-        var acceptor = new CodecAcceptor(socket);
-        // The parent closing our stdin (or dying) ends the run even if the connection stays half-open.
-        var watchdog = new Thread(() =>
+        catch (IOException e)
         {
-            try
+            throw new InvalidOperationException($"{Name}: acceptor process stopped reading commands ({e.Message})", e);
+        }
+    }
+
+    private string Expect(string prefix, TimeSpan timeout)
+    {
+        Process child = _child ?? throw new InvalidOperationException($"{Name}: acceptor process not running");
+        DateTime deadline = DateTime.UtcNow + timeout;
+        while (true)
+        {
+            TimeSpan left = deadline - DateTime.UtcNow;
+            if (left <= TimeSpan.Zero || !_lines.TryTake(out string? line, left))
             {
-                while (Console.In.Read() >= 0)
-                {
-                }
+                throw new InvalidOperationException($"{Name}: acceptor process sent no '{prefix.Trim()}' line within {timeout.TotalSeconds:0} s");
             }
-            catch (IOException)
+            if (line is null)
             {
+                child.WaitForExit(2_000);
+                string code = child.HasExited ? child.ExitCode.ToString(CultureInfo.InvariantCulture) : "unknown";
+                throw new InvalidOperationException($"{Name}: acceptor process closed its output before '{prefix.Trim()}' (exit code {code})");
             }
-            LoopbackTcp.CloseQuietly(socket);
-        }) { IsBackground = true, Name = "stdin-watchdog" };
-        watchdog.Start();
-        acceptor.Run();
-        LoopbackTcp.CloseQuietly(socket);
-        return acceptor.Errors == 0 ? 0 : 1;
+            if (line.StartsWith(prefix, StringComparison.Ordinal)) return line;
+            Console.Error.WriteLine($"  {Name} acceptor: {line}");
+        }
+    }
+
+    private static void InstallExitHandlers()
+    {
+        if (Interlocked.Exchange(ref s_handlersInstalled, 1) != 0) return;
+        AppDomain.CurrentDomain.ProcessExit += (_, _) => KillAll();
+        Console.CancelKeyPress += (_, _) => KillAll();
+    }
+
+    private static void KillAll()
+    {
+        Process[] live;
+        lock (s_live) live = [.. s_live];
+        foreach (Process p in live) Kill(p);
+    }
+
+    private static void Kill(Process process)
+    {
+        try
+        {
+            if (!process.HasExited) process.Kill(entireProcessTree: true);
+        }
+        catch (InvalidOperationException)
+        {
+        }
+        catch (System.ComponentModel.Win32Exception)
+        {
+        }
     }
 }

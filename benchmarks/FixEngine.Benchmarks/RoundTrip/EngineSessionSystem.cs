@@ -10,21 +10,23 @@ using FixEngine.Timing;
 
 namespace FixEngine.Benchmarks.RoundTrip;
 
-/// <summary>FixEngine session ↔ FixEngine session in one process: two <see cref="FixEngineHost"/>s (acceptor and
-/// initiator) logged on over loopback; each order goes through the initiator session's cross-thread outbox, the
-/// acceptor's application answers with an ExecutionReport from its FromApp callback.</summary>
+/// <summary>FixEngine session ↔ FixEngine session: an initiator <see cref="FixEngineHost"/> here and an acceptor host
+/// either in this process or already running in a child process (<see cref="ChildProcessSystem"/>). Each order goes
+/// through the initiator session's cross-thread outbox; the acceptor's application answers with an ExecutionReport from
+/// its FromApp callback.</summary>
 /// <remarks>
-/// The idle strategy and the store (memory, or a file store in a temporary directory deleted on <see cref="Stop"/>)
-/// are the configuration's parameters. The hosts always use the transport's busy-poll receive mode. The intended send
-/// time travels in ClOrdID. Start-up allocates; the steady state relies on the engine's allocation-free paths.
+/// The idle strategy, receive mode and store (memory, or a file store in a temporary directory deleted on
+/// <see cref="Stop"/>) come from the <see cref="EngineSessionSpec"/>, which the child process uses too. The intended
+/// send time travels in ClOrdID. Start-up allocates (including the stores' preallocated capacity); the steady state
+/// relies on the engine's allocation-free paths.
 /// </remarks>
 public sealed class EngineSessionSystem : IRoundTripSystem
 {
     // Design: SendOrder runs on the harness's sender thread, the single producer of the initiator session's outbox
     // (TrySendFromAnyThread). Everything else (both applications' callbacks) runs on the engine agent threads; the
     // initiator application calls the harness's IReplyHandler from its engine thread, which is the "receive thread".
-    private readonly IdleStrategyKind _idle;
-    private readonly bool _fileStore;
+    private readonly EngineSessionSpec _spec;
+    private readonly int _remoteAcceptorPort;
     private readonly string? _storeRoot;
     private FixEngineHost? _acceptorHost;
     private FixEngineHost? _initiatorHost;
@@ -32,51 +34,51 @@ public sealed class EngineSessionSystem : IRoundTripSystem
     private FixSession? _session;
 
     /// <summary>Creates the configuration (nothing starts until <see cref="Start"/>).</summary>
-    public EngineSessionSystem(string name, IdleStrategyKind idle, bool fileStore)
+    /// <param name="name">Report key.</param>
+    /// <param name="spec">Settings shared with the acceptor.</param>
+    /// <param name="remoteAcceptorPort">0 to run the acceptor in this process, else the port of an acceptor running
+    /// elsewhere with the same <paramref name="spec"/>.</param>
+    public EngineSessionSystem(string name, EngineSessionSpec spec, int remoteAcceptorPort = 0)
     {
         Name = name;
-        _idle = idle;
-        _fileStore = fileStore;
-        if (fileStore) _storeRoot = Path.Combine(Path.GetTempPath(), "fixengine-roundtrip-" + Guid.NewGuid().ToString("N"));
+        _spec = spec;
+        _remoteAcceptorPort = remoteAcceptorPort;
+        if (spec.FileStore) _storeRoot = NewStoreRoot();
     }
-
-    /// <summary>Store index entries preallocated per session: a deployment sizes this to a session period's volume;
-    /// here it covers a full-mode run (warm-up + 3 x 1M orders) so the index never grows inside the measured window.
-    /// The memory store still keeps every message's bytes (that is its job), so its B/msg is the stored message.</summary>
-    private const int StoreIndexCapacity = 1 << 22;
 
     /// <inheritdoc/>
     public string Name { get; }
 
+    /// <summary>A fresh temporary directory name for a file store (created by the store).</summary>
+    public static string NewStoreRoot() => Path.Combine(Path.GetTempPath(), "fixengine-roundtrip-" + Guid.NewGuid().ToString("N"));
+
+    /// <summary>Deletes a file store directory, ignoring errors.</summary>
+    public static void DeleteStoreRoot(string? storeRoot)
+    {
+        if (storeRoot is null || !Directory.Exists(storeRoot)) return;
+        try
+        {
+            Directory.Delete(storeRoot, true);
+        }
+        catch (IOException)
+        {
+        }
+        catch (UnauthorizedAccessException)
+        {
+        }
+    }
+
     /// <inheritdoc/>
     public void Start(IReplyHandler handler)
     {
-        string common =
-            $"""
-            [DEFAULT]
-            HeartBtInt=30
-            StartTime=00:00:00
-            EndTime=00:00:00
-            UseDataDictionary=N
-            ResetOnLogon=Y
-            SocketNodelay=Y
-            IdleStrategy={_idle}
-            StoreIndexCapacity={StoreIndexCapacity}
-            {(_fileStore ? "FileStorePath=" + _storeRoot : "")}
-            """;
-        // The settings validation rejects port 0, so borrow a free port from the OS (a tiny race, fine on loopback).
-        int freePort;
-        using (System.Net.Sockets.Socket probe = LoopbackTcp.Listen(0)) freePort = LoopbackTcp.PortOf(probe);
-        _acceptorHost = new FixEngineHost(
-            SettingsFile.Parse(common + $"\nConnectionType=acceptor\nSocketAcceptPort={freePort}\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=BROKER01\nTargetCompID=CLIENT01\n", "<roundtrip acceptor>"),
-            new AcceptorApplication());
-        _acceptorHost.Start();
-        int port = _acceptorHost.AcceptorPorts[0];
+        int port = _remoteAcceptorPort;
+        if (port == 0)
+        {
+            _acceptorHost = _spec.StartAcceptor(_storeRoot);
+            port = _acceptorHost.AcceptorPorts[0];
+        }
         _initiatorApp = new InitiatorApplication(handler);
-        _initiatorHost = new FixEngineHost(
-            SettingsFile.Parse(common + $"\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\nReconnectInterval=1\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT01\nTargetCompID=BROKER01\n", "<roundtrip initiator>"),
-            _initiatorApp);
-        _initiatorHost.Start();
+        _initiatorHost = _spec.StartInitiator(port, _storeRoot, _initiatorApp);
         if (!_initiatorApp.LoggedOn.Wait(TimeSpan.FromSeconds(15)))
         {
             throw new InvalidOperationException($"{Name}: no logon within 15 s");
@@ -117,70 +119,11 @@ public sealed class EngineSessionSystem : IRoundTripSystem
         _initiatorHost = null;
         _acceptorHost = null;
         _session = null;
-        if (_storeRoot is not null && Directory.Exists(_storeRoot))
-        {
-            try
-            {
-                Directory.Delete(_storeRoot, true);
-            }
-            catch (IOException)
-            {
-            }
-        }
+        DeleteStoreRoot(_storeRoot);
     }
 
     /// <inheritdoc/>
     public void Dispose() => Stop();
-
-    /// <summary>The registry entries: {busy-spin, yielding, backoff idle} × {memory, file store}, one process.</summary>
-    public static void Register(List<RoundTripConfiguration> list)
-    {
-        foreach ((string mode, IdleStrategyKind idle) in new[] { ("busy", IdleStrategyKind.BusySpin), ("yield", IdleStrategyKind.Yielding), ("backoff", IdleStrategyKind.Backoff) })
-        {
-            foreach (bool file in new[] { false, true })
-            {
-                string key = $"session-{mode}-{(file ? "file" : "mem")}-1proc";
-                list.Add(new RoundTripConfiguration(
-                    key,
-                    $"FixEngine session ↔ FixEngine session, busy-poll receive, {idle} idle strategy, {(file ? "file" : "memory")} store, one process",
-                    _ => new EngineSessionSystem(key, idle, file),
-                    null));
-            }
-        }
-    }
-
-    private sealed class AcceptorApplication : IApplication
-    {
-        public FromAppResult FromApp(FixSession session, FixMessage message)
-        {
-            if (!message.MsgType.SequenceEqual(MsgTypes.NewOrderSingle)) return FromAppResult.UnsupportedMessageType;
-            if (!message.Contains(FixTags.ClOrdID)) return FromAppResult.RequiredTagMissing(FixTags.ClOrdID);
-            session.Send(MsgTypes.ExecutionReport, in message, static (ref FixWriter w, scoped in FixMessage order) =>
-            {
-                order.TryGetSpan(FixTags.ClOrdID, out ReadOnlySpan<byte> clOrdId);
-                order.TryGetSpan(FixTags.Symbol, out ReadOnlySpan<byte> symbol);
-                order.TryGetDecimal(FixTags.OrderQty, out FixDecimal quantity);
-                order.TryGetDecimal(FixTags.Price, out FixDecimal price);
-                order.TryGetChar(FixTags.Side, out char side);
-                w.Write(FixTags.OrderID, clOrdId);
-                w.Write(FixTags.ClOrdID, clOrdId);
-                w.Write(FixTags.ExecID, clOrdId);
-                w.Write(FixTags.ExecType, '0');
-                w.Write(FixTags.OrdStatus, '0');
-                if (order.TryGetSpan(FixTags.Account, out ReadOnlySpan<byte> account)) w.Write(FixTags.Account, account);
-                w.Write(FixTags.Symbol, symbol);
-                w.Write(FixTags.Side, side);
-                w.Write(FixTags.OrderQty, quantity);
-                w.Write(FixTags.OrdType, '2');
-                w.Write(FixTags.Price, price);
-                w.Write(FixTags.LeavesQty, quantity);
-                w.Write(FixTags.CumQty, 0L);
-                w.Write(FixTags.AvgPx, FixDecimal.Zero);
-                w.WriteTimestamp(FixTags.TransactTime, EpochClock.Shared.EpochNs, TimestampPrecision.Micros);
-            });
-            return FromAppResult.Accepted;
-        }
-    }
 
     private sealed class InitiatorApplication(IReplyHandler handler) : IApplication
     {
@@ -201,5 +144,40 @@ public sealed class EngineSessionSystem : IRoundTripSystem
             }
             return FromAppResult.Accepted;
         }
+    }
+}
+
+/// <summary>The acceptor's application: answers each NewOrderSingle with an ExecutionReport echoing its ClOrdID.</summary>
+/// <remarks>Runs on the acceptor engine's thread; allocation-free.</remarks>
+internal sealed class ExecutionReportResponder : IApplication
+{
+    public FromAppResult FromApp(FixSession session, FixMessage message)
+    {
+        if (!message.MsgType.SequenceEqual(MsgTypes.NewOrderSingle)) return FromAppResult.UnsupportedMessageType;
+        if (!message.Contains(FixTags.ClOrdID)) return FromAppResult.RequiredTagMissing(FixTags.ClOrdID);
+        session.Send(MsgTypes.ExecutionReport, in message, static (ref FixWriter w, scoped in FixMessage order) =>
+        {
+            order.TryGetSpan(FixTags.ClOrdID, out ReadOnlySpan<byte> clOrdId);
+            order.TryGetSpan(FixTags.Symbol, out ReadOnlySpan<byte> symbol);
+            order.TryGetDecimal(FixTags.OrderQty, out FixDecimal quantity);
+            order.TryGetDecimal(FixTags.Price, out FixDecimal price);
+            order.TryGetChar(FixTags.Side, out char side);
+            w.Write(FixTags.OrderID, clOrdId);
+            w.Write(FixTags.ClOrdID, clOrdId);
+            w.Write(FixTags.ExecID, clOrdId);
+            w.Write(FixTags.ExecType, '0');
+            w.Write(FixTags.OrdStatus, '0');
+            if (order.TryGetSpan(FixTags.Account, out ReadOnlySpan<byte> account)) w.Write(FixTags.Account, account);
+            w.Write(FixTags.Symbol, symbol);
+            w.Write(FixTags.Side, side);
+            w.Write(FixTags.OrderQty, quantity);
+            w.Write(FixTags.OrdType, '2');
+            w.Write(FixTags.Price, price);
+            w.Write(FixTags.LeavesQty, quantity);
+            w.Write(FixTags.CumQty, 0L);
+            w.Write(FixTags.AvgPx, FixDecimal.Zero);
+            w.WriteTimestamp(FixTags.TransactTime, EpochClock.Shared.EpochNs, TimestampPrecision.Micros);
+        });
+        return FromAppResult.Accepted;
     }
 }

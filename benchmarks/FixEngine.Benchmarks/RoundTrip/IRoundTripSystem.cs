@@ -40,3 +40,39 @@ public interface IRoundTripSystem : IDisposable
     /// <summary>Closes the connection and joins the threads.</summary>
     void Stop();
 }
+
+/// <summary>GC and allocation counts of one process over a measured window.</summary>
+/// <param name="Gen0">Gen 0 collections (a gen 1 or 2 collection counts here too, as <see cref="GC.CollectionCount"/> does).</param>
+/// <param name="Gen1">Gen 1 collections.</param>
+/// <param name="Gen2">Gen 2 collections.</param>
+/// <param name="AllocatedBytes">Bytes allocated process-wide (<see cref="GC.GetTotalAllocatedBytes(bool)"/> delta).</param>
+public readonly record struct ProcessWindow(int Gen0, int Gen1, int Gen2, long AllocatedBytes)
+{
+    /// <summary>Current counts of this process (call twice and subtract).</summary>
+    public static ProcessWindow Snapshot() =>
+        new(GC.CollectionCount(0), GC.CollectionCount(1), GC.CollectionCount(2), GC.GetTotalAllocatedBytes(true));
+
+    /// <summary>The counts between <paramref name="start"/> and this later snapshot.</summary>
+    public ProcessWindow Since(ProcessWindow start) =>
+        new(Gen0 - start.Gen0, Gen1 - start.Gen1, Gen2 - start.Gen2, AllocatedBytes - start.AllocatedBytes);
+
+    /// <summary>Both windows' counts added.</summary>
+    public ProcessWindow Plus(ProcessWindow other) =>
+        new(Gen0 + other.Gen0, Gen1 + other.Gen1, Gen2 + other.Gen2, AllocatedBytes + other.AllocatedBytes);
+}
+
+/// <summary>Implemented by systems with a part in another process, which measures its own GCs and allocation over the
+/// measured window when the runner asks.</summary>
+/// <remarks>Called on the sender thread between phases, never inside the measured window of this process.</remarks>
+public interface IMeasuredWindow
+{
+    /// <summary>The other process settles its heap and snapshots its counts; returns when it has.</summary>
+    void BeginWindow();
+
+    /// <summary>The other process snapshots again; returns its counts since <see cref="BeginWindow"/>.</summary>
+    ProcessWindow EndWindow();
+
+    /// <summary>Methods the other process's JIT has compiled so far (<see cref="System.Runtime.JitInfo.GetCompiledMethodCount"/>),
+    /// polled during warm-up to see when compilation has settled.</summary>
+    long CompiledMethodCount();
+}

@@ -14,6 +14,27 @@ public static class MachineInfo
         + $"({RuntimeInformation.OSArchitecture}), {RuntimeInformation.FrameworkDescription}, "
         + $"GC {(GCSettings.IsServerGC ? "server" : "workstation")}/{(GCSettings.LatencyMode == GCLatencyMode.Batch ? "non-concurrent" : "concurrent")}";
 
+    /// <summary>The 1, 5 and 15 minute load averages from /proc/loadavg ("n/a" elsewhere): the harness shares the
+    /// machine, so every report says how busy it was.</summary>
+    public static string LoadAverage()
+    {
+        try
+        {
+            if (File.Exists("/proc/loadavg"))
+            {
+                string[] parts = File.ReadAllText("/proc/loadavg").Split(' ');
+                if (parts.Length >= 3) return $"{parts[0]} {parts[1]} {parts[2]}";
+            }
+        }
+        catch (IOException)
+        {
+        }
+        catch (UnauthorizedAccessException)
+        {
+        }
+        return "n/a";
+    }
+
     /// <summary>The first "model name" in /proc/cpuinfo, or the architecture when unavailable.</summary>
     public static string CpuModel()
     {

@@ -36,13 +36,20 @@ public sealed class ConfigRateSummary
 /// <param name="Machine">Machine line.</param>
 /// <param name="CommandLine">How the report was produced.</param>
 /// <param name="Mode">quick / full / custom.</param>
-/// <param name="WarmupCount">Warm-up orders per run.</param>
+/// <param name="WarmupDescription">Warm-up orders per run (count, or count and time bound).</param>
 /// <param name="MeasuredDescription">How many orders each run measured.</param>
 /// <param name="Runs">Runs per configuration and rate.</param>
 /// <param name="OrderLength">NewOrderSingle bytes.</param>
 /// <param name="ReportLength">ExecutionReport bytes.</param>
 public sealed record ReportContext(
-    string Machine, string CommandLine, string Mode, int WarmupCount, string MeasuredDescription, int Runs, int OrderLength, int ReportLength);
+    string Machine, string CommandLine, string Mode, string WarmupDescription, string MeasuredDescription, int Runs, int OrderLength, int ReportLength)
+{
+    /// <summary>Load averages while measuring (the machine may be shared), or null.</summary>
+    public string? LoadAverage { get; init; }
+
+    /// <summary>Total wall time and where it went, or null.</summary>
+    public string? WallTime { get; init; }
+}
 
 /// <summary>Writes the round-trip report as Markdown: one table per rate, run details, unmeasured configurations.</summary>
 /// <remarks>Reporting only: allocates freely.</remarks>
@@ -60,11 +67,14 @@ public static class MarkdownReport
         w.WriteLine("# Round-trip latency: NewOrderSingle → ExecutionReport over loopback TCP");
         w.WriteLine();
         w.WriteLine($"- Machine: {context.Machine}");
+        if (context.LoadAverage is not null) w.WriteLine($"- Load average (1/5/15 min): {context.LoadAverage}");
         w.WriteLine($"- Command: `{context.CommandLine}`");
-        w.WriteLine($"- Mode: {context.Mode}; per run {context.WarmupCount:N0} warm-up orders (closed loop, not recorded), then {context.MeasuredDescription}; {context.Runs} run(s) per configuration and rate");
+        if (context.WallTime is not null) w.WriteLine($"- Wall time: {context.WallTime}");
+        w.WriteLine($"- Mode: {context.Mode}; per run {context.WarmupDescription} warm-up orders (closed loop, not recorded), then {context.MeasuredDescription}; {context.Runs} run(s) per configuration and rate");
         w.WriteLine($"- Messages: NewOrderSingle {context.OrderLength} B, ExecutionReport {context.ReportLength} B (the floor sends blocks of the same sizes)");
         w.WriteLine("- Latency: from the order's intended send time (open-loop schedule, carried in ClOrdID) to receipt of the reply, so stalls are charged to every order they delay (coordinated-omission corrected). `max` = closed loop, one order in flight, intended = actual send time.");
-        w.WriteLine("- GCs and B/msg: process-wide `GC.CollectionCount` and `GC.GetTotalAllocatedBytes(true)` deltas over the measured windows, summed over runs.");
+        w.WriteLine("- GCs and B/msg: process-wide `GC.CollectionCount` (gen 0/1/2) and `GC.GetTotalAllocatedBytes(true)` deltas over the measured windows, summed over runs; for `-2proc` configurations the acceptor process takes the same snapshots over the same window and both processes are added (the Runs table shows each).");
+        w.WriteLine("- Achieved msg/s: replies in the window / (last reply − first intended send), mean of the runs; below the target rate the system did not keep up. SATURATED: the open-loop sender fell too far behind and stopped early, so the orders it never sent are missing from the percentiles (they would only be worse).");
         w.WriteLine($"- {QuickFixLine}");
         w.WriteLine();
 
@@ -77,8 +87,8 @@ public static class MarkdownReport
         {
             w.WriteLine($"## {RateLabel(rate)}");
             w.WriteLine();
-            w.WriteLine("| Configuration | p50 µs | p90 µs | p99 µs | p99.9 µs | p99.99 µs | worst µs | achieved msg/s | GC 0/1/2 | B/msg | p50 runs min–max | p99 runs min–max | ×floor p50 | ×floor p99.9 | ×QuickFIX/n |");
-            w.WriteLine("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+            w.WriteLine("| Configuration | p50 µs | p90 µs | p99 µs | p99.9 µs | p99.99 µs | worst µs | achieved msg/s | GC 0/1/2 | B/msg | p50 runs min–max | p99 runs min–max | ×floor p50 | ×floor p99 | ×floor p99.9 | ×QuickFIX/n |");
+            w.WriteLine("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
             ConfigRateSummary? floor = null;
             foreach (ConfigRateSummary s in results)
             {
@@ -89,24 +99,26 @@ public static class MarkdownReport
                 if (s.RatePerSecond != rate) continue;
                 WriteRow(w, s, floor);
             }
-            w.WriteLine("| QuickFIX/n ↔ QuickFIX/n | not measured — QuickFIXn.Core is not served by the package source | | | | | | | | | | | n/a | n/a | n/a |");
+            w.WriteLine("| QuickFIX/n ↔ QuickFIX/n | not measured — QuickFIXn.Core is not served by the package source | | | | | | | | | | | n/a | n/a | n/a | n/a |");
             if (notMeasured.Count > 0)
             {
-                w.WriteLine($"| {notMeasured.Count} other configuration(s) | not measured (see below) | | | | | | | | | | | n/a | n/a | n/a |");
+                w.WriteLine($"| {notMeasured.Count} other configuration(s) | not measured (see below) | | | | | | | | | | | n/a | n/a | n/a | n/a |");
             }
             w.WriteLine();
         }
 
         w.WriteLine("## Runs");
         w.WriteLine();
-        w.WriteLine("| Configuration | rate | run | count | p50 µs | p99 µs | p99.9 µs | worst µs | achieved msg/s | GC 0/1/2 | B/msg | allocated B | errors | complete |");
-        w.WriteLine("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|");
+        w.WriteLine("| Configuration | rate | run | count / planned | warm-up | p50 µs | p99 µs | p99.9 µs | worst µs | achieved msg/s | GC 0/1/2 initiator proc | allocated B initiator proc | GC 0/1/2 acceptor proc | allocated B acceptor proc | B/msg | errors | complete | wall time |");
+        w.WriteLine("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|");
         foreach (ConfigRateSummary s in results)
         {
             for (int i = 0; i < s.Runs.Count; i++)
             {
                 RunResult r = s.Runs[i];
-                w.WriteLine($"| {s.Config} | {RateLabel(s.RatePerSecond)} | {i + 1} | {r.Count:N0} | {Us(r.Histogram.ValueAtPercentile(50))} | {Us(r.Histogram.ValueAtPercentile(99))} | {Us(r.Histogram.ValueAtPercentile(99.9))} | {Us(r.Histogram.Max)} | {r.AchievedRate:N0} | {r.Gen0}/{r.Gen1}/{r.Gen2} | {r.BytesPerMessage:0.00} | {r.AllocatedBytes:N0} | {r.Errors} | {(r.Completed ? "yes" : "NO (timed out)")} |");
+                string child = r.Child is ProcessWindow c ? $"{c.Gen0}/{c.Gen1}/{c.Gen2} | {c.AllocatedBytes:N0}" : "same process | same process";
+                string complete = (!r.Completed ? "NO (timed out)" : r.Saturated ? "SATURATED" : "yes") + (r.JitSettled ? "" : " (JIT still compiling after warm-up)");
+                w.WriteLine($"| {s.Config} | {RateLabel(s.RatePerSecond)} | {i + 1} | {r.Count:N0} / {r.Planned:N0} | {r.WarmupSent:N0} | {Us(r.Histogram.ValueAtPercentile(50))} | {Us(r.Histogram.ValueAtPercentile(99))} | {Us(r.Histogram.ValueAtPercentile(99.9))} | {Us(r.Histogram.Max)} | {r.AchievedRate:N0} | {r.Gen0}/{r.Gen1}/{r.Gen2} | {r.AllocatedBytes:N0} | {child} | {r.BytesPerMessage:0.00} | {r.Errors} | {complete} | {r.Phases.TotalNs / 1e9:0.0} s |");
             }
         }
         w.WriteLine();
@@ -146,22 +158,25 @@ public static class MarkdownReport
         double rateSum = 0;
         long minP50 = long.MaxValue, maxP50 = 0, minP99 = long.MaxValue, maxP99 = 0;
         bool complete = true;
+        bool saturated = false;
         foreach (RunResult r in s.Runs)
         {
+            ProcessWindow total = r.Total;
             count += r.Count;
-            allocated += r.AllocatedBytes;
-            gen0 += r.Gen0;
-            gen1 += r.Gen1;
-            gen2 += r.Gen2;
+            allocated += total.AllocatedBytes;
+            gen0 += total.Gen0;
+            gen1 += total.Gen1;
+            gen2 += total.Gen2;
             rateSum += r.AchievedRate;
             complete &= r.Completed && r.Errors == 0;
+            saturated |= r.Saturated;
             long p50 = r.Histogram.ValueAtPercentile(50), p99 = r.Histogram.ValueAtPercentile(99);
             minP50 = Math.Min(minP50, p50);
             maxP50 = Math.Max(maxP50, p50);
             minP99 = Math.Min(minP99, p99);
             maxP99 = Math.Max(maxP99, p99);
         }
-        string name = complete ? s.Config : s.Config + " (INCOMPLETE: errors or timeout)";
+        string name = (complete ? s.Config : s.Config + " (INCOMPLETE: errors or timeout)") + (saturated ? " (SATURATED)" : "");
         w.Write($"| {name}");
         foreach (double p in Percentiles) w.Write($" | {Us(h.ValueAtPercentile(p))}");
         w.Write($" | {Us(h.Max)}");
@@ -169,7 +184,7 @@ public static class MarkdownReport
         w.Write($" | {gen0}/{gen1}/{gen2}");
         w.Write($" | {(count == 0 ? 0 : (double)allocated / count):0.00}");
         w.Write($" | {Us(minP50)}–{Us(maxP50)} | {Us(minP99)}–{Us(maxP99)}");
-        w.Write($" | {Ratio(h, floor, 50)} | {Ratio(h, floor, 99.9)} | n/a |");
+        w.Write($" | {Ratio(h, floor, 50)} | {Ratio(h, floor, 99)} | {Ratio(h, floor, 99.9)} | n/a |");
         w.WriteLine();
     }
 

@@ -48,13 +48,15 @@ public static class RoundTripCommand
     private static int Measure(RoundTripOptions options, string[] args)
     {
         OrderFlowMessages.MeasureTypicalSizes(out int orderLength, out int reportLength);
-        var setup = new RoundTripSetup(orderLength, reportLength);
+        var setup = new RoundTripSetup(orderLength, reportLength, options.OrdersPerRun);
         string machine = MachineInfo.Describe();
+        string loadBefore = MachineInfo.LoadAverage();
         Directory.CreateDirectory(options.Output);
-        Console.WriteLine($"roundtrip {options.Mode}: {machine}");
+        Console.WriteLine($"roundtrip {options.Mode}: {machine}; load average {loadBefore}");
         Console.WriteLine($"configs {string.Join(',', options.Configs)}; rates {string.Join(',', options.Rates.ConvertAll(MarkdownReport.RateToken))}; runs {options.Runs}; output {Path.GetFullPath(options.Output)}");
 
         var results = new List<ConfigRateSummary>();
+        var phases = new RunPhases();
         long startNs = HighResTime.NowNs();
         foreach (int rate in options.Rates)
         {
@@ -67,7 +69,7 @@ public static class RoundTripCommand
                     continue;
                 }
                 var runs = new List<RunResult>();
-                var plan = new RunPlan(options.WarmupCount, options.MeasuredFor(rate), rate);
+                RunPlan plan = options.PlanFor(rate);
                 for (int run = 0; run < options.Runs; run++)
                 {
                     long runStartNs = HighResTime.NowNs();
@@ -83,7 +85,10 @@ public static class RoundTripCommand
                         result = RunResult.Failed(config.Key, rate);
                     }
                     runs.Add(result);
-                    Console.WriteLine($"  [{(HighResTime.NowNs() - startNs) / 1e9,5:0.0}s +{(HighResTime.NowNs() - runStartNs) / 1e9:0.0}s] {config.Key,-12} {MarkdownReport.RateLabel(rate),-18} run {run + 1}: n={result.Count:N0} p50={MarkdownReport.Us(result.Histogram.ValueAtPercentile(50))}µs p99={MarkdownReport.Us(result.Histogram.ValueAtPercentile(99))}µs p99.9={MarkdownReport.Us(result.Histogram.ValueAtPercentile(99.9))}µs max={MarkdownReport.Us(result.Histogram.Max)}µs rate={result.AchievedRate:N0}/s gc={result.Gen0}/{result.Gen1}/{result.Gen2} B/msg={result.BytesPerMessage:0.00}{(result.Completed ? "" : " INCOMPLETE")}");
+                    phases = phases.Plus(result.Phases);
+                    ProcessWindow total = result.Total;
+                    Console.WriteLine($"  [{(HighResTime.NowNs() - startNs) / 1e9,5:0.0}s +{(HighResTime.NowNs() - runStartNs) / 1e9:0.0}s] {config.Key,-26} {MarkdownReport.RateLabel(rate),-18} run {run + 1}: n={result.Count:N0} p50={MarkdownReport.Us(result.Histogram.ValueAtPercentile(50))}µs p99={MarkdownReport.Us(result.Histogram.ValueAtPercentile(99))}µs p99.9={MarkdownReport.Us(result.Histogram.ValueAtPercentile(99.9))}µs max={MarkdownReport.Us(result.Histogram.Max)}µs rate={result.AchievedRate:N0}/s gc={total.Gen0}/{total.Gen1}/{total.Gen2} B/msg={result.BytesPerMessage:0.00}{(result.Child is null ? "" : " (both processes)")}{(result.Saturated ? " SATURATED" : "")}{(result.Completed ? "" : " INCOMPLETE")}");
+                    Console.WriteLine($"      {result.Phases}; warm-up orders {result.WarmupSent:N0}{(result.JitSettled ? "" : " (JIT still compiling at the warm-up bound)")}");
                 }
                 var summary = new ConfigRateSummary(config.Key, rate, runs);
                 results.Add(summary);
@@ -101,24 +106,35 @@ public static class RoundTripCommand
         {
             if (!c.IsAvailable) notMeasured.Add(c);
         }
+        long wallNs = HighResTime.NowNs() - startNs;
+        string loadAfter = MachineInfo.LoadAverage();
         var context = new ReportContext(
             machine,
             "dotnet run -c Release --project benchmarks/FixEngine.Benchmarks -- roundtrip " + string.Join(' ', args),
             options.Mode,
-            options.WarmupCount,
-            options.MaxSecondsPerRun > 0
-                ? $"min({options.MeasuredCount:N0}, {options.MaxSecondsPerRun:0.#} s × rate) measured orders"
-                : $"{options.MeasuredCount:N0} measured orders",
+            options.WarmupMaxSeconds > 0
+                ? $"min({options.WarmupCount:N0}, {options.WarmupMaxSeconds:0.##} s)"
+                : $"{options.WarmupCount:N0}",
+            (options.MaxSecondsPerRun > 0
+                ? $"min({options.MeasuredCount:N0}, {options.MaxSecondsPerRun:0.##} s × rate) measured orders (closed loop: at most {options.MaxSecondsPerRun:0.##} s)"
+                : $"{options.MeasuredCount:N0} measured orders")
+            + (options.SendLagLimitSeconds > 0 ? $"; an open-loop sender {options.SendLagLimitSeconds:0.##} s behind schedule stops (run marked saturated)" : ""),
             options.Runs,
             orderLength,
-            reportLength);
+            reportLength)
+        {
+            LoadAverage = $"{loadBefore} at start, {loadAfter} at end",
+            WallTime = $"{wallNs / 1e9:0.0} s ({phases})",
+        };
         string reportPath = Path.Combine(options.Output, "report.md");
         using (var writer = new StreamWriter(reportPath, false, new UTF8Encoding(false)))
         {
             MarkdownReport.Write(writer, context, results, notMeasured);
         }
         File.WriteAllText(Path.Combine(options.Output, "machine.txt"), machine + Environment.NewLine);
-        Console.WriteLine($"measured in {(HighResTime.NowNs() - startNs) / 1e9:0.0} s; report: {Path.GetFullPath(reportPath)}");
+        Console.WriteLine($"report: {Path.GetFullPath(reportPath)}");
+        Console.WriteLine($"load average {loadAfter}");
+        Console.WriteLine($"total wall time {wallNs / 1e9:0.0} s ({phases})");
         foreach (ConfigRateSummary s in results)
         {
             foreach (RunResult r in s.Runs)

@@ -3,22 +3,25 @@ using System.Collections.Generic;
 
 namespace FixEngine.Benchmarks.RoundTrip;
 
-/// <summary>A named configuration the harness can measure, or a placeholder saying why it cannot yet.</summary>
+/// <summary>A named configuration the harness can measure, or one it knows how to build but does not run yet.</summary>
 /// <param name="Key">Command-line key and report name.</param>
 /// <param name="Description">One line for the report.</param>
-/// <param name="Factory">Creates a fresh system per run; null when not available.</param>
-/// <param name="UnavailableReason">Why <paramref name="Factory"/> is null.</param>
+/// <param name="Factory">Creates a fresh system per run; null when there is nothing to build yet.</param>
+/// <param name="UnavailableReason">Why the configuration is not measured (shown in <c>--list</c> and the report);
+/// null when it is available. A configuration can have a factory and still a reason, so that making it available is
+/// a one-line change.</param>
 public sealed record RoundTripConfiguration(
     string Key, string Description, Func<RoundTripSetup, IRoundTripSystem>? Factory, string? UnavailableReason)
 {
     /// <summary>True when the configuration can run.</summary>
-    public bool IsAvailable => Factory is not null;
+    public bool IsAvailable => Factory is not null && UnavailableReason is null;
 }
 
-/// <summary>What a factory may need: the message sizes and the child-process launcher.</summary>
+/// <summary>What a factory may need.</summary>
 /// <param name="OrderLength">Typical NewOrderSingle length (the floor sends the same).</param>
 /// <param name="ReportLength">Typical ExecutionReport length.</param>
-public sealed record RoundTripSetup(int OrderLength, int ReportLength);
+/// <param name="OrdersPerRun">Most orders one run sends (warm-up + measured), to size stores.</param>
+public sealed record RoundTripSetup(int OrderLength, int ReportLength, int OrdersPerRun);
 
 /// <summary>The registry of configurations; new ones plug in by adding an entry here.</summary>
 public static class RoundTripConfigurations
@@ -66,7 +69,7 @@ public static class RoundTripConfigurations
             new("codec", "FixWriter/FixFramer/FixMessage over the same raw sockets, no session layer",
                 _ => new CodecTcpSystem(), null),
             new("codec-2proc", "codec configuration with the acceptor in a child process",
-                _ => new ChildProcessSystem("codec-2proc", ChildProcessSystem.CodecAcceptorRole), null),
+                _ => new ChildProcessSystem("codec-2proc", ChildProcessSystem.CodecAcceptorRole, port => new CodecTcpSystem("codec-2proc", port)), null),
         };
         SessionConfigurations.Register(list);
         return list;

@@ -22,14 +22,21 @@ public sealed class RoundTripOptions
     /// <summary>Output directory.</summary>
     public string Output { get; private set; } = DefaultOutput;
 
-    /// <summary>Warm-up orders per run.</summary>
+    /// <summary>Warm-up orders per run (upper bound in quick mode, see <see cref="WarmupMaxSeconds"/>).</summary>
     public int WarmupCount { get; private set; } = 10_000;
+
+    /// <summary>Warm-up also stops after this many seconds; 0 = count only.</summary>
+    public double WarmupMaxSeconds { get; private set; } = 0.5;
 
     /// <summary>Measured orders per run (upper bound in quick mode, see <see cref="MeasuredFor"/>).</summary>
     public int MeasuredCount { get; private set; } = 40_000;
 
-    /// <summary>In quick mode, open-loop runs are also capped at this many seconds of schedule.</summary>
-    public double MaxSecondsPerRun { get; private set; } = 1.5;
+    /// <summary>Time bound of a measured window in seconds: open loop schedules min(count, rate × seconds) orders,
+    /// closed loop stops after this long; 0 = count only.</summary>
+    public double MaxSecondsPerRun { get; private set; } = 1.0;
+
+    /// <summary>An open-loop sender this many seconds behind schedule stops (run marked saturated); 0 = never.</summary>
+    public double SendLagLimitSeconds { get; private set; } = 1.0;
 
     /// <summary>Runs per configuration and rate.</summary>
     public int Runs { get; private set; } = 2;
@@ -49,11 +56,37 @@ public sealed class RoundTripOptions
             ? MeasuredCount
             : (int)Math.Max(1, Math.Min(MeasuredCount, ratePerSecond * MaxSecondsPerRun));
 
+    /// <summary>Most orders one run sends (closed-loop warm-up, which may run to twice its count while the JIT settles,
+    /// the open-loop warm-up burst and the measured orders), to size the stores.</summary>
+    public int OrdersPerRun
+    {
+        get
+        {
+            long burst = 0;
+            foreach (int rate in Rates) burst = Math.Max(burst, (long)(rate * (RoundTripRunner.RateWarmupNs / 1e9)) + 1);
+            return (int)Math.Min(int.MaxValue, 2L * WarmupCount + MeasuredCount + burst);
+        }
+    }
+
+    /// <summary>The plan of one run at <paramref name="ratePerSecond"/>.</summary>
+    public RunPlan PlanFor(int ratePerSecond) => new(
+        WarmupCount,
+        MeasuredFor(ratePerSecond),
+        ratePerSecond,
+        WarmupMaxNs: (long)(WarmupMaxSeconds * 1e9),
+        ClosedLoopMaxNs: (long)(MaxSecondsPerRun * 1e9),
+        SendLagLimitNs: (long)(SendLagLimitSeconds * 1e9),
+        WarmupHardMaxNs: WarmupMaxSeconds > 0 ? (long)(WarmupHardMaxSeconds * 1e9) : 0);
+
+    /// <summary>In quick mode, a warm-up still compiling after this many seconds stops anyway (run flagged).</summary>
+    public double WarmupHardMaxSeconds { get; private set; } = 5;
+
     /// <summary>Parses arguments after <c>roundtrip</c>; throws <see cref="ArgumentException"/> naming the bad one.</summary>
     public static RoundTripOptions Parse(IReadOnlyList<string> args)
     {
         var o = new RoundTripOptions();
         int? warmup = null, measured = null, runs = null;
+        double? seconds = null;
         for (int i = 0; i < args.Count; i++)
         {
             string a = args[i];
@@ -99,6 +132,14 @@ public sealed class RoundTripOptions
                 case "--runs":
                     runs = PositiveInt(args, ref i, a);
                     break;
+                case "--seconds":
+                    string v = Value(args, ref i, a);
+                    if (!double.TryParse(v, NumberStyles.Float, CultureInfo.InvariantCulture, out double sec) || !(sec >= 0) || sec > 3600)
+                    {
+                        throw new ArgumentException($"--seconds: '{v}' is not a number of seconds (0..3600)");
+                    }
+                    seconds = sec;
+                    break;
                 case "--self-check":
                     o.SelfCheck = true;
                     break;
@@ -115,16 +156,23 @@ public sealed class RoundTripOptions
         if (o.Mode == "full")
         {
             o.WarmupCount = 100_000;
+            o.WarmupMaxSeconds = 0;
             o.MeasuredCount = 1_000_000;
             o.MaxSecondsPerRun = 0;
+            o.SendLagLimitSeconds = 0;
             o.Runs = 3;
         }
-        if (warmup is int w) o.WarmupCount = w;
+        if (warmup is int w)
+        {
+            o.WarmupCount = w;
+            o.WarmupMaxSeconds = 0;
+        }
         if (measured is int m)
         {
             o.MeasuredCount = m;
             o.MaxSecondsPerRun = 0;
         }
+        if (seconds is double t) o.MaxSecondsPerRun = t;
         if (runs is int n) o.Runs = n;
         if (o.Configs.Count == 0) o.Configs.AddRange(RoundTripConfigurations.DefaultKeys);
         return o;

@@ -5,12 +5,40 @@ using FixEngine.Timing;
 
 namespace FixEngine.Benchmarks.RoundTrip;
 
-/// <summary>What one run does: warm-up count, measured count and rate (0 = flat out, closed loop).</summary>
+/// <summary>What one run does: warm-up, measured count and rate (0 = flat out, closed loop), and the time bounds.</summary>
 /// <param name="WarmupCount">Orders sent closed-loop before measuring (not recorded).</param>
-/// <param name="MeasuredCount">Orders recorded.</param>
+/// <param name="MeasuredCount">Orders recorded (open loop: scheduled; closed loop: at most this many).</param>
 /// <param name="RatePerSecond">Open-loop rate; 0 for closed loop (one order in flight, next sent on its reply).</param>
+/// <param name="WarmupMaxNs">Warm-up also stops after this long, once the JIT has settled; 0 = count only.</param>
+/// <param name="ClosedLoopMaxNs">A closed-loop measured window also stops after this long; 0 = count only.</param>
+/// <param name="SendLagLimitNs">An open-loop sender this far behind its schedule stops sending (the system cannot
+/// sustain the rate); the run is then marked saturated. 0 = never stop.</param>
 /// <param name="ReplyTimeoutNs">How long to wait for outstanding replies before giving up on the run.</param>
-public sealed record RunPlan(int WarmupCount, int MeasuredCount, int RatePerSecond, long ReplyTimeoutNs = 30_000_000_000);
+/// <param name="WarmupHardMaxNs">Warm-up stops after this long even if the JIT is still compiling; 0 = no bound.</param>
+public sealed record RunPlan(
+    int WarmupCount, int MeasuredCount, int RatePerSecond, long WarmupMaxNs = 0, long ClosedLoopMaxNs = 0, long SendLagLimitNs = 0,
+    long ReplyTimeoutNs = 30_000_000_000, long WarmupHardMaxNs = 0);
+
+/// <summary>Where a run's wall time went, ns.</summary>
+/// <param name="StartNs">Creating and starting the system (processes, hosts, logon).</param>
+/// <param name="WarmupNs">Closed-loop warm-up.</param>
+/// <param name="SettleNs">GC settling and the other process's window start.</param>
+/// <param name="MeasureNs">Measured window, including waiting for the last replies.</param>
+/// <param name="StopNs">Stopping the system (logouts, joins, child exit).</param>
+public readonly record struct RunPhases(long StartNs, long WarmupNs, long SettleNs, long MeasureNs, long StopNs)
+{
+    /// <summary>All phases.</summary>
+    public long TotalNs => StartNs + WarmupNs + SettleNs + MeasureNs + StopNs;
+
+    /// <summary>Phase-wise sum.</summary>
+    public RunPhases Plus(RunPhases o) =>
+        new(StartNs + o.StartNs, WarmupNs + o.WarmupNs, SettleNs + o.SettleNs, MeasureNs + o.MeasureNs, StopNs + o.StopNs);
+
+    /// <summary>"start 0.4 s, warm-up 0.5 s, ...".</summary>
+    public override string ToString() =>
+        string.Create(System.Globalization.CultureInfo.InvariantCulture,
+            $"start {StartNs / 1e9:0.00} s, warm-up {WarmupNs / 1e9:0.00} s, settle {SettleNs / 1e9:0.00} s, measure {MeasureNs / 1e9:0.00} s, stop {StopNs / 1e9:0.00} s");
+}
 
 /// <summary>The measurements of one run.</summary>
 public sealed class RunResult
@@ -27,26 +55,49 @@ public sealed class RunResult
     /// <summary>Replies received in the measured window.</summary>
     public required long Count { get; init; }
 
+    /// <summary>Orders the plan scheduled for the measured window (closed loop: the count bound).</summary>
+    public long Planned { get; init; }
+
+    /// <summary>Warm-up orders actually sent (the count or the time bound, whichever came first).</summary>
+    public long WarmupSent { get; init; }
+
+    /// <summary>False when the warm-up ended while the JIT was still compiling (hard bound reached): first-use
+    /// allocations may then appear in the window.</summary>
+    public bool JitSettled { get; init; } = true;
+
+    /// <summary>True when an open-loop sender fell so far behind that it stopped before sending every planned order:
+    /// the system could not sustain the rate, and the orders never sent are not in the histogram.</summary>
+    public bool Saturated { get; init; }
+
     /// <summary>Measured orders / (last reply - first intended send), per second.</summary>
     public required double AchievedRate { get; init; }
 
-    /// <summary>Gen 0, 1, 2 collections during the measured window.</summary>
+    /// <summary>Gen 0 collections during the measured window in this (the initiator's) process.</summary>
     public required int Gen0 { get; init; }
 
-    /// <summary>Gen 1 collections.</summary>
+    /// <summary>Gen 1 collections in this process.</summary>
     public required int Gen1 { get; init; }
 
-    /// <summary>Gen 2 collections.</summary>
+    /// <summary>Gen 2 collections in this process.</summary>
     public required int Gen2 { get; init; }
 
-    /// <summary>Process-wide bytes allocated during the measured window.</summary>
+    /// <summary>Bytes allocated in this process during the measured window.</summary>
     public required long AllocatedBytes { get; init; }
+
+    /// <summary>The acceptor process's counts over the same window, for two-process configurations.</summary>
+    public ProcessWindow? Child { get; init; }
 
     /// <summary>Replies that could not be read, or acceptor errors seen as missing replies.</summary>
     public required long Errors { get; init; }
 
     /// <summary>False when replies were still missing at the timeout.</summary>
     public required bool Completed { get; init; }
+
+    /// <summary>Where the run's wall time went.</summary>
+    public RunPhases Phases { get; set; }
+
+    /// <summary>This process's window, plus the child's when there is one.</summary>
+    public ProcessWindow Total => new ProcessWindow(Gen0, Gen1, Gen2, AllocatedBytes).Plus(Child ?? default);
 
     /// <summary>A run that could not start or crashed: empty histogram, not completed.</summary>
     public static RunResult Failed(string config, int ratePerSecond) => new()
@@ -55,8 +106,8 @@ public sealed class RunResult
         AchievedRate = 0, Gen0 = 0, Gen1 = 0, Gen2 = 0, AllocatedBytes = 0, Errors = 0, Completed = false,
     };
 
-    /// <summary>Bytes allocated per measured message.</summary>
-    public double BytesPerMessage => Count == 0 ? 0 : (double)AllocatedBytes / Count;
+    /// <summary>Bytes allocated per measured message, all processes of the configuration.</summary>
+    public double BytesPerMessage => Count == 0 ? 0 : (double)Total.AllocatedBytes / Count;
 }
 
 /// <summary>Drives one system through warm-up and a measured window and records round-trip latency.</summary>
@@ -96,14 +147,22 @@ public sealed class RoundTripRunner : IReplyHandler
     /// <summary>Runs <paramref name="plan"/> on a started-here, stopped-here system.</summary>
     public RunResult Run(IRoundTripSystem system, RunPlan plan)
     {
+        long t0 = HighResTime.NowNs();
         system.Start(this);
+        long tStarted = HighResTime.NowNs();
+        long tWarm = tStarted, tSettled = tStarted, tMeasured = tStarted;
+        RunResult? result = null;
         try
         {
             long seqNum = 1;
-            bool completed = SendClosedLoop(system, plan.WarmupCount, ref seqNum, plan.ReplyTimeoutNs);
+            var remote = system as IMeasuredWindow;
+            bool completed = WarmUp(system, remote, plan, tStarted, ref seqNum, out bool jitSettled);
+            long warmupSent = seqNum - 1;
+            tWarm = HighResTime.NowNs();
 
             // Pay the open-loop wait's one-time costs (P/Invoke stub, statics) outside the measured window.
             PreciseWait.Until(HighResTime.NowNs() + 2 * PreciseWait.SpinMarginNs);
+            remote?.BeginWindow();
             // Settle: let the previous run's teardown (finalizers, runtime background work) finish outside the window.
             // Without the second wait and the pause, ~336 B per run appeared process-wide in the window while the
             // sender, receive and acceptor threads each measured 0 B (GetAllocatedBytesForCurrentThread diagnostic).
@@ -112,12 +171,13 @@ public sealed class RoundTripRunner : IReplyHandler
             GC.Collect();
             GC.WaitForPendingFinalizers();
             Thread.Sleep(50);
-            int gen0 = GC.CollectionCount(0), gen1 = GC.CollectionCount(1), gen2 = GC.CollectionCount(2);
-            long allocated = GC.GetTotalAllocatedBytes(true);
+            ProcessWindow before = ProcessWindow.Snapshot();
             long receivedBefore = Volatile.Read(ref _received);
             Volatile.Write(ref _recording, true);
+            tSettled = HighResTime.NowNs();
 
             long firstIntendedNs;
+            bool saturated = false;
             if (!completed)
             {
                 firstIntendedNs = HighResTime.NowNs();
@@ -125,49 +185,108 @@ public sealed class RoundTripRunner : IReplyHandler
             else if (plan.RatePerSecond <= 0)
             {
                 firstIntendedNs = HighResTime.NowNs();
-                completed = SendClosedLoop(system, plan.MeasuredCount, ref seqNum, plan.ReplyTimeoutNs);
+                completed = SendClosedLoop(system, plan.MeasuredCount, Deadline(firstIntendedNs, plan.ClosedLoopMaxNs), ref seqNum, plan.ReplyTimeoutNs);
             }
             else
             {
                 firstIntendedNs = HighResTime.NowNs() + 100_000;
-                SendOpenLoop(system, plan.MeasuredCount, new OpenLoopSchedule(firstIntendedNs, plan.RatePerSecond), ref seqNum);
+                saturated = !SendOpenLoop(system, plan.MeasuredCount, new OpenLoopSchedule(firstIntendedNs, plan.RatePerSecond), plan.SendLagLimitNs, ref seqNum);
                 completed = WaitForReplies(seqNum - 1, plan.ReplyTimeoutNs);
             }
 
-            long allocatedAfter = GC.GetTotalAllocatedBytes(true);
-            int gen0After = GC.CollectionCount(0), gen1After = GC.CollectionCount(1), gen2After = GC.CollectionCount(2);
+            ProcessWindow window = ProcessWindow.Snapshot().Since(before);
             long count = Volatile.Read(ref _received) - receivedBefore;
             long lastReplyNs = _lastReplyNs;
             Volatile.Write(ref _recording, false);
-            system.Stop();
+            tMeasured = HighResTime.NowNs();
+            ProcessWindow? child = remote?.EndWindow();
 
             long elapsedNs = Math.Max(1, lastReplyNs - firstIntendedNs);
-            return new RunResult
+            result = new RunResult
             {
                 Config = system.Name,
                 RatePerSecond = plan.RatePerSecond,
                 Histogram = _histogram,
                 Count = count,
+                Planned = plan.MeasuredCount,
+                WarmupSent = warmupSent,
+                JitSettled = jitSettled,
+                Saturated = saturated,
                 AchievedRate = count * 1e9 / elapsedNs,
-                Gen0 = gen0After - gen0,
-                Gen1 = gen1After - gen1,
-                Gen2 = gen2After - gen2,
-                AllocatedBytes = allocatedAfter - allocated,
+                Gen0 = window.Gen0,
+                Gen1 = window.Gen1,
+                Gen2 = window.Gen2,
+                AllocatedBytes = window.AllocatedBytes,
+                Child = child,
                 Errors = Interlocked.Read(ref _errors),
                 Completed = completed,
+                Phases = new RunPhases(tStarted - t0, tWarm - tStarted, tSettled - tWarm, tMeasured - tSettled, 0),
             };
+            return result;
         }
         finally
         {
+            long tStop = HighResTime.NowNs();
             system.Stop();
+            if (result is not null) result.Phases = result.Phases with { StopNs = HighResTime.NowNs() - tStop };
         }
     }
 
-    private bool SendClosedLoop(IRoundTripSystem system, int count, ref long seqNum, long timeoutNs)
+    /// <summary>Warm-up. First closed loop in slices of <see cref="WarmupSliceNs"/>: runs until the count or the time bound is
+    /// reached and, in addition, until a whole slice compiled no method in any process of the system (the JIT has
+    /// settled: tier-1 promotion happens on a background thread that a loaded machine starves, and its first-use
+    /// allocations would otherwise land in the measured window). Extra slices stop at twice the count or
+    /// <see cref="RunPlan.WarmupHardMaxNs"/>; <paramref name="jitSettled"/> says whether the JIT settled. Then, for an
+    /// open-loop run, <see cref="RateWarmupNs"/> at the run's rate.</summary>
+    private bool WarmUp(IRoundTripSystem system, IMeasuredWindow? remote, RunPlan plan, long startNs, ref long seqNum, out bool jitSettled)
+    {
+        long softDeadlineNs = Deadline(startNs, plan.WarmupMaxNs);
+        long hardDeadlineNs = Deadline(startNs, plan.WarmupHardMaxNs);
+        long hardCount = 2L * plan.WarmupCount;
+        long firstSeqNum = seqNum;
+        long compiled = CompiledMethods(remote);
+        while (true)
+        {
+            long sliceEndNs = Math.Min(HighResTime.NowNs() + WarmupSliceNs, hardDeadlineNs);
+            long remaining = hardCount - (seqNum - firstSeqNum);
+            if (!SendClosedLoop(system, (int)Math.Min(int.MaxValue, remaining), sliceEndNs, ref seqNum, plan.ReplyTimeoutNs))
+            {
+                jitSettled = false;
+                return false;
+            }
+            long compiledNow = CompiledMethods(remote);
+            jitSettled = compiledNow == compiled;
+            compiled = compiledNow;
+            long nowNs = HighResTime.NowNs();
+            bool bounded = seqNum - firstSeqNum >= plan.WarmupCount || nowNs >= softDeadlineNs;
+            if ((bounded && jitSettled) || nowNs >= hardDeadlineNs || seqNum - firstSeqNum >= hardCount) break;
+        }
+        if (plan.RatePerSecond <= 0) return true;
+
+        // Then a short open-loop burst at the run's rate: buffers that grow with the number of messages in flight
+        // (the transport's receive buffer, pooled send queues) reach their size here rather than in the window.
+        int burst = (int)Math.Max(1, plan.RatePerSecond * (RateWarmupNs / 1e9));
+        SendOpenLoop(system, burst, new OpenLoopSchedule(HighResTime.NowNs() + 100_000, plan.RatePerSecond), plan.SendLagLimitNs, ref seqNum);
+        return WaitForReplies(seqNum - 1, plan.ReplyTimeoutNs);
+    }
+
+    /// <summary>Length of the open-loop part of the warm-up at the run's rate.</summary>
+    public const long RateWarmupNs = 250_000_000;
+
+    /// <summary>A warm-up slice: long enough for the tiering delay (100 ms) to pass without new tier-0 code.</summary>
+    private const long WarmupSliceNs = 200_000_000;
+
+    private static long CompiledMethods(IMeasuredWindow? remote) =>
+        System.Runtime.JitInfo.GetCompiledMethodCount() + (remote?.CompiledMethodCount() ?? 0);
+
+    private static long Deadline(long fromNs, long maxNs) => maxNs > 0 ? fromNs + maxNs : long.MaxValue;
+
+    private bool SendClosedLoop(IRoundTripSystem system, int count, long deadlineNs, ref long seqNum, long timeoutNs)
     {
         for (int i = 0; i < count; i++)
         {
             long nowNs = HighResTime.NowNs();
+            if (nowNs >= deadlineNs) return true;
             system.SendOrder(seqNum, nowNs);
             if (!WaitForReplies(seqNum, timeoutNs)) return false;
             seqNum++;
@@ -175,14 +294,17 @@ public sealed class RoundTripRunner : IReplyHandler
         return true;
     }
 
-    private static void SendOpenLoop(IRoundTripSystem system, int count, OpenLoopSchedule schedule, ref long seqNum)
+    /// <summary>Sends on schedule; false when it stopped early because it fell <paramref name="lagLimitNs"/> behind.</summary>
+    private static bool SendOpenLoop(IRoundTripSystem system, int count, OpenLoopSchedule schedule, long lagLimitNs, ref long seqNum)
     {
         for (int i = 0; i < count; i++)
         {
             long intendedNs = schedule.IntendedNs(i);
             PreciseWait.Until(intendedNs);
+            if (lagLimitNs > 0 && HighResTime.NowNs() - intendedNs > lagLimitNs) return false;
             system.SendOrder(seqNum++, intendedNs);
         }
+        return true;
     }
 
     private bool WaitForReplies(long target, long timeoutNs)

@@ -165,7 +165,11 @@ public static class RoundTripSelfCheck
             new("floor", 0, [FakeRun("floor", 0, 5_000)]),
         };
         var writer = new StringWriter();
-        var context = new ReportContext("test machine", "roundtrip --self-check", "quick", 10, "100 measured orders", 2, 180, 250);
+        var context = new ReportContext("test machine", "roundtrip --self-check", "quick", "10", "100 measured orders", 2, 180, 250)
+        {
+            LoadAverage = "1.00 2.00 3.00 at start",
+            WallTime = "12.3 s",
+        };
         MarkdownReport.Write(writer, context, results, [RoundTripConfigurations.Find("session-completion-mem-1proc")!]);
         string text = writer.ToString();
         string[] required =

@@ -1,37 +1,55 @@
 using System.Collections.Generic;
+using FixEngine.Config;
 
 namespace FixEngine.Benchmarks.RoundTrip;
 
 /// <summary>Registration point for FixEngine session ↔ FixEngine session configurations.</summary>
 /// <remarks>
-/// One-process configurations are <see cref="EngineSessionSystem"/> (busy-spin or backoff idle, memory or file store).
-/// Completion-mode and two-process variants are registered as unavailable with the reason shown in the report; the
-/// two-process ones would run the acceptor through <see cref="ChildProcessSystem"/> (<c>roundtrip --acceptor-only &lt;role&gt;</c>).
+/// Keys are <c>session-{busy|yield|backoff|completion}-{mem|file}-{1proc|2proc}</c>. busy/yield/backoff are the
+/// engine agent's idle strategy with the busy-poll receive mode; completion is the completion receive mode (with the
+/// backoff idle strategy, as a deployment sharing cores would run it). 1proc runs both hosts in this process
+/// (<see cref="EngineSessionSystem"/>); 2proc runs the acceptor host in a child process with the same
+/// <see cref="EngineSessionSpec"/> (<see cref="ChildProcessSystem"/>).
 /// </remarks>
 public static class SessionConfigurations
 {
-    /// <summary>Why the remaining session configurations are not measured.</summary>
-    public const string CompletionNotSelectable = "FixEngineHost always uses the busy-poll receive mode; completion mode is not selectable through it yet";
-
-    /// <summary>Why the two-process session configurations are not measured.</summary>
-    public const string TwoProcessNotYet = "two-process session run not wired yet (ChildProcessSystem has only the codec acceptor role)";
+    /// <summary>Why the completion-mode configurations are not measured yet; set it to null to measure them (their
+    /// factories are already built).</summary>
+    public const string? CompletionModeUnavailable = "engine completion mode lands on branch engine2";
 
     /// <summary>Adds the session configurations to <paramref name="list"/>.</summary>
     public static void Register(List<RoundTripConfiguration> list)
     {
-        EngineSessionSystem.Register(list);
-        foreach (string store in new[] { "mem", "file" })
+        var modes = new (string Name, IdleStrategyKind Idle, ReceiveMode Receive, string? UnavailableReason)[]
         {
-            list.Add(new RoundTripConfiguration(
-                $"session-completion-{store}-1proc",
-                $"FixEngine session ↔ FixEngine session, completion-mode receive, {(store == "mem" ? "memory" : "file")} store, one process",
-                null,
-                CompletionNotSelectable));
-            list.Add(new RoundTripConfiguration(
-                $"session-busy-{store}-2proc",
-                $"FixEngine session ↔ FixEngine session, acceptor in a child process, {(store == "mem" ? "memory" : "file")} store",
-                null,
-                TwoProcessNotYet));
+            ("busy", IdleStrategyKind.BusySpin, ReceiveMode.BusyPoll, null),
+            ("yield", IdleStrategyKind.Yielding, ReceiveMode.BusyPoll, null),
+            ("backoff", IdleStrategyKind.Backoff, ReceiveMode.BusyPoll, null),
+            ("completion", IdleStrategyKind.Backoff, ReceiveMode.Completion, CompletionModeUnavailable),
+        };
+        foreach ((string mode, IdleStrategyKind idle, ReceiveMode receive, string? unavailable) in modes)
+        {
+            foreach (bool file in new[] { false, true })
+            {
+                foreach (bool twoProcess in new[] { false, true })
+                {
+                    string key = $"session-{mode}-{(file ? "file" : "mem")}-{(twoProcess ? "2proc" : "1proc")}";
+                    string receiveText = receive == ReceiveMode.BusyPoll ? "busy-poll receive" : "completion-mode receive";
+                    string description = $"FixEngine session ↔ FixEngine session, {receiveText}, {idle} idle strategy, "
+                        + $"{(file ? "file" : "memory")} store, {(twoProcess ? "acceptor in a child process" : "one process")}";
+                    list.Add(new RoundTripConfiguration(
+                        key,
+                        description,
+                        setup =>
+                        {
+                            var spec = new EngineSessionSpec(idle, file, receive, setup.OrdersPerRun);
+                            return twoProcess
+                                ? new ChildProcessSystem(key, spec.ToRole(), port => new EngineSessionSystem(key, spec, port))
+                                : new EngineSessionSystem(key, spec);
+                        },
+                        unavailable));
+                }
+            }
         }
     }
 }

@@ -1,0 +1,190 @@
+using System;
+using System.Globalization;
+using System.IO;
+using System.Net.Sockets;
+using System.Text;
+using System.Threading;
+using FixEngine.Engine;
+
+namespace FixEngine.Benchmarks.RoundTrip;
+
+/// <summary>The child process of <see cref="ChildProcessSystem"/> (<c>roundtrip --acceptor-only role</c>): starts the
+/// acceptor for the role, reports its port, then serves the parent's commands on stdin until EXIT or end of file.</summary>
+/// <remarks>
+/// Roles: <see cref="ChildProcessSystem.CodecAcceptorRole"/> (a <see cref="CodecAcceptor"/> on one connection) or an
+/// <see cref="EngineSessionSpec.ToRole"/> string (a FixEngineHost acceptor with the same settings as the one-process
+/// configuration). The main thread reads commands from the raw stdin stream into a fixed buffer and answers BEGIN
+/// without allocating after its snapshot, so the window it reports contains only the acceptor's own allocation; the
+/// WINDOW line is formatted after the END snapshot. Nothing else is written to stdout.
+/// </remarks>
+internal static class AcceptorProcess
+{
+    public static int Run(string role)
+    {
+        IAcceptor acceptor;
+        try
+        {
+            if (role == ChildProcessSystem.CodecAcceptorRole) acceptor = new CodecRole();
+            else if (EngineSessionSpec.TryParseRole(role, out EngineSessionSpec spec)) acceptor = new SessionRole(spec);
+            else
+            {
+                Console.Error.WriteLine($"roundtrip --acceptor-only: unknown role '{role}' (known: {ChildProcessSystem.CodecAcceptorRole}, session:<idle>:<mem|file>:<receive mode>:<orders>)");
+                return 2;
+            }
+        }
+        catch (Exception e) when (e is SocketException or IOException or InvalidOperationException or FixEngine.Config.ConfigException)
+        {
+            Console.Error.WriteLine($"roundtrip --acceptor-only {role}: could not start: {e.Message}");
+            return 3;
+        }
+
+        using Stream stdin = Console.OpenStandardInput();
+        using Stream stdout = Console.OpenStandardOutput();
+        try
+        {
+            Write(stdout, $"PORT {acceptor.Port}\n");
+            ServeCommands(stdin, stdout);
+        }
+        catch (IOException)
+        {
+            // The parent is gone (broken pipe): fall through to shutting down.
+        }
+        finally
+        {
+            acceptor.Dispose();
+        }
+        return acceptor.Errors == 0 ? 0 : 1;
+    }
+
+    private static void ServeCommands(Stream stdin, Stream stdout)
+    {
+        byte[] buffer = new byte[256];
+        byte[] begun = Encoding.ASCII.GetBytes("BEGUN\n");
+        int length = 0;
+        ProcessWindow start = default;
+        while (true)
+        {
+            int newline = buffer.AsSpan(0, length).IndexOf((byte)'\n');
+            if (newline < 0)
+            {
+                if (length == buffer.Length) length = 0;
+                int read = stdin.Read(buffer, length, buffer.Length - length);
+                if (read <= 0) return;
+                length += read;
+                continue;
+            }
+            ReadOnlySpan<byte> command = buffer.AsSpan(0, newline).TrimEnd((byte)'\r');
+            if (command.SequenceEqual("BEGIN"u8))
+            {
+                // Same settling as the parent's (RoundTripRunner): finalizers and runtime background work finish first.
+                GC.Collect();
+                GC.WaitForPendingFinalizers();
+                GC.Collect();
+                GC.WaitForPendingFinalizers();
+                Thread.Sleep(50);
+                start = ProcessWindow.Snapshot();
+                stdout.Write(begun);
+            }
+            else if (command.SequenceEqual("END"u8))
+            {
+                ProcessWindow window = ProcessWindow.Snapshot().Since(start);
+                Write(stdout, string.Create(
+                    CultureInfo.InvariantCulture, $"WINDOW {window.Gen0} {window.Gen1} {window.Gen2} {window.AllocatedBytes}\n"));
+            }
+            else if (command.SequenceEqual("JIT"u8))
+            {
+                Write(stdout, string.Create(CultureInfo.InvariantCulture, $"JIT {System.Runtime.JitInfo.GetCompiledMethodCount()}\n"));
+            }
+            else if (command.SequenceEqual("EXIT"u8))
+            {
+                return;
+            }
+            else
+            {
+                Console.Error.WriteLine($"roundtrip --acceptor-only: unknown command '{Encoding.ASCII.GetString(command)}'");
+            }
+            int consumed = newline + 1;
+            Buffer.BlockCopy(buffer, consumed, buffer, 0, length - consumed);
+            length -= consumed;
+        }
+    }
+
+    private static void Write(Stream stdout, string line)
+    {
+        stdout.Write(Encoding.ASCII.GetBytes(line));
+        stdout.Flush();
+    }
+
+    private interface IAcceptor : IDisposable
+    {
+        int Port { get; }
+
+        long Errors { get; }
+    }
+
+    /// <summary>The codec acceptor: accepts one connection on a background thread and answers on it.</summary>
+    private sealed class CodecRole : IAcceptor
+    {
+        private readonly Socket _listener;
+        private readonly Thread _thread;
+        private CodecAcceptor? _acceptor;
+        private Socket? _socket;
+
+        public CodecRole()
+        {
+            _listener = LoopbackTcp.Listen(0);
+            Port = LoopbackTcp.PortOf(_listener);
+            _thread = LoopbackTcp.StartThread("codec-acceptor", Serve);
+        }
+
+        public int Port { get; }
+
+        public long Errors => _acceptor?.Errors ?? 0;
+
+        private void Serve()
+        {
+            try
+            {
+                _socket = LoopbackTcp.Accept(_listener);
+            }
+            catch (Exception e) when (LoopbackTcp.IsClosedError(e))
+            {
+                return;
+            }
+            _acceptor = new CodecAcceptor(_socket);
+            _acceptor.Run();
+        }
+
+        public void Dispose()
+        {
+            LoopbackTcp.CloseQuietly(_listener);
+            LoopbackTcp.CloseQuietly(_socket);
+            _thread.Join(5_000);
+        }
+    }
+
+    /// <summary>A FixEngineHost acceptor with the one-process configuration's settings.</summary>
+    private sealed class SessionRole : IAcceptor
+    {
+        private readonly FixEngineHost _host;
+        private readonly string? _storeRoot;
+
+        public SessionRole(EngineSessionSpec spec)
+        {
+            _storeRoot = spec.FileStore ? EngineSessionSystem.NewStoreRoot() : null;
+            _host = spec.StartAcceptor(_storeRoot);
+            Port = _host.AcceptorPorts[0];
+        }
+
+        public int Port { get; }
+
+        public long Errors => 0;
+
+        public void Dispose()
+        {
+            _host.Stop(TimeSpan.FromSeconds(3));
+            _host.Dispose();
+            EngineSessionSystem.DeleteStoreRoot(_storeRoot);
+        }
+    }
+}
