@@ -171,7 +171,9 @@ internal static class AcceptorProcess
 
         public SessionRole(EngineSessionSpec spec)
         {
-            _storeRoot = spec.FileStore ? EngineSessionSystem.NewStoreRoot() : null;
+            _storeRoot = !spec.FileStore ? null
+                : Environment.GetEnvironmentVariable(ChildProcessSystem.StoreRootVariable) is { Length: > 0 } given ? given
+                : EngineSessionSystem.NewStoreRoot();
             _host = spec.StartAcceptor(_storeRoot);
             Port = _host.AcceptorPorts[0];
         }
@@ -184,7 +186,7 @@ internal static class AcceptorProcess
         {
             _host.Stop(TimeSpan.FromSeconds(3));
             _host.Dispose();
-            EngineSessionSystem.DeleteStoreRoot(_storeRoot);
+            HarnessCleanup.DeleteDirectory(_storeRoot);
         }
     }
 }

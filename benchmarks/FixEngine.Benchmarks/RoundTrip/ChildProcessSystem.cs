@@ -23,9 +23,10 @@ namespace FixEngine.Benchmarks.RoundTrip;
 ///   parent → child    EXIT (or stdin EOF)   stop the acceptor and exit
 /// </code>
 /// <para>The child exits when its stdin reaches end of file, so it cannot outlive this process however this process
-/// ends (the pipe closes with it, even on SIGKILL). This process also kills every child it started on
-/// <see cref="AppDomain.ProcessExit"/> and Ctrl+C, and <see cref="Stop"/> kills a child that has not exited 5 s after
-/// EXIT. Start-up waits at most 60 s for the PORT line and fails with the child's exit code if it exits first.</para>
+/// ends (the pipe closes with it, even on SIGKILL). This process also kills every child it started on exit, Ctrl+C or
+/// an unhandled exception (<see cref="HarnessCleanup"/>), and <see cref="Stop"/> kills a child that has not exited
+/// 5 s after EXIT. Start-up waits at most 60 s for the PORT line and fails with the child's exit code if it exits
+/// first.</para>
 /// <para>Not thread-safe: the harness's sender thread drives it.</para>
 /// </remarks>
 public sealed class ChildProcessSystem : IRoundTripSystem, IMeasuredWindow
@@ -33,13 +34,16 @@ public sealed class ChildProcessSystem : IRoundTripSystem, IMeasuredWindow
     /// <summary>Role name of the codec acceptor.</summary>
     public const string CodecAcceptorRole = "codec";
 
+    /// <summary>Environment variable naming the child's file-store directory (chosen here, so this process can delete
+    /// it if the child is killed).</summary>
+    public const string StoreRootVariable = "FIXENGINE_ROUNDTRIP_STORE_ROOT";
+
     private static readonly TimeSpan s_startTimeout = TimeSpan.FromSeconds(60);
     private static readonly TimeSpan s_replyTimeout = TimeSpan.FromSeconds(30);
-    private static readonly HashSet<Process> s_live = [];
-    private static int s_handlersInstalled;
 
     private readonly string _role;
     private readonly Func<int, IRoundTripSystem> _createInitiator;
+    private readonly string? _childStoreRoot;
     private readonly BlockingCollection<string?> _lines = new();
     private Process? _child;
     private Thread? _stdoutReader;
@@ -50,11 +54,13 @@ public sealed class ChildProcessSystem : IRoundTripSystem, IMeasuredWindow
     /// <param name="role">Acceptor role passed to the child (<see cref="CodecAcceptorRole"/> or an
     /// <see cref="EngineSessionSpec.ToRole"/> string).</param>
     /// <param name="createInitiator">Creates this process's side for the child's acceptor port.</param>
-    public ChildProcessSystem(string name, string role, Func<int, IRoundTripSystem> createInitiator)
+    /// <param name="childStoreRoot">Directory for the child's file store, or null when it has none.</param>
+    public ChildProcessSystem(string name, string role, Func<int, IRoundTripSystem> createInitiator, string? childStoreRoot = null)
     {
         Name = name;
         _role = role;
         _createInitiator = createInitiator;
+        _childStoreRoot = childStoreRoot;
     }
 
     /// <inheritdoc/>
@@ -66,7 +72,6 @@ public sealed class ChildProcessSystem : IRoundTripSystem, IMeasuredWindow
     /// <inheritdoc/>
     public void Start(IReplyHandler handler)
     {
-        InstallExitHandlers();
         string processPath = Environment.ProcessPath ?? throw new InvalidOperationException("no process path");
         var info = new ProcessStartInfo(processPath)
         {
@@ -81,11 +86,13 @@ public sealed class ChildProcessSystem : IRoundTripSystem, IMeasuredWindow
         info.ArgumentList.Add("roundtrip");
         info.ArgumentList.Add("--acceptor-only");
         info.ArgumentList.Add(_role);
-        lock (s_live)
+        if (_childStoreRoot is not null)
         {
-            _child = Process.Start(info) ?? throw new InvalidOperationException("could not start the acceptor process");
-            s_live.Add(_child);
+            info.Environment[StoreRootVariable] = _childStoreRoot;
+            HarnessCleanup.TrackDirectory(_childStoreRoot);
         }
+        _child = Process.Start(info) ?? throw new InvalidOperationException("could not start the acceptor process");
+        HarnessCleanup.Track(_child);
         Process child = _child;
         _stdoutReader = new Thread(() =>
         {
@@ -171,14 +178,16 @@ public sealed class ChildProcessSystem : IRoundTripSystem, IMeasuredWindow
             if (!child.WaitForExit(5_000))
             {
                 Console.Error.WriteLine($"  {Name}: acceptor process {child.Id} did not exit 5 s after EXIT; killing it");
-                Kill(child);
+                HarnessCleanup.Kill(child);
+                child.WaitForExit(5_000);
             }
             _stdoutReader?.Join(5_000);
         }
         finally
         {
-            lock (s_live) s_live.Remove(child);
+            HarnessCleanup.Untrack(child);
             child.Dispose();
+            HarnessCleanup.DeleteDirectory(_childStoreRoot);
         }
     }
 
@@ -222,34 +231,6 @@ public sealed class ChildProcessSystem : IRoundTripSystem, IMeasuredWindow
             }
             if (line.StartsWith(prefix, StringComparison.Ordinal)) return line;
             Console.Error.WriteLine($"  {Name} acceptor: {line}");
-        }
-    }
-
-    private static void InstallExitHandlers()
-    {
-        if (Interlocked.Exchange(ref s_handlersInstalled, 1) != 0) return;
-        AppDomain.CurrentDomain.ProcessExit += (_, _) => KillAll();
-        Console.CancelKeyPress += (_, _) => KillAll();
-    }
-
-    private static void KillAll()
-    {
-        Process[] live;
-        lock (s_live) live = [.. s_live];
-        foreach (Process p in live) Kill(p);
-    }
-
-    private static void Kill(Process process)
-    {
-        try
-        {
-            if (!process.HasExited) process.Kill(entireProcessTree: true);
-        }
-        catch (InvalidOperationException)
-        {
-        }
-        catch (System.ComponentModel.Win32Exception)
-        {
         }
     }
 }

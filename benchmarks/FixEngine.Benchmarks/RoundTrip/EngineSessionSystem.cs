@@ -49,23 +49,13 @@ public sealed class EngineSessionSystem : IRoundTripSystem
     /// <inheritdoc/>
     public string Name { get; }
 
-    /// <summary>A fresh temporary directory name for a file store (created by the store).</summary>
-    public static string NewStoreRoot() => Path.Combine(Path.GetTempPath(), "fixengine-roundtrip-" + Guid.NewGuid().ToString("N"));
-
-    /// <summary>Deletes a file store directory, ignoring errors.</summary>
-    public static void DeleteStoreRoot(string? storeRoot)
+    /// <summary>A fresh temporary directory name for a file store (created by the store), deleted on exit if its
+    /// owner has not deleted it by then.</summary>
+    public static string NewStoreRoot()
     {
-        if (storeRoot is null || !Directory.Exists(storeRoot)) return;
-        try
-        {
-            Directory.Delete(storeRoot, true);
-        }
-        catch (IOException)
-        {
-        }
-        catch (UnauthorizedAccessException)
-        {
-        }
+        string root = Path.Combine(Path.GetTempPath(), "fixengine-roundtrip-" + Guid.NewGuid().ToString("N"));
+        HarnessCleanup.TrackDirectory(root);
+        return root;
     }
 
     /// <inheritdoc/>
@@ -119,7 +109,7 @@ public sealed class EngineSessionSystem : IRoundTripSystem
         _initiatorHost = null;
         _acceptorHost = null;
         _session = null;
-        DeleteStoreRoot(_storeRoot);
+        HarnessCleanup.DeleteDirectory(_storeRoot);
     }
 
     /// <inheritdoc/>

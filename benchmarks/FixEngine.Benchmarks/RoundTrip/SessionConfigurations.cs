@@ -44,7 +44,8 @@ public static class SessionConfigurations
                         {
                             var spec = new EngineSessionSpec(idle, file, receive, setup.OrdersPerRun);
                             return twoProcess
-                                ? new ChildProcessSystem(key, spec.ToRole(), port => new EngineSessionSystem(key, spec, port))
+                                ? new ChildProcessSystem(
+                                    key, spec.ToRole(), port => new EngineSessionSystem(key, spec, port), file ? EngineSessionSystem.NewStoreRoot() : null)
                                 : new EngineSessionSystem(key, spec);
                         },
                         unavailable));
