@@ -19,13 +19,16 @@ namespace FixEngine.Benchmarks.RoundTrip;
 /// </remarks>
 internal static class AcceptorProcess
 {
+    // Written by the command thread, read by the engine thread's event callback.
+    private static bool s_inWindow;
+
     public static int Run(string role)
     {
         IAcceptor acceptor;
         try
         {
             if (role == ChildProcessSystem.CodecAcceptorRole) acceptor = new CodecRole();
-            else if (EngineSessionSpec.TryParseRole(role, out EngineSessionSpec spec)) acceptor = new SessionRole(spec);
+            else if (EngineSessionSpec.TryParseRole(role, out EngineSessionSpec spec)) acceptor = new SessionRole(spec, role);
             else
             {
                 Console.Error.WriteLine($"roundtrip --acceptor-only: unknown role '{role}' (known: {ChildProcessSystem.CodecAcceptorRole}, session:<idle>:<mem|file>:<receive mode>:<orders>)");
@@ -76,6 +79,7 @@ internal static class AcceptorProcess
             ReadOnlySpan<byte> command = buffer.AsSpan(0, newline).TrimEnd((byte)'\r');
             if (command.SequenceEqual("BEGIN"u8))
             {
+                Volatile.Write(ref s_inWindow, true);
                 // Same settling as the parent's (RoundTripRunner): finalizers and runtime background work finish first.
                 GC.Collect();
                 GC.WaitForPendingFinalizers();
@@ -88,6 +92,7 @@ internal static class AcceptorProcess
             else if (command.SequenceEqual("END"u8))
             {
                 ProcessWindow window = ProcessWindow.Snapshot().Since(start);
+                Volatile.Write(ref s_inWindow, false);
                 Write(stdout, string.Create(
                     CultureInfo.InvariantCulture, $"WINDOW {window.Gen0} {window.Gen1} {window.Gen2} {window.AllocatedBytes}\n"));
             }
@@ -169,12 +174,17 @@ internal static class AcceptorProcess
         private readonly FixEngineHost _host;
         private readonly string? _storeRoot;
 
-        public SessionRole(EngineSessionSpec spec)
+        public SessionRole(EngineSessionSpec spec, string role)
         {
             _storeRoot = !spec.FileStore ? null
                 : Environment.GetEnvironmentVariable(ChildProcessSystem.StoreRootVariable) is { Length: > 0 } given ? given
                 : EngineSessionSystem.NewStoreRoot();
-            _host = spec.StartAcceptor(_storeRoot);
+            // Engine events inside a measured window (a disconnect) are abnormal: report them on stderr, which the
+            // child shares with the parent. Start-up and shutdown events are not printed.
+            _host = spec.StartAcceptor(_storeRoot, line =>
+            {
+                if (Volatile.Read(ref s_inWindow)) Console.Error.WriteLine($"  acceptor process ({role}) engine: {line}");
+            });
             Port = _host.AcceptorPorts[0];
         }
 

@@ -31,6 +31,12 @@ namespace FixEngine.Benchmarks.RoundTrip;
 /// </remarks>
 public sealed class ChildProcessSystem : IRoundTripSystem, IMeasuredWindow
 {
+    // Design: two threads. The harness's sender thread calls every public member (start, orders, window commands,
+    // stop) and is the only writer of the child's stdin. The "acceptor-stdout" thread is the only reader of the
+    // child's stdout; it hands each line to the sender thread through _lines (a BlockingCollection, which provides
+    // the ordering) and adds null at end of file. The sender waits for an expected line with a timeout, so a child
+    // that hangs or dies fails the run instead of blocking it. The reader allocates a string per line: the child
+    // writes lines only in answer to commands, which are never sent inside this process's measured window.
     /// <summary>Role name of the codec acceptor.</summary>
     public const string CodecAcceptorRole = "codec";
 

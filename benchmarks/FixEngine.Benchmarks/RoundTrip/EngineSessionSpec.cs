@@ -67,8 +67,8 @@ public sealed record EngineSessionSpec(IdleStrategyKind Idle, bool FileStore, Re
     }
 
     /// <summary>Creates and starts the acceptor host (answers each NewOrderSingle with an ExecutionReport) on a free
-    /// loopback port; returns the started host.</summary>
-    public FixEngineHost StartAcceptor(string? storeRoot)
+    /// loopback port; returns the started host. <paramref name="events"/> receives the engine's event lines.</summary>
+    public FixEngineHost StartAcceptor(string? storeRoot, Action<string>? events = null)
     {
         // The settings validation rejects port 0, so borrow a free port from the OS; another process may take it
         // between the probe and the bind, so retry a few times with a new port.
@@ -80,7 +80,8 @@ public sealed record EngineSessionSpec(IdleStrategyKind Idle, bool FileStore, Re
                 SettingsFile.Parse(
                     CommonSettings(storeRoot) + $"\nConnectionType=acceptor\nSocketAcceptPort={freePort}\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=BROKER01\nTargetCompID=CLIENT01\n",
                     "<roundtrip acceptor>"),
-                new ExecutionReportResponder());
+                new ExecutionReportResponder(),
+                console: events);
             try
             {
                 host.Start();
@@ -93,14 +94,16 @@ public sealed record EngineSessionSpec(IdleStrategyKind Idle, bool FileStore, Re
         }
     }
 
-    /// <summary>Creates and starts the initiator host connecting to <paramref name="acceptorPort"/>.</summary>
-    public FixEngineHost StartInitiator(int acceptorPort, string? storeRoot, IApplication application)
+    /// <summary>Creates and starts the initiator host connecting to <paramref name="acceptorPort"/>.
+    /// <paramref name="events"/> receives the engine's event lines.</summary>
+    public FixEngineHost StartInitiator(int acceptorPort, string? storeRoot, IApplication application, Action<string>? events = null)
     {
         var host = new FixEngineHost(
             SettingsFile.Parse(
                 CommonSettings(storeRoot) + $"\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={acceptorPort}\nReconnectInterval=1\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT01\nTargetCompID=BROKER01\n",
                 "<roundtrip initiator>"),
-            application);
+            application,
+            console: events);
         host.Start();
         return host;
     }

@@ -32,6 +32,7 @@ public sealed class EngineSessionSystem : IRoundTripSystem
     private FixEngineHost? _initiatorHost;
     private InitiatorApplication? _initiatorApp;
     private FixSession? _session;
+    private volatile bool _running;
 
     /// <summary>Creates the configuration (nothing starts until <see cref="Start"/>).</summary>
     /// <param name="name">Report key.</param>
@@ -64,16 +65,17 @@ public sealed class EngineSessionSystem : IRoundTripSystem
         int port = _remoteAcceptorPort;
         if (port == 0)
         {
-            _acceptorHost = _spec.StartAcceptor(_storeRoot);
+            _acceptorHost = _spec.StartAcceptor(_storeRoot, OnEngineEvent);
             port = _acceptorHost.AcceptorPorts[0];
         }
         _initiatorApp = new InitiatorApplication(handler);
-        _initiatorHost = _spec.StartInitiator(port, _storeRoot, _initiatorApp);
+        _initiatorHost = _spec.StartInitiator(port, _storeRoot, _initiatorApp, OnEngineEvent);
         if (!_initiatorApp.LoggedOn.Wait(TimeSpan.FromSeconds(15)))
         {
             throw new InvalidOperationException($"{Name}: no logon within 15 s");
         }
         _session = _initiatorHost.Sessions[0];
+        _running = true;
     }
 
     /// <inheritdoc/>
@@ -102,6 +104,7 @@ public sealed class EngineSessionSystem : IRoundTripSystem
     /// <inheritdoc/>
     public void Stop()
     {
+        _running = false;
         _initiatorHost?.Stop(TimeSpan.FromSeconds(3));
         _initiatorHost?.Dispose();
         _acceptorHost?.Stop(TimeSpan.FromSeconds(3));
@@ -114,6 +117,13 @@ public sealed class EngineSessionSystem : IRoundTripSystem
 
     /// <inheritdoc/>
     public void Dispose() => Stop();
+
+    /// <summary>Engine events (disconnects, reconnects) between logon and <see cref="Stop"/> are abnormal in a run:
+    /// print them, so a run that loses replies says why. Start-up and shutdown events are not printed.</summary>
+    private void OnEngineEvent(string line)
+    {
+        if (_running) Console.Error.WriteLine($"  {Name} engine: {line}");
+    }
 
     private sealed class InitiatorApplication(IReplyHandler handler) : IApplication
     {

@@ -14,6 +14,8 @@ namespace FixEngine.Benchmarks.RoundTrip;
 /// (see <see cref="ChildProcessSystem"/>) and delete their store directories; this process's directory remains.</remarks>
 internal static class HarnessCleanup
 {
+    // Design: callers on any thread add and remove entries under s_lock; the exit handlers (signal thread, ProcessExit,
+    // UnhandledException) take a copy under the lock and clean up outside it, so a handler never waits on a caller.
     private static readonly object s_lock = new();
     private static readonly HashSet<Process> s_processes = [];
     private static readonly HashSet<string> s_directories = new(StringComparer.Ordinal);

@@ -26,7 +26,7 @@ public sealed class RoundTripOptions
     public int WarmupCount { get; private set; } = 10_000;
 
     /// <summary>Warm-up also stops after this many seconds; 0 = count only.</summary>
-    public double WarmupMaxSeconds { get; private set; } = 0.5;
+    public double WarmupMaxSeconds { get; private set; } = 0.4;
 
     /// <summary>Measured orders per run (upper bound in quick mode, see <see cref="MeasuredFor"/>).</summary>
     public int MeasuredCount { get; private set; } = 40_000;
@@ -159,7 +159,7 @@ public sealed class RoundTripOptions
             o.WarmupMaxSeconds = 0;
             o.MeasuredCount = 1_000_000;
             o.MaxSecondsPerRun = 0;
-            o.SendLagLimitSeconds = 0;
+            o.SendLagLimitSeconds = 5;
             o.Runs = 3;
         }
         if (warmup is int w)

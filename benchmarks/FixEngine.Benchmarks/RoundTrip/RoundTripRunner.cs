@@ -271,7 +271,7 @@ public sealed class RoundTripRunner : IReplyHandler
     }
 
     /// <summary>Length of the open-loop part of the warm-up at the run's rate.</summary>
-    public const long RateWarmupNs = 250_000_000;
+    public const long RateWarmupNs = 200_000_000;
 
     /// <summary>A warm-up slice: long enough for the tiering delay (100 ms) to pass without new tier-0 code.</summary>
     private const long WarmupSliceNs = 200_000_000;

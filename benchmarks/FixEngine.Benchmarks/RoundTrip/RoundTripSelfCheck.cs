@@ -25,6 +25,10 @@ public static class RoundTripSelfCheck
             ("encode, frame, parse and answer allocate nothing", CodecPathAllocatesNothing),
             ("report has a table per rate, floor ratios and the QuickFIX/n line", ReportFormats),
             ("SVG plot is well-formed with one polyline per series", SvgIsWellFormed),
+            ("quick mode bounds every run by time, full mode by count only", QuickModeIsTimeBounded),
+            ("session configurations: 1proc and 2proc available, completion built but waiting for engine2", SessionConfigurationsAreRegistered),
+            ("child acceptor role round-trips through its command-line form", SessionRoleRoundTrips),
+            ("child process reports its port and its window, and exits when told", ChildProcessLifecycle),
         };
         int failed = 0;
         foreach ((string name, Func<string?> check) in checks)
@@ -165,6 +169,7 @@ public static class RoundTripSelfCheck
             new("floor", 0, [FakeRun("floor", 0, 5_000)]),
         };
         var writer = new StringWriter();
+        results.Add(new ConfigRateSummary("session-yield-mem-2proc", 2_000, [FakeRun("session-yield-mem-2proc", 2_000, 30_000, new ProcessWindow(0, 0, 0, 500), saturated: true)]));
         var context = new ReportContext("test machine", "roundtrip --self-check", "quick", "10", "100 measured orders", 2, 180, 250)
         {
             LoadAverage = "1.00 2.00 3.00 at start",
@@ -175,7 +180,8 @@ public static class RoundTripSelfCheck
         string[] required =
         [
             "## 2,000 msg/s", "## max (closed loop)", MarkdownReport.QuickFixLine, "| codec | 20.0 |", "2.00×", "10.0–12.0", "20.0–24.0",
-            "session-completion-mem-1proc", "test machine", "| 0/0/0 | 0.00 |",
+            "session-completion-mem-1proc", "test machine", "| 0/0/0 | 0.00 |", "×floor p99 |", "1.00 2.00 3.00 at start", "12.3 s",
+            "session-yield-mem-2proc (SATURATED)", "| 0/0/0 | 5.00 |", "| 0/0/0 | 500 | 5.00 |", "same process | same process",
         ];
         foreach (string r in required)
         {
@@ -184,15 +190,132 @@ public static class RoundTripSelfCheck
         return null;
     }
 
-    private static RunResult FakeRun(string config, int rate, long latencyNs)
+    private static RunResult FakeRun(string config, int rate, long latencyNs, ProcessWindow? child = null, bool saturated = false)
     {
         var h = new LatencyHistogram(1, 60_000_000_000, 3);
         h.RecordValueWithCount(latencyNs, 100);
         return new RunResult
         {
             Config = config, RatePerSecond = rate, Histogram = h, Count = 100, AchievedRate = rate, Gen0 = 0, Gen1 = 0, Gen2 = 0,
-            AllocatedBytes = 0, Errors = 0, Completed = true,
+            AllocatedBytes = 0, Errors = 0, Completed = true, Child = child, Saturated = saturated, Planned = 100,
         };
+    }
+
+    private static string? QuickModeIsTimeBounded()
+    {
+        RoundTripOptions quick = RoundTripOptions.Parse(["--quick"]);
+        foreach (int rate in new[] { 2_000, 10_000, 50_000 })
+        {
+            RunPlan p = quick.PlanFor(rate);
+            if (p.MeasuredCount > rate * 1.0 + 1) return $"quick {rate}/s measures {p.MeasuredCount} orders, more than 1 s of schedule";
+            if (p.SendLagLimitNs <= 0) return "quick open loop has no lag limit";
+        }
+        RunPlan closed = quick.PlanFor(0);
+        if (closed.ClosedLoopMaxNs <= 0 || closed.ClosedLoopMaxNs > 2_000_000_000) return $"quick closed loop bounded at {closed.ClosedLoopMaxNs} ns";
+        if (closed.WarmupMaxNs <= 0 || closed.WarmupHardMaxNs < closed.WarmupMaxNs) return "quick warm-up not time-bounded";
+        if (quick.Runs < 2) return "quick mode has a single run: no run-to-run variation";
+        RoundTripOptions full = RoundTripOptions.Parse(["--full"]);
+        RunPlan f = full.PlanFor(2_000);
+        if (f.WarmupCount != 100_000 || f.MeasuredCount != 1_000_000 || f.WarmupMaxNs != 0 || f.WarmupHardMaxNs != 0)
+        {
+            return $"full plan {f}";
+        }
+        if (full.PlanFor(0).ClosedLoopMaxNs != 0 || full.Runs < 3) return "full closed loop time-bounded or fewer than 3 runs";
+        if (full.OrdersPerRun < 1_100_000) return $"full stores sized for {full.OrdersPerRun} orders";
+        return null;
+    }
+
+    private static string? SessionConfigurationsAreRegistered()
+    {
+        foreach (string mode in new[] { "busy", "yield", "backoff", "completion" })
+        {
+            foreach (string store in new[] { "mem", "file" })
+            {
+                foreach (string processes in new[] { "1proc", "2proc" })
+                {
+                    string key = $"session-{mode}-{store}-{processes}";
+                    RoundTripConfiguration? c = RoundTripConfigurations.Find(key);
+                    if (c is null) return $"{key} missing";
+                    if (c.Factory is null) return $"{key} has no factory";
+                    if (mode == "completion")
+                    {
+                        if (c.IsAvailable || c.UnavailableReason != "engine completion mode lands on branch engine2") return $"{key}: '{c.UnavailableReason}'";
+                        if (c.Factory(new RoundTripSetup(180, 250, 1_000)) is not IRoundTripSystem system || system.Name != key) return $"{key} factory";
+                    }
+                    else if (!c.IsAvailable)
+                    {
+                        return $"{key} unavailable: {c.UnavailableReason}";
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    private static string? SessionRoleRoundTrips()
+    {
+        var spec = new EngineSessionSpec(FixEngine.Config.IdleStrategyKind.Yielding, true, FixEngine.Config.ReceiveMode.Completion, 51_234);
+        if (!EngineSessionSpec.TryParseRole(spec.ToRole(), out EngineSessionSpec parsed) || parsed != spec) return $"'{spec.ToRole()}' does not parse back";
+        foreach (string bad in new[] { "codec", "session:Yielding:mem:BusyPoll", "session:Fast:mem:BusyPoll:10", "session:Yielding:disk:BusyPoll:10", "session:Yielding:mem:BusyPoll:-1" })
+        {
+            if (EngineSessionSpec.TryParseRole(bad, out _)) return $"'{bad}' parsed";
+        }
+        string settings = spec.CommonSettings("/tmp/x");
+        foreach (string line in new[] { "IdleStrategy=Yielding", "ReceiveMode=Completion", "FileStorePath=/tmp/x", "StoreIndexCapacity=52258", "MemoryStoreCapacityBytes=16722560" })
+        {
+            if (!settings.Contains(line, StringComparison.Ordinal)) return $"settings lack '{line}':\n{settings}";
+        }
+        return null;
+    }
+
+    private static string? ChildProcessLifecycle()
+    {
+        var system = new ChildProcessSystem("codec-2proc", ChildProcessSystem.CodecAcceptorRole, port => new CodecTcpSystem("codec-2proc", port));
+        var handler = new CountingHandler();
+        int pid;
+        try
+        {
+            system.Start(handler);
+            pid = system.ChildProcessId;
+            if (pid == 0) return "no child process id";
+            if (system.CompiledMethodCount() <= 0) return "child reports no compiled methods";
+            system.BeginWindow();
+            for (int i = 1; i <= 100; i++)
+            {
+                system.SendOrder(i, i);
+                for (int spin = 0; System.Threading.Volatile.Read(ref handler.Replies) < i; spin++)
+                {
+                    if (spin > 5_000_000) return $"no reply to order {i}";
+                    System.Threading.Thread.Yield();
+                }
+            }
+            ProcessWindow window = system.EndWindow();
+            if (window.AllocatedBytes < 0 || window.Gen0 < 0) return $"bad window {window}";
+        }
+        finally
+        {
+            system.Stop();
+        }
+        try
+        {
+            using var gone = System.Diagnostics.Process.GetProcessById(pid);
+            return gone.HasExited ? null : $"child {pid} still running after Stop";
+        }
+        catch (ArgumentException)
+        {
+            return null;
+        }
+    }
+
+    private sealed class CountingHandler : IReplyHandler
+    {
+        public long Replies;
+
+        public void OnReply(long intendedSendNs) => System.Threading.Interlocked.Increment(ref Replies);
+
+        public void OnReplyError()
+        {
+        }
     }
 
     private static string? SvgIsWellFormed()
