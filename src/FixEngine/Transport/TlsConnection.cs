@@ -21,8 +21,9 @@ namespace FixEngine.Transport;
 //   count until it ends) reads it and hands the ReadOnlySequence to DispatchFrames: a frame within one segment goes
 //   to the handler in place; only a frame that straddles two segments is copied, into the pooled receive buffer.
 //   AdvanceTo(consumed, examined: end): an incomplete frame stays in the pipe and the next read waits for new bytes.
-//   The framer's bound (see TransportConnection.Receive.cs) keeps the unconsumed bytes, and so the pipe, below
-//   MaxReceiveBufferBytes: a 100 MB BodyLength is rejected after its header and its body skipped as it arrives.
+//   The framer's bound (see TransportConnection.Receive.cs) keeps the unconsumed bytes below MaxReceiveBufferBytes, so
+//   the pipe holds at most that plus the segment being read into: a 100 MB BodyLength is rejected after its header
+//   and its body skipped as it arrives.
 // - Send: callers write into a System.IO.Pipelines Pipe under _sendLock (one writer at a time); an async loop
 //   reads the pipe and writes to the SslStream. _queuedBytes (Interlocked) bounds what waits: a message that
 //   would exceed SendQueueBytes gets Backpressure. The send loop holds an in-flight count until it ends.
