@@ -120,6 +120,10 @@ public sealed class TcpConnection : TransportConnection
             if (!IsClosing)
             {
                 _queue ??= _pool.Rent(_queueCapacity);
+                if (_mode == ReceiveMode.Completion)
+                {
+                    _sendArgs ??= _argsPool.Rent(this, isSend: true);
+                }
             }
         }
     }
@@ -429,10 +433,7 @@ public sealed class TcpConnection : TransportConnection
     /// <summary>Busy-poll: one non-blocking receive and dispatch.</summary>
     private int ReceiveOnce()
     {
-        if (!TryGetReceiveSpace(out byte[] buffer, out int offset, out int count))
-        {
-            return 1;
-        }
+        GetReceiveSpace(out byte[] buffer, out int offset, out int count);
         int received;
         SocketError error;
         try
@@ -485,10 +486,11 @@ public sealed class TcpConnection : TransportConnection
                 }
                 OnBytesReceived(received);
             }
-            if (IsClosing || !TryGetReceiveSpace(out byte[] buffer, out int offset, out int count))
+            if (IsClosing)
             {
                 break;
             }
+            GetReceiveSpace(out byte[] buffer, out int offset, out int count);
             args.SetBuffer(buffer, offset, count);
             bool pending;
             try

@@ -35,9 +35,13 @@ public sealed class TcpConnectionOptions
     public int? LingerSeconds { get; set; }
 
     /// <summary>Initial receive buffer size in bytes. Default 64 KiB.</summary>
+    /// <remarks>TLS receives through a pipe whose segments are this size, capped at 16 KiB (one TLS record); its receive buffer
+    /// starts at this size when a frame straddling two segments first needs to be made contiguous.</remarks>
     public int InitialReceiveBufferBytes { get; set; } = 64 * 1024;
 
-    /// <summary>The receive buffer grows (doubling) up to this many bytes to hold one incomplete frame; beyond it the connection closes with <see cref="DisconnectReason.MessageTooLarge"/>. Default 4 MiB.</summary>
+    /// <summary>The receive buffer grows (doubling) up to this many bytes to hold one incomplete frame. Default 4 MiB.</summary>
+    /// <remarks>Must be at least <see cref="MaxMessageBodyLength"/> + <see cref="FrameOverheadBytes"/> (checked by <see cref="Validate"/>): the framer
+    /// rejects a larger BodyLength after the header, so the largest incomplete frame always fits and the buffer never needs to grow past this.</remarks>
     public int MaxReceiveBufferBytes { get; set; } = 4 * 1024 * 1024;
 
     /// <summary>Largest BodyLength accepted; a larger one is rejected after the header, without buffering the body. Default 1 MiB.</summary>

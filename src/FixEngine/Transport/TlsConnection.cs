@@ -12,16 +12,24 @@ using System.Threading.Tasks;
 namespace FixEngine.Transport;
 
 // Design:
-// - Not the zero-allocation path: SslStream is async, so receive and send run as async loops (state machines and
-//   the pipe's segments may allocate). Framing, buffer growth, garbage limits and close reasons are the shared
-//   TransportConnection code, so TLS behaves exactly like TCP for the handler.
-// - Receive: one async loop reads SslStream straight into the pooled receive buffer (no PipeReader, which would
-//   add a copy to make frames contiguous) and holds an in-flight count until it ends.
+// - Not the zero-allocation path: SslStream is async, so receive and send run as async loops (the loops' state
+//   machines, the pipes' segment leases and SslStream's own operations may allocate). Framing, garbage limits,
+//   handler-error handling and close reasons are the shared TransportConnection code, so TLS behaves exactly like
+//   TCP for the handler.
+// - Receive: a System.IO.Pipelines PipeReader over the SslStream (StreamPipeReader; segments of
+//   min(InitialReceiveBufferBytes, 16 KiB) rented from the options' BufferPool). One async loop (holding an in-flight
+//   count until it ends) reads it and hands the ReadOnlySequence to DispatchFrames: a frame within one segment goes
+//   to the handler in place; only a frame that straddles two segments is copied, into the pooled receive buffer.
+//   AdvanceTo(consumed, examined: end): an incomplete frame stays in the pipe and the next read waits for new bytes.
+//   The framer's bound (see TransportConnection.Receive.cs) keeps the unconsumed bytes below MaxReceiveBufferBytes, so
+//   the pipe holds at most that plus the segment being read into: a 100 MB BodyLength is rejected after its header
+//   and its body skipped as it arrives.
 // - Send: callers write into a System.IO.Pipelines Pipe under _sendLock (one writer at a time); an async loop
 //   reads the pipe and writes to the SslStream. _queuedBytes (Interlocked) bounds what waits: a message that
 //   would exceed SendQueueBytes gets Backpressure. The send loop holds an in-flight count until it ends.
-// - Close: completes the pipe writer, shuts down/disposes the stream and socket (aborting pending reads/writes);
-//   the teardown runs when both loops have left.
+// - Close: completes the send pipe's writer, shuts down/disposes the stream and socket (aborting pending reads and
+//   writes); each loop completes its reader (returning the segments) before it leaves, and the teardown runs when
+//   both have left.
 
 /// <summary>A FIX connection over TLS (SslStream), with the same handler and send contract as <see cref="TcpConnection"/>.</summary>
 /// <remarks>
@@ -31,9 +39,16 @@ namespace FixEngine.Transport;
 /// </remarks>
 public sealed class TlsConnection : TransportConnection
 {
+    /// <summary>Largest TLS record payload: one SslStream read returns at most this many bytes.</summary>
+    private const int MaxTlsRecordBytes = 16 * 1024;
+
+    /// <summary>Free bytes below which the receive pipe starts a new segment for the next read (at most a quarter of a segment).</summary>
+    private const int MinimumReadBytes = 1024;
+
     private readonly Socket _socket;
     private readonly SslStream _ssl;
     private readonly Pipe _pipe;
+    private readonly PipeReader _receiveReader;
     private readonly Lock _sendLock = new();
     private readonly int _queueCapacity;
     private readonly int _initialSendBytes;
@@ -52,6 +67,12 @@ public sealed class TlsConnection : TransportConnection
         _queueCapacity = options.SendQueueBytes;
         _initialSendBytes = options.InitialSendBufferBytes;
         _pipe = new Pipe(new PipeOptions(pauseWriterThreshold: 0, useSynchronizationContext: false));
+        int segmentBytes = Math.Min(options.InitialReceiveBufferBytes, MaxTlsRecordBytes);
+        _receiveReader = PipeReader.Create(ssl, new StreamPipeReaderOptions(
+            pool: new ArrayPoolMemoryPool(options.BufferPool ?? ArrayPool<byte>.Shared),
+            bufferSize: segmentBytes,
+            minimumReadSize: Math.Min(MinimumReadBytes, segmentBytes / 4),
+            leaveOpen: true));
         _remote = socket.RemoteEndPoint;
         _local = socket.LocalEndPoint;
     }
@@ -233,17 +254,29 @@ public sealed class TlsConnection : TransportConnection
 
     private async Task ReceiveLoopAsync()
     {
+        PipeReader reader = _receiveReader;
+        // Bytes the last AdvanceTo left unconsumed: the start of an incomplete frame.
+        long pending = 0;
         try
         {
-            while (!IsClosing && TryGetReceiveSpace(out byte[] buffer, out int offset, out int count))
+            while (!IsClosing)
             {
-                int received = await _ssl.ReadAsync(buffer.AsMemory(offset, count)).ConfigureAwait(false);
-                if (received == 0)
+                ReadResult result = await reader.ReadAsync().ConfigureAwait(false);
+                if (result.IsCanceled || IsClosing)
                 {
-                    OnPeerClosed();
                     break;
                 }
-                OnBytesReceived(received);
+                ReadOnlySequence<byte> data = result.Buffer;
+                AddBytesReceived(data.Length - pending);
+                long consumed = DispatchFrames(data);
+                pending = data.Length - consumed;
+                // Everything was examined: the next read completes only when new bytes arrive.
+                reader.AdvanceTo(data.GetPosition(consumed), data.End);
+                if (result.IsCompleted)
+                {
+                    OnPeerClosed(pending);
+                    break;
+                }
             }
         }
         catch (Exception ex)
@@ -252,6 +285,8 @@ public sealed class TlsConnection : TransportConnection
         }
         finally
         {
+            // Returns the pipe's segments to the pool; the SslStream is left to the close (leaveOpen).
+            await reader.CompleteAsync().ConfigureAwait(false);
             Exit();
         }
     }

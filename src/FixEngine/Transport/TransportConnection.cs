@@ -37,7 +37,7 @@ namespace FixEngine.Transport;
 /// and the status properties are safe from any thread.</para>
 /// <para>Allocation: the TCP receive and send paths allocate nothing in steady state; the TLS path is async and may.</para>
 /// </remarks>
-public abstract class TransportConnection : IAgent, IDisposable
+public abstract partial class TransportConnection : IAgent, IDisposable
 {
     private const int ClosingFlag = 0x4000_0000;
     private const int ActiveMask = ClosingFlag - 1;
@@ -59,17 +59,6 @@ public abstract class TransportConnection : IAgent, IDisposable
     private DisconnectReason _reason;
     private string? _detail;
     private string? _name;
-
-    // Receive state: receiving thread only.
-    private byte[]? _receiveBuffer;
-    private int _receiveCapacity;
-    private int _receiveStart;
-    private int _receiveEnd;
-    private int _consecutiveFrameErrors;
-    private long _consecutiveGarbageBytes;
-    private long _messagesReceived;
-    private long _bytesReceived;
-    private long _frameErrors;
 
     private protected TransportConnection(TcpConnectionOptions options, IConnectionHandler? handler)
     {
@@ -117,20 +106,8 @@ public abstract class TransportConnection : IAgent, IDisposable
     /// <summary>The close detail, or null.</summary>
     public string? DisconnectDetail => IsClosing ? _detail : null;
 
-    /// <summary>Complete messages delivered to the handler (written by the receiving thread).</summary>
-    public long MessagesReceived => Volatile.Read(ref _messagesReceived);
-
-    /// <summary>Bytes received (written by the receiving thread).</summary>
-    public long BytesReceived => Volatile.Read(ref _bytesReceived);
-
-    /// <summary>Frame errors reported to the handler (written by the receiving thread).</summary>
-    public long FrameErrors => Volatile.Read(ref _frameErrors);
-
     /// <summary>Bytes waiting in the send queue.</summary>
     public abstract int QueuedSendBytes { get; }
-
-    /// <summary>Current receive buffer capacity in bytes (0 before the first receive and after teardown).</summary>
-    public int ReceiveBufferCapacity => Volatile.Read(ref _receiveCapacity);
 
     /// <summary>The handler (null only for an accepted connection before its accept handler returned).</summary>
     protected IConnectionHandler? Handler => Volatile.Read(ref _handler);
@@ -162,7 +139,7 @@ public abstract class TransportConnection : IAgent, IDisposable
         {
             try
             {
-                TryGetReceiveSpace(out _, out _, out _);
+                GetReceiveSpace(out _, out _, out _);
             }
             finally
             {
@@ -307,148 +284,9 @@ public abstract class TransportConnection : IAgent, IDisposable
             }
             catch (Exception)
             {
-                // The connection is gone and this may be an IO thread: there is nobody left to tell.
+                // The connection is gone and this may be an IO thread: there is nobody left to tell but the counter.
+                Interlocked.Increment(ref _handlerErrors);
             }
-        }
-    }
-
-    /// <summary>Where the next receive may write. Compacts or grows the buffer; closes with <see cref="DisconnectReason.MessageTooLarge"/> when an incomplete frame fills the maximum.</summary>
-    private protected bool TryGetReceiveSpace(out byte[] buffer, out int offset, out int count)
-    {
-        byte[]? array = _receiveBuffer;
-        if (array is null)
-        {
-            array = _pool.Rent(_initialReceiveBytes);
-            _receiveBuffer = array;
-            Volatile.Write(ref _receiveCapacity, _initialReceiveBytes);
-        }
-        int capacity = _receiveCapacity;
-        int free = capacity - _receiveEnd;
-        if (free < (capacity >> 2) && _receiveStart > 0)
-        {
-            // PERF: the tail is at most one partial frame; moving it keeps reads large without growing.
-            int pending = _receiveEnd - _receiveStart;
-            Buffer.BlockCopy(array, _receiveStart, array, 0, pending);
-            _receiveStart = 0;
-            _receiveEnd = pending;
-            free = capacity - pending;
-        }
-        if (free == 0 && !TryGrowReceiveBuffer(ref array, ref capacity))
-        {
-            buffer = array;
-            offset = 0;
-            count = 0;
-            return false;
-        }
-        buffer = array;
-        offset = _receiveEnd;
-        count = capacity - _receiveEnd;
-        return true;
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private bool TryGrowReceiveBuffer(ref byte[] array, ref int capacity)
-    {
-        if (capacity >= _maxReceiveBytes)
-        {
-            Close(DisconnectReason.MessageTooLarge,
-                $"an incomplete frame of {_receiveEnd - _receiveStart} bytes fills the receive buffer at its maximum of {_maxReceiveBytes} bytes");
-            return false;
-        }
-        int newCapacity = (int)Math.Min((long)capacity * 2, _maxReceiveBytes);
-        byte[] bigger = _pool.Rent(newCapacity);
-        Buffer.BlockCopy(array, 0, bigger, 0, _receiveEnd);
-        _pool.Return(array);
-        _receiveBuffer = bigger;
-        Volatile.Write(ref _receiveCapacity, newCapacity);
-        array = bigger;
-        capacity = newCapacity;
-        return true;
-    }
-
-    /// <summary>Frames and dispatches after <paramref name="count"/> bytes landed at the offset given by <see cref="TryGetReceiveSpace"/>.</summary>
-    /// <returns>Messages delivered; check <see cref="IsClosing"/> afterwards.</returns>
-    private protected int OnBytesReceived(int count)
-    {
-        _bytesReceived += count;
-        _receiveEnd += count;
-        byte[] buffer = _receiveBuffer!;
-        int start = _receiveStart;
-        int end = _receiveEnd;
-        int messages = 0;
-        // The receiving thread only runs once the handler is set (see the handler gate).
-        IConnectionHandler handler = _handler!;
-        try
-        {
-            while (start < end)
-            {
-                ReadOnlySpan<byte> data = new(buffer, start, end - start);
-                FrameResult frame = FixFramer.Frame(data, _maxBodyLength);
-                if (frame.Status == FrameStatus.Complete)
-                {
-                    start += frame.Length;
-                    _receiveStart = start;
-                    _consecutiveFrameErrors = 0;
-                    _consecutiveGarbageBytes = 0;
-                    messages++;
-                    handler.OnMessage(this, data.Slice(0, frame.Length));
-                }
-                else if (frame.Status == FrameStatus.NeedMoreData)
-                {
-                    break;
-                }
-                else
-                {
-                    start += frame.Length;
-                    _receiveStart = start;
-                    _frameErrors++;
-                    handler.OnFrameError(this, frame, data.Slice(0, frame.Length));
-                    // A run of raw garbage split across reads counts as bytes only; malformed frames count as errors too.
-                    if (frame.Status != FrameStatus.Garbage)
-                    {
-                        _consecutiveFrameErrors++;
-                    }
-                    _consecutiveGarbageBytes += frame.Length;
-                    if (_consecutiveFrameErrors > _maxFrameErrors || _consecutiveGarbageBytes > _maxGarbageBytes)
-                    {
-                        CloseForGarbage();
-                    }
-                }
-                if (IsClosing)
-                {
-                    break;
-                }
-            }
-        }
-        catch (Exception ex)
-        {
-            Close(DisconnectReason.HandlerError, $"connection handler threw {ex.GetType().Name}: {ex.Message}");
-        }
-        _messagesReceived += messages;
-        if (start >= _receiveEnd)
-        {
-            _receiveStart = 0;
-            _receiveEnd = 0;
-        }
-        return messages;
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private void CloseForGarbage() => Close(DisconnectReason.Garbage,
-        $"too much garbage: {_consecutiveFrameErrors} consecutive frame errors skipping {_consecutiveGarbageBytes} bytes without a valid message " +
-        $"(limits {_maxFrameErrors} errors, {_maxGarbageBytes} bytes)");
-
-    /// <summary>The peer's FIN: reports <see cref="DisconnectReason.PeerClosedMidMessage"/> when part of a frame is buffered.</summary>
-    private protected void OnPeerClosed()
-    {
-        int pending = _receiveEnd - _receiveStart;
-        if (pending > 0)
-        {
-            Close(DisconnectReason.PeerClosedMidMessage, $"peer closed mid-message: {pending} bytes of an incomplete frame");
-        }
-        else
-        {
-            Close(DisconnectReason.PeerClosed, "peer closed the connection");
         }
     }
 }

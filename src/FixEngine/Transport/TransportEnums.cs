@@ -45,10 +45,7 @@ public enum DisconnectReason
     /// <summary>Too many consecutive frame errors or garbage bytes without a valid message.</summary>
     Garbage = 7,
 
-    /// <summary>An incomplete frame filled the receive buffer at its maximum size.</summary>
-    MessageTooLarge = 8,
-
-    /// <summary>A handler callback threw; the detail names the exception.</summary>
+    /// <summary>A handler callback (<see cref="IConnectionHandler.OnMessage"/> or <see cref="IConnectionHandler.OnFrameError"/>) threw; the detail names the callback and the exception (see <see cref="TransportConnection.HandlerErrors"/>).</summary>
     HandlerError = 9,
 
     /// <summary>The TLS handshake failed.</summary>

@@ -237,18 +237,80 @@ public class TcpConnectionTests
 
     [Theory]
     [MemberData(nameof(Modes))]
-    public void AThrowingHandlerClosesTheConnectionWithTheException(ReceiveMode mode)
+    public void AThrowingHandlerIsCountedAndClosesTheConnectionWithTheException(ReceiveMode mode)
     {
+        // Rule: a message whose OnMessage threw was received but failed: it counts in HandlerErrors, not MessagesReceived,
+        // and the connection closes with HandlerError; no later message is delivered.
         using var loop = new Loopback(mode);
-        loop.ServerHandlerFactory = () => new RecordingHandler { OnMessageHook = (_, _) => throw new InvalidOperationException("boom") };
+        int calls = 0;
+        loop.ServerHandlerFactory = () => new RecordingHandler
+        {
+            OnMessageHook = (_, _) =>
+            {
+                if (Interlocked.Increment(ref calls) == 2) throw new InvalidOperationException("boom");
+            },
+        };
         var (raw, server, handler) = loop.ConnectRaw();
-        raw.Send(FixMessages.Numbered(1).Concat(FixMessages.Numbered(2)).ToArray());
+        raw.Send(FixMessages.Numbered(1).Concat(FixMessages.Numbered(2)).Concat(FixMessages.Numbered(3)).ToArray());
         Assert.True(handler.Disconnected.Wait(Loopback.Wait));
         Assert.Equal(DisconnectReason.HandlerError, handler.Reason);
-        Assert.Equal("connection handler threw InvalidOperationException: boom", handler.Detail);
+        Assert.Equal("connection handler threw InvalidOperationException in OnMessage: boom", handler.Detail);
+        Assert.Equal(1, server.MessagesReceived);
+        Assert.Equal(1, server.HandlerErrors);
+        Assert.Equal(2, Volatile.Read(ref calls));
         Assert.Equal(1, handler.DisconnectCount);
         raw.Dispose();
         loop.AssertNoLeaks();
+    }
+
+    [Theory]
+    [MemberData(nameof(Modes))]
+    public void AThrowingFrameErrorHandlerIsCountedAndClosesTheConnection(ReceiveMode mode)
+    {
+        using var loop = new Loopback(mode);
+        loop.ServerHandlerFactory = () => new RecordingHandler { OnFrameErrorHook = (_, _) => throw new FormatException("bad frame") };
+        var (raw, server, handler) = loop.ConnectRaw();
+        raw.Send(FixMessages.Numbered(1).Concat(Encoding.ASCII.GetBytes("junk")).Concat(FixMessages.Numbered(2)).ToArray());
+        Assert.True(handler.Disconnected.Wait(Loopback.Wait));
+        Assert.Equal(DisconnectReason.HandlerError, handler.Reason);
+        Assert.Equal("connection handler threw FormatException in OnFrameError: bad frame", handler.Detail);
+        Assert.Equal(1, server.MessagesReceived);
+        Assert.Equal(1, server.FrameErrors);
+        Assert.Equal(1, server.HandlerErrors);
+        Assert.Single(handler.Messages);
+        raw.Dispose();
+        loop.AssertNoLeaks();
+    }
+
+    [Fact]
+    public void AThrowingDisconnectHandlerIsCountedAndDoesNotEscape()
+    {
+        using var loop = new Loopback(ReceiveMode.Completion);
+        var (client, _, server, serverHandler) = loop.Connect();
+        var throwing = new DisconnectThrowingHandler();
+        TcpConnection other = TcpConnector.Connect(loop.EndPoint, TimeSpan.FromSeconds(5), loop.Options, throwing);
+        other.Start();
+        loop.TakeAccepted().Close();
+        Assert.True(Loopback.Until(() => other.IsClosed));
+        Assert.Equal(1, other.HandlerErrors);
+        Assert.Equal(0, other.MessagesReceived);
+        client.Close();
+        Assert.True(serverHandler.Disconnected.Wait(Loopback.Wait));
+        Assert.Equal(0, server.HandlerErrors);
+        loop.AssertNoLeaks();
+    }
+
+    private sealed class DisconnectThrowingHandler : IConnectionHandler
+    {
+        public void OnMessage(TransportConnection connection, ReadOnlySpan<byte> message)
+        {
+        }
+
+        public void OnFrameError(TransportConnection connection, in FrameResult error, ReadOnlySpan<byte> skipped)
+        {
+        }
+
+        public void OnDisconnected(TransportConnection connection, DisconnectReason reason, string? detail) => throw new InvalidOperationException("late");
     }
 
     [Theory]

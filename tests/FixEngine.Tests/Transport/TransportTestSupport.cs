@@ -31,6 +31,8 @@ internal sealed class RecordingHandler : IConnectionHandler
 
     public Action<TransportConnection, ReadOnlySpan<byte>>? OnMessageHook { get; set; }
 
+    public Action<TransportConnection, FrameResult>? OnFrameErrorHook { get; set; }
+
     public int DisconnectCount => Volatile.Read(ref _disconnects);
 
     public void OnMessage(TransportConnection connection, ReadOnlySpan<byte> message)
@@ -45,6 +47,7 @@ internal sealed class RecordingHandler : IConnectionHandler
     {
         MaxCapacitySeen = Math.Max(MaxCapacitySeen, connection.ReceiveBufferCapacity);
         Errors.Enqueue((error.Status, skipped.Length, connection.ReceiveBufferCapacity));
+        OnFrameErrorHook?.Invoke(connection, error);
     }
 
     public void OnDisconnected(TransportConnection connection, DisconnectReason reason, string? detail)

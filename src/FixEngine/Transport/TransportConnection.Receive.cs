@@ -1,0 +1,312 @@
+using System;
+using System.Buffers;
+using System.Diagnostics;
+using System.Runtime.CompilerServices;
+using System.Threading;
+using FixEngine.Codec;
+
+namespace FixEngine.Transport;
+
+// Design (receive side; the lifecycle is in TransportConnection.cs):
+// - Everything here belongs to the single receiving thread (the busy-poll owner, the completion loop, or the TLS
+//   receive loop; one receive is outstanding at a time, so they never overlap). The counters are written by that
+//   thread only (plain increments of aligned longs) and read by other threads with Volatile.Read; _handlerErrors is
+//   also written by the teardown thread, so it is Interlocked.
+// - One framing and dispatch core for every transport, DispatchFrames(span): FixFramer cuts messages in place and
+//   the handler gets each one as a span of the bytes received, no copy.
+//   TCP receives into the pooled receive buffer and frames it in place (GetReceiveSpace compacts and grows it).
+//   TLS frames the PipeReader's segments in place (DispatchFrames(sequence)) and copies only a frame that straddles
+//   two segments into the same pooled buffer, used there as scratch space.
+// - Buffer bound: FixFramer returns NeedMoreData only for a prefix of at most MaxMessageBodyLength + 54 bytes
+//   (8=, a 16-byte BeginString, 9=, 9 digits and the trailer search slack; TransportBufferBoundTests checks it) and
+//   TcpConnectionOptions.Validate requires MaxReceiveBufferBytes >= MaxMessageBodyLength + FrameOverheadBytes (64).
+//   So an incomplete frame always fits: the buffer grows (doubling) while a frame is incomplete but is never full
+//   at its maximum. There is no "too large for the buffer" outcome: a BodyLength above MaxMessageBodyLength is a
+//   frame error (BodyLengthTooLarge) found after the header, before the body is buffered.
+// - Handler exceptions never leave the receive loop: the callback's exception is counted in _handlerErrors and closes
+//   the connection with DisconnectReason.HandlerError. MessagesReceived counts messages whose OnMessage returned; a
+//   message whose handler threw is a handler error, not a message received. FrameErrors counts every frame error
+//   found, whether or not OnFrameError then threw.
+
+public abstract partial class TransportConnection
+{
+    /// <summary>Smallest prefix copied to frame a message that straddles two pipe segments (TLS).</summary>
+    private const int MinStraddleCopyBytes = 512;
+
+    // Receiving thread only.
+    private byte[]? _receiveBuffer;
+    private int _receiveCapacity;
+    private int _receiveStart;
+    private int _receiveEnd;
+    private int _consecutiveFrameErrors;
+    private long _consecutiveGarbageBytes;
+    private long _messagesReceived;
+    private long _bytesReceived;
+    private long _frameErrors;
+    private long _handlerErrors;
+
+    /// <summary>Messages delivered to the handler whose <see cref="IConnectionHandler.OnMessage"/> returned normally (written by the receiving thread).</summary>
+    /// <remarks>A message whose handler threw is counted in <see cref="HandlerErrors"/> instead.</remarks>
+    public long MessagesReceived => Volatile.Read(ref _messagesReceived);
+
+    /// <summary>Bytes received (written by the receiving thread).</summary>
+    public long BytesReceived => Volatile.Read(ref _bytesReceived);
+
+    /// <summary>Frame errors found and reported to <see cref="IConnectionHandler.OnFrameError"/> (written by the receiving thread).</summary>
+    public long FrameErrors => Volatile.Read(ref _frameErrors);
+
+    /// <summary>Handler callbacks that threw.</summary>
+    /// <remarks>
+    /// An exception from <see cref="IConnectionHandler.OnMessage"/> or <see cref="IConnectionHandler.OnFrameError"/> never
+    /// escapes the receive loop: it is counted here and closes the connection with <see cref="DisconnectReason.HandlerError"/>
+    /// (the detail names the callback and the exception), so this is at most 1 for those. An exception from
+    /// <see cref="IConnectionHandler.OnDisconnected"/> is counted here too and otherwise ignored.
+    /// </remarks>
+    public long HandlerErrors => Interlocked.Read(ref _handlerErrors);
+
+    /// <summary>Current receive buffer capacity in bytes (0 before the first receive and after teardown).</summary>
+    /// <remarks>TCP receives into this buffer; TLS uses it only to make a frame that straddles two pipe segments contiguous.
+    /// It never exceeds <see cref="TcpConnectionOptions.MaxReceiveBufferBytes"/>.</remarks>
+    public int ReceiveBufferCapacity => Volatile.Read(ref _receiveCapacity);
+
+    /// <summary>Where the next receive may write: after the buffered bytes, compacting or growing the buffer when it is nearly full.</summary>
+    private protected void GetReceiveSpace(out byte[] buffer, out int offset, out int count)
+    {
+        byte[]? array = _receiveBuffer;
+        if (array is null)
+        {
+            array = _pool.Rent(_initialReceiveBytes);
+            _receiveBuffer = array;
+            Volatile.Write(ref _receiveCapacity, _initialReceiveBytes);
+        }
+        int capacity = _receiveCapacity;
+        int free = capacity - _receiveEnd;
+        if (free < (capacity >> 2) && _receiveStart > 0)
+        {
+            // PERF: the tail is at most one partial frame; moving it keeps reads large without growing.
+            int pending = _receiveEnd - _receiveStart;
+            Buffer.BlockCopy(array, _receiveStart, array, 0, pending);
+            _receiveStart = 0;
+            _receiveEnd = pending;
+            free = capacity - pending;
+        }
+        if (free == 0)
+        {
+            // One incomplete frame fills the whole buffer.
+            array = GrowReceiveBuffer(array, capacity);
+            capacity = _receiveCapacity;
+        }
+        buffer = array;
+        offset = _receiveEnd;
+        count = capacity - _receiveEnd;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private byte[] GrowReceiveBuffer(byte[] array, int capacity)
+    {
+        // The buffer bound in the design note: a buffer full of one incomplete frame is below its maximum.
+        Debug.Assert(capacity < _maxReceiveBytes, $"an incomplete frame of {capacity} bytes exceeds FixFramer's bound for MaxMessageBodyLength {_maxBodyLength}");
+        int newCapacity = (int)Math.Min((long)capacity * 2, _maxReceiveBytes);
+        byte[] bigger = _pool.Rent(newCapacity);
+        Buffer.BlockCopy(array, 0, bigger, 0, _receiveEnd);
+        _pool.Return(array);
+        _receiveBuffer = bigger;
+        Volatile.Write(ref _receiveCapacity, newCapacity);
+        return bigger;
+    }
+
+    /// <summary>TCP: frames and dispatches after <paramref name="count"/> bytes landed at the offset given by <see cref="GetReceiveSpace"/>.</summary>
+    /// <returns>Messages delivered; check <see cref="IsClosing"/> afterwards.</returns>
+    private protected int OnBytesReceived(int count)
+    {
+        _bytesReceived += count;
+        int end = _receiveEnd + count;
+        _receiveEnd = end;
+        long before = _messagesReceived;
+        int start = _receiveStart + DispatchFrames(new ReadOnlySpan<byte>(_receiveBuffer, _receiveStart, end - _receiveStart));
+        if (start >= end)
+        {
+            _receiveStart = 0;
+            _receiveEnd = 0;
+        }
+        else
+        {
+            _receiveStart = start;
+        }
+        return (int)(_messagesReceived - before);
+    }
+
+    /// <summary>TLS: counts bytes that arrived in the pipe.</summary>
+    private protected void AddBytesReceived(long count) => _bytesReceived += count;
+
+    /// <summary>TLS: frames and dispatches the complete messages at the start of <paramref name="data"/>, in place where a frame lies in one segment.</summary>
+    /// <returns>Bytes consumed (messages and skipped bytes); the rest is the start of one incomplete frame (or closing stopped it).</returns>
+    private protected long DispatchFrames(in ReadOnlySequence<byte> data)
+    {
+        if (data.IsSingleSegment)
+        {
+            return DispatchFrames(data.FirstSpan);
+        }
+        long consumed = 0;
+        ReadOnlySequence<byte> rest = data;
+        while (!rest.IsEmpty && !IsClosing)
+        {
+            // Fast path: every frame that lies wholly in this segment, framed in place.
+            ReadOnlySpan<byte> first = rest.FirstSpan;
+            int used = first.IsEmpty ? 0 : DispatchFrames(first);
+            consumed += used;
+            if (used != 0 && used == first.Length)
+            {
+                rest = rest.Slice(used);
+                continue;
+            }
+            if (IsClosing || rest.IsSingleSegment)
+            {
+                break;
+            }
+            // The segment ends inside a frame that continues in the next one.
+            rest = rest.Slice(used);
+            int straddling = DispatchStraddlingFrame(rest, first.Length - used);
+            if (straddling == 0)
+            {
+                break;
+            }
+            consumed += straddling;
+            rest = rest.Slice(straddling);
+        }
+        return consumed;
+    }
+
+    /// <summary>Frames a message that starts in the first segment of <paramref name="rest"/> and continues past it, by copying a growing prefix into the receive buffer.</summary>
+    /// <returns>Bytes consumed; 0 when even every buffered byte is an incomplete frame.</returns>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private int DispatchStraddlingFrame(in ReadOnlySequence<byte> rest, int inFirstSegment)
+    {
+        // PERF: the copy doubles from twice the part in the first segment, so a frame costs at most about three copies of
+        // itself, and a small frame is copied once (only the straddling frame is copied, not the data after it).
+        int available = (int)Math.Min(rest.Length, _maxReceiveBytes);
+        int length = (int)Math.Min(available, Math.Max(2L * inFirstSegment, MinStraddleCopyBytes));
+        while (true)
+        {
+            byte[] scratch = EnsureReceiveBuffer(length);
+            rest.Slice(0, length).CopyTo(scratch);
+            int used = DispatchFrames(new ReadOnlySpan<byte>(scratch, 0, length));
+            if (used != 0 || IsClosing || length == available)
+            {
+                // The buffer bound in the design note: an incomplete frame is shorter than the receive buffer's maximum.
+                Debug.Assert(used != 0 || IsClosing || available < _maxReceiveBytes, "an incomplete frame reached MaxReceiveBufferBytes");
+                return used;
+            }
+            length = (int)Math.Min(available, 2L * length);
+        }
+    }
+
+    /// <summary>The receive buffer with room for <paramref name="size"/> bytes (at most the maximum); its content is not kept when it grows.</summary>
+    private byte[] EnsureReceiveBuffer(int size)
+    {
+        byte[]? array = _receiveBuffer;
+        int capacity = _receiveCapacity;
+        if (array is not null && capacity >= size)
+        {
+            return array;
+        }
+        int newCapacity = Math.Max(capacity, _initialReceiveBytes);
+        while (newCapacity < size)
+        {
+            newCapacity = (int)Math.Min((long)newCapacity * 2, _maxReceiveBytes);
+        }
+        byte[] bigger = _pool.Rent(newCapacity);
+        _receiveBuffer = bigger;
+        Volatile.Write(ref _receiveCapacity, newCapacity);
+        if (array is not null)
+        {
+            _pool.Return(array);
+        }
+        return bigger;
+    }
+
+    /// <summary>Frames and dispatches every complete message at the start of <paramref name="data"/>, in place; stops at an incomplete frame or once closing.</summary>
+    /// <returns>Bytes consumed (messages and skipped bytes).</returns>
+    private protected int DispatchFrames(ReadOnlySpan<byte> data)
+    {
+        // The receiving thread only runs once the handler is set (see the handler gate).
+        IConnectionHandler handler = _handler!;
+        int consumed = 0;
+        FrameStatus status = FrameStatus.NeedMoreData;
+        try
+        {
+            while (consumed < data.Length)
+            {
+                ReadOnlySpan<byte> rest = data.Slice(consumed);
+                FrameResult frame = FixFramer.Frame(rest, _maxBodyLength);
+                status = frame.Status;
+                if (status == FrameStatus.Complete)
+                {
+                    consumed += frame.Length;
+                    _consecutiveFrameErrors = 0;
+                    _consecutiveGarbageBytes = 0;
+                    handler.OnMessage(this, rest.Slice(0, frame.Length));
+                    // Counted once the handler returned (see HandlerErrors).
+                    _messagesReceived++;
+                }
+                else if (status == FrameStatus.NeedMoreData)
+                {
+                    break;
+                }
+                else
+                {
+                    consumed += frame.Length;
+                    _frameErrors++;
+                    handler.OnFrameError(this, frame, rest.Slice(0, frame.Length));
+                    // A run of raw garbage split across reads counts as bytes only; malformed frames count as errors too.
+                    if (status != FrameStatus.Garbage)
+                    {
+                        _consecutiveFrameErrors++;
+                    }
+                    _consecutiveGarbageBytes += frame.Length;
+                    if (_consecutiveFrameErrors > _maxFrameErrors || _consecutiveGarbageBytes > _maxGarbageBytes)
+                    {
+                        CloseForGarbage();
+                    }
+                }
+                if (IsClosing)
+                {
+                    break;
+                }
+            }
+        }
+        catch (Exception ex)
+        {
+            OnHandlerException(ex, status == FrameStatus.Complete ? nameof(IConnectionHandler.OnMessage) : nameof(IConnectionHandler.OnFrameError));
+        }
+        return consumed;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void OnHandlerException(Exception ex, string callback)
+    {
+        Interlocked.Increment(ref _handlerErrors);
+        Close(DisconnectReason.HandlerError, $"connection handler threw {ex.GetType().Name} in {callback}: {ex.Message}");
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void CloseForGarbage() => Close(DisconnectReason.Garbage,
+        $"too much garbage: {_consecutiveFrameErrors} consecutive frame errors skipping {_consecutiveGarbageBytes} bytes without a valid message " +
+        $"(limits {_maxFrameErrors} errors, {_maxGarbageBytes} bytes)");
+
+    /// <summary>TCP: the peer's FIN; reports <see cref="DisconnectReason.PeerClosedMidMessage"/> when part of a frame is buffered.</summary>
+    private protected void OnPeerClosed() => OnPeerClosed(_receiveEnd - _receiveStart);
+
+    /// <summary>The peer's FIN with <paramref name="incompleteBytes"/> of an incomplete frame buffered.</summary>
+    private protected void OnPeerClosed(long incompleteBytes)
+    {
+        if (incompleteBytes > 0)
+        {
+            Close(DisconnectReason.PeerClosedMidMessage, $"peer closed mid-message: {incompleteBytes} bytes of an incomplete frame");
+        }
+        else
+        {
+            Close(DisconnectReason.PeerClosed, "peer closed the connection");
+        }
+    }
+}
