@@ -14,16 +14,19 @@ namespace FixEngine.Benchmarks.RoundTrip;
 /// initiator) logged on over loopback; each order goes through the initiator session's cross-thread outbox, the
 /// acceptor's application answers with an ExecutionReport from its FromApp callback.</summary>
 /// <remarks>
-/// The idle strategy and the store (memory, or a file store in a temporary directory deleted on <see cref="Stop"/>)
-/// are the configuration's parameters. The hosts always use the transport's busy-poll receive mode. The intended send
+/// The receive mode (busy-poll: the agent polls the sockets; completion: inbound messages are processed on socket
+/// completion threads, the agent only runs timers and the outbox), the idle strategy and the store (memory, or a file
+/// store in a temporary directory deleted on <see cref="Stop"/>) are the configuration's parameters. The intended send
 /// time travels in ClOrdID. Start-up allocates; the steady state relies on the engine's allocation-free paths.
 /// </remarks>
 public sealed class EngineSessionSystem : IRoundTripSystem
 {
     // Design: SendOrder runs on the harness's sender thread, the single producer of the initiator session's outbox
-    // (TrySendFromAnyThread). Everything else (both applications' callbacks) runs on the engine agent threads; the
-    // initiator application calls the harness's IReplyHandler from its engine thread, which is the "receive thread".
+    // (TrySendFromAnyThread). Everything else (both applications' callbacks) runs on the engine agent threads (busy-poll)
+    // or on socket completion threads under the session's gate (completion mode); either way the initiator application
+    // calls the harness's IReplyHandler from one thread at a time, which is the "receive thread".
     private readonly IdleStrategyKind _idle;
+    private readonly ReceiveMode _receiveMode;
     private readonly bool _fileStore;
     private readonly string? _storeRoot;
     private FixEngineHost? _acceptorHost;
@@ -32,10 +35,11 @@ public sealed class EngineSessionSystem : IRoundTripSystem
     private FixSession? _session;
 
     /// <summary>Creates the configuration (nothing starts until <see cref="Start"/>).</summary>
-    public EngineSessionSystem(string name, IdleStrategyKind idle, bool fileStore)
+    public EngineSessionSystem(string name, IdleStrategyKind idle, bool fileStore, ReceiveMode receiveMode = ReceiveMode.BusyPoll)
     {
         Name = name;
         _idle = idle;
+        _receiveMode = receiveMode;
         _fileStore = fileStore;
         if (fileStore) _storeRoot = Path.Combine(Path.GetTempPath(), "fixengine-roundtrip-" + Guid.NewGuid().ToString("N"));
     }
@@ -61,6 +65,7 @@ public sealed class EngineSessionSystem : IRoundTripSystem
             ResetOnLogon=Y
             SocketNodelay=Y
             IdleStrategy={_idle}
+            ReceiveMode={_receiveMode}
             StoreIndexCapacity={StoreIndexCapacity}
             {(_fileStore ? "FileStorePath=" + _storeRoot : "")}
             """;
@@ -132,7 +137,8 @@ public sealed class EngineSessionSystem : IRoundTripSystem
     /// <inheritdoc/>
     public void Dispose() => Stop();
 
-    /// <summary>The registry entries: {busy-spin, yielding, backoff idle} × {memory, file store}, one process.</summary>
+    /// <summary>The registry entries: busy-poll receive with {busy-spin, yielding, backoff idle} × {memory, file store},
+    /// and completion-mode receive (yielding agent) × {memory, file store}, one process.</summary>
     public static void Register(List<RoundTripConfiguration> list)
     {
         foreach ((string mode, IdleStrategyKind idle) in new[] { ("busy", IdleStrategyKind.BusySpin), ("yield", IdleStrategyKind.Yielding), ("backoff", IdleStrategyKind.Backoff) })
@@ -146,6 +152,15 @@ public sealed class EngineSessionSystem : IRoundTripSystem
                     _ => new EngineSessionSystem(key, idle, file),
                     null));
             }
+        }
+        foreach (bool file in new[] { false, true })
+        {
+            string key = $"session-completion-{(file ? "file" : "mem")}-1proc";
+            list.Add(new RoundTripConfiguration(
+                key,
+                $"FixEngine session ↔ FixEngine session, completion-mode receive, Yielding agent (timers, outbox), {(file ? "file" : "memory")} store, one process",
+                _ => new EngineSessionSystem(key, IdleStrategyKind.Yielding, file, ReceiveMode.Completion),
+                null));
         }
     }
 

@@ -166,12 +166,12 @@ public static class RoundTripSelfCheck
         };
         var writer = new StringWriter();
         var context = new ReportContext("test machine", "roundtrip --self-check", "quick", 10, "100 measured orders", 2, 180, 250);
-        MarkdownReport.Write(writer, context, results, [RoundTripConfigurations.Find("session-completion-mem-1proc")!]);
+        MarkdownReport.Write(writer, context, results, [RoundTripConfigurations.Find("session-busy-mem-2proc")!]);
         string text = writer.ToString();
         string[] required =
         [
             "## 2,000 msg/s", "## max (closed loop)", MarkdownReport.QuickFixLine, "| codec | 20.0 |", "2.00×", "10.0–12.0", "20.0–24.0",
-            "session-completion-mem-1proc", "test machine", "| 0/0/0 | 0.00 |",
+            "session-busy-mem-2proc", "test machine", "| 0/0/0 | 0.00 |",
         ];
         foreach (string r in required)
         {

@@ -4,15 +4,12 @@ namespace FixEngine.Benchmarks.RoundTrip;
 
 /// <summary>Registration point for FixEngine session ↔ FixEngine session configurations.</summary>
 /// <remarks>
-/// One-process configurations are <see cref="EngineSessionSystem"/> (busy-spin or backoff idle, memory or file store).
-/// Completion-mode and two-process variants are registered as unavailable with the reason shown in the report; the
-/// two-process ones would run the acceptor through <see cref="ChildProcessSystem"/> (<c>roundtrip --acceptor-only &lt;role&gt;</c>).
+/// One-process configurations are <see cref="EngineSessionSystem"/> (busy-poll or completion receive, idle strategy,
+/// memory or file store). Two-process variants are registered as unavailable with the reason shown in the report; they
+/// would run the acceptor through <see cref="ChildProcessSystem"/> (<c>roundtrip --acceptor-only &lt;role&gt;</c>).
 /// </remarks>
 public static class SessionConfigurations
 {
-    /// <summary>Why the remaining session configurations are not measured.</summary>
-    public const string CompletionNotSelectable = "FixEngineHost always uses the busy-poll receive mode; completion mode is not selectable through it yet";
-
     /// <summary>Why the two-process session configurations are not measured.</summary>
     public const string TwoProcessNotYet = "two-process session run not wired yet (ChildProcessSystem has only the codec acceptor role)";
 
@@ -22,11 +19,6 @@ public static class SessionConfigurations
         EngineSessionSystem.Register(list);
         foreach (string store in new[] { "mem", "file" })
         {
-            list.Add(new RoundTripConfiguration(
-                $"session-completion-{store}-1proc",
-                $"FixEngine session ↔ FixEngine session, completion-mode receive, {(store == "mem" ? "memory" : "file")} store, one process",
-                null,
-                CompletionNotSelectable));
             list.Add(new RoundTripConfiguration(
                 $"session-busy-{store}-2proc",
                 $"FixEngine session ↔ FixEngine session, acceptor in a child process, {(store == "mem" ? "memory" : "file")} store",

@@ -128,6 +128,9 @@ public sealed partial class FixSession : IDisposable
     /// <summary>True while a connection is attached.</summary>
     public bool IsConnected => _connection is not null;
 
+    /// <summary>The attached connection, or null (owner thread; the engine checks it for a transport-side close).</summary>
+    internal ISessionConnection? Connection => _connection;
+
     /// <summary>True for initiator sessions.</summary>
     public bool IsInitiator => _isInitiator;
 
@@ -170,6 +173,7 @@ public sealed partial class FixSession : IDisposable
         _log.OnEvent("Connected", nowNs);
         if (_isInitiator)
         {
+            if (_settings.RefreshOnLogon) RefreshStore(nowNs);
             if (_settings.ResetOnLogon) ResetStore(nowNs);
             _sentReset = _settings.ResetOnLogon;
             _state = SessionState.LogonSent;
@@ -229,6 +233,18 @@ public sealed partial class FixSession : IDisposable
         _resendRangeEnd = 0;
         _resendGapEnd = 0;
         _log.OnEvent("Sequence numbers reset", nowNs);
+    }
+
+    // RefreshOnLogon: another instance (the previous primary) may have written the store since we loaded it; reload
+    // sequence numbers and stored messages before the Logon so this instance resumes where the store is.
+    private void RefreshStore(long nowNs)
+    {
+        _store.Refresh();
+        ClearQueue();
+        _resendRangeBegin = 0;
+        _resendRangeEnd = 0;
+        _resendGapEnd = 0;
+        _log.OnEvent("Store refreshed on logon: next sender " + _store.NextSenderMsgSeqNum + ", next target " + _store.NextTargetMsgSeqNum, nowNs);
     }
 
     private void ClearQueue()
