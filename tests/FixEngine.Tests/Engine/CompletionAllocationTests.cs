@@ -98,6 +98,44 @@ public class CompletionAllocationTests
         }
     }
 
+    /// <summary>The evidence for the session gate's type: a contended Monitor enter (the waiter blocks, then gets the
+    /// gate) allocates nothing on the managed heap, where a System.Threading.Lock allocates its wait event the first time.</summary>
+    [Fact]
+    public void SessionGateContentionAllocatesNothing()
+    {
+        var settings = new SessionSettings
+        {
+            ConnectionType = ConnectionType.Acceptor, BeginString = "FIX.4.4", SenderCompID = "EXEC", TargetCompID = "CLIENT",
+            SocketAcceptPort = 7001, NonStopSession = true, UseDataDictionary = false,
+        };
+        using var session = new FixSession(settings, new ProbedFiller(), new FixEngine.Store.MemoryMessageStore(0));
+        object gate = new SessionSlot(session, guarded: true, initiator: null).Gate!;
+        for (int round = 0; round < 3; round++)
+        {
+            long waiterBytes = -1;
+            using var holding = new ManualResetEventSlim(false);
+            var waiter = new Thread(() =>
+            {
+                holding.Wait();
+                long before = GC.GetAllocatedBytesForCurrentThread();
+                lock (gate)
+                {
+                    session.Poll(0);
+                }
+                waiterBytes = GC.GetAllocatedBytesForCurrentThread() - before;
+            });
+            waiter.Start();
+            lock (gate)
+            {
+                holding.Set();
+                // Hold long enough for the waiter to spin out and block.
+                Thread.Sleep(50);
+            }
+            waiter.Join();
+            Assert.Equal(0, waiterBytes);
+        }
+    }
+
     private static void RoundTrips(ProbedClient client, long firstId, int count)
     {
         FixSession session = client.Session!;
