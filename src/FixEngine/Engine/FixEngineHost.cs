@@ -321,10 +321,12 @@ public sealed class FixEngineHost : IDisposable
             SocketConnection c = _connections[i];
             if (!c.Guarded) work += c.Poll(nowNs);
             if (!c.IsClosed && c.Slot is null && now - c.CreatedNs > _pendingLogonTimeoutNs) c.Close("no Logon received");
+            c.PollLinger(now);
         }
         for (int i = _connections.Count - 1; i >= 0; i--)
         {
-            if (_connections[i].IsClosed) _connections.RemoveAt(i);
+            SocketConnection c = _connections[i];
+            if (c.IsClosed && !c.IsLingering) _connections.RemoveAt(i);
         }
 
         bool stopping = _stopState != 0;
@@ -538,7 +540,7 @@ public sealed class FixEngineHost : IDisposable
         public void OnClose()
         {
             while (host._incoming.TryDequeue(out SocketConnection? queued)) host._connections.Add(queued);
-            foreach (SocketConnection c in host._connections) c.Close("engine stopped");
+            foreach (SocketConnection c in host._connections) c.CloseNow("engine stopped");
             long now = host.EpochNow();
             foreach (SessionSlot slot in host._slots)
             {

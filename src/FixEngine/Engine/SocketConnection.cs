@@ -1,4 +1,5 @@
 using System;
+using System.Threading;
 using FixEngine.Codec;
 using FixEngine.Session;
 using FixEngine.Transport;
@@ -13,16 +14,23 @@ namespace FixEngine.Engine;
 /// the host takes the session's gate for guarded ones. The accept thread (or the connect task) constructs the adapter
 /// and queues it to the agent. <see cref="Slot"/> is written once, when the connection is bound to its session (routing
 /// on the receiving thread, or before the connect task queues it) and read by the agent, hence volatile; so are the close
-/// flag and reason, which the transport may set from any thread. Allocation-free per message: frames are handed over as
-/// spans of the transport's receive buffer.
+/// flag and reason, which the transport may set from any thread. Closing lingers: when the session closes while its last
+/// bytes (a Logout, a Reject) still wait in the transport's send queue (TLS always sends asynchronously; a TCP send may
+/// be queued), the connection is marked closed for the session at once and the agent closes the transport once the queue
+/// has drained or <see cref="LingerNs"/> has passed (<see cref="PollLinger"/>). Allocation-free per message: frames are
+/// handed over as spans of the transport's receive buffer.
 /// </remarks>
 internal sealed class SocketConnection : ISessionConnection, IConnectionHandler
 {
+    /// <summary>Longest wait for queued bytes to leave before a session-initiated close goes ahead anyway.</summary>
+    public const long LingerNs = 2_000_000_000L;
+
     private readonly FixEngineHost _host;
     private TransportConnection? _connection;
     private volatile SessionSlot? _slot;
     private volatile bool _closed;
     private volatile string? _closeReason;
+    private long _lingerUntilNs;
 
     public SocketConnection(FixEngineHost host, long createdNs, bool guarded)
     {
@@ -71,12 +79,43 @@ internal sealed class SocketConnection : ISessionConnection, IConnectionHandler
 
     public void Disconnect(string reason) => Close(reason);
 
+    /// <summary>True while a close waits for queued bytes to be sent (the agent finishes it).</summary>
+    public bool IsLingering => Volatile.Read(ref _lingerUntilNs) != 0;
+
     public void Close(string reason)
     {
         if (_closed) return;
         _closeReason ??= reason;
         _closed = true;
-        _connection?.Close(DisconnectReason.Local, reason);
+        TransportConnection? c = _connection;
+        if (c is null) return;
+        if (c.QueuedSendBytes == 0 || c.IsClosing)
+        {
+            c.Close(DisconnectReason.Local, reason);
+            return;
+        }
+        Volatile.Write(ref _lingerUntilNs, _host.EpochNow() + LingerNs);
+    }
+
+    /// <summary>Closes the transport now, lingering or not (engine stop).</summary>
+    public void CloseNow(string reason)
+    {
+        Close(reason);
+        Volatile.Write(ref _lingerUntilNs, 0);
+        _connection?.Close(DisconnectReason.Local, _closeReason);
+    }
+
+    /// <summary>Agent: finishes a lingering close once the send queue is empty or the linger time is over.</summary>
+    public void PollLinger(long nowNs)
+    {
+        long until = Volatile.Read(ref _lingerUntilNs);
+        if (until == 0) return;
+        TransportConnection? c = _connection;
+        if (c is null || c.QueuedSendBytes == 0 || c.IsClosing || nowNs >= until)
+        {
+            Volatile.Write(ref _lingerUntilNs, 0);
+            c?.Close(DisconnectReason.Local, _closeReason);
+        }
     }
 
     public int Poll(long nowNs) => _closed || _connection is null ? 0 : _connection.Poll(nowNs);
