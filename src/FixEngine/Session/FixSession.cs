@@ -12,9 +12,11 @@ namespace FixEngine.Session;
 
 /// <summary>One FIX session (FIX.4.x or FIXT.1.1): state machine, sequencing, validation, resend/gap-fill, timers.</summary>
 /// <remarks>
-/// Design: single-threaded. One owner thread (the engine agent, or a test) calls every member except
-/// <see cref="TrySendFromAnyThread{TState}"/>, which one other producer thread may call; its messages travel through an
-/// SPSC byte ring drained by <see cref="Poll"/>, so sequence numbers stay single-writer. The session never reads a
+/// Design: single-threaded. One thread at a time calls every member except <see cref="TrySendFromAnyThread{TState}"/>:
+/// the engine agent for a busy-poll session; for a completion-mode or TLS session the socket completion thread
+/// (inbound) or the agent (timers, outbox), serialised by the engine's per-session gate, which also orders their memory
+/// accesses; or a test. One other producer thread may call <see cref="TrySendFromAnyThread{TState}"/>; its messages
+/// travel through an SPSC byte ring drained by <see cref="Poll"/>, so sequence numbers stay single-writer. The session never reads a
 /// clock: every entry point takes <c>nowNs</c>, nanoseconds since the Unix epoch (UTC), used both for SendingTime and
 /// for timers. Steady-state processing allocates nothing: inbound messages are indexed in place, outbound messages
 /// are encoded into one reusable buffer, early messages (gaps) are copied once into pooled buffers.

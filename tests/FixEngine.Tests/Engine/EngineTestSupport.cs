@@ -105,7 +105,8 @@ internal class RecordingApp : IApplication
         {
             string type = Encoding.ASCII.GetString(message.MsgType);
             lock (_sync) AdminTypes.Add(type);
-            if (type == "A") _lastSeq = 0;
+            // A Logon starts a new count: at 1 after a reset, where the peer's store is otherwise.
+            if (type == "A" && message.TryGetInt(FixTags.MsgSeqNum, out int logonSeq) == FixValueStatus.Ok) _lastSeq = logonSeq - 1;
             if (type == "0")
             {
                 if (message.Contains(FixTags.TestReqID)) Interlocked.Increment(ref HeartbeatsWithTestReqId);
