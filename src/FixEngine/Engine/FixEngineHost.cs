@@ -299,7 +299,7 @@ public sealed class FixEngineHost : IDisposable
                 Print($"Connected to {connection.RemoteEndPoint} for {slot.Session.Id}");
                 if (slot.Gate is object gate)
                 {
-                    lock (gate) slot.Session.OnConnected(connection, now);
+                    lock (gate) slot.Session.OnConnected(connection, Math.Max(now, slot.Session.NowNs));
                 }
                 else
                 {
