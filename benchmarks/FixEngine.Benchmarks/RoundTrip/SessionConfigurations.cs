@@ -6,17 +6,13 @@ namespace FixEngine.Benchmarks.RoundTrip;
 /// <summary>Registration point for FixEngine session ↔ FixEngine session configurations.</summary>
 /// <remarks>
 /// Keys are <c>session-{busy|yield|backoff|completion}-{mem|file}-{1proc|2proc}</c>. busy/yield/backoff are the
-/// engine agent's idle strategy with the busy-poll receive mode; completion is the completion receive mode (with the
-/// backoff idle strategy, as a deployment sharing cores would run it). 1proc runs both hosts in this process
-/// (<see cref="EngineSessionSystem"/>); 2proc runs the acceptor host in a child process with the same
+/// engine agent's idle strategy with the busy-poll receive mode; completion is the completion receive mode (inbound
+/// on socket completion threads; the Yielding agent drains the cross-thread outbox the harness sends orders through).
+/// 1proc runs both hosts in this process (<see cref="EngineSessionSystem"/>); 2proc runs the acceptor host in a child process with the same
 /// <see cref="EngineSessionSpec"/> (<see cref="ChildProcessSystem"/>).
 /// </remarks>
 public static class SessionConfigurations
 {
-    /// <summary>Why the completion-mode configurations are not measured yet; set it to null to measure them (their
-    /// factories are already built).</summary>
-    public const string? CompletionModeUnavailable = "engine completion mode lands on branch engine2";
-
     /// <summary>Adds the session configurations to <paramref name="list"/>.</summary>
     public static void Register(List<RoundTripConfiguration> list)
     {
@@ -25,7 +21,7 @@ public static class SessionConfigurations
             ("busy", IdleStrategyKind.BusySpin, ReceiveMode.BusyPoll, null),
             ("yield", IdleStrategyKind.Yielding, ReceiveMode.BusyPoll, null),
             ("backoff", IdleStrategyKind.Backoff, ReceiveMode.BusyPoll, null),
-            ("completion", IdleStrategyKind.Backoff, ReceiveMode.Completion, CompletionModeUnavailable),
+            ("completion", IdleStrategyKind.Yielding, ReceiveMode.Completion, null),
         };
         foreach ((string mode, IdleStrategyKind idle, ReceiveMode receive, string? unavailable) in modes)
         {

@@ -114,7 +114,10 @@ public sealed record SessionSettings
     /// <summary>Reset sequence numbers on disconnect. Default N.</summary>
     public bool ResetOnDisconnect { get; init; }
 
-    /// <summary>Reload the store on Logon. Default N.</summary>
+    /// <summary>Reload sequence numbers and stored messages from the store before each Logon (warm standby: resume where
+    /// the previous primary left the store). Default N.</summary>
+    /// <remarks>With a FileStorePath the journal is then opened shared, so a standby engine can hold it while the primary
+    /// writes it; only the instance that is logged on may write.</remarks>
     public bool RefreshOnLogon { get; init; }
 
     /// <summary>Send a ResendRequest even when one for the same gap is outstanding. Default N.</summary>
@@ -162,7 +165,7 @@ public sealed record SessionSettings
     /// <summary>The precision in effect: <see cref="TimestampPrecision"/>, else 3 or 0 from <see cref="MillisecondsInTimeStamp"/>.</summary>
     public int EffectiveTimestampPrecision => TimestampPrecision ?? (MillisecondsInTimeStamp ? 3 : 0);
 
-    /// <summary>Send LastMsgSeqNumProcessed(369). Default N.</summary>
+    /// <summary>Stamp LastMsgSeqNumProcessed(369) = the last inbound MsgSeqNum processed on every outbound header. Default N.</summary>
     public bool EnableLastMsgSeqNumProcessed { get; init; }
 
     /// <summary>Send NextExpectedMsgSeqNum(789) on Logon. Default N.</summary>
@@ -183,16 +186,23 @@ public sealed record SessionSettings
     /// <summary>SO_KEEPALIVE. Default N.</summary>
     public bool SocketKeepAlive { get; init; }
 
-    /// <summary>Receive with completions or a busy-poll agent. Default Completion.</summary>
-    /// <remarks>Not used by <c>FixEngineHost</c> yet: the engine busy-polls every connection on its agent thread.</remarks>
+    /// <summary>Receive with socket completions or by the engine agent busy-polling. Default Completion.</summary>
+    /// <remarks>
+    /// Completion: inbound messages are processed on the socket completion thread; BusyPoll: on the engine agent thread.
+    /// A per-port setting for acceptors (every session on one SocketAcceptPort must agree, the engine rejects a
+    /// configuration where they differ); per session for initiators. TLS connections (<see cref="SocketUseSSL"/>) are
+    /// always completion-driven, so BusyPoll with SSL is rejected.
+    /// </remarks>
     public ReceiveMode ReceiveMode { get; init; } = ReceiveMode.Completion;
 
-    /// <summary>CPUs the session's agent is pinned to (<c>2</c>, <c>2,3</c> or <c>2-3</c>); empty = not pinned.</summary>
-    /// <remarks><c>FixEngineHost</c> runs one agent for all its sessions and takes this from the first session.</remarks>
+    /// <summary>CPUs the engine agent thread is pinned to (<c>2</c>, <c>2,3</c> or <c>2-3</c>); empty = not pinned.</summary>
+    /// <remarks>Engine-wide: <c>FixEngineHost</c> runs one agent for all its sessions, so every session must have the same
+    /// value (set it once in [DEFAULT]) unless <c>EngineOptions.CpuAffinity</c> is given.</remarks>
     public IReadOnlyList<int> CpuAffinity { get; init; } = [];
 
-    /// <summary>Idle strategy of the session's agent. Default Backoff.</summary>
-    /// <remarks><c>FixEngineHost</c> runs one agent for all its sessions and takes this from the first session.</remarks>
+    /// <summary>Idle strategy of the engine agent thread. Default Backoff.</summary>
+    /// <remarks>Engine-wide: <c>FixEngineHost</c> runs one agent for all its sessions, so every session must have the same
+    /// value (set it once in [DEFAULT]) unless <c>EngineOptions.IdleStrategy</c> is given.</remarks>
     public IdleStrategyKind IdleStrategy { get; init; } = IdleStrategyKind.Backoff;
 
     /// <summary>File store flush policy. Default OS.</summary>
@@ -229,6 +239,14 @@ public sealed record SessionSettings
 
     /// <summary>Allowed TLS versions (<c>Tls12,Tls13</c>); None = OS default.</summary>
     public SslProtocols SSLProtocols { get; init; } = SslProtocols.None;
+
+    /// <summary>Path of a certificate (PEM or DER) that is the only trusted root for the peer's certificate; the system
+    /// trust store when null.</summary>
+    public string? SSLCACertificate { get; init; }
+
+    /// <summary>Validate the peer's certificate (chain, and on initiators the name). Default Y; N accepts any certificate
+    /// (testing only).</summary>
+    public bool SSLValidateCertificates { get; init; } = true;
 
     /// <summary>Log session events verbosely (QuickFIX/n <c>Verbose</c>). Default N.</summary>
     public bool Verbose { get; init; }
@@ -341,6 +359,10 @@ public sealed record SessionSettings
         if (SocketUseSSL && ConnectionType == Config.ConnectionType.Acceptor && string.IsNullOrEmpty(SSLCertificate))
         {
             return (nameof(SSLCertificate), "missing (required for SSL acceptors)");
+        }
+        if (SocketUseSSL && ReceiveMode == ReceiveMode.BusyPoll)
+        {
+            return (nameof(ReceiveMode), "BusyPoll cannot be used with SocketUseSSL=Y (TLS connections are completion-driven)");
         }
         return null;
     }

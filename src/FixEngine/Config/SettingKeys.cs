@@ -87,6 +87,8 @@ internal static class SettingKeys
         Str("SSLCertificatePassword", (s, v) => s with { SSLCertificatePassword = v }, s => s.SSLCertificatePassword),
         Str("SSLServerName", (s, v) => s with { SSLServerName = v }, s => s.SSLServerName),
         Bool("SSLRequireClientCertificate", (s, v) => s with { SSLRequireClientCertificate = v }, s => s.SSLRequireClientCertificate),
+        Str("SSLCACertificate", (s, v) => s with { SSLCACertificate = v }, s => s.SSLCACertificate),
+        Bool("SSLValidateCertificates", (s, v) => s with { SSLValidateCertificates = v }, s => s.SSLValidateCertificates),
         new("SSLProtocols", (s, v) => s with { SSLProtocols = ParseProtocols(v) }, s => s.SSLProtocols == SslProtocols.None ? null : FormatProtocols(s.SSLProtocols)),
         Bool("Verbose", (s, v) => s with { Verbose = v }, s => s.Verbose),
     ];

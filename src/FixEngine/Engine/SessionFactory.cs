@@ -44,6 +44,8 @@ public sealed class SessionFactory : IDisposable
             {
                 SyncPolicy = ToPolicy(settings.FileStoreSync),
                 InitialIndexCapacity = settings.StoreIndexCapacity,
+                // RefreshOnLogon is for a standby that opens the journal while the primary still writes it.
+                SharedAccess = settings.RefreshOnLogon,
             })
             : new MemoryMessageStore(
                 nowEpochNs, initialIndexCapacity: settings.StoreIndexCapacity, initialCapacityInBytes: settings.MemoryStoreCapacityBytes);
@@ -55,7 +57,8 @@ public sealed class SessionFactory : IDisposable
             if (!_logs.TryGetValue(logPath, out Logging.FixLog? fixLog))
             {
                 System.IO.Directory.CreateDirectory(logPath);
-                fixLog = Logging.FixLog.CreateFile(System.IO.Path.Combine(logPath, "fixengine.log"));
+                // Entries carry the time the session was given (no clock read per entry).
+                fixLog = Logging.FixLog.CreateFile(System.IO.Path.Combine(logPath, "fixengine.log"), new Logging.FixLogOptions { Clock = SessionLogClock.Instance });
                 _logs.Add(logPath, fixLog);
             }
             log = new Session.FixLogSessionLog(fixLog, name);

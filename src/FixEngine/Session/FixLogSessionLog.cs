@@ -5,9 +5,12 @@ namespace FixEngine.Session;
 
 /// <summary>An <see cref="ISessionLog"/> over the struct logger <see cref="FixLog"/>: one producer per session.</summary>
 /// <remarks>
-/// Owner-thread only (a <see cref="LogProducer"/> is single-producer). Messages are copied into the producer's ring
-/// (no allocation, no formatting on the session thread); the FixLog drain thread formats and writes. Events are text
-/// (rare, allocate on the caller's side only through the string given).
+/// Owner-thread only (a <see cref="LogProducer"/> is single-producer; the engine serialises a session's calls). Messages
+/// are copied into the producer's ring (no allocation, no formatting on the session thread); the FixLog drain thread
+/// formats and writes. Events are text (rare, allocate on the caller's side only through the string given).
+/// Timestamps: create the <see cref="FixLog"/> with <see cref="FixLogOptions.Clock"/> = <see cref="SessionLogClock.Instance"/>
+/// (the engine does) and every entry carries the time the session passed in, with no clock read per entry; with any
+/// other clock the producer reads that clock.
 /// </remarks>
 public sealed class FixLogSessionLog : ISessionLog
 {
@@ -31,18 +34,24 @@ public sealed class FixLogSessionLog : ISessionLog
     /// <inheritdoc/>
     public void OnIncoming(ReadOnlySpan<byte> message, long epochNs)
     {
-        if (_producer.IsEnabled(LogLevel.Information)) _producer.Log(LogLevel.Information, _incoming, message);
+        if (!_producer.IsEnabled(LogLevel.Information)) return;
+        SessionLogClock.Set(epochNs);
+        _producer.Log(LogLevel.Information, _incoming, message);
     }
 
     /// <inheritdoc/>
     public void OnOutgoing(ReadOnlySpan<byte> message, long epochNs)
     {
-        if (_producer.IsEnabled(LogLevel.Information)) _producer.Log(LogLevel.Information, _outgoing, message);
+        if (!_producer.IsEnabled(LogLevel.Information)) return;
+        SessionLogClock.Set(epochNs);
+        _producer.Log(LogLevel.Information, _outgoing, message);
     }
 
     /// <inheritdoc/>
     public void OnEvent(string text, long epochNs)
     {
-        if (_producer.IsEnabled(LogLevel.Information)) _producer.LogText(LogLevel.Information, _event, text);
+        if (!_producer.IsEnabled(LogLevel.Information)) return;
+        SessionLogClock.Set(epochNs);
+        _producer.LogText(LogLevel.Information, _event, text);
     }
 }

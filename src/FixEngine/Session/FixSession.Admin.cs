@@ -28,6 +28,10 @@ public sealed partial class FixSession
             return;
         }
 
+        if (!_isInitiator && _settings.RefreshOnLogon)
+        {
+            RefreshStore(nowNs);
+        }
         if (!_isInitiator && (_settings.ResetOnLogon || resetFlag))
         {
             ResetStore(nowNs);

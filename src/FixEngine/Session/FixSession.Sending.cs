@@ -125,6 +125,15 @@ public sealed partial class FixSession
         if (!routing.DeliverToSubId.IsEmpty) w.Write(FixTags.DeliverToSubID, routing.DeliverToSubId);
         if (!routing.OnBehalfOfLocationId.IsEmpty) w.Write(FixTags.OnBehalfOfLocationID, routing.OnBehalfOfLocationId);
         if (!routing.DeliverToLocationId.IsEmpty) w.Write(FixTags.DeliverToLocationID, routing.DeliverToLocationId);
+        WriteLastMsgSeqNumProcessed(ref w);
+    }
+
+    // LastMsgSeqNumProcessed(369), when enabled: the last inbound MsgSeqNum fully processed, i.e. one below the next
+    // expected. A message sent while an inbound message is being processed (a reply from FromApp, a Logon or Heartbeat
+    // answer) therefore carries the number before that message's, as in QuickFIX.
+    private void WriteLastMsgSeqNumProcessed(ref FixWriter w)
+    {
+        if (_settings.EnableLastMsgSeqNumProcessed) w.Write(FixTags.LastMsgSeqNumProcessed, _store.NextTargetMsgSeqNum - 1);
     }
 
     private SendResult FinishAndSend(ref FixWriter w, int seq, long nowNs, bool isApp)
@@ -279,6 +288,7 @@ public sealed partial class FixSession
         w.WriteTimestamp(FixTags.SendingTime, nowNs, _precision, _timestampCache);
         w.Write(FixTags.TargetCompID, _targetCompId);
         w.WriteTimestamp(FixTags.OrigSendingTime, nowNs, _precision, _timestampCache);
+        WriteLastMsgSeqNumProcessed(ref w);
         w.Write(FixTags.NewSeqNo, newSeqNo);
         w.Write(FixTags.GapFillFlag, 'Y');
         if (w.TryFinish(out int length)) Transmit(_sendBuffer.AsSpan(0, length), nowNs);

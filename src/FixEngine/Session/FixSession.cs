@@ -12,9 +12,11 @@ namespace FixEngine.Session;
 
 /// <summary>One FIX session (FIX.4.x or FIXT.1.1): state machine, sequencing, validation, resend/gap-fill, timers.</summary>
 /// <remarks>
-/// Design: single-threaded. One owner thread (the engine agent, or a test) calls every member except
-/// <see cref="TrySendFromAnyThread{TState}"/>, which one other producer thread may call; its messages travel through an
-/// SPSC byte ring drained by <see cref="Poll"/>, so sequence numbers stay single-writer. The session never reads a
+/// Design: single-threaded. One thread at a time calls every member except <see cref="TrySendFromAnyThread{TState}"/>:
+/// the engine agent for a busy-poll session; for a completion-mode or TLS session the socket completion thread
+/// (inbound) or the agent (timers, outbox), serialised by the engine's per-session gate, which also orders their memory
+/// accesses; or a test. One other producer thread may call <see cref="TrySendFromAnyThread{TState}"/>; its messages
+/// travel through an SPSC byte ring drained by <see cref="Poll"/>, so sequence numbers stay single-writer. The session never reads a
 /// clock: every entry point takes <c>nowNs</c>, nanoseconds since the Unix epoch (UTC), used both for SendingTime and
 /// for timers. Steady-state processing allocates nothing: inbound messages are indexed in place, outbound messages
 /// are encoded into one reusable buffer, early messages (gaps) are copied once into pooled buffers.
@@ -128,6 +130,9 @@ public sealed partial class FixSession : IDisposable
     /// <summary>True while a connection is attached.</summary>
     public bool IsConnected => _connection is not null;
 
+    /// <summary>The attached connection, or null (owner thread; the engine checks it for a transport-side close).</summary>
+    internal ISessionConnection? Connection => _connection;
+
     /// <summary>True for initiator sessions.</summary>
     public bool IsInitiator => _isInitiator;
 
@@ -170,6 +175,7 @@ public sealed partial class FixSession : IDisposable
         _log.OnEvent("Connected", nowNs);
         if (_isInitiator)
         {
+            if (_settings.RefreshOnLogon) RefreshStore(nowNs);
             if (_settings.ResetOnLogon) ResetStore(nowNs);
             _sentReset = _settings.ResetOnLogon;
             _state = SessionState.LogonSent;
@@ -229,6 +235,18 @@ public sealed partial class FixSession : IDisposable
         _resendRangeEnd = 0;
         _resendGapEnd = 0;
         _log.OnEvent("Sequence numbers reset", nowNs);
+    }
+
+    // RefreshOnLogon: another instance (the previous primary) may have written the store since we loaded it; reload
+    // sequence numbers and stored messages before the Logon so this instance resumes where the store is.
+    private void RefreshStore(long nowNs)
+    {
+        _store.Refresh();
+        ClearQueue();
+        _resendRangeBegin = 0;
+        _resendRangeEnd = 0;
+        _resendGapEnd = 0;
+        _log.OnEvent("Store refreshed on logon: next sender " + _store.NextSenderMsgSeqNum + ", next target " + _store.NextTargetMsgSeqNum, nowNs);
     }
 
     private void ClearQueue()

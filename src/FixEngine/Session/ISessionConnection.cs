@@ -5,7 +5,7 @@ namespace FixEngine.Session;
 
 /// <summary>The transport side of a session: what the session needs from one connected socket.</summary>
 /// <remarks>
-/// Called only on the session's owner thread. <see cref="Send"/> must copy or write the bytes before it returns
+/// Called only by the thread currently running the session (one at a time). <see cref="Send"/> must copy or write the bytes before it returns
 /// (the session reuses its buffer) and must not call back into the session. Implementations: the engine's socket
 /// adapter, and in-memory fakes in tests.
 /// </remarks>

@@ -16,7 +16,8 @@ namespace FixEngine.Store;
 /// corrupt record, truncates the file there (so later appends are valid) and reports what it dropped in
 /// <see cref="DiscardedBytes"/>, <see cref="RecoveryStopReason"/> and <see cref="RecoveryStopOffset"/>. Resend reads go
 /// through the index and a pooled read window. <see cref="Reset"/> compacts the journal to a single reset record.
-/// The file is opened without sharing, so a second store (or process) cannot open the same session's journal.
+/// The file is opened without sharing, so a second store (or process) cannot open the same session's journal, unless
+/// <see cref="FileMessageStoreOptions.SharedAccess"/> is set (warm standby, see there).
 /// </remarks>
 public sealed class FileMessageStore : IMessageStore
 {
@@ -63,7 +64,7 @@ public sealed class FileMessageStore : IMessageStore
         string? folder = Path.GetDirectoryName(JournalPath);
         if (!string.IsNullOrEmpty(folder)) Directory.CreateDirectory(folder);
         _defaultCreationTimeEpochNs = nowEpochNs;
-        _handle = File.OpenHandle(JournalPath, FileMode.OpenOrCreate, FileAccess.ReadWrite, FileShare.None);
+        _handle = File.OpenHandle(JournalPath, FileMode.OpenOrCreate, FileAccess.ReadWrite, _options.SharedAccess ? FileShare.ReadWrite : FileShare.None);
         try
         {
             Replay();
@@ -336,13 +337,16 @@ public sealed class FileMessageStore : IMessageStore
         RecoveryStopOffset = stop == JournalStopReason.None ? -1 : position;
         _fileLength = position;
         _window.Invalidate();
+        _unsyncedRecords = 0;
+        _oldestUnsyncedSeenAtNs = -1;
+        // A shared journal may be mid-write by its current writer: leave the file alone; our next write (if we become
+        // the writer) lands at the end of the valid prefix, exactly where a truncation would have put it.
+        if (_options.SharedAccess) return;
         if (position < fileLength)
         {
             RandomAccess.SetLength(_handle, position);
             RandomAccess.FlushToDisk(_handle);
         }
-        _unsyncedRecords = 0;
-        _oldestUnsyncedSeenAtNs = -1;
         if (position == 0)
         {
             WriteResetRecord(_defaultCreationTimeEpochNs);

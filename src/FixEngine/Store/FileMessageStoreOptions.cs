@@ -23,6 +23,16 @@ public sealed class FileMessageStoreOptions
     /// message count so the index never grows (and so never allocates) while the session runs.</summary>
     public int InitialIndexCapacity { get; init; } = 1 << 16;
 
+    /// <summary>Open the journal so that other stores (another engine, a standby process) may open it at the same time.
+    /// Default false: the journal is opened exclusively.</summary>
+    /// <remarks>
+    /// For warm standby with <c>RefreshOnLogon</c>: the standby opens the journal while the primary writes it and calls
+    /// <see cref="FileMessageStore.Refresh"/> when it takes over. A shared store never changes the file when it opens or
+    /// refreshes (no truncation of a torn tail, no initial reset record): its next write simply lands after the last
+    /// valid record. Exactly one of the stores sharing a journal may write at a time; nothing enforces that.
+    /// </remarks>
+    public bool SharedAccess { get; init; }
+
     internal void Validate()
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(InitialIndexCapacity, 1, nameof(InitialIndexCapacity));

@@ -27,6 +27,7 @@ public class EngineAllocationTests
             UseDataDictionary=N
             ResetOnLogon=Y
             IdleStrategy=Yielding
+            ReceiveMode=BusyPoll
             FileStorePath={store}
             StoreIndexCapacity=262144
             HeartBtInt=30

@@ -83,6 +83,58 @@ public sealed class FileMessageStoreTests : IDisposable
     }
 
     [Fact]
+    public void SharedStoresOpenOneJournalAndAStandbyRefreshSeesTheWritersState()
+    {
+        var shared = new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS, SharedAccess = true };
+        using FileMessageStore standby = Open(shared, "warm");
+        Assert.Equal(0, standby.JournalLengthInBytes);
+        using (FileMessageStore writer = Open(shared, "warm"))
+        {
+            for (int seq = 1; seq <= 3; seq++) writer.AppendAndIncrement(seq, StoreTestData.Message(seq));
+            writer.SetNextTargetMsgSeqNum(7);
+        }
+        Assert.Equal(1, standby.NextSenderMsgSeqNum);
+        standby.Refresh();
+        Assert.Equal(4, standby.NextSenderMsgSeqNum);
+        Assert.Equal(7, standby.NextTargetMsgSeqNum);
+        Assert.Equal(new byte[][] { StoreTestData.Message(1), StoreTestData.Message(2), StoreTestData.Message(3) }, StoreTestData.ReadAll(standby).ConvertAll(m => m.Bytes));
+        // The standby, now the writer, continues the journal.
+        standby.AppendAndIncrement(4, StoreTestData.Message(4));
+        standby.Dispose();
+        using FileMessageStore reopened = Open(new FileMessageStoreOptions(), "warm");
+        Assert.Equal(5, reopened.NextSenderMsgSeqNum);
+        Assert.Equal(4, StoreTestData.ReadAll(reopened).Count);
+    }
+
+    [Fact]
+    public void ASharedStoreLeavesATornTailForTheWriterInsteadOfTruncating()
+    {
+        string path;
+        long validLength;
+        using (FileMessageStore writer = Open(new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS }, "torn"))
+        {
+            writer.AppendAndIncrement(1, StoreTestData.Message(1));
+            path = writer.JournalPath;
+            validLength = writer.JournalLengthInBytes;
+        }
+        // Half a record, as if the writer were in the middle of appending it.
+        File.AppendAllText(path, "\u0010\u0000\u0000\u0000\u0002");
+        long physical = new FileInfo(path).Length;
+        using (FileMessageStore shared = Open(new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS, SharedAccess = true }, "torn"))
+        {
+            Assert.Equal(JournalStopReason.Truncated, shared.RecoveryStopReason);
+            Assert.Equal(validLength, shared.JournalLengthInBytes);
+            Assert.Equal(2, shared.NextSenderMsgSeqNum);
+            shared.Refresh();
+            Assert.Equal(physical, new FileInfo(path).Length);
+        }
+        using (FileMessageStore exclusive = Open(new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS }, "torn"))
+        {
+            Assert.Equal(validLength, new FileInfo(path).Length);
+        }
+    }
+
+    [Fact]
     public void MessageAboveTheConfiguredMaximumIsRejectedAndTheStoreStaysUsable()
     {
         using FileMessageStore store = Open(new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS, MaxMessageLengthInBytes = 1000 });

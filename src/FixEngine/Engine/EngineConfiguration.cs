@@ -1,0 +1,94 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using FixEngine.Config;
+using FixEngine.Transport;
+
+namespace FixEngine.Engine;
+
+/// <summary>Checks and derives the settings that are not per session: engine-wide (one agent thread) and per listening
+/// port (one acceptor socket, so one receive mode, one TLS setup, one set of socket options).</summary>
+/// <remarks>Start-up only; allocates. Errors are <see cref="ConfigException"/>s naming the key and the sessions.</remarks>
+internal static class EngineConfiguration
+{
+    /// <summary>The keys every session on one SocketAcceptPort must agree on, with a printable value each.</summary>
+    private static readonly (string Key, Func<SessionSettings, string> Value)[] s_portKeys =
+    [
+        (nameof(SessionSettings.ReceiveMode), s => s.ReceiveMode.ToString()),
+        (nameof(SessionSettings.SocketUseSSL), s => YesNo(s.SocketUseSSL)),
+        (nameof(SessionSettings.SSLCertificate), s => s.SocketUseSSL ? s.SSLCertificate ?? "(none)" : "-"),
+        (nameof(SessionSettings.SSLCertificatePassword), s => s.SocketUseSSL ? (s.SSLCertificatePassword is null ? "(none)" : "(a password)") : "-"),
+        (nameof(SessionSettings.SSLRequireClientCertificate), s => s.SocketUseSSL ? YesNo(s.SSLRequireClientCertificate) : "-"),
+        (nameof(SessionSettings.SSLProtocols), s => s.SocketUseSSL ? s.SSLProtocols.ToString() : "-"),
+        (nameof(SessionSettings.SSLCACertificate), s => s.SocketUseSSL ? s.SSLCACertificate ?? "(none)" : "-"),
+        (nameof(SessionSettings.SSLValidateCertificates), s => s.SocketUseSSL ? YesNo(s.SSLValidateCertificates) : "-"),
+        (nameof(SessionSettings.SocketAcceptHost), s => s.SocketAcceptHost ?? "(any)"),
+        (nameof(SessionSettings.SocketNodelay), s => YesNo(s.SocketNodelay)),
+        (nameof(SessionSettings.SocketReceiveBufferSize), s => s.SocketReceiveBufferSize.ToString(CultureInfo.InvariantCulture)),
+        (nameof(SessionSettings.SocketSendBufferSize), s => s.SocketSendBufferSize.ToString(CultureInfo.InvariantCulture)),
+        (nameof(SessionSettings.SocketKeepAlive), s => YesNo(s.SocketKeepAlive)),
+    ];
+
+    /// <summary>The agent's idle strategy: the option, else the value all sessions share.</summary>
+    public static IdleStrategyKind ResolveIdleStrategy(IReadOnlyList<SessionSettings> settings, EngineOptions options)
+    {
+        if (options.IdleStrategy is IdleStrategyKind kind) return kind;
+        RequireSame(settings, nameof(SessionSettings.IdleStrategy), s => s.IdleStrategy.ToString(), EngineScope("EngineOptions.IdleStrategy"));
+        return settings[0].IdleStrategy;
+    }
+
+    /// <summary>The agent's CPUs: the option, else the list all sessions share (empty = not pinned).</summary>
+    public static int[] ResolveCpuAffinity(IReadOnlyList<SessionSettings> settings, EngineOptions options)
+    {
+        if (options.CpuAffinity is IReadOnlyList<int> cpus)
+        {
+            foreach (int cpu in cpus)
+            {
+                if (cpu < 0) throw new ConfigException(null, 0, nameof(SessionSettings.CpuAffinity), $"EngineOptions.CpuAffinity: CPU {cpu} must not be negative");
+            }
+            return [.. cpus];
+        }
+        RequireSame(settings, nameof(SessionSettings.CpuAffinity), s => s.CpuAffinity.Count == 0 ? "(not pinned)" : string.Join(",", s.CpuAffinity), EngineScope("EngineOptions.CpuAffinity"));
+        return [.. settings[0].CpuAffinity];
+    }
+
+    /// <summary>Checks that the acceptor sessions sharing one port agree on every per-port key.</summary>
+    public static void CheckPort(int port, IReadOnlyList<SessionSettings> sessionsOnPort)
+    {
+        string scope = $"all sessions on SocketAcceptPort {port} share one listening socket, so they must agree";
+        foreach ((string key, Func<SessionSettings, string> value) in s_portKeys) RequireSame(sessionsOnPort, key, value, scope);
+    }
+
+    /// <summary>Transport options for a listening port (from its first session; the port check made them agree) or an initiator.</summary>
+    public static TcpConnectionOptions TransportOptions(SessionSettings s, int maxMessageSize) => new()
+    {
+        ReceiveMode = s.SocketUseSSL || s.ReceiveMode == Config.ReceiveMode.Completion ? Transport.ReceiveMode.Completion : Transport.ReceiveMode.BusyPoll,
+        MaxMessageBodyLength = maxMessageSize,
+        MaxReceiveBufferBytes = Math.Max(4 << 20, maxMessageSize * 2 + 1024),
+        SendQueueBytes = Math.Max(1 << 20, maxMessageSize + 1024),
+        NoDelay = s.SocketNodelay,
+        ReceiveBufferSize = s.SocketReceiveBufferSize > 0 ? s.SocketReceiveBufferSize : null,
+        SendBufferSize = s.SocketSendBufferSize > 0 ? s.SocketSendBufferSize : null,
+        KeepAlive = s.SocketKeepAlive,
+    };
+
+    private static string EngineScope(string option) =>
+        $"one engine agent runs every session, so set it once in [DEFAULT] (or through {option})";
+
+    private static void RequireSame(IReadOnlyList<SessionSettings> settings, string key, Func<SessionSettings, string> value, string scope)
+    {
+        SessionSettings first = settings[0];
+        string expected = value(first);
+        for (int i = 1; i < settings.Count; i++)
+        {
+            string actual = value(settings[i]);
+            if (!string.Equals(actual, expected, StringComparison.Ordinal))
+            {
+                throw new ConfigException(null, 0, key,
+                    $"session {settings[i].SessionId} has {actual} but session {first.SessionId} has {expected}; {scope}");
+            }
+        }
+    }
+
+    private static string YesNo(bool value) => value ? "Y" : "N";
+}

@@ -1,0 +1,32 @@
+using System;
+using System.Collections.Generic;
+using FixEngine.Config;
+using FixEngine.Timing;
+
+namespace FixEngine.Engine;
+
+/// <summary>Engine-wide settings of a <see cref="FixEngineHost"/>: the one agent thread's idle strategy and CPU affinity,
+/// the clock, and the console sink.</summary>
+/// <remarks>
+/// A null <see cref="IdleStrategy"/> or <see cref="CpuAffinity"/> is taken from the sessions' <c>IdleStrategy</c> and
+/// <c>CpuAffinity</c> settings, which must then be the same in every session (set them once in [DEFAULT]): the engine
+/// throws a <see cref="ConfigException"/> naming the key and the sessions that disagree. A value given here wins over
+/// the sessions' settings. Read once by the <see cref="FixEngineHost"/> constructor.
+/// </remarks>
+public sealed class EngineOptions
+{
+    /// <summary>The agent's idle strategy; from the sessions' <c>IdleStrategy</c> setting when null.</summary>
+    public IdleStrategyKind? IdleStrategy { get; init; }
+
+    /// <summary>CPUs the agent thread is pinned to (empty = not pinned); from the sessions' <c>CpuAffinity</c> setting when null.</summary>
+    public IReadOnlyList<int>? CpuAffinity { get; init; }
+
+    /// <summary>The engine's time source: <see cref="IClock.NowNs"/> drives the agent's duty cycle and timers, and epoch
+    /// time is derived from it with one anchor (<see cref="IEpochClock.EpochNs"/> minus <see cref="IClock.NowNs"/>, refreshed
+    /// once a second of <see cref="IClock.NowNs"/>). <see cref="SystemClock.Instance"/> when null; a
+    /// <see cref="FakeClock"/> in tests.</summary>
+    public IClock? Clock { get; init; }
+
+    /// <summary>Receives one line per engine event (connections, logons), or null.</summary>
+    public Action<string>? Console { get; init; }
+}

@@ -1,0 +1,304 @@
+using System;
+using System.IO;
+using System.Threading;
+using FixEngine.Codec;
+using FixEngine.Config;
+using FixEngine.Engine;
+using FixEngine.Session;
+using FixEngine.Tests.Infrastructure;
+
+namespace FixEngine.Tests.Engine;
+
+/// <summary>The completion-mode engine path (receive on socket completion threads, session under its gate, FromApp,
+/// reply, re-posted receive; timers and outbox on the agent) allocates nothing per message.</summary>
+[Collection(nameof(AllocationMeasurement))]
+public class CompletionAllocationTests
+{
+    private const int Warmup = 10_000;
+    private const int RoundSize = 100;
+    private const int Rounds = 200;
+
+    /// <remarks>
+    /// Three kinds of thread do per-message work: the sender (this thread: encodes into the initiator's outbox), the
+    /// initiator's agent (drains the outbox: header, store, socket send; sampled in ToApp), and socket completion threads
+    /// (receive, frame, session, FromApp, the fill, re-posting the receive; sampled in FromApp on both sides). The sender
+    /// and the agent are dedicated threads: measured over the whole window, exactly. Completion threads are thread-pool
+    /// threads that also run other work items of the test host now and then (168-byte objects, tens per 20,000 round
+    /// trips here, none in a standalone process), so each thread is measured between its first and last callback within
+    /// a round of 100 round trips and the best round must be exactly 0: an allocation of the engine's path repeats every
+    /// round (at least 100 times its size), another work item's does not.
+    /// </remarks>
+    [Fact]
+    public void CompletionModeOrderToFillRoundTripsAllocateNothingPerMessage()
+    {
+        string store = Path.Combine(Path.GetTempPath(), "fixengine-alloc-" + Guid.NewGuid().ToString("N"));
+        int port = EngineTestSupport.FreePort();
+        string common = $"""
+            [DEFAULT]
+            StartTime=00:00:00
+            EndTime=00:00:00
+            UseDataDictionary=N
+            ResetOnLogon=Y
+            IdleStrategy=Yielding
+            ReceiveMode=Completion
+            FileStorePath={store}
+            StoreIndexCapacity=262144
+            HeartBtInt=30
+            """;
+        var client = new ProbedClient();
+        var filler = new ProbedFiller();
+        try
+        {
+            using var acceptor = new FixEngineHost(SettingsFile.Parse(common + $"\nConnectionType=acceptor\nSocketAcceptPort={port}\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=EXEC\nTargetCompID=CLIENT\n", "acceptor"), filler);
+            acceptor.Start();
+            using var initiator = new FixEngineHost(SettingsFile.Parse(common + $"\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\nReconnectInterval=1\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT\nTargetCompID=EXEC\n", "initiator"), client);
+            initiator.Start();
+            Assert.True(client.LoggedOn.Wait(TimeSpan.FromSeconds(20)), "initiator did not log on");
+
+            RoundTrips(client, 0, Warmup);
+            long next = Warmup;
+            client.ArmAgent(next + 1, next + (long)Rounds * RoundSize);
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            long best = long.MaxValue;
+            int cleanRounds = 0;
+            long coveredInBest = 0;
+            long total = 0;
+            for (int r = 0; r < Rounds; r++)
+            {
+                filler.Arm(next + 1, next + RoundSize);
+                client.Arm(next + 1, next + RoundSize);
+                RoundTrips(client, next, RoundSize);
+                next += RoundSize;
+                if (!filler.Done || !client.Done) Assert.Fail("the callbacks did not see round " + r);
+                long round = filler.Allocated + client.Allocated;
+                long covered = filler.Covered + client.Covered;
+                total += round;
+                if (round == 0) cleanRounds++;
+                if (round < best || (round == best && covered > coveredInBest))
+                {
+                    best = round;
+                    coveredInBest = covered;
+                }
+            }
+            long sender = GC.GetAllocatedBytesForCurrentThread() - before;
+
+            Assert.Equal(0, sender);
+            Assert.True(client.AgentDone && client.AgentSamples > Rounds * RoundSize / 2, $"the initiator agent was sampled {client.AgentSamples} times");
+            Assert.Equal(0, client.AgentAllocated);
+            Assert.True(best == 0, $"completion threads allocated in every round: best {best} B, {total} B over {Rounds} rounds");
+            // The clean round measured real work: most of its callbacks followed an earlier one on the same thread.
+            Assert.True(coveredInBest >= RoundSize, $"the clean round covered only {coveredInBest} of {2 * RoundSize} callbacks ({cleanRounds} clean rounds)");
+
+            initiator.Stop(TimeSpan.FromSeconds(3));
+            acceptor.Stop(TimeSpan.FromSeconds(3));
+        }
+        finally
+        {
+            EngineTestSupport.DeleteDirectory(store);
+        }
+    }
+
+    /// <summary>The evidence for the session gate's type: a contended Monitor enter (the waiter blocks, then gets the
+    /// gate) allocates nothing on the managed heap, where a System.Threading.Lock allocates its wait event the first time.</summary>
+    [Fact]
+    public void SessionGateContentionAllocatesNothing()
+    {
+        var settings = new SessionSettings
+        {
+            ConnectionType = ConnectionType.Acceptor, BeginString = "FIX.4.4", SenderCompID = "EXEC", TargetCompID = "CLIENT",
+            SocketAcceptPort = 7001, NonStopSession = true, UseDataDictionary = false,
+        };
+        using var session = new FixSession(settings, new ProbedFiller(), new FixEngine.Store.MemoryMessageStore(0));
+        object gate = new SessionSlot(session, guarded: true, initiator: null).Gate!;
+        for (int round = 0; round < 3; round++)
+        {
+            long waiterBytes = -1;
+            using var holding = new ManualResetEventSlim(false);
+            var waiter = new Thread(() =>
+            {
+                holding.Wait();
+                long before = GC.GetAllocatedBytesForCurrentThread();
+                lock (gate)
+                {
+                    session.Poll(0);
+                }
+                waiterBytes = GC.GetAllocatedBytesForCurrentThread() - before;
+            });
+            waiter.Start();
+            lock (gate)
+            {
+                holding.Set();
+                // Hold long enough for the waiter to spin out and block.
+                Thread.Sleep(50);
+            }
+            waiter.Join();
+            Assert.Equal(0, waiterBytes);
+        }
+    }
+
+    private static void RoundTrips(ProbedClient client, long firstId, int count)
+    {
+        FixSession session = client.Session!;
+        for (long i = firstId; i < firstId + count; i++)
+        {
+            long target = Volatile.Read(ref client.Fills) + 1;
+            while (!session.TrySendFromAnyThread(MsgTypes.NewOrderSingle, i, static (ref FixWriter w, scoped in long id) =>
+            {
+                w.Write(FixTags.ClOrdID, id);
+                w.Write(FixTags.Symbol, "EURUSD"u8);
+                w.Write(FixTags.Side, '1');
+                w.Write(FixTags.OrderQty, 100);
+                w.Write(FixTags.OrdType, '1');
+            }))
+            {
+                Thread.Yield();
+            }
+            var spin = new SpinWait();
+            long deadline = Environment.TickCount64 + 20_000;
+            while (Volatile.Read(ref client.Fills) < target)
+            {
+                spin.SpinOnce(sleep1Threshold: -1);
+                if (Environment.TickCount64 > deadline) Assert.Fail($"no fill for order {i} within 20 s");
+            }
+        }
+    }
+
+    /// <summary>
+    /// Per thread that calls <see cref="Sample"/> while the window (by call count) is open: its allocated bytes at its
+    /// first and last call. Calls are serialised by the session's gate (one session per probe); the window is re-armed
+    /// between rounds, when no message is in flight.
+    /// </summary>
+    private class ThreadWindows
+    {
+        private const int MaxThreads = 256;
+        private readonly int[] _threadIds = new int[MaxThreads];
+        private readonly long[] _first = new long[MaxThreads];
+        private readonly long[] _last = new long[MaxThreads];
+        private int _threads;
+        private long _count;
+        private long _start = -1;
+        private long _end = -1;
+        private long _covered;
+        private volatile bool _done;
+
+        public bool Done => _done;
+
+        /// <summary>Callbacks that followed an earlier callback on the same thread in this window (what the sum covers).</summary>
+        public long Covered => Volatile.Read(ref _covered);
+
+        /// <summary>Bytes the sampled threads allocated between their first and last samples in the window.</summary>
+        public long Allocated
+        {
+            get
+            {
+                long sum = 0;
+                int threads = Volatile.Read(ref _threads);
+                for (int i = 0; i < threads; i++) sum += _last[i] - _first[i];
+                return sum;
+            }
+        }
+
+        public void Arm(long start, long end)
+        {
+            _threads = 0;
+            _covered = 0;
+            _done = false;
+            _end = end;
+            Volatile.Write(ref _start, start);
+        }
+
+        protected void Sample()
+        {
+            long n = ++_count;
+            long start = Volatile.Read(ref _start);
+            if (start < 0 || n < start || n > _end) return;
+            long bytes = GC.GetAllocatedBytesForCurrentThread();
+            int id = Environment.CurrentManagedThreadId;
+            int slot = 0;
+            while (slot < _threads && _threadIds[slot] != id) slot++;
+            if (slot == _threads)
+            {
+                if (slot == MaxThreads) return;
+                _threadIds[slot] = id;
+                _first[slot] = bytes;
+                Volatile.Write(ref _threads, slot + 1);
+            }
+            else
+            {
+                _covered++;
+            }
+            _last[slot] = bytes;
+            if (n == _end) _done = true;
+        }
+    }
+
+    private sealed class ProbedFiller : ThreadWindows, IApplication
+    {
+        public FromAppResult FromApp(FixSession session, FixMessage order)
+        {
+            Sample();
+            session.Send(MsgTypes.ExecutionReport, order, static (ref FixWriter w, scoped in FixMessage o) =>
+            {
+                o.TryGetSpan(FixTags.ClOrdID, out ReadOnlySpan<byte> id);
+                w.Write(FixTags.ClOrdID, id);
+                w.Write(FixTags.ExecType, 'F');
+                w.Write(FixTags.OrdStatus, '2');
+            });
+            return FromAppResult.Accepted;
+        }
+    }
+
+    private sealed class ProbedClient : ThreadWindows, IApplication
+    {
+        public readonly ManualResetEventSlim LoggedOn = new(false);
+        public FixSession? Session;
+        public long Fills;
+        private long _sent;
+        private long _agentStart = -1;
+        private long _agentEnd = -1;
+        private long _agentFirst;
+        private long _agentLast;
+        private int _agentThread;
+        public int AgentSamples;
+        public volatile bool AgentDone;
+
+        public long AgentAllocated => _agentLast - _agentFirst;
+
+        public void OnLogon(FixSession session)
+        {
+            Session = session;
+            LoggedOn.Set();
+        }
+
+        public void ArmAgent(long start, long end)
+        {
+            _agentEnd = end;
+            Volatile.Write(ref _agentStart, start);
+        }
+
+        // The initiator's outbound application messages (the orders), sent by its agent as it drains the outbox.
+        public void ToApp(FixSession session, ReadOnlySpan<byte> message)
+        {
+            long n = ++_sent;
+            long start = Volatile.Read(ref _agentStart);
+            if (start < 0 || n < start || n > _agentEnd) return;
+            long bytes = GC.GetAllocatedBytesForCurrentThread();
+            if (n == start)
+            {
+                _agentThread = Environment.CurrentManagedThreadId;
+                _agentFirst = bytes;
+            }
+            if (Environment.CurrentManagedThreadId != _agentThread) return;
+            _agentLast = bytes;
+            AgentSamples++;
+            if (n == _agentEnd) AgentDone = true;
+        }
+
+        public FromAppResult FromApp(FixSession session, FixMessage message)
+        {
+            Sample();
+            Interlocked.Increment(ref Fills);
+            return FromAppResult.Accepted;
+        }
+    }
+}

@@ -1,0 +1,238 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.IO;
+using System.Net;
+using System.Net.Sockets;
+using System.Text;
+using System.Threading;
+using FixEngine.Codec;
+using FixEngine.Session;
+
+namespace FixEngine.Tests.Engine;
+
+internal static class EngineTestSupport
+{
+    public static readonly TimeSpan Wait = TimeSpan.FromSeconds(30);
+
+    public static int FreePort()
+    {
+        using var probe = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        probe.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+        return ((IPEndPoint)probe.LocalEndPoint!).Port;
+    }
+
+    public static bool WaitFor(Func<bool> condition, TimeSpan? timeout = null)
+    {
+        var sw = Stopwatch.StartNew();
+        TimeSpan limit = timeout ?? Wait;
+        while (sw.Elapsed < limit)
+        {
+            if (condition()) return true;
+            Thread.Sleep(5);
+        }
+        return condition();
+    }
+
+    public static string TempDirectory(string prefix) => Path.Combine(Path.GetTempPath(), prefix + Guid.NewGuid().ToString("N"));
+
+    public static void DeleteDirectory(string path)
+    {
+        try
+        {
+            if (Directory.Exists(path)) Directory.Delete(path, true);
+        }
+        catch (IOException)
+        {
+        }
+        catch (UnauthorizedAccessException)
+        {
+        }
+    }
+
+    /// <summary>Sends one NewOrderSingle with ClOrdID = <paramref name="id"/> through the session's cross-thread outbox (spins while full).</summary>
+    public static void SendOrder(FixSession session, long id)
+    {
+        while (!session.TrySendFromAnyThread(MsgTypes.NewOrderSingle, id, static (ref FixWriter w, scoped in long clOrdId) =>
+        {
+            w.Write(FixTags.ClOrdID, clOrdId);
+            w.Write(FixTags.Symbol, "EURUSD"u8);
+            w.Write(FixTags.Side, '1');
+            w.Write(FixTags.OrderQty, 100);
+            w.Write(FixTags.OrdType, '1');
+        }))
+        {
+            Thread.Yield();
+        }
+    }
+}
+
+/// <summary>
+/// Records what one session receives: every inbound MsgSeqNum in arrival order (admin and application), the MsgTypes,
+/// logons/logouts, and whether two callbacks of the session ever overlapped (they must not: one thread at a time).
+/// </summary>
+internal class RecordingApp : IApplication
+{
+    private readonly object _sync = new();
+    private int _inCallback;
+    private int _lastSeq;
+
+    public FixSession? Session;
+    public readonly ManualResetEventSlim LoggedOn = new(false);
+    public int Logons;
+    public int Logouts;
+    public int Overlaps;
+    public int SeqErrors;
+    public readonly List<string> AdminTypes = [];
+    public readonly List<string> Problems = [];
+    public long AppMessages;
+    public int HeartbeatsWithTestReqId;
+    public int HeartbeatsWithoutTestReqId;
+
+    public virtual void OnLogon(FixSession session)
+    {
+        Session = session;
+        Interlocked.Increment(ref Logons);
+        LoggedOn.Set();
+    }
+
+    public void OnLogout(FixSession session) => Interlocked.Increment(ref Logouts);
+
+    public void FromAdmin(FixSession session, FixMessage message)
+    {
+        Enter();
+        try
+        {
+            string type = Encoding.ASCII.GetString(message.MsgType);
+            lock (_sync) AdminTypes.Add(type);
+            // A Logon starts a new count: at 1 after a reset, where the peer's store is otherwise.
+            if (type == "A" && message.TryGetInt(FixTags.MsgSeqNum, out int logonSeq) == FixValueStatus.Ok) _lastSeq = logonSeq - 1;
+            if (type == "0")
+            {
+                if (message.Contains(FixTags.TestReqID)) Interlocked.Increment(ref HeartbeatsWithTestReqId);
+                else Interlocked.Increment(ref HeartbeatsWithoutTestReqId);
+            }
+            CheckSeq(message);
+            OnAdmin(session, message, type);
+        }
+        finally
+        {
+            Exit();
+        }
+    }
+
+    public FromAppResult FromApp(FixSession session, FixMessage message)
+    {
+        Enter();
+        try
+        {
+            CheckSeq(message);
+            Interlocked.Increment(ref AppMessages);
+            return OnApp(session, message);
+        }
+        finally
+        {
+            Exit();
+        }
+    }
+
+    protected void Problem(string text)
+    {
+        lock (_sync) Problems.Add(text);
+    }
+
+    protected virtual void OnAdmin(FixSession session, FixMessage message, string type)
+    {
+    }
+
+    protected virtual FromAppResult OnApp(FixSession session, FixMessage message) => FromAppResult.Accepted;
+
+    public int CountAdmin(string type)
+    {
+        lock (_sync) return AdminTypes.FindAll(t => t == type).Count;
+    }
+
+    public void AssertClean()
+    {
+        Assert.Equal(0, Volatile.Read(ref Overlaps));
+        Assert.Equal(0, Volatile.Read(ref SeqErrors));
+        lock (_sync)
+        {
+            Assert.Empty(Problems);
+            foreach (string t in AdminTypes) Assert.True(t is "A" or "0" or "1" or "5", "unexpected admin message " + t + " in " + string.Join(",", AdminTypes));
+        }
+    }
+
+    // Inbound sequence numbers, as the application sees them, must be 1, 2, 3 ... with nothing skipped or repeated.
+    private void CheckSeq(FixMessage message)
+    {
+        if (message.TryGetInt(FixTags.MsgSeqNum, out int seq) != FixValueStatus.Ok || seq != _lastSeq + 1)
+        {
+            Interlocked.Increment(ref SeqErrors);
+            Problem($"MsgSeqNum {seq} after {_lastSeq}");
+        }
+        _lastSeq = seq;
+    }
+
+    private void Enter()
+    {
+        if (Interlocked.Increment(ref _inCallback) != 1) Interlocked.Increment(ref Overlaps);
+    }
+
+    private void Exit() => Interlocked.Decrement(ref _inCallback);
+}
+
+/// <summary>Acceptor side: answers every NewOrderSingle with an ExecutionReport carrying its ClOrdID; checks orders arrive in order.</summary>
+internal sealed class FillerApp : RecordingApp
+{
+    public long Orders;
+
+    protected override FromAppResult OnApp(FixSession session, FixMessage message)
+    {
+        if (!message.MsgType.SequenceEqual(MsgTypes.NewOrderSingle)) return FromAppResult.UnsupportedMessageType;
+        message.TryGetLong(FixTags.ClOrdID, out long id);
+        if (id != Orders)
+        {
+            Problem($"order {id} arrived when {Orders} was expected");
+        }
+        Orders = id + 1;
+        session.Send(MsgTypes.ExecutionReport, message, static (ref FixWriter w, scoped in FixMessage o) =>
+        {
+            o.TryGetSpan(FixTags.ClOrdID, out ReadOnlySpan<byte> clOrdId);
+            w.Write(FixTags.ClOrdID, clOrdId);
+            w.Write(FixTags.ExecType, 'F');
+            w.Write(FixTags.OrdStatus, '2');
+        });
+        return FromAppResult.Accepted;
+    }
+}
+
+/// <summary>Initiator side: counts ExecutionReports, checks their ClOrdIDs come back in order; counts News by Headline order.</summary>
+internal sealed class ClientApp : RecordingApp
+{
+    public long Fills;
+    public long News;
+
+    protected override FromAppResult OnApp(FixSession session, FixMessage message)
+    {
+        if (message.MsgType.SequenceEqual(MsgTypes.ExecutionReport))
+        {
+            message.TryGetLong(FixTags.ClOrdID, out long id);
+            if (id != Volatile.Read(ref Fills))
+            {
+                Problem($"fill {id} arrived when {Fills} was expected");
+            }
+            Volatile.Write(ref Fills, id + 1);
+        }
+        else if (message.MsgType.SequenceEqual(MsgTypes.News))
+        {
+            message.TryGetLong(FixTags.Headline, out long n);
+            if (n != Volatile.Read(ref News))
+            {
+                Problem($"news {n} arrived when {News} was expected");
+            }
+            Volatile.Write(ref News, n + 1);
+        }
+        return FromAppResult.Accepted;
+    }
+}
