@@ -26,7 +26,7 @@ public static class RoundTripSelfCheck
             ("report has a table per rate, floor ratios and the QuickFIX/n line", ReportFormats),
             ("SVG plot is well-formed with one polyline per series", SvgIsWellFormed),
             ("quick mode bounds every run by time, full mode by count only", QuickModeIsTimeBounded),
-            ("session configurations: 1proc and 2proc available, completion built but waiting for engine2", SessionConfigurationsAreRegistered),
+            ("session configurations: busy, yield, backoff and completion, 1proc and 2proc, all available", SessionConfigurationsAreRegistered),
             ("child acceptor role round-trips through its command-line form", SessionRoleRoundTrips),
             ("child process reports its port and its window, and exits when told", ChildProcessLifecycle),
         };
