@@ -238,8 +238,7 @@ public sealed class FixEngineHost : IDisposable
     public void Dispose()
     {
         Stop(TimeSpan.FromSeconds(2));
-        // Stop already stopped the runner; a second AgentRunner.Stop on a never-started runner would join an unstarted thread.
-        if (_runner.IsRunning) _runner.Stop(TimeSpan.FromSeconds(5));
+        _runner.Stop(TimeSpan.FromSeconds(5));
         foreach (SessionSlot slot in _slots)
         {
             if (slot.Gate is object gate)

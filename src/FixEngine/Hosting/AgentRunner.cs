@@ -35,6 +35,7 @@ public sealed class AgentRunner : IDisposable
     private readonly Thread _thread;
     private readonly ManualResetEventSlim _started = new(false);
     private int _state;
+    private bool _threadStarted;
     private long _errorCount;
     private Exception? _lastError;
     private AffinityResult _affinity;
@@ -99,6 +100,7 @@ public sealed class AgentRunner : IDisposable
                 throw new InvalidOperationException($"AgentRunner '{ThreadName}' was already started.");
             }
             _thread.Start();
+            _threadStarted = true;
         }
         _started.Wait();
     }
@@ -117,6 +119,11 @@ public sealed class AgentRunner : IDisposable
                 return true;
             }
             Interlocked.CompareExchange(ref _state, Stopping, Running);
+            if (!_threadStarted)
+            {
+                // Stopped before it was ever started (a second Stop/Dispose): there is no thread to join.
+                return true;
+            }
         }
         if (Thread.CurrentThread == _thread)
         {

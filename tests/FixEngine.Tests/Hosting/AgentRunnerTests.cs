@@ -143,6 +143,10 @@ public class AgentRunnerTests
         var runner = new AgentRunner(new CountingAgent("idle"));
         Assert.True(runner.Stop(TimeSpan.Zero));
         Assert.False(runner.IsRunning);
+        // A second Stop (or Dispose after Stop) must not try to join the thread that never started.
+        Assert.True(runner.Stop(TimeSpan.Zero));
+        runner.Dispose();
+        Assert.Throws<InvalidOperationException>(runner.Start);
     }
 
     [Fact]
