@@ -291,7 +291,9 @@ public class TcpConnectionTests
         TcpConnection other = TcpConnector.Connect(loop.EndPoint, TimeSpan.FromSeconds(5), loop.Options, throwing);
         other.Start();
         loop.TakeAccepted().Close();
-        Assert.True(Loopback.Until(() => other.IsClosed));
+        // IsClosed turns true before OnDisconnected runs (and throws), so wait for the count, not for the close.
+        Assert.True(Loopback.Until(() => other.HandlerErrors == 1));
+        Assert.True(other.IsClosed);
         Assert.Equal(1, other.HandlerErrors);
         Assert.Equal(0, other.MessagesReceived);
         client.Close();
