@@ -334,6 +334,15 @@ internal static class AsciiParsing
         return true;
     }
 
+    /// <summary>The two ASCII digits of <paramref name="value"/> (0..99), tens first (byte 0), computed without a table load.</summary>
+    /// <remarks>value * 103 / 1024 is value / 10 for 0..99.</remarks>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static ushort TwoDigitsText(uint value)
+    {
+        uint tens = (value * 103) >> 10;
+        return (ushort)(('0' + tens) | (('0' + value - tens * 10) << 8));
+    }
+
     /// <summary>Writes two ASCII digits of <paramref name="value"/> (0..99) at <paramref name="offset"/>.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static void Write2Digits(Span<byte> destination, int offset, int value)
@@ -364,6 +373,244 @@ internal static class AsciiParsing
             count -= 2;
         }
         if (count == 1) destination[i - 1] = (byte)('0' + value % 10);
+    }
+
+    /// <summary>10^0 .. 10^19, for <see cref="CountDigits(ulong)"/>.</summary>
+    private static ReadOnlySpan<ulong> PowersOf10 =>
+    [
+        1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000, 10_000_000_000,
+        100_000_000_000, 1_000_000_000_000, 10_000_000_000_000, 100_000_000_000_000, 1_000_000_000_000_000,
+        10_000_000_000_000_000, 100_000_000_000_000_000, 1_000_000_000_000_000_000, 10_000_000_000_000_000_000,
+    ];
+
+    /// <summary>
+    /// Per bit length k (value in [2^k, 2^(k+1))): (d + 1) * 2^32 - 10^d when the power of ten 10^d lies in that
+    /// range (d = digits of 2^k), else d * 2^32; (value + entry) >> 32 is then the digit count of a 32-bit value.
+    /// </summary>
+    private static ReadOnlySpan<ulong> DigitCountByBitLength =>
+    [
+        4294967296, 4294967296, 4294967296, 8589934582, 8589934592, 8589934592, 12884901788, 12884901888,
+        12884901888, 17179868184, 17179869184, 17179869184, 17179869184, 21474826480, 21474836480, 21474836480,
+        25769703776, 25769803776, 25769803776, 30063771072, 30064771072, 30064771072, 30064771072, 34349738368,
+        34359738368, 34359738368, 38554705664, 38654705664, 38654705664, 41949672960, 42949672960, 42949672960,
+    ];
+
+    /// <summary>Number of decimal digits of <paramref name="value"/> (1 for 0).</summary>
+    /// <remarks>
+    /// PERF: one table load and an add instead of a division loop (the adjustment for the power of ten inside
+    /// the bit-length class is folded into the entry); FixDecimal and integer fields need the count before
+    /// writing right to left (FixWriterBenchmarks).
+    /// </remarks>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static int CountDigits(uint value) =>
+        (int)((value + Unsafe.Add(ref MemoryMarshal.GetReference(DigitCountByBitLength), BitOperations.Log2(value))) >> 32);
+
+    /// <summary>Number of decimal digits of <paramref name="value"/> (1 for 0).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static int CountDigits(ulong value)
+    {
+        if (value <= uint.MaxValue) return CountDigits((uint)value);
+        return CountDigitsLarge(value);
+    }
+
+    /// <summary>Digit count of a value of 2^32 or more: log10 from the bit length, fixed up by one compare.</summary>
+    private static int CountDigitsLarge(ulong value)
+    {
+        int log10 = ((BitOperations.Log2(value) + 1) * 1233) >> 12;
+        return log10 + 1 - (value < Unsafe.Add(ref MemoryMarshal.GetReference(PowersOf10), log10) ? 1 : 0);
+    }
+
+    /// <summary>Stores one byte at <paramref name="offset"/> without a bounds check; the caller has checked the room.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void StoreUnchecked(Span<byte> destination, int offset, byte value) =>
+        Unsafe.Add(ref MemoryMarshal.GetReference(destination), offset) = value;
+
+    /// <summary>Stores the low <paramref name="count"/> (1..8) bytes of <paramref name="bytes"/> (byte 0 first) without a bounds check.</summary>
+    /// <remarks>At most two stores; with a constant count (the usual case after inlining) the branches fold away.</remarks>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void StoreUnchecked(Span<byte> destination, int offset, ulong bytes, int count)
+    {
+        ref byte d = ref Unsafe.Add(ref MemoryMarshal.GetReference(destination), offset);
+        if (!BitConverter.IsLittleEndian)
+        {
+            for (int i = 0; i < count; i++) Unsafe.Add(ref d, i) = (byte)(bytes >> (8 * i));
+            return;
+        }
+        switch (count)
+        {
+            case 1:
+                d = (byte)bytes;
+                break;
+            case 2:
+                Unsafe.WriteUnaligned(ref d, (ushort)bytes);
+                break;
+            case 3:
+                Unsafe.WriteUnaligned(ref d, (ushort)bytes);
+                Unsafe.Add(ref d, 2) = (byte)(bytes >> 16);
+                break;
+            case 4:
+                Unsafe.WriteUnaligned(ref d, (uint)bytes);
+                break;
+            case 5:
+                Unsafe.WriteUnaligned(ref d, (uint)bytes);
+                Unsafe.Add(ref d, 4) = (byte)(bytes >> 32);
+                break;
+            case 6:
+                Unsafe.WriteUnaligned(ref d, (uint)bytes);
+                Unsafe.WriteUnaligned(ref Unsafe.Add(ref d, 4), (ushort)(bytes >> 32));
+                break;
+            case 7:
+                Unsafe.WriteUnaligned(ref d, (uint)bytes);
+                Unsafe.WriteUnaligned(ref Unsafe.Add(ref d, 3), (uint)(bytes >> 24));
+                break;
+            default:
+                Unsafe.WriteUnaligned(ref d, bytes);
+                break;
+        }
+    }
+
+    /// <summary>The bytes of <c>tag=</c> (byte 0 first) for a tag of 0..9999; <paramref name="length"/> is 2..5.</summary>
+    /// <remarks>
+    /// PERF: plain arithmetic, so with a constant tag (every call site in practice) the inlined writer stores an
+    /// immediate: "35=" is one 3-byte store instead of a digit loop and a table lookup (FixWriterBenchmarks).
+    /// </remarks>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static ulong TagPrefix(uint tag, out int length)
+    {
+        const ulong EqualsSign = '=';
+        if (tag < 10)
+        {
+            length = 2;
+            return ('0' + tag) | (EqualsSign << 8);
+        }
+        if (tag < 100)
+        {
+            uint tens = tag / 10;
+            length = 3;
+            return ('0' + tens) | ((ulong)('0' + tag - tens * 10) << 8) | (EqualsSign << 16);
+        }
+        if (tag < 1000)
+        {
+            uint hundreds = tag / 100;
+            uint rest = tag - hundreds * 100;
+            uint tens = rest / 10;
+            length = 4;
+            return ('0' + hundreds) | ((ulong)('0' + tens) << 8) | ((ulong)('0' + rest - tens * 10) << 16) | (EqualsSign << 24);
+        }
+        uint thousands = tag / 1000;
+        uint below1000 = tag - thousands * 1000;
+        uint h = below1000 / 100;
+        uint r = below1000 - h * 100;
+        uint t = r / 10;
+        length = 5;
+        return ('0' + thousands) | ((ulong)('0' + h) << 8) | ((ulong)('0' + t) << 16) | ((ulong)('0' + r - t * 10) << 24) | (EqualsSign << 32);
+    }
+
+    /// <summary>Copies <paramref name="source"/> to <paramref name="offset"/> without a bounds check; the caller has checked the room.</summary>
+    /// <remarks>
+    /// Up to 16 bytes are copied with two overlapping loads and stores of the largest fitting width (exactly the
+    /// source bytes are read and exactly the destination bytes written); longer values use memmove.
+    /// </remarks>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void CopyUnchecked(ReadOnlySpan<byte> source, Span<byte> destination, int offset)
+    {
+        ref byte s = ref MemoryMarshal.GetReference(source);
+        ref byte d = ref Unsafe.Add(ref MemoryMarshal.GetReference(destination), offset);
+        int length = source.Length;
+        if (length >= 8)
+        {
+            if (length <= 16)
+            {
+                ulong head = Unsafe.ReadUnaligned<ulong>(ref s);
+                ulong tail = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref s, length - 8));
+                Unsafe.WriteUnaligned(ref d, head);
+                Unsafe.WriteUnaligned(ref Unsafe.Add(ref d, length - 8), tail);
+                return;
+            }
+            Unsafe.CopyBlockUnaligned(ref d, ref s, (uint)length);
+            return;
+        }
+        if (length >= 4)
+        {
+            uint head = Unsafe.ReadUnaligned<uint>(ref s);
+            uint tail = Unsafe.ReadUnaligned<uint>(ref Unsafe.Add(ref s, length - 4));
+            Unsafe.WriteUnaligned(ref d, head);
+            Unsafe.WriteUnaligned(ref Unsafe.Add(ref d, length - 4), tail);
+            return;
+        }
+        if (length != 0)
+        {
+            byte first = s;
+            byte middle = Unsafe.Add(ref s, length >> 1);
+            byte last = Unsafe.Add(ref s, length - 1);
+            d = first;
+            Unsafe.Add(ref d, length >> 1) = middle;
+            Unsafe.Add(ref d, length - 1) = last;
+        }
+    }
+
+    /// <summary>
+    /// Writes the low <paramref name="count"/> decimal digits of <paramref name="value"/> (zero-padded) at
+    /// <paramref name="offset"/> without a bounds check; returns <paramref name="value"/> / 10^<paramref name="count"/>.
+    /// </summary>
+    public static ulong WriteLowDigitsUnchecked(Span<byte> destination, int offset, ulong value, int count)
+    {
+        ref byte pairs = ref MemoryMarshal.GetReference(TwoDigits);
+        ref byte end = ref Unsafe.Add(ref MemoryMarshal.GetReference(destination), offset + count);
+        for (; count >= 2; count -= 2)
+        {
+            ulong q = value / 100;
+            end = ref Unsafe.Subtract(ref end, 2);
+            Unsafe.WriteUnaligned(ref end, Unsafe.ReadUnaligned<ushort>(ref Unsafe.Add(ref pairs, (nint)(value - q * 100) * 2)));
+            value = q;
+        }
+        if (count == 1)
+        {
+            ulong q = value / 10;
+            Unsafe.Subtract(ref end, 1) = (byte)('0' + (value - q * 10));
+            value = q;
+        }
+        return value;
+    }
+
+    /// <summary>Writes the decimal digits of <paramref name="value"/> at <paramref name="offset"/> without a bounds check; returns their count (1..20).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static int WriteDigitsUnchecked(Span<byte> destination, int offset, ulong value)
+    {
+        int count = CountDigits(value);
+        WriteDigitsUnchecked(destination, offset, value, count);
+        return count;
+    }
+
+    /// <summary>Writes the <paramref name="count"/> decimal digits of <paramref name="value"/> at <paramref name="offset"/> without a bounds check.</summary>
+    /// <remarks>Two digits per step from the right, each pair one 16-bit copy from the "00".."99" table; 32-bit division while the value fits.</remarks>
+    public static void WriteDigitsUnchecked(Span<byte> destination, int offset, ulong value, int count)
+    {
+        ref byte pairs = ref MemoryMarshal.GetReference(TwoDigits);
+        ref byte end = ref Unsafe.Add(ref MemoryMarshal.GetReference(destination), offset + count);
+        while (value > uint.MaxValue)
+        {
+            ulong q = value / 100;
+            end = ref Unsafe.Subtract(ref end, 2);
+            Unsafe.WriteUnaligned(ref end, Unsafe.ReadUnaligned<ushort>(ref Unsafe.Add(ref pairs, (nint)(value - q * 100) * 2)));
+            value = q;
+        }
+        uint small = (uint)value;
+        while (small >= 100)
+        {
+            uint q = small / 100;
+            end = ref Unsafe.Subtract(ref end, 2);
+            Unsafe.WriteUnaligned(ref end, Unsafe.ReadUnaligned<ushort>(ref Unsafe.Add(ref pairs, (nint)(small - q * 100) * 2)));
+            small = q;
+        }
+        if (small >= 10)
+        {
+            Unsafe.WriteUnaligned(ref Unsafe.Subtract(ref end, 2), Unsafe.ReadUnaligned<ushort>(ref Unsafe.Add(ref pairs, (nint)small * 2)));
+        }
+        else
+        {
+            Unsafe.Subtract(ref end, 1) = (byte)('0' + small);
+        }
     }
 
     /// <summary>
