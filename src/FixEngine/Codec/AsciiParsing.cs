@@ -557,6 +557,25 @@ internal static class AsciiParsing
     {
         ref byte pairs = ref MemoryMarshal.GetReference(TwoDigits);
         ref byte end = ref Unsafe.Add(ref MemoryMarshal.GetReference(destination), offset + count);
+        if (value <= uint.MaxValue)
+        {
+            // 32-bit divisions while the value fits (fractions of prices and timestamps always do).
+            uint small = (uint)value;
+            for (; count >= 2; count -= 2)
+            {
+                uint q = small / 100;
+                end = ref Unsafe.Subtract(ref end, 2);
+                Unsafe.WriteUnaligned(ref end, Unsafe.ReadUnaligned<ushort>(ref Unsafe.Add(ref pairs, (nint)(small - q * 100) * 2)));
+                small = q;
+            }
+            if (count == 1)
+            {
+                uint q = small / 10;
+                Unsafe.Subtract(ref end, 1) = (byte)('0' + (small - q * 10));
+                small = q;
+            }
+            return small;
+        }
         for (; count >= 2; count -= 2)
         {
             ulong q = value / 100;

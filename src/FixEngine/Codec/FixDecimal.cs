@@ -162,6 +162,7 @@ public readonly struct FixDecimal : IEquatable<FixDecimal>
     /// </remarks>
     internal int FormatUnchecked(Span<byte> destination, int offset)
     {
+        if ((ulong)_mantissa <= uint.MaxValue && _scale <= 9) return FormatSmallUnchecked((uint)_mantissa, _scale, destination, offset);
         bool negative = _mantissa < 0;
         ulong magnitude = negative ? unchecked((ulong)(-_mantissa)) : (ulong)_mantissa;
         int scale = _scale;
@@ -176,6 +177,20 @@ public readonly struct FixDecimal : IEquatable<FixDecimal>
         AsciiParsing.WriteDigitsUnchecked(destination, integerStart, magnitude, integerDigits);
         if (negative) AsciiParsing.StoreUnchecked(destination, offset, (byte)'-');
         return integerEnd - offset + (scale > 0 ? 1 + scale : 0);
+    }
+
+    /// <summary><see cref="FormatUnchecked"/> for a non-negative mantissa below 2^32 and a scale up to 9 (prices, quantities): 32-bit arithmetic only.</summary>
+    private static int FormatSmallUnchecked(uint mantissa, int scale, Span<byte> destination, int offset)
+    {
+        int integerDigits = Math.Max(AsciiParsing.CountDigits(mantissa) - scale, 1);
+        int integerEnd = offset + integerDigits;
+        if (scale > 0)
+        {
+            mantissa = (uint)AsciiParsing.WriteLowDigitsUnchecked(destination, integerEnd + 1, mantissa, scale);
+            AsciiParsing.StoreUnchecked(destination, integerEnd, (byte)'.');
+        }
+        AsciiParsing.WriteDigitsUnchecked(destination, offset, mantissa, integerDigits);
+        return integerDigits + (scale > 0 ? 1 + scale : 0);
     }
 
     /// <summary>FIX text of the value (allocates).</summary>
