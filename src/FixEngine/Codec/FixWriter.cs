@@ -353,8 +353,9 @@ public ref struct FixWriter
         int bodyLength = position - bodyStart;
         int digits = AsciiParsing.CountDigits((ulong)bodyLength);
         int shift = digits - reservedDigits;
-        // Room for the trailer at the current end (as before a left move) and after a right move.
-        if (position + Math.Max(shift, 0) + FixFramer.TrailerLength > b.Length) return -1;
+        // Fails exactly when the finished message does not fit (before, a body that was about to move left also
+        // needed room for the trailer at its old end, so an exactly fitting buffer was refused).
+        if (position + shift + FixFramer.TrailerLength > b.Length) return -1;
         if (shift != 0)
         {
             // PERF: moving the body is one memmove, cheaper than a second formatting pass; with three digits reserved
