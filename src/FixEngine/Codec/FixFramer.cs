@@ -1,4 +1,6 @@
 using System;
+using System.Numerics;
+using System.Runtime.Intrinsics;
 
 namespace FixEngine.Codec;
 
@@ -130,6 +132,9 @@ public static class FixFramer
 
     private const byte Soh = AsciiParsing.Soh;
 
+    /// <summary>SOH - '0' as a byte (0x01 - 0x30 wraps to 0xD1).</summary>
+    private const uint SohMinusZero = 0xD1;
+
     private static ReadOnlySpan<byte> FrameStart => "8=FIX"u8;
 
     private static ReadOnlySpan<byte> SohCheckSumTag => "\u000110="u8;
@@ -139,6 +144,69 @@ public static class FixFramer
     /// <param name="maxBodyLength">Largest BodyLength accepted; larger ones fail without waiting for the body.</param>
     /// <returns>The status with the frame length or the number of bytes to skip.</returns>
     public static FrameResult Frame(ReadOnlySpan<byte> buffer, int maxBodyLength)
+    {
+        int bodyEnd = TryFrameWellFormed(buffer, maxBodyLength, out int bodyLength, out int bodyOffset, out int declared);
+        if (bodyEnd < 0) return FrameGeneral(buffer, maxBodyLength);
+        int computed = AsciiParsing.Sum(buffer.Slice(0, bodyEnd));
+        int frameLength = bodyEnd + TrailerLength;
+        return declared == computed
+            ? new FrameResult(FrameStatus.Complete, frameLength, -1, bodyLength, bodyOffset, bodyEnd, declared, computed)
+            : new FrameResult(FrameStatus.CheckSumMismatch, frameLength, bodyEnd + 3, bodyLength, bodyOffset, bodyEnd, declared, computed);
+    }
+
+    /// <summary>
+    /// Fast path for the common case: a whole, well-formed frame is buffered. Returns the offset of <c>10=</c>
+    /// (the declared body end), or -1 whenever anything is unusual, so that <see cref="FrameGeneral"/> decides
+    /// (and reports) exactly as before.
+    /// </summary>
+    /// <remarks>
+    /// <code>
+    ///   8=FIX.4.4|9=157|35=D|...|10=062|
+    ///   ^ ^        ^ ^   ^         ^  ^
+    ///   | |        | |   bodyOffset  bodyEnd (SOH 1 0 = checked as one 32-bit word at bodyEnd - 1)
+    ///   | |        | BodyLength digits: one 64-bit SWAR read, first non-digit must be SOH
+    ///   | |        p: '9=' checked as one 16-bit word
+    ///   | BeginString: first SOH of the 16 bytes at offset 2 (one vector compare)
+    ///   '8=' checked as one 16-bit word
+    /// </code>
+    /// PERF: replaces the IndexOf call and per-digit loops of the general path; FixReadBenchmarks.Frame NewOrderSingle
+    /// 34 → 12 ns together with the masked-tail checksum (scratch min-of-200 loop, same machine and load).
+    /// </remarks>
+    private static int TryFrameWellFormed(ReadOnlySpan<byte> buffer, int maxBodyLength, out int bodyLength, out int bodyOffset, out int declared)
+    {
+        bodyLength = 0;
+        bodyOffset = 0;
+        declared = 0;
+        // Room for 8= plus a 16-byte BeginString window plus 9= plus an 8-byte BodyLength window.
+        const int MinLength = 2 + 16 + 2 + 8;
+        if (!Vector128.IsHardwareAccelerated || buffer.Length < MinLength) return -1;
+        if (AsciiParsing.ReadUInt16(buffer, 0) != ('8' | ('=' << 8))) return -1;
+        uint sohs = AsciiParsing.SohMask16(buffer, 2);
+        if ((sohs & 1) != 0 || sohs == 0) return -1; // empty BeginString, or no SOH in the window
+        int p = 2 + BitOperations.TrailingZeroCount(sohs) + 1;
+        if (AsciiParsing.ReadUInt16(buffer, p) != ('9' | ('=' << 8))) return -1;
+        int digitsStart = p + 2;
+        ulong word = AsciiParsing.ReadUInt64(buffer, digitsStart);
+        int digits = AsciiParsing.LeadingDigitCount(word);
+        if (digits == 0 || digits == 8 || AsciiParsing.ByteAt(word, digits) != Soh) return -1;
+        int declaredBodyLength = (int)AsciiParsing.ParseLeadingDigits(word, digits);
+        if (declaredBodyLength > maxBodyLength) return -1;
+        int bodyStart = digitsStart + digits + 1;
+        int bodyEnd = bodyStart + declaredBodyLength;
+        if (bodyEnd > buffer.Length - TrailerLength) return -1;
+        // SOH '1' '0' '=' just before and at the declared body end.
+        if (AsciiParsing.ReadUInt32(buffer, bodyEnd - 1) != (Soh | ('1' << 8) | ('0' << 16) | ('=' << 24))) return -1;
+        // Three digits then SOH: d0 d1 d2 SOH read as one word; SOH minus '0' wraps to 0xD1.
+        uint value = AsciiParsing.ReadUInt32(buffer, bodyEnd + 3) - 0x3030_3030u;
+        uint d0 = value & 0xFF, d1 = (value >> 8) & 0xFF, d2 = (value >> 16) & 0xFF;
+        if (d0 > 9 || d1 > 9 || d2 > 9 || (value >> 24) != SohMinusZero) return -1;
+        bodyLength = declaredBodyLength;
+        bodyOffset = bodyStart;
+        declared = (int)(d0 * 100 + d1 * 10 + d2);
+        return bodyEnd;
+    }
+
+    private static FrameResult FrameGeneral(ReadOnlySpan<byte> buffer, int maxBodyLength)
     {
         int length = buffer.Length;
         if (length < 2)
