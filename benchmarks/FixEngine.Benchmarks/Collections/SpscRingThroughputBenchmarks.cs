@@ -6,7 +6,16 @@ using FixEngine.Collections;
 
 namespace FixEngine.Benchmarks.Collections;
 
-/// <summary>Two-thread throughput: a background producer pushes N longs, the benchmark thread consumes them (Channel and SpscRing bounded at 4096).</summary>
+/// <summary>
+/// Two-thread throughput: a background producer pushes N longs, the benchmark thread consumes them (Channel and SpscRing
+/// bounded at 4096, ConcurrentQueue unbounded as it is normally used).
+/// </summary>
+/// <remarks>
+/// Same item count, same dedicated producer thread and the same wait on every side that finds nothing to do: a
+/// <see cref="SpinWait"/> that spins, then yields, never sleeps (reset after progress). Pure spinning (Thread.SpinWait)
+/// measures the OS scheduler instead of the queue when the two threads do not have a core each: a spinning side then
+/// burns its whole time slice while the other side waits to run.
+/// </remarks>
 [MemoryDiagnoser]
 public class SpscRingThroughputBenchmarks
 {
@@ -35,16 +44,20 @@ public class SpscRingThroughputBenchmarks
         _channelProducer = new BackgroundWorker("channel-producer", () =>
         {
             ChannelWriter<long> writer = _channel.Writer;
+            var spin = new SpinWait();
             for (long i = 0; i < Items; i++)
             {
-                while (!writer.TryWrite(i)) Thread.SpinWait(1);
+                while (!writer.TryWrite(i)) spin.SpinOnce(sleep1Threshold: -1);
+                spin.Reset();
             }
         });
         _ringProducer = new BackgroundWorker("ring-producer", () =>
         {
+            var spin = new SpinWait();
             for (long i = 0; i < Items; i++)
             {
-                while (!_ring.TryEnqueue(i)) Thread.SpinWait(1);
+                while (!_ring.TryEnqueue(i)) spin.SpinOnce(sleep1Threshold: -1);
+                spin.Reset();
             }
         });
     }
@@ -62,10 +75,11 @@ public class SpscRingThroughputBenchmarks
     {
         _queueProducer.Start();
         long sum = 0;
+        var spin = new SpinWait();
         for (int received = 0; received < Items;)
         {
-            if (_queue.TryDequeue(out long item)) { sum += item; received++; }
-            else Thread.SpinWait(1);
+            if (_queue.TryDequeue(out long item)) { sum += item; received++; spin.Reset(); }
+            else spin.SpinOnce(sleep1Threshold: -1);
         }
         _queueProducer.WaitDone();
         return sum;
@@ -77,10 +91,11 @@ public class SpscRingThroughputBenchmarks
         _channelProducer.Start();
         ChannelReader<long> reader = _channel.Reader;
         long sum = 0;
+        var spin = new SpinWait();
         for (int received = 0; received < Items;)
         {
-            if (reader.TryRead(out long item)) { sum += item; received++; }
-            else Thread.SpinWait(1);
+            if (reader.TryRead(out long item)) { sum += item; received++; spin.Reset(); }
+            else spin.SpinOnce(sleep1Threshold: -1);
         }
         _channelProducer.WaitDone();
         return sum;
@@ -91,10 +106,11 @@ public class SpscRingThroughputBenchmarks
     {
         _ringProducer.Start();
         long sum = 0;
+        var spin = new SpinWait();
         for (int received = 0; received < Items;)
         {
-            if (_ring.TryDequeue(out long item)) { sum += item; received++; }
-            else Thread.SpinWait(1);
+            if (_ring.TryDequeue(out long item)) { sum += item; received++; spin.Reset(); }
+            else spin.SpinOnce(sleep1Threshold: -1);
         }
         _ringProducer.WaitDone();
         return sum;
@@ -105,10 +121,12 @@ public class SpscRingThroughputBenchmarks
     {
         _ringProducer.Start();
         var handler = new SumHandler();
+        var spin = new SpinWait();
         for (int received = 0; received < Items;)
         {
             int n = _ring.Drain(ref handler, 256);
-            if (n == 0) Thread.SpinWait(1);
+            if (n == 0) spin.SpinOnce(sleep1Threshold: -1);
+            else spin.Reset();
             received += n;
         }
         _ringProducer.WaitDone();
