@@ -8,19 +8,20 @@ namespace FixEngine.Benchmarks.Collections;
 
 /// <summary>
 /// Two-thread throughput: a background producer pushes N longs, the benchmark thread consumes them (Channel and SpscRing
-/// bounded at 4096, ConcurrentQueue unbounded as it is normally used).
+/// bounded at <see cref="Capacity"/>, ConcurrentQueue unbounded as it is normally used).
 /// </summary>
 /// <remarks>
 /// Same item count, same dedicated producer thread and the same wait on every side that finds nothing to do: a
 /// <see cref="SpinWait"/> that spins, then yields, never sleeps (reset after progress). Pure spinning (Thread.SpinWait)
 /// measures the OS scheduler instead of the queue when the two threads do not have a core each: a spinning side then
 /// burns its whole time slice while the other side waits to run.
+/// ConcurrentQueue cannot be bounded without adding work to it, so the bounded queues also run with a capacity above the
+/// item count (no back-pressure on either side, like the unbounded queue) next to the usual 4096.
 /// </remarks>
 [MemoryDiagnoser]
 public class SpscRingThroughputBenchmarks
 {
     private const int Items = 1_000_000;
-    private const int Capacity = 4096;
 
     private ConcurrentQueue<long> _queue = null!;
     private Channel<long> _channel = null!;
@@ -28,6 +29,10 @@ public class SpscRingThroughputBenchmarks
     private BackgroundWorker _queueProducer = null!;
     private BackgroundWorker _channelProducer = null!;
     private BackgroundWorker _ringProducer = null!;
+
+    /// <summary>Slots in the bounded queues: 4096, or 2^20 (above <see cref="Items"/>: the producer never waits).</summary>
+    [Params(4096, 1 << 20)]
+    public int Capacity { get; set; }
 
     [GlobalSetup]
     public void Setup()
