@@ -6,12 +6,22 @@ using FixEngine.Collections;
 
 namespace FixEngine.Benchmarks.Collections;
 
-/// <summary>Two-thread throughput: a background producer pushes N longs, the benchmark thread consumes them (Channel and SpscRing bounded at 4096).</summary>
+/// <summary>
+/// Two-thread throughput: a background producer pushes N longs, the benchmark thread consumes them (Channel and SpscRing
+/// bounded at <see cref="Capacity"/>, ConcurrentQueue unbounded as it is normally used).
+/// </summary>
+/// <remarks>
+/// Same item count, same dedicated producer thread and the same wait on every side that finds nothing to do: a
+/// <see cref="SpinWait"/> that spins, then yields, never sleeps (reset after progress). Pure spinning (Thread.SpinWait)
+/// measures the OS scheduler instead of the queue when the two threads do not have a core each: a spinning side then
+/// burns its whole time slice while the other side waits to run.
+/// ConcurrentQueue cannot be bounded without adding work to it, so the bounded queues also run with a capacity above the
+/// item count (no back-pressure on either side, like the unbounded queue) next to the usual 4096.
+/// </remarks>
 [MemoryDiagnoser]
 public class SpscRingThroughputBenchmarks
 {
     private const int Items = 1_000_000;
-    private const int Capacity = 4096;
 
     private ConcurrentQueue<long> _queue = null!;
     private Channel<long> _channel = null!;
@@ -19,6 +29,10 @@ public class SpscRingThroughputBenchmarks
     private BackgroundWorker _queueProducer = null!;
     private BackgroundWorker _channelProducer = null!;
     private BackgroundWorker _ringProducer = null!;
+
+    /// <summary>Slots in the bounded queues: 4096, or 2^20 (above <see cref="Items"/>: the producer never waits).</summary>
+    [Params(4096, 1 << 20)]
+    public int Capacity { get; set; }
 
     [GlobalSetup]
     public void Setup()
@@ -35,16 +49,20 @@ public class SpscRingThroughputBenchmarks
         _channelProducer = new BackgroundWorker("channel-producer", () =>
         {
             ChannelWriter<long> writer = _channel.Writer;
+            var spin = new SpinWait();
             for (long i = 0; i < Items; i++)
             {
-                while (!writer.TryWrite(i)) Thread.SpinWait(1);
+                while (!writer.TryWrite(i)) spin.SpinOnce(sleep1Threshold: -1);
+                spin.Reset();
             }
         });
         _ringProducer = new BackgroundWorker("ring-producer", () =>
         {
+            var spin = new SpinWait();
             for (long i = 0; i < Items; i++)
             {
-                while (!_ring.TryEnqueue(i)) Thread.SpinWait(1);
+                while (!_ring.TryEnqueue(i)) spin.SpinOnce(sleep1Threshold: -1);
+                spin.Reset();
             }
         });
     }
@@ -62,10 +80,11 @@ public class SpscRingThroughputBenchmarks
     {
         _queueProducer.Start();
         long sum = 0;
+        var spin = new SpinWait();
         for (int received = 0; received < Items;)
         {
-            if (_queue.TryDequeue(out long item)) { sum += item; received++; }
-            else Thread.SpinWait(1);
+            if (_queue.TryDequeue(out long item)) { sum += item; received++; spin.Reset(); }
+            else spin.SpinOnce(sleep1Threshold: -1);
         }
         _queueProducer.WaitDone();
         return sum;
@@ -77,10 +96,11 @@ public class SpscRingThroughputBenchmarks
         _channelProducer.Start();
         ChannelReader<long> reader = _channel.Reader;
         long sum = 0;
+        var spin = new SpinWait();
         for (int received = 0; received < Items;)
         {
-            if (reader.TryRead(out long item)) { sum += item; received++; }
-            else Thread.SpinWait(1);
+            if (reader.TryRead(out long item)) { sum += item; received++; spin.Reset(); }
+            else spin.SpinOnce(sleep1Threshold: -1);
         }
         _channelProducer.WaitDone();
         return sum;
@@ -91,10 +111,11 @@ public class SpscRingThroughputBenchmarks
     {
         _ringProducer.Start();
         long sum = 0;
+        var spin = new SpinWait();
         for (int received = 0; received < Items;)
         {
-            if (_ring.TryDequeue(out long item)) { sum += item; received++; }
-            else Thread.SpinWait(1);
+            if (_ring.TryDequeue(out long item)) { sum += item; received++; spin.Reset(); }
+            else spin.SpinOnce(sleep1Threshold: -1);
         }
         _ringProducer.WaitDone();
         return sum;
@@ -105,10 +126,12 @@ public class SpscRingThroughputBenchmarks
     {
         _ringProducer.Start();
         var handler = new SumHandler();
+        var spin = new SpinWait();
         for (int received = 0; received < Items;)
         {
             int n = _ring.Drain(ref handler, 256);
-            if (n == 0) Thread.SpinWait(1);
+            if (n == 0) spin.SpinOnce(sleep1Threshold: -1);
+            else spin.Reset();
             received += n;
         }
         _ringProducer.WaitDone();

@@ -8,16 +8,24 @@ namespace FixEngine.Collections;
 // Design:
 // - Bounded single-producer/single-consumer queue over a power-of-two array, indexed with a mask.
 //   Positions are 64-bit counters that only grow; slot = position & mask; count = tail - head.
-// - _producer (RingSide) is written only by the producer: Position = tail (next slot to fill),
-//   OtherCache = last head it saw. _consumer is written only by the consumer: Position = head (next
-//   slot to read), OtherCache = last tail it saw. Each side is padded to FalseSharingRange on both
-//   sides, so producer writes never invalidate the consumer's line and vice versa.
-// - Publication: the producer writes the slot, then Volatile.Write(tail) (release) so the slot is
-//   visible before the new tail. The consumer reads tail with Volatile.Read (acquire) before reading
-//   slots. Symmetrically the consumer clears the slot, then Volatile.Write(head) (release) hands the
-//   slot back; the producer's Volatile.Read(head) (acquire) orders its next slot write after that.
-// - Each side reads the other's position only when its cached copy says the ring is full/empty, so in
-//   steady state the shared lines are touched once per batch, not once per item.
+// - Four PaddedLongs, each alone in its FalseSharingRange neighbourhood (no line shared with another
+//   field, the object header or a neighbouring object):
+//     _tail       producer writes (next slot to fill), consumer reads when its cache runs out
+//     _headCache  producer only: the last head it read (stale, never ahead of the real head)
+//     _head       consumer writes (next slot to read), producer reads when its cache says full
+//     _tailCache  consumer only: the last tail it read (stale, never ahead of the real tail)
+//   The cache fields are written and read by one thread only, so their lines stay in that core's cache
+//   in the modified state; a side touches its own two lines, the slot, and the other side's position
+//   only when its cache says it cannot make progress (once per batch in steady state, not per item).
+//   Keeping a side's cache in its own PaddedLong rather than beside its position costs one more line
+//   per side, but that line never leaves its owner's L1, so the cost is an L1 load.
+//   _slots and _mask are written in the constructor only and read by both sides.
+// - Publication: the producer writes the slot, then Volatile.Write(_tail) (release) so the slot is
+//   visible before the new tail. The consumer reads _tail with Volatile.Read (acquire) before reading
+//   slots. Symmetrically the consumer reads (and clears) the slot, then Volatile.Write(_head)
+//   (release) hands it back; the producer's Volatile.Read(_head) (acquire) orders its next write of
+//   that slot after the consumer's read. Each side reads its own position and its cache with plain
+//   loads (it is their only writer). On x64 both barriers are compiler-only: plain movs.
 // - Slots are a struct wrapping T (PERF: storing T directly into a T[] where T is a reference type
 //   makes every store a covariant array store check; the wrapper's element type is a value type, so
 //   the JIT emits a plain write barrier. Same trick as DefaultObjectPool.ObjectWrapper).
@@ -36,8 +44,10 @@ public sealed class SpscRing<T>
 
     private readonly Slot[] _slots;
     private readonly long _mask;
-    private RingSide _producer;
-    private RingSide _consumer;
+    private PaddedLong _tail;
+    private PaddedLong _headCache;
+    private PaddedLong _head;
+    private PaddedLong _tailCache;
 
     /// <summary>Creates a ring holding at most <paramref name="capacity"/> items.</summary>
     /// <param name="capacity">A power of two between 2 and <see cref="MaxCapacity"/>.</param>
@@ -61,8 +71,8 @@ public sealed class SpscRing<T>
     {
         get
         {
-            long head = Volatile.Read(ref _consumer.Position);
-            long tail = Volatile.Read(ref _producer.Position);
+            long head = _head.VolatileValue;
+            long tail = _tail.VolatileValue;
             long count = tail - head;
             return count <= 0 ? 0 : (int)Math.Min(count, _slots.Length);
         }
@@ -73,19 +83,14 @@ public sealed class SpscRing<T>
     /// <returns><see langword="true"/> if added; <see langword="false"/> if the ring is full.</returns>
     public bool TryEnqueue(in T item)
     {
-        long tail = _producer.Position;
-        if (tail - _producer.OtherCache >= _slots.Length)
+        long tail = _tail.Value;
+        if (tail - _headCache.Value >= _slots.Length && !RefreshHeadCache(tail))
         {
-            // Acquire: slot reuse must happen after the consumer finished with it.
-            _producer.OtherCache = Volatile.Read(ref _consumer.Position);
-            if (tail - _producer.OtherCache >= _slots.Length)
-            {
-                return false;
-            }
+            return false;
         }
         SlotAt(tail).Item = item;
         // Release: the slot write above becomes visible before the new tail.
-        Volatile.Write(ref _producer.Position, tail + 1);
+        _tail.VolatileValue = tail + 1;
         return true;
     }
 
@@ -94,16 +99,11 @@ public sealed class SpscRing<T>
     /// <returns><see langword="true"/> if an item was removed; <see langword="false"/> if the ring is empty.</returns>
     public bool TryDequeue(out T item)
     {
-        long head = _consumer.Position;
-        if (head >= _consumer.OtherCache)
+        long head = _head.Value;
+        if (head >= _tailCache.Value && RefreshTailCache() <= head)
         {
-            // Acquire: pairs with the producer's release of tail, so the slot contents are visible.
-            _consumer.OtherCache = Volatile.Read(ref _producer.Position);
-            if (head >= _consumer.OtherCache)
-            {
-                item = default!;
-                return false;
-            }
+            item = default!;
+            return false;
         }
         ref Slot slot = ref SlotAt(head);
         item = slot.Item;
@@ -112,7 +112,7 @@ public sealed class SpscRing<T>
             slot.Item = default!; // do not keep the object alive from the ring
         }
         // Release: the slot read/clear above completes before the producer may reuse the slot.
-        Volatile.Write(ref _consumer.Position, head + 1);
+        _head.VolatileValue = head + 1;
         return true;
     }
 
@@ -128,12 +128,11 @@ public sealed class SpscRing<T>
     public int Drain<THandler>(ref THandler handler, int limit)
         where THandler : struct, IRingHandler<T>
     {
-        long head = _consumer.Position;
-        long available = _consumer.OtherCache - head;
+        long head = _head.Value;
+        long available = _tailCache.Value - head;
         if (available <= 0)
         {
-            _consumer.OtherCache = Volatile.Read(ref _producer.Position);
-            available = _consumer.OtherCache - head;
+            available = RefreshTailCache() - head;
             if (available <= 0)
             {
                 return 0;
@@ -158,10 +157,31 @@ public sealed class SpscRing<T>
         {
             if (done > 0)
             {
-                Volatile.Write(ref _consumer.Position, head + done);
+                // Release: every slot read above completes before the producer may reuse those slots.
+                _head.VolatileValue = head + done;
             }
         }
         return done;
+    }
+
+    /// <summary>Re-reads the consumer position; returns whether a slot is free for <paramref name="tail"/>.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private bool RefreshHeadCache(long tail)
+    {
+        // Acquire: the write of a reused slot must happen after the consumer finished reading it.
+        long head = _head.VolatileValue;
+        _headCache.Value = head;
+        return tail - head < _slots.Length;
+    }
+
+    /// <summary>Re-reads the producer position into the consumer's cache and returns it.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private long RefreshTailCache()
+    {
+        // Acquire: pairs with the producer's release of _tail, so the slots before it are visible.
+        long tail = _tail.VolatileValue;
+        _tailCache.Value = tail;
+        return tail;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

@@ -15,8 +15,9 @@ namespace FixEngine.Logging;
 //   copy of the array with Volatile.Write (copy-on-write); the drain thread reads the current array
 //   each pass. The hot path never touches _sync.
 // - _minimumLevel is read on every call (volatile int read) and written rarely by anyone.
-// - Timestamps: producers record monotonic ns; the drain converts to epoch ns, so wall-clock work
-//   stays off the caller's thread.
+// - Timestamps: producers record a raw monotonic value (Stopwatch ticks with no clock configured, the
+//   clock's NowNs otherwise; LogProducer.ReadTimestamp); the drain converts it to epoch ns, so unit
+//   conversion and wall-clock work stay off the caller's thread.
 // - Dispose: sets _stopping, joins the drain thread, which drains every ring until empty, reports
 //   drops not yet reported by a marker, flushes, and (if the log owns it) disposes the writer.
 
@@ -87,7 +88,7 @@ public sealed class FixLog : IDisposable
         _formatter = new LogFormatter(writer, _options.SohReplacement);
         IClock? clock = _options.Clock;
         _formatter.ToEpochNs = clock is null
-            ? static ns => EpochClock.Shared.ToEpochNs(ns)
+            ? static ticks => EpochClock.Shared.ToEpochNs(HighResTime.TicksToNs(ticks))
             : ns => ns + (clock.EpochNs - clock.NowNs);
         if (_options.BackgroundDrain)
         {
@@ -259,14 +260,14 @@ public sealed class FixLog : IDisposable
         }
     }
 
-    /// <summary>Consumes every pending record without formatting it (benchmarks: isolates the caller's cost). Manual-drain mode only.</summary>
-    internal int DiscardPending()
+    /// <summary>Releases every pending record unread (benchmarks: isolates the caller's cost). Manual-drain mode only.</summary>
+    /// <returns>The ring bytes released.</returns>
+    internal long DiscardPending()
     {
-        int total = 0;
-        var discard = new DiscardHandler();
+        long total = 0;
         foreach (LogProducer producer in Volatile.Read(ref _producers))
         {
-            total += producer.Ring.Read(ref discard, int.MaxValue);
+            total += producer.Ring.DiscardAll();
         }
         return total;
     }
@@ -281,7 +282,7 @@ public sealed class FixLog : IDisposable
             long pending = producer.PendingDrops;
             if (pending > 0)
             {
-                _formatter.WriteDropped(producer.Name, _options.Clock?.NowNs ?? HighResTime.NowNs(), pending);
+                _formatter.WriteDropped(producer.Name, producer.ReadTimestamp(), pending);
             }
         }
         SafeFlush();
@@ -329,13 +330,6 @@ public sealed class FixLog : IDisposable
         catch (Exception ex) when (ex is IOException or ObjectDisposedException or NotSupportedException)
         {
             Interlocked.Increment(ref _sinkErrors);
-        }
-    }
-
-    private struct DiscardHandler : IByteRecordHandler
-    {
-        public readonly void OnRecord(ReadOnlySpan<byte> record)
-        {
         }
     }
 

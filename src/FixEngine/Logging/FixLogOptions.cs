@@ -15,9 +15,11 @@ public sealed class FixLogOptions
 
     /// <summary>
     /// Timestamp source: <see cref="IClock.NowNs"/> is read on the caller's thread, and converted to wall time on the
-    /// drain thread with <see cref="IEpochClock.EpochNs"/> minus <see cref="IClock.NowNs"/>. When null the log reads
-    /// <see cref="HighResTime"/> directly (no interface call) and converts with <see cref="EpochClock.Shared"/>.
-    /// Pass a <see cref="CachedClock"/> for the cheapest calls, a <see cref="FakeClock"/> in tests.
+    /// drain thread with <see cref="IEpochClock.EpochNs"/> minus <see cref="IClock.NowNs"/>. When null (the default) the
+    /// caller stores the raw <see cref="System.Diagnostics.Stopwatch.GetTimestamp"/> value (no interface call, no
+    /// arithmetic) and the drain thread converts it with <see cref="HighResTime.TicksToNs"/> and
+    /// <see cref="EpochClock.Shared"/>: full resolution. A <see cref="CachedClock"/> is read without an interface call
+    /// and is the cheapest, at the clock's resolution; pass a <see cref="FakeClock"/> in tests.
     /// </summary>
     public IClock? Clock { get; set; }
 

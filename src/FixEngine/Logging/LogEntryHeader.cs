@@ -10,8 +10,11 @@ internal struct LogEntryHeader
     public const byte KindDropped = 1;
     public const byte FlagTruncated = 1;
 
-    /// <summary>Monotonic time of the call (clock's NowNs).</summary>
-    public long TimestampNs;
+    /// <summary>
+    /// Monotonic time of the call: raw <see cref="System.Diagnostics.Stopwatch.GetTimestamp"/> ticks when the log has no
+    /// clock, the clock's NowNs otherwise. FixLog's timestamp converter turns it into epoch ns on the drain thread.
+    /// </summary>
+    public long Timestamp;
     public long Arg0;
     public long Arg1;
     public long Arg2;

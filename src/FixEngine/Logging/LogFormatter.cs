@@ -29,7 +29,7 @@ internal sealed class LogFormatter
 
     public long LinesWritten { get; private set; }
 
-    /// <summary>Converts a record's monotonic timestamp to epoch ns.</summary>
+    /// <summary>Converts a record's raw timestamp (see <see cref="LogEntryHeader.Timestamp"/>) to epoch ns.</summary>
     public Func<long, long> ToEpochNs { get; set; } = static ns => ns;
 
     public EventTemplate?[] Events { get; set; } = [];
@@ -40,14 +40,14 @@ internal sealed class LogFormatter
         ReadOnlySpan<byte> payload = record.Slice(s_headerSize, Math.Min(header.PayloadLength, record.Length - s_headerSize));
         if (header.Kind == LogEntryHeader.KindDropped)
         {
-            WriteDropped(producer.Name, header.TimestampNs, header.Arg0);
+            WriteDropped(producer.Name, header.Timestamp, header.Arg0);
             return;
         }
         EventTemplate? template = (uint)header.EventId < (uint)Events.Length ? Events[header.EventId] : null;
         int needed = FixedLineChars + producer.Name.Length + payload.Length * Math.Max(1, template?.PayloadSlots ?? 1)
             + 4 * MaxLongChars + (template is null ? 32 : template.LiteralLength + (template.Parts.Length * MaxLongChars));
         Span<char> line = Reserve(needed);
-        int n = WritePrefix(line, ToEpochNs(header.TimestampNs), header.Level, producer.Name);
+        int n = WritePrefix(line, ToEpochNs(header.Timestamp), header.Level, producer.Name);
         if (template is null)
         {
             n += Append(line[n..], "event#");
@@ -94,11 +94,11 @@ internal sealed class LogFormatter
         Commit(n);
     }
 
-    /// <summary>Writes a "dropped N entries" line; <paramref name="timestampNs"/> is monotonic.</summary>
-    public void WriteDropped(string producerName, long timestampNs, long count)
+    /// <summary>Writes a "dropped N entries" line; <paramref name="timestamp"/> is a raw record timestamp.</summary>
+    public void WriteDropped(string producerName, long timestamp, long count)
     {
         Span<char> line = Reserve(FixedLineChars + producerName.Length + 40);
-        int n = WritePrefix(line, ToEpochNs(timestampNs), LogLevel.Warning, producerName);
+        int n = WritePrefix(line, ToEpochNs(timestamp), LogLevel.Warning, producerName);
         n += Append(line[n..], "dropped ");
         n += AppendLong(line[n..], count);
         n += Append(line[n..], " entries\n");

@@ -1,4 +1,6 @@
 using System;
+using System.Linq;
+using System.Reflection;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using FixEngine.Collections;
@@ -18,14 +20,57 @@ public class PaddingLayoutTests
     }
 
     [Fact]
-    public void RingSideKeepsOwnerFieldsTogetherAndPadded()
+    public void SpscRingPositionsAndCachesAreFourSeparatePaddedLongs()
     {
-        int size = Unsafe.SizeOf<RingSide>();
-        int position = (int)Marshal.OffsetOf<RingSide>(nameof(RingSide.Position));
-        int cache = (int)Marshal.OffsetOf<RingSide>(nameof(RingSide.OtherCache));
-        Assert.Equal(Padding.FalseSharingRange, position);
-        Assert.Equal(position + sizeof(long), cache);
-        Assert.Equal(cache + sizeof(long) + Padding.FalseSharingRange, size);
+        // Every mutable field is a PaddedLong (so each value has FalseSharingRange bytes to itself whatever the
+        // runtime's field order); everything else is set once in the constructor.
+        FieldInfo[] fields = typeof(SpscRing<long>).GetFields(BindingFlags.Instance | BindingFlags.NonPublic | BindingFlags.Public);
+        Assert.Equal(
+            ["_head", "_headCache", "_tail", "_tailCache"],
+            fields.Where(f => f.FieldType == typeof(PaddedLong)).Select(f => f.Name).Order().ToArray());
+        Assert.All(fields.Where(f => f.FieldType != typeof(PaddedLong)), f => Assert.True(f.IsInitOnly, f.Name));
+
+        // And at run time the four values sit at least FalseSharingRange apart and from the object start.
+        var ring = new SpscRing<long>(16);
+        ref byte data = ref Unsafe.As<RawObject>(ring).Data; // first byte after the method table pointer
+        long[] values =
+        [
+            ValueOffset(ref data, ref SpscRingFields.Tail(ring)),
+            ValueOffset(ref data, ref SpscRingFields.HeadCache(ring)),
+            ValueOffset(ref data, ref SpscRingFields.Head(ring)),
+            ValueOffset(ref data, ref SpscRingFields.TailCache(ring)),
+        ];
+        foreach (long value in values)
+        {
+            Assert.True(value >= Padding.FalseSharingRange, $"value at {value} is near the object header");
+            foreach (long other in values)
+            {
+                Assert.True(other == value || Math.Abs(other - value) >= Padding.FalseSharingRange, $"values at {value} and {other} share a line");
+            }
+        }
+    }
+
+    private static long ValueOffset(ref byte data, ref PaddedLong field) =>
+        Unsafe.ByteOffset(ref data, ref Unsafe.As<PaddedLong, byte>(ref field)).ToInt64() + PaddedLong.ValueOffset;
+
+    private sealed class RawObject
+    {
+        public byte Data;
+    }
+
+    private static class SpscRingFields
+    {
+        [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_tail")]
+        public static extern ref PaddedLong Tail(SpscRing<long> ring);
+
+        [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_headCache")]
+        public static extern ref PaddedLong HeadCache(SpscRing<long> ring);
+
+        [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_head")]
+        public static extern ref PaddedLong Head(SpscRing<long> ring);
+
+        [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_tailCache")]
+        public static extern ref PaddedLong TailCache(SpscRing<long> ring);
     }
 
     [Fact]

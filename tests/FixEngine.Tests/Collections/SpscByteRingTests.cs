@@ -1,5 +1,7 @@
 using System;
 using System.Buffers.Binary;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using System.Threading;
 using FixEngine.Collections;
 using FixEngine.Tests.Infrastructure;
@@ -141,6 +143,111 @@ public class SpscByteRingTests
         Assert.Equal(0, handler.Errors);
         Assert.Equal(written, read);
         Assert.True(written > 5_000);
+    }
+
+    [Fact]
+    public void FixedSizeClaimWritesInPlaceWrapsAndReportsFull()
+    {
+        var ring = new SpscByteRing(128);
+        // A 24-byte record occupies 32 bytes: four fit, the fifth finds the ring full.
+        for (long i = 0; i < 4; i++)
+        {
+            ref Fixed24 slot = ref ring.ClaimRefOrNullRef<Fixed24>();
+            Assert.False(Unsafe.IsNullRef(ref slot));
+            slot = new Fixed24 { A = i, B = i * 10, C = -i };
+            ring.Commit();
+        }
+        Assert.Equal(128, ring.UsedBytes);
+        Assert.True(Unsafe.IsNullRef(ref ring.ClaimRefOrNullRef<Fixed24>()));
+        ReadFixed(ring, 0);
+        ReadFixed(ring, 1);
+        ReadFixed(ring, 2);
+        // Tail at 128 = offset 0 again; head at 96. One record fits in [0,32).
+        ref Fixed24 wrapped = ref ring.ClaimRefOrNullRef<Fixed24>();
+        Assert.False(Unsafe.IsNullRef(ref wrapped));
+        wrapped = new Fixed24 { A = 4, B = 40, C = -4 };
+        ring.Commit();
+        ReadFixed(ring, 3);
+        ReadFixed(ring, 4);
+
+        // A 48-byte record (56 aligned) at offset 32 fits before the end; the next one needs wrap padding.
+        var odd = new SpscByteRing(128);
+        Assert.True(odd.TryClaim(20, out _)); // record [0,32)
+        odd.Commit();
+        Assert.True(odd.TryRead(out _));
+        odd.Release();
+        ref Fixed48 first = ref odd.ClaimRefOrNullRef<Fixed48>(); // [32,88)
+        first.A = 1;
+        odd.Commit();
+        // Padding [88,128) + record [0,56) = 96 bytes: does not fit while [32,88) is unread.
+        Assert.True(Unsafe.IsNullRef(ref odd.ClaimRefOrNullRef<Fixed48>()));
+        Assert.True(odd.TryRead(out ReadOnlySpan<byte> r1));
+        Assert.Equal(1, MemoryMarshal.Read<Fixed48>(r1).A);
+        odd.Release();
+        ref Fixed48 second = ref odd.ClaimRefOrNullRef<Fixed48>();
+        Assert.False(Unsafe.IsNullRef(ref second));
+        second.A = 2;
+        odd.Commit();
+        Assert.Equal(40 + 56, odd.UsedBytes);
+        Assert.True(odd.TryRead(out ReadOnlySpan<byte> r2));
+        Assert.Equal(48, r2.Length);
+        Assert.Equal(2, MemoryMarshal.Read<Fixed48>(r2).A);
+        odd.Release();
+        Assert.Equal(0, odd.UsedBytes);
+    }
+
+    [Fact]
+    public void FixedSizeClaimIsCheckedLikeAClaim()
+    {
+        var ring = new SpscByteRing(64); // MaxRecordLength 24
+        Assert.False(Unsafe.IsNullRef(ref ring.ClaimRefOrNullRef<Fixed24>()));
+        Assert.Throws<InvalidOperationException>(() => ring.ClaimRefOrNullRef<Fixed24>());
+        ring.Commit();
+        Assert.Throws<ArgumentOutOfRangeException>(() => ring.ClaimRefOrNullRef<Fixed48>());
+    }
+
+    [Fact]
+    public void DiscardAllReleasesEverythingPublished()
+    {
+        var ring = new SpscByteRing(128);
+        Write(ring, 1, 8);
+        Write(ring, 2, 40);
+        Assert.True(ring.TryClaim(8, out _)); // claimed, not published: not discarded
+        Assert.Equal(16 + 48, ring.DiscardAll());
+        Assert.False(ring.TryRead(out _));
+        ring.Commit();
+        Assert.Equal(16, ring.UsedBytes);
+        ReadAndCheck(ring, 0, 8);
+        Assert.Equal(0, ring.DiscardAll());
+        Write(ring, 3, 8);
+        Assert.True(ring.TryRead(out _));
+        Assert.Throws<InvalidOperationException>(() => ring.DiscardAll());
+    }
+
+    private static void ReadFixed(SpscByteRing ring, long i)
+    {
+        Assert.True(ring.TryRead(out ReadOnlySpan<byte> record));
+        Assert.Equal(Unsafe.SizeOf<Fixed24>(), record.Length);
+        Fixed24 value = MemoryMarshal.Read<Fixed24>(record);
+        Assert.Equal((i, i * 10, -i), (value.A, value.B, value.C));
+        ring.Release();
+    }
+
+    private struct Fixed24
+    {
+        public long A;
+        public long B;
+        public long C;
+    }
+
+    private struct Fixed48
+    {
+        public long A;
+        public long B;
+        public long C;
+        public long D;
+        public long E;
+        public long F;
     }
 
     [Fact]

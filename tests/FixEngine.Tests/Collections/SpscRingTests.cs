@@ -96,6 +96,53 @@ public class SpscRingTests
     }
 
     [Fact]
+    public void DrainAcrossTheArrayEndKeepsOrderAndFreesSpace()
+    {
+        var ring = new SpscRing<int>(8);
+        for (int i = 0; i < 6; i++) Assert.True(ring.TryEnqueue(i));
+        for (int i = 0; i < 6; i++) Assert.True(ring.TryDequeue(out _));
+        // head = tail = 6: the next 8 items occupy slots 6, 7, 0, 1, ... 5.
+        for (int i = 0; i < 8; i++) Assert.True(ring.TryEnqueue(100 + i));
+        Assert.False(ring.TryEnqueue(-1));
+        var handler = new SumHandler();
+        Assert.Equal(0, ring.Drain(ref handler, 0));
+        Assert.Equal(0, ring.Drain(ref handler, -5));
+        Assert.Equal(8, ring.Count);
+        Assert.Equal(3, ring.Drain(ref handler, 3));
+        Assert.Equal(102, handler.Last);
+        // The producer's cached head is stale (6); a full check must re-read it and find the 3 freed slots.
+        for (int i = 0; i < 3; i++) Assert.True(ring.TryEnqueue(200 + i));
+        Assert.False(ring.TryEnqueue(-1));
+        var rest = new SumHandler();
+        Assert.Equal(5, ring.Drain(ref rest, 5));
+        Assert.Equal(103 + 104 + 105 + 106 + 107, rest.Sum);
+        Assert.Equal(107, rest.Last);
+        Assert.True(ring.TryDequeue(out int a));
+        Assert.True(ring.TryDequeue(out int b));
+        Assert.True(ring.TryDequeue(out int c));
+        Assert.Equal((200, 201, 202), (a, b, c));
+        Assert.False(ring.TryDequeue(out _));
+        Assert.Equal(0, ring.Drain(ref handler, 10));
+    }
+
+    [Fact]
+    public void SmallestRingAlternatesFullAndEmpty()
+    {
+        var ring = new SpscRing<long>(2);
+        for (long i = 0; i < 1000; i += 2)
+        {
+            Assert.True(ring.TryEnqueue(i));
+            Assert.True(ring.TryEnqueue(i + 1));
+            Assert.False(ring.TryEnqueue(-1));
+            Assert.Equal(2, ring.Count);
+            Assert.True(ring.TryDequeue(out long x));
+            Assert.True(ring.TryDequeue(out long y));
+            Assert.False(ring.TryDequeue(out _));
+            Assert.Equal((i, i + 1), (x, y));
+        }
+    }
+
+    [Fact]
     public void EnqueueDequeueAndDrainAllocateNothing()
     {
         var ring = new SpscRing<string>(64);

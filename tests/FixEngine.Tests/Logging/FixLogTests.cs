@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Globalization;
 using System.IO;
 using System.Linq;
 using System.Text;
@@ -44,6 +45,57 @@ public class FixLogTests
             "2026-01-02T03:04:05.123457789Z INF [FIX.4.4:A->B] event#999 1 2",
         ], lines);
         log.Dispose();
+    }
+
+    [Fact]
+    public void DefaultClockRecordsRawTicksAndTheDrainFormatsThemAsEpochTime()
+    {
+        var sink = new StringWriter();
+        var log = new FixLog(sink, new FixLogOptions { BackgroundDrain = false, RingCapacityBytes = 4096 });
+        int id = log.RegisterEvent("x={0}");
+        LogProducer producer = log.CreateProducer("p");
+        long before = EpochClock.Shared.EpochNs;
+        for (int i = 0; i < 70; i++) producer.Log(LogLevel.Information, id, i); // 64 fit, 6 dropped
+        log.Dispose(); // drains, then writes the drop line with a timestamp read at dispose
+        long after = EpochClock.Shared.EpochNs;
+        string[] lines = Lines(sink);
+        Assert.Equal(65, lines.Length);
+        Assert.EndsWith("dropped 6 entries", lines[^1]);
+        long previous = long.MinValue;
+        foreach (string line in lines)
+        {
+            // Converted with the same anchor as before/after; 1 ms of slack covers a re-anchor step in between.
+            long logged = ParseEpochNs(line);
+            Assert.InRange(logged, before - 1_000_000, after + 1_000_000);
+            Assert.True(logged >= previous, "timestamps go backwards");
+            previous = logged;
+        }
+    }
+
+    [Fact]
+    public void CachedClockTimestampsFormatAsItsEpochTime()
+    {
+        using var clock = new CachedClock();
+        var sink = new StringWriter();
+        var log = new FixLog(sink, new FixLogOptions { BackgroundDrain = false, Clock = clock });
+        int id = log.RegisterEvent("x={0}");
+        LogProducer producer = log.CreateProducer("p");
+        long before = clock.EpochNs;
+        producer.Log(LogLevel.Information, id, 1);
+        log.DrainPending();
+        long after = clock.EpochNs;
+        log.Dispose();
+        // NowNs and EpochNs are refreshed separately and may come from adjacent refreshes: allow a few intervals.
+        Assert.InRange(ParseEpochNs(Lines(sink).Single()), before - 100_000_000, after + 100_000_000);
+    }
+
+    private static long ParseEpochNs(string line)
+    {
+        // yyyy-MM-ddTHH:mm:ss.fffffffffZ
+        DateTime seconds = DateTime.ParseExact(line[..19], "yyyy-MM-dd'T'HH:mm:ss", CultureInfo.InvariantCulture,
+            DateTimeStyles.AdjustToUniversal | DateTimeStyles.AssumeUniversal);
+        Assert.Equal('Z', line[29]);
+        return (seconds - DateTime.UnixEpoch).Ticks * 100 + long.Parse(line[20..29], CultureInfo.InvariantCulture);
     }
 
     [Fact]
