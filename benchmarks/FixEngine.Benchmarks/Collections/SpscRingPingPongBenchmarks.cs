@@ -6,11 +6,12 @@ using FixEngine.Collections;
 
 namespace FixEngine.Benchmarks.Collections;
 
-/// <summary>Round trip: the benchmark thread sends a value, a background thread echoes it back.</summary>
+/// <summary>Round trip: the benchmark thread sends a value, a background thread echoes it back; both busy-poll.</summary>
 /// <remarks>
-/// Both sides poll with the same <see cref="SpinWait"/> (spin, then yield, never sleep), as in
-/// <see cref="SpscRingThroughputBenchmarks"/>. A round trip is two cross-core hand-offs, so this measures the latency
-/// of making one item visible, where the ring's cached positions give it nothing to amortise.
+/// Pure spinning (no yield), as a latency measurement should: a yield is a system call longer than the round trip. That
+/// makes the result meaningful only with a free core per thread; on a loaded machine it measures time slices. Unlike
+/// <see cref="SpscRingThroughputBenchmarks"/> (which spins then yields), a ring's cached positions have nothing to
+/// amortise here: every item is a cross-core hand-off each way.
 /// </remarks>
 [MemoryDiagnoser]
 public class SpscRingPingPongBenchmarks
@@ -34,8 +35,7 @@ public class SpscRingPingPongBenchmarks
             for (int i = 0; i < RoundTrips; i++)
             {
                 long v;
-                var spin = new SpinWait();
-                while (!_queuePing.TryDequeue(out v)) spin.SpinOnce(sleep1Threshold: -1);
+                while (!_queuePing.TryDequeue(out v)) Thread.SpinWait(1);
                 _queuePong.Enqueue(v);
             }
         });
@@ -44,8 +44,7 @@ public class SpscRingPingPongBenchmarks
             for (int i = 0; i < RoundTrips; i++)
             {
                 long v;
-                var spin = new SpinWait();
-                while (!_channelPing.Reader.TryRead(out v)) spin.SpinOnce(sleep1Threshold: -1);
+                while (!_channelPing.Reader.TryRead(out v)) Thread.SpinWait(1);
                 _channelPong.Writer.TryWrite(v);
             }
         });
@@ -54,8 +53,7 @@ public class SpscRingPingPongBenchmarks
             for (int i = 0; i < RoundTrips; i++)
             {
                 long v;
-                var spin = new SpinWait();
-                while (!_ringPing.TryDequeue(out v)) spin.SpinOnce(sleep1Threshold: -1);
+                while (!_ringPing.TryDequeue(out v)) Thread.SpinWait(1);
                 _ringPong.TryEnqueue(v);
             }
         });
@@ -78,8 +76,7 @@ public class SpscRingPingPongBenchmarks
         {
             _queuePing.Enqueue(i);
             long v;
-            var spin = new SpinWait();
-            while (!_queuePong.TryDequeue(out v)) spin.SpinOnce(sleep1Threshold: -1);
+            while (!_queuePong.TryDequeue(out v)) Thread.SpinWait(1);
             sum += v;
         }
         _queueEcho.WaitDone();
@@ -95,8 +92,7 @@ public class SpscRingPingPongBenchmarks
         {
             _channelPing.Writer.TryWrite(i);
             long v;
-            var spin = new SpinWait();
-            while (!_channelPong.Reader.TryRead(out v)) spin.SpinOnce(sleep1Threshold: -1);
+            while (!_channelPong.Reader.TryRead(out v)) Thread.SpinWait(1);
             sum += v;
         }
         _channelEcho.WaitDone();
@@ -112,8 +108,7 @@ public class SpscRingPingPongBenchmarks
         {
             _ringPing.TryEnqueue(i);
             long v;
-            var spin = new SpinWait();
-            while (!_ringPong.TryDequeue(out v)) spin.SpinOnce(sleep1Threshold: -1);
+            while (!_ringPong.TryDequeue(out v)) Thread.SpinWait(1);
             sum += v;
         }
         _ringEcho.WaitDone();
