@@ -407,8 +407,8 @@ public static class FixValueFormatter
     /// <summary>The 8 bytes of <c>YYYYMMDD</c> (byte 0 first) for days since the epoch.</summary>
     /// <remarks>
     /// PERF: timestamps of one thread are almost always on the same day, so the civil-date arithmetic (a chain of
-    /// about ten dependent divisions) runs once per day per thread; FixWriterBenchmarks (TransactTime uses the
-    /// uncached overload) ExecutionReport 228 → 205 ns with the one-store time of day (scratch min-of-300 loop).
+    /// about ten dependent divisions) runs once per day per thread. With the one-store time of day, an uncached
+    /// WriteTimestamp (TransactTime in FixWriterBenchmarks) went 18.5 → 3.3 ns (scratch loop of ten writes).
     /// </remarks>
     private static ulong DateText(long days)
     {
