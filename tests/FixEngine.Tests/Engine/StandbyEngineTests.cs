@@ -69,6 +69,9 @@ public sealed class StandbyEngineTests : IDisposable
         Assert.Equal(22, primaryNextSender);
 
         // The primary goes away (it logs the session out on the way); the initiator keeps its numbers and reconnects.
+        // Stop waits for the Logout handshake (Dispose alone allows 2 s, which a loaded 2-core test run can exceed: the
+        // primary then stops before it has journaled the initiator's Logout reply, and the standby rightly asks for it).
+        primary.Stop(Wait);
         primary.Dispose();
         Assert.True(WaitFor(() => !session.IsConnected), "the initiator did not notice the primary stop");
         int initiatorNextTarget = session.NextTargetMsgSeqNum;
