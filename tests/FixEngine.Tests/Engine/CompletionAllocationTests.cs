@@ -1,5 +1,4 @@
 using System;
-using System.IO;
 using System.Threading;
 using FixEngine.Codec;
 using FixEngine.Config;
@@ -31,7 +30,7 @@ public class CompletionAllocationTests
     [Fact]
     public void CompletionModeOrderToFillRoundTripsAllocateNothingPerMessage()
     {
-        string store = Path.Combine(Path.GetTempPath(), "fixengine-alloc-" + Guid.NewGuid().ToString("N"));
+        string store = EngineTestSupport.TempDirectory("fixengine-alloc-");
         int port = EngineTestSupport.FreePort();
         string common = $"""
             [DEFAULT]
@@ -49,9 +48,10 @@ public class CompletionAllocationTests
         var filler = new ProbedFiller();
         try
         {
-            using var acceptor = new FixEngineHost(SettingsFile.Parse(common + $"\nConnectionType=acceptor\nSocketAcceptPort={port}\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=EXEC\nTargetCompID=CLIENT\n", "acceptor"), filler);
+            var (acceptorSettings, initiatorSettings) = EngineTestSupport.ExecClientPair(common, port);
+            using var acceptor = new FixEngineHost(acceptorSettings, filler);
             acceptor.Start();
-            using var initiator = new FixEngineHost(SettingsFile.Parse(common + $"\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\nReconnectInterval=1\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT\nTargetCompID=EXEC\n", "initiator"), client);
+            using var initiator = new FixEngineHost(initiatorSettings, client);
             initiator.Start();
             Assert.True(client.LoggedOn.Wait(TimeSpan.FromSeconds(20)), "initiator did not log on");
 

@@ -2,7 +2,6 @@ using System;
 using System.IO;
 using System.Threading;
 using FixEngine.Codec;
-using FixEngine.Config;
 using FixEngine.Engine;
 using FixEngine.Session;
 using FixEngine.Tests.Infrastructure;
@@ -18,7 +17,7 @@ public class EngineAllocationTests
     [Fact]
     public void OrderToFillRoundTripsOverRealSocketsAllocateNothingPerMessage()
     {
-        string store = Path.Combine(Path.GetTempPath(), "fixengine-alloc-" + Guid.NewGuid().ToString("N"));
+        string store = EngineTestSupport.TempDirectory("fixengine-alloc-");
         int port = FreePort();
         string common = $"""
             [DEFAULT]
@@ -36,9 +35,10 @@ public class EngineAllocationTests
         var filler = new Filler();
         try
         {
-            using var acceptor = new FixEngineHost(SettingsFile.Parse(common + $"\nConnectionType=acceptor\nSocketAcceptPort={port}\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=EXEC\nTargetCompID=CLIENT\n", "acceptor"), filler);
+            var (acceptorSettings, initiatorSettings) = EngineTestSupport.ExecClientPair(common, port);
+            using var acceptor = new FixEngineHost(acceptorSettings, filler);
             acceptor.Start();
-            using var initiator = new FixEngineHost(SettingsFile.Parse(common + $"\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\nReconnectInterval=1\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT\nTargetCompID=EXEC\n", "initiator"), client);
+            using var initiator = new FixEngineHost(initiatorSettings, client);
             initiator.Start();
             Assert.True(client.LoggedOn.Wait(TimeSpan.FromSeconds(20)), "initiator did not log on");
 

@@ -7,6 +7,7 @@ using System.Net.Sockets;
 using System.Text;
 using System.Threading;
 using FixEngine.Codec;
+using FixEngine.Config;
 using FixEngine.Session;
 
 namespace FixEngine.Tests.Engine;
@@ -33,6 +34,14 @@ internal static class EngineTestSupport
         }
         return condition();
     }
+
+    /// <summary>Settings for the FIX.4.4 EXEC (acceptor on <paramref name="port"/>) ↔ CLIENT (initiator) pair used by the
+    /// engine tests, each on top of the shared <paramref name="defaults"/> (a <c>[DEFAULT]</c> section).</summary>
+    public static (IReadOnlyList<SessionSettings> Acceptor, IReadOnlyList<SessionSettings> Initiator) ExecClientPair(string defaults, int port) =>
+    (
+        SettingsFile.Parse(defaults + $"\nConnectionType=acceptor\nSocketAcceptPort={port}\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=EXEC\nTargetCompID=CLIENT\n", "acceptor"),
+        SettingsFile.Parse(defaults + $"\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\nReconnectInterval=1\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT\nTargetCompID=EXEC\n", "initiator")
+    );
 
     public static string TempDirectory(string prefix) => Path.Combine(Path.GetTempPath(), prefix + Guid.NewGuid().ToString("N"));
 
