@@ -16,6 +16,8 @@ public sealed partial class FixSession
         int work = 0;
         _nowNs = nowNs;
         if (_connection is null) return DrainOutboxWhileDisconnected(nowNs);
+        work += FlushSendBacklog(nowNs);
+        work += ContinueReplay(nowNs);
         if (!_schedule.IsNonStop && !_schedule.IsInSession(nowNs))
         {
             if (_state == SessionState.LoggedOn) SendLogout(nowNs, "Session end time reached");
