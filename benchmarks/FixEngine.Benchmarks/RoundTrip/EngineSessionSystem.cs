@@ -20,7 +20,7 @@ namespace FixEngine.Benchmarks.RoundTrip;
 /// send time travels in ClOrdID. Start-up allocates (including the stores' preallocated capacity); the steady state
 /// relies on the engine's allocation-free paths.
 /// </remarks>
-public sealed class EngineSessionSystem : IRoundTripSystem
+public sealed class EngineSessionSystem : IRoundTripSystem, ISessionCounterSource
 {
     // Design: SendOrder runs on the harness's sender thread, the single producer of the initiator session's outbox
     // (TrySendFromAnyThread). Everything else (both applications' callbacks) runs on the engine agent threads; the
@@ -99,6 +99,15 @@ public sealed class EngineSessionSystem : IRoundTripSystem
         {
             Thread.Yield();
         }
+    }
+
+    /// <inheritdoc/>
+    public IReadOnlyList<SessionSideCounters> ReadSessionCounters()
+    {
+        var list = new List<SessionSideCounters>(2);
+        if (_session is FixSession initiator) list.Add(SessionSideCounters.Of("initiator", initiator));
+        if (_acceptorHost is FixEngineHost acceptor) list.Add(SessionSideCounters.Of("acceptor", acceptor.Sessions[0]));
+        return list;
     }
 
     /// <inheritdoc/>
