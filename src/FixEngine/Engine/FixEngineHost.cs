@@ -37,6 +37,11 @@ namespace FixEngine.Engine;
 /// before the Logon says which session it is: every session on one SocketAcceptPort must agree on the receive mode, the
 /// SSL keys and the socket options (the constructor throws a <see cref="ConfigException"/> naming the key and the two
 /// sessions otherwise). Initiators use their own settings.</para>
+/// <para>Flow control: a session whose transport refuses messages (its bounded send queue is full) keeps them in order
+/// in its send backlog (see <see cref="FixSession.SendBacklogBytes"/>); when that backlog is large and still draining
+/// the session asks to stop reading (<see cref="FixSession.IsReceivePauseRequested"/>), and after each duty cycle the
+/// agent pauses or resumes the TCP receive of that session's connection accordingly, so TCP flow control slows the
+/// peer down instead of the backlog growing. TLS connections are not paused.</para>
 /// <para>Time: the agent gets monotonic <c>nowNs</c> from the clock (<see cref="EngineOptions.Clock"/>) and derives epoch
 /// time from it with one anchor (refreshed once a second), so the epoch clock is not read per duty cycle; a completion
 /// thread reads the monotonic clock once per message and applies the same anchor. Sessions are given the time, never
@@ -341,6 +346,10 @@ public sealed class FixEngineHost : IDisposable
             {
                 work += ServiceSession(slot.Session, now, stopping, ref anyConnected);
             }
+            // Inbound flow control, outside the gate (a completion-mode resume dispatches waiting messages on this
+            // thread, taking the gate itself). Reading the session's connection outside its gate may see one a duty
+            // cycle stale: pausing or resuming a connection the session has just dropped is harmless.
+            if (slot.Session.Connection is SocketConnection sc) sc.SetReceivePaused(slot.Session.IsReceivePauseRequested);
         }
         if (stopping)
         {
