@@ -68,6 +68,7 @@ public sealed class FixEngineHost : IDisposable
     private readonly AgentRunner _runner;
     private readonly long _pendingLogonTimeoutNs;
     private readonly Action<string>? _console;
+    private readonly bool _prewarm;
     private volatile int _stopState;
     private long _currentEpochNs;
     private long _epochOffsetNs;
@@ -103,6 +104,7 @@ public sealed class FixEngineHost : IDisposable
         }
         _clock = options.Clock ?? SystemClock.Instance;
         _console = options.Console;
+        _prewarm = options.PrewarmConnections;
         IdleStrategy = EngineConfiguration.ResolveIdleStrategy(settings, options);
         int[] cpus = EngineConfiguration.ResolveCpuAffinity(settings, options);
         CpuAffinity = cpus;
@@ -303,11 +305,11 @@ public sealed class FixEngineHost : IDisposable
                 Print($"Connected to {connection.RemoteEndPoint} for {slot.Session.Id}");
                 if (slot.Gate is object gate)
                 {
-                    lock (gate) slot.Session.OnConnected(connection, Math.Max(now, slot.Session.NowNs));
+                    lock (gate) Connected(slot.Session, connection, Math.Max(now, slot.Session.NowNs));
                 }
                 else
                 {
-                    slot.Session.OnConnected(connection, now);
+                    Connected(slot.Session, connection, now);
                 }
                 // After OnConnected (the Logon is out): a completion-mode connection may deliver the answer at once.
                 connection.Start();
@@ -414,6 +416,8 @@ public sealed class FixEngineHost : IDisposable
                     ? await TlsConnection.ConnectAsync(remote, TimeSpan.FromSeconds(10), init.TransportOptions, tls.For(ep.Host), adapter).ConfigureAwait(false)
                     : await TcpConnector.ConnectAsync(remote, TimeSpan.FromSeconds(10), init.TransportOptions, adapter).ConfigureAwait(false);
                 adapter.Attach(connection);
+                // Still owned by this task (the agent gets it through the queue): rent its buffers now.
+                if (_prewarm) connection.Prewarm();
                 if (_stopState != 0)
                 {
                     adapter.Close("engine stopping");
@@ -534,9 +538,16 @@ public sealed class FixEngineHost : IDisposable
             return;
         }
         connection.Slot = slot;
-        session.OnConnected(connection, now);
+        Connected(session, connection, now);
         session.OnMessage(frame, now);
         if (session.IsLoggedOn) Print($"Logon {session.Id} from {connection.RemoteEndPoint}");
+    }
+
+    // The session's thread (under its gate when it has one).
+    private void Connected(FixSession session, SocketConnection connection, long now)
+    {
+        session.OnConnected(connection, now);
+        if (_prewarm) session.PrewarmSendBacklog();
     }
 
     private sealed class EngineAgent(FixEngineHost host) : IAgent
@@ -607,6 +618,8 @@ public sealed class FixEngineHost : IDisposable
         {
             var adapter = new SocketConnection(host, host.EpochNow(), Guarded);
             adapter.Attach(connection);
+            // Before it starts receiving: this thread still owns it.
+            if (host._prewarm) connection.Prewarm();
             if (Guarded) adapter.Start();
             host._incoming.Enqueue(adapter);
             return adapter;

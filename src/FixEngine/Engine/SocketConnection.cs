@@ -60,6 +60,9 @@ internal sealed class SocketConnection : ISessionConnection, IConnectionHandler
 
     public void Attach(TransportConnection connection) => _connection = connection;
 
+    /// <summary>The transport connection (tests check what it has rented).</summary>
+    internal TransportConnection? Transport => _connection;
+
     public void Start()
     {
         try

@@ -75,6 +75,13 @@ public sealed partial class FixSession
     /// after each duty cycle. Allocation-free.</remarks>
     public bool IsReceivePauseRequested => Volatile.Read(ref _receivePauseRequested);
 
+    /// <summary>Bytes of the backlog's array (0 when none is rented); for tests.</summary>
+    internal int SendBacklogCapacityBytes => _backlog.CapacityBytes;
+
+    /// <summary>Rents the send backlog's first array now, so the first message the transport refuses after connecting is
+    /// kept without renting (the engine calls this with its PrewarmConnections option). Owner thread.</summary>
+    public void PrewarmSendBacklog() => _backlog.Reserve();
+
     /// <summary>True while a replay answering a ResendRequest has messages left to send.</summary>
     internal bool IsReplayPending => _replayEndSeq != 0;
 
@@ -134,7 +141,7 @@ public sealed partial class FixSession
     // Disconnected: what is still backlogged is not sent on this connection; with PersistMessages it is in the store
     // and is resent when the peer asks after reconnecting. Sequence reset: the backlogged messages belong to the previous
     // incarnation, dropped from the store too.
-    private void ClearSendBacklog(string why, long nowNs)
+    private void ClearSendBacklog(string why, long nowNs, bool release)
     {
         _replayNextSeq = 0;
         _replayEndSeq = 0;
@@ -143,7 +150,8 @@ public sealed partial class FixSession
         {
             _log.OnEvent(why + ": " + _backlog.Count + " backlogged messages (" + _backlog.Bytes + " bytes) not sent", nowNs);
         }
-        _backlog.Release();
+        if (release) _backlog.Release();
+        else _backlog.Clear();
         Volatile.Write(ref _sendBacklogBytes, 0);
         Volatile.Write(ref _receivePauseRequested, false);
     }

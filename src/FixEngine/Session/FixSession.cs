@@ -221,7 +221,7 @@ public sealed partial class FixSession : IDisposable
         _resendRangeEnd = 0;
         _resendGapEnd = 0;
         ClearQueue();
-        ClearSendBacklog("Disconnected", nowNs);
+        ClearSendBacklog("Disconnected", nowNs, release: true);
         if (_settings.ResetOnDisconnect) ResetStore(nowNs);
         if (wasLoggedOn) _application.OnLogout(this);
     }
@@ -234,7 +234,7 @@ public sealed partial class FixSession : IDisposable
     {
         _store.Reset(nowNs);
         ClearQueue();
-        ClearSendBacklog("Sequence numbers reset", nowNs);
+        ClearSendBacklog("Sequence numbers reset", nowNs, release: false);
         _resendRangeBegin = 0;
         _resendRangeEnd = 0;
         _resendGapEnd = 0;

@@ -83,6 +83,13 @@ internal sealed class SendBacklog
         if (--_count == 0) _head = _tail = 0;
     }
 
+    /// <summary>Rents the first array now (if none), so the first message the transport refuses is kept without
+    /// renting.</summary>
+    public void Reserve()
+    {
+        _buffer ??= ArrayPool<byte>.Shared.Rent(InitialCapacityBytes);
+    }
+
     /// <summary>Drops every message; keeps the array.</summary>
     public void Clear()
     {

@@ -144,6 +144,18 @@ public sealed class TcpConnection : TransportConnection
         }
     }
 
+    /// <summary>True once the send queue's array is rented (by <see cref="Prewarm"/> or the first partial send); for tests.</summary>
+    internal bool HasSendQueue
+    {
+        get
+        {
+            lock (_sendLock)
+            {
+                return _queue is not null;
+            }
+        }
+    }
+
     /// <inheritdoc/>
     public override void Prewarm()
     {

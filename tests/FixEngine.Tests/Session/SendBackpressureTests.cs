@@ -264,4 +264,44 @@ public sealed class SendBackpressureAllocationTests
         Assert.Equal(0, h.Session.SendBacklogBytes);
         Assert.True(h.Session.SendBackpressureCount > 0);
     }
+
+    private static void SendSmallOrder(SessionHarness h, long id) =>
+        h.Session.Send(MsgTypes.NewOrderSingle, id, static (ref FixWriter w, scoped in long clOrdId) =>
+        {
+            w.Write(FixTags.ClOrdID, clOrdId);
+            w.Write(FixTags.Symbol, "EURUSD"u8);
+        }, h.Now);
+
+    [Fact]
+    public void TheFirstBackpressureAfterPrewarmAllocatesNothing()
+    {
+        // Another session runs the path once first (JIT, first-use statics).
+        using (var warm = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false }))
+        {
+            warm.Logon();
+            warm.Session.PrewarmSendBacklog();
+            warm.Connection.FreeBytes = 0;
+            for (int i = 0; i < 100; i++) SendSmallOrder(warm, i);
+            warm.Connection.FreeBytes = null;
+            warm.Session.Poll(warm.Now);
+        }
+
+        using var h = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false });
+        h.Logon();
+        h.Connection.CaptureEnabled = false;
+        Assert.Equal(0, h.Session.SendBacklogCapacityBytes);
+        h.Session.PrewarmSendBacklog();
+        Assert.True(h.Session.SendBacklogCapacityBytes >= 64 * 1024);
+
+        h.Connection.FreeBytes = 0;
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        for (int i = 0; i < 100; i++) SendSmallOrder(h, i);
+        h.Connection.FreeBytes = null;
+        h.Session.Poll(h.Now);
+        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+
+        Assert.Equal(1, h.Session.SendBackpressureCount);
+        Assert.Equal(0, h.Session.SendBacklogBytes);
+        Assert.Equal(0, allocated);
+    }
 }
