@@ -16,7 +16,9 @@ namespace FixEngine.Session;
 //   back. Above ReceivePauseThresholdBytes the session asks its host to stop reading the socket
 //   (IsReceivePauseRequested; the engine pauses the TCP receive), so TCP flow control slows the peer down. If the
 //   backlog makes no progress for BacklogStallNs (the peer reads nothing, perhaps because it too has paused reading:
-//   two sides waiting for each other), the request is withdrawn and the session reads and buffers again.
+//   two sides waiting for each other), the request is withdrawn and the session reads and buffers again. While the
+//   pause holds, the backlog's progress (the peer is reading what we send) counts as hearing from the peer, so the
+//   heartbeat timeout does not blame the peer for the silence the pause causes.
 // - SendBacklogLimitBytes is the last resort: a message that would take the backlog past it disconnects the session
 //   with the reason logged. Every backlogged message has been stored (with PersistMessages), so the peer's
 //   ResendRequest after reconnecting recovers it; nothing is lost silently.
@@ -31,8 +33,9 @@ public sealed partial class FixSession
     /// less than this.</summary>
     internal const long ReplayBudgetBytes = 256 * 1024;
 
-    /// <summary>Backlog size from which the session asks its host to stop reading inbound messages.</summary>
-    internal const long ReceivePauseThresholdBytes = 256 * 1024;
+    /// <summary>Backlog size from which the session asks its host to stop reading inbound messages: above
+    /// <see cref="ReplayBudgetBytes"/>, so a replay alone (which stops at its budget) never pauses reading.</summary>
+    internal const long ReceivePauseThresholdBytes = 1024 * 1024;
 
     /// <summary>A backlog that has not shrunk for this long withdraws the receive-pause request (deadlock breaker).</summary>
     internal const long BacklogStallNs = 1_000_000_000L;

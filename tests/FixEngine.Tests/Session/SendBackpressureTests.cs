@@ -218,6 +218,32 @@ public sealed class SendBackpressureTests
     }
 
     [Fact]
+    public void APauseWhileThePeerReadsDoesNotTimeOutThePeersHeartbeat()
+    {
+        using var h = new SessionHarness("FIX.4.4");
+        h.Logon(heartBtInt: 30);
+        h.Connection.FreeBytes = 0;
+        long id = 0;
+        while (h.Session.SendBacklogBytes < FixSession.ReceivePauseThresholdBytes + 64 * 1024) SendOrder(h, ++id);
+        Assert.True(h.Session.IsReceivePauseRequested);
+        // 100 s (over 2.4 x HeartBtInt) in which we read nothing (paused) but the peer reads a little every half second.
+        for (int step = 0; step < 200; step++)
+        {
+            h.Now += SessionHarness.Second / 2;
+            h.Connection.FreeBytes = 300;
+            h.Session.Poll(h.Now);
+            Assert.True(h.Session.IsConnected, $"disconnected at {step / 2.0} s: {h.Connection.Reason}");
+            Assert.True(h.Session.IsReceivePauseRequested);
+        }
+        Assert.False(h.Connection.Disconnected);
+        h.Connection.FreeBytes = null;
+        h.Session.Poll(h.Now);
+        ExpectOrders(h, 1, id, seqOffset: 1);
+        // Heartbeats went out behind the orders (we sent nothing else for 30 s at a time), but no TestRequest.
+        while (h.Read < h.Connection.Sent.Count) Assert.Equal("0", h.Next()[35]);
+    }
+
+    [Fact]
     public void DisconnectDropsTheBacklogButTheStoreKeepsItForTheResend()
     {
         using var h = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false });
