@@ -128,10 +128,12 @@ public sealed class EngineSessionSystem : IRoundTripSystem, ISessionCounterSourc
     public void Dispose() => Stop();
 
     /// <summary>Engine events (disconnects, reconnects) between logon and <see cref="Stop"/> are abnormal in a run:
-    /// print them, so a run that loses replies says why. Start-up and shutdown events are not printed.</summary>
+    /// print them, so a run that loses replies says why. Start-up and shutdown events are not printed, nor Logon lines:
+    /// the in-process acceptor prints its own just after answering the initiator, which may already have started the
+    /// run (a later re-logon follows a Disconnected line, which is printed).</summary>
     private void OnEngineEvent(string line)
     {
-        if (_running) Console.Error.WriteLine($"  {Name} engine: {line}");
+        if (_running && !line.StartsWith("Logon ", StringComparison.Ordinal)) Console.Error.WriteLine($"  {Name} engine: {line}");
     }
 
     private sealed class InitiatorApplication(IReplyHandler handler) : IApplication
