@@ -46,7 +46,7 @@ internal static class AcceptorProcess
         try
         {
             Write(stdout, $"PORT {acceptor.Port}\n");
-            ServeCommands(stdin, stdout);
+            ServeCommands(stdin, stdout, acceptor);
         }
         catch (IOException)
         {
@@ -59,7 +59,7 @@ internal static class AcceptorProcess
         return acceptor.Errors == 0 ? 0 : 1;
     }
 
-    private static void ServeCommands(Stream stdin, Stream stdout)
+    private static void ServeCommands(Stream stdin, Stream stdout, IAcceptor acceptor)
     {
         byte[] buffer = new byte[256];
         byte[] begun = Encoding.ASCII.GetBytes("BEGUN\n");
@@ -100,6 +100,10 @@ internal static class AcceptorProcess
             {
                 Write(stdout, string.Create(CultureInfo.InvariantCulture, $"JIT {System.Runtime.JitInfo.GetCompiledMethodCount()}\n"));
             }
+            else if (command.SequenceEqual("COUNTERS"u8))
+            {
+                Write(stdout, (acceptor.Counters() ?? new SessionSideCounters("acceptor", false, 0, 0, 0, 0, 0, 0, 0, 0)).ToWire() + "\n");
+            }
             else if (command.SequenceEqual("EXIT"u8))
             {
                 return;
@@ -125,6 +129,9 @@ internal static class AcceptorProcess
         int Port { get; }
 
         long Errors { get; }
+
+        /// <summary>The session's counters, or null without a session.</summary>
+        SessionSideCounters? Counters();
     }
 
     /// <summary>The codec acceptor: accepts one connection on a background thread and answers on it.</summary>
@@ -145,6 +152,8 @@ internal static class AcceptorProcess
         public int Port { get; }
 
         public long Errors => _acceptor?.Errors ?? 0;
+
+        public SessionSideCounters? Counters() => null;
 
         private void Serve()
         {
@@ -191,6 +200,8 @@ internal static class AcceptorProcess
         public int Port { get; }
 
         public long Errors => 0;
+
+        public SessionSideCounters? Counters() => SessionSideCounters.Of("acceptor", _host.Sessions[0]);
 
         public void Dispose()
         {

@@ -20,6 +20,8 @@ namespace FixEngine.Benchmarks.RoundTrip;
 ///   child  → parent   WINDOW g0 g1 g2 bytes counts since BEGIN
 ///   parent → child    JIT                   (during warm-up)
 ///   child  → parent   JIT n                 methods compiled so far
+///   parent → child    COUNTERS              (after a run's window, session roles only)
+///   child  → parent   COUNTERS acceptor ... the acceptor session's counters (SessionSideCounters.ToWire)
 ///   parent → child    EXIT (or stdin EOF)   stop the acceptor and exit
 /// </code>
 /// <para>The child exits when its stdin reaches end of file, so it cannot outlive this process however this process
@@ -29,7 +31,7 @@ namespace FixEngine.Benchmarks.RoundTrip;
 /// first.</para>
 /// <para>Not thread-safe: the harness's sender thread drives it.</para>
 /// </remarks>
-public sealed class ChildProcessSystem : IRoundTripSystem, IMeasuredWindow
+public sealed class ChildProcessSystem : IRoundTripSystem, IMeasuredWindow, ISessionCounterSource
 {
     // Design: two threads. The harness's sender thread calls every public member (start, orders, window commands,
     // stop) and is the only writer of the child's stdin. The "acceptor-stdout" thread is the only reader of the
@@ -161,6 +163,22 @@ public sealed class ChildProcessSystem : IRoundTripSystem, IMeasuredWindow
         return long.TryParse(line.AsSpan(4), NumberStyles.None, CultureInfo.InvariantCulture, out long count)
             ? count
             : throw new InvalidOperationException($"{Name}: acceptor process sent a bad JIT line ('{line}')");
+    }
+
+    /// <inheritdoc/>
+    public IReadOnlyList<SessionSideCounters> ReadSessionCounters()
+    {
+        var list = new List<SessionSideCounters>(2);
+        if (_initiator is ISessionCounterSource initiator) list.AddRange(initiator.ReadSessionCounters());
+        if (_role == CodecAcceptorRole || _child is null) return list;
+        Command("COUNTERS");
+        string line = Expect("COUNTERS ", s_replyTimeout);
+        if (!SessionSideCounters.TryParseWire(line, out SessionSideCounters acceptor))
+        {
+            throw new InvalidOperationException($"{Name}: acceptor process sent a bad counters line ('{line}')");
+        }
+        list.Add(acceptor);
+        return list;
     }
 
     /// <inheritdoc/>

@@ -20,7 +20,7 @@ namespace FixEngine.Benchmarks.RoundTrip;
 /// send time travels in ClOrdID. Start-up allocates (including the stores' preallocated capacity); the steady state
 /// relies on the engine's allocation-free paths.
 /// </remarks>
-public sealed class EngineSessionSystem : IRoundTripSystem
+public sealed class EngineSessionSystem : IRoundTripSystem, ISessionCounterSource
 {
     // Design: SendOrder runs on the harness's sender thread, the single producer of the initiator session's outbox
     // (TrySendFromAnyThread). Everything else (both applications' callbacks) runs on the engine agent threads; the
@@ -102,6 +102,15 @@ public sealed class EngineSessionSystem : IRoundTripSystem
     }
 
     /// <inheritdoc/>
+    public IReadOnlyList<SessionSideCounters> ReadSessionCounters()
+    {
+        var list = new List<SessionSideCounters>(2);
+        if (_session is FixSession initiator) list.Add(SessionSideCounters.Of("initiator", initiator));
+        if (_acceptorHost is FixEngineHost acceptor) list.Add(SessionSideCounters.Of("acceptor", acceptor.Sessions[0]));
+        return list;
+    }
+
+    /// <inheritdoc/>
     public void Stop()
     {
         _running = false;
@@ -119,10 +128,12 @@ public sealed class EngineSessionSystem : IRoundTripSystem
     public void Dispose() => Stop();
 
     /// <summary>Engine events (disconnects, reconnects) between logon and <see cref="Stop"/> are abnormal in a run:
-    /// print them, so a run that loses replies says why. Start-up and shutdown events are not printed.</summary>
+    /// print them, so a run that loses replies says why. Start-up and shutdown events are not printed, nor Logon lines:
+    /// the in-process acceptor prints its own just after answering the initiator, which may already have started the
+    /// run (a later re-logon follows a Disconnected line, which is printed).</summary>
     private void OnEngineEvent(string line)
     {
-        if (_running) Console.Error.WriteLine($"  {Name} engine: {line}");
+        if (_running && !line.StartsWith("Logon ", StringComparison.Ordinal)) Console.Error.WriteLine($"  {Name} engine: {line}");
     }
 
     private sealed class InitiatorApplication(IReplyHandler handler) : IApplication

@@ -117,7 +117,7 @@ public static class MarkdownReport
             {
                 RunResult r = s.Runs[i];
                 string child = r.Child is ProcessWindow c ? $"{c.Gen0}/{c.Gen1}/{c.Gen2} | {c.AllocatedBytes:N0}" : "same process | same process";
-                string complete = (!r.Completed ? "NO (timed out)" : r.Saturated ? "SATURATED" : "yes") + (r.JitSettled ? "" : " (JIT still compiling after warm-up)");
+                string complete = r.Verdict + (r.JitSettled ? "" : " (JIT still compiling after warm-up)");
                 w.WriteLine($"| {s.Config} | {RateLabel(s.RatePerSecond)} | {i + 1} | {r.Count:N0} / {r.Planned:N0} | {r.WarmupSent:N0} | {Us(r.Histogram.ValueAtPercentile(50))} | {Us(r.Histogram.ValueAtPercentile(99))} | {Us(r.Histogram.ValueAtPercentile(99.9))} | {Us(r.Histogram.Max)} | {r.AchievedRate:N0} | {r.Gen0}/{r.Gen1}/{r.Gen2} | {r.AllocatedBytes:N0} | {child} | {r.BytesPerMessage:0.00} | {r.Errors} | {complete} | {r.Phases.TotalNs / 1e9:0.0} s |");
             }
         }

@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Threading;
 using FixEngine.Diagnostics;
 using FixEngine.Timing;
@@ -95,6 +96,19 @@ public sealed class RunResult
 
     /// <summary>Where the run's wall time went.</summary>
     public RunPhases Phases { get; set; }
+
+    /// <summary>Orders sent in the whole run (warm-up included) whose reply had not arrived when the run ended.</summary>
+    public long Outstanding { get; init; }
+
+    /// <summary>How long the run waited for outstanding replies after its last order (<see cref="RunPlan.ReplyTimeoutNs"/>).</summary>
+    public long ReplyTimeoutNs { get; init; }
+
+    /// <summary>The FIX sessions' counters after the run (initiator, then acceptor), or null for configurations without
+    /// sessions or when they could not be read.</summary>
+    public IReadOnlyList<SessionSideCounters>? Sessions { get; init; }
+
+    /// <summary>"yes", "SATURATED" or why replies are missing (<see cref="RunVerdict"/>).</summary>
+    public string Verdict => RunVerdict.Describe(this);
 
     /// <summary>This process's window, plus the child's when there is one.</summary>
     public ProcessWindow Total => new ProcessWindow(Gen0, Gen1, Gen2, AllocatedBytes).Plus(Child ?? default);
@@ -200,6 +214,8 @@ public sealed class RoundTripRunner : IReplyHandler
             Volatile.Write(ref _recording, false);
             tMeasured = HighResTime.NowNs();
             ProcessWindow? child = remote?.EndWindow();
+            long outstanding = seqNum - 1 - Volatile.Read(ref _received);
+            IReadOnlyList<SessionSideCounters>? sessions = (system as ISessionCounterSource)?.ReadSessionCounters();
 
             long elapsedNs = Math.Max(1, lastReplyNs - firstIntendedNs);
             result = new RunResult
@@ -220,6 +236,9 @@ public sealed class RoundTripRunner : IReplyHandler
                 Child = child,
                 Errors = Interlocked.Read(ref _errors),
                 Completed = completed,
+                Outstanding = outstanding,
+                ReplyTimeoutNs = plan.ReplyTimeoutNs,
+                Sessions = sessions,
                 Phases = new RunPhases(tStarted - t0, tWarm - tStarted, tSettled - tWarm, tMeasured - tSettled, 0),
             };
             return result;
@@ -288,8 +307,9 @@ public sealed class RoundTripRunner : IReplyHandler
             long nowNs = HighResTime.NowNs();
             if (nowNs >= deadlineNs) return true;
             system.SendOrder(seqNum, nowNs);
-            if (!WaitForReplies(seqNum, timeoutNs)) return false;
+            bool replied = WaitForReplies(seqNum, timeoutNs);
             seqNum++;
+            if (!replied) return false;
         }
         return true;
     }

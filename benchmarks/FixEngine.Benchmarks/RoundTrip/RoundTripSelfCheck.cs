@@ -29,6 +29,7 @@ public static class RoundTripSelfCheck
             ("session configurations: busy, yield, backoff and completion, 1proc and 2proc, all available", SessionConfigurationsAreRegistered),
             ("child acceptor role round-trips through its command-line form", SessionRoleRoundTrips),
             ("child process reports its port and its window, and exits when told", ChildProcessLifecycle),
+            ("a run missing replies says whether they were lost, still in flight or miscounted", VerdictSaysWhatHappened),
         };
         int failed = 0;
         foreach ((string name, Func<string?> check) in checks)
@@ -300,6 +301,48 @@ public static class RoundTripSelfCheck
         {
             return null;
         }
+    }
+
+    private static string? VerdictSaysWhatHappened()
+    {
+        static RunResult Run(bool completed, bool saturated, long outstanding, params SessionSideCounters[] sessions) => new()
+        {
+            Config = "session-yield-mem-1proc", RatePerSecond = 50_000, Histogram = new LatencyHistogram(1, 60_000_000_000, 3), Count = 10,
+            AchievedRate = 1, Gen0 = 0, Gen1 = 0, Gen2 = 0, AllocatedBytes = 0, Errors = 0, Completed = completed, Saturated = saturated,
+            Outstanding = outstanding, ReplyTimeoutNs = 30_000_000_000, Sessions = sessions.Length == 0 ? null : sessions,
+        };
+        var initiator = new SessionSideCounters("initiator", true, 1_001, 1_001, 0, 0, 0, 0, 0, 0);
+        var acceptor = new SessionSideCounters("acceptor", true, 1_001, 1_001, 0, 0, 0, 0, 0, 0);
+        // The acceptor processed 500 of the initiator's 1,000 messages and answered each; the initiator has every answer.
+        SessionSideCounters answered = initiator with { NextTargetMsgSeqNum = 501 };
+        SessionSideCounters behind = acceptor with { NextTargetMsgSeqNum = 501, NextSenderMsgSeqNum = 501 };
+        var cases = new (RunResult Run, string Expected)[]
+        {
+            (Run(true, false, 0, initiator, acceptor), "yes"),
+            (Run(true, true, 0, initiator, acceptor), "SATURATED"),
+            (Run(false, false, 7), "NO: 7 replies outstanding 30 s after the last order"),
+            // Both sessions processed everything the other sent, yet replies are missing: the harness miscounted.
+            (Run(false, false, 7, initiator, acceptor), "harness miscount"),
+            // The acceptor is 500 orders behind and nobody saw a gap, resend or back-pressure: a slow drain.
+            (Run(false, false, 500, answered, behind), "backlog not drained within the bound: 500 replies outstanding"),
+            (Run(false, false, 500, answered, behind), "500 initiator messages not processed by the acceptor, 0 acceptor messages"),
+            // Back-pressure alone is flow control, not loss.
+            (Run(false, false, 500, answered with { SendBackpressure = 40 }, behind with { SendBackpressure = 9 }), "nothing lost, still in flight"),
+            // A gap with early messages queued: lost.
+            (Run(false, false, 500, answered, behind with { GapsDetected = 3, QueuedMessages = 499 }), "LOST MESSAGES"),
+        };
+        foreach ((RunResult run, string expected) in cases)
+        {
+            if (!run.Verdict.Contains(expected, StringComparison.Ordinal)) return $"verdict '{run.Verdict}' lacks '{expected}'";
+        }
+        SessionSideCounters wire = acceptor with { GapsDetected = 3, ResendRequestsSent = 1, ResendRequestsReceived = 2, SendBackpressure = 4, SendBacklogHighWaterBytes = 5, QueuedMessages = 6, LoggedOn = false };
+        if (!SessionSideCounters.TryParseWire(wire.ToWire(), out SessionSideCounters parsed) || parsed != wire) return $"'{wire.ToWire()}' does not parse back";
+        if (SessionSideCounters.TryParseWire("COUNTERS acceptor 1 2", out _)) return "a short counters line parsed";
+        var report = new StringWriter();
+        MarkdownReport.Write(report, new ReportContext("m", "c", "full", "1", "1", 1, 180, 250),
+            [new ConfigRateSummary("session-yield-mem-1proc", 50_000, [cases[4].Run])], []);
+        if (!report.ToString().Contains("backlog not drained within the bound", StringComparison.Ordinal)) return "the Runs table does not carry the verdict";
+        return null;
     }
 
     private sealed class CountingHandler : IReplyHandler

@@ -29,4 +29,11 @@ public sealed class EngineOptions
 
     /// <summary>Receives one line per engine event (connections, logons), or null.</summary>
     public Action<string>? Console { get; init; }
+
+    /// <summary>Rent each connection's buffers when it is established (accepted or connected) rather than on first use:
+    /// the receive buffer, the send queue (<c>SendQueueBytes</c>, 1 MiB by default) and, in completion mode, the send
+    /// event args (<see cref="Transport.TransportConnection.Prewarm"/>); and the session's send backlog (64 KiB). So the
+    /// first time a burst fills the transport after connecting allocates nothing. Default true; turn it off for an
+    /// engine with very many sessions that rarely see back-pressure (about 1.1 MiB per connected session).</summary>
+    public bool PrewarmConnections { get; init; } = true;
 }

@@ -37,6 +37,11 @@ namespace FixEngine.Engine;
 /// before the Logon says which session it is: every session on one SocketAcceptPort must agree on the receive mode, the
 /// SSL keys and the socket options (the constructor throws a <see cref="ConfigException"/> naming the key and the two
 /// sessions otherwise). Initiators use their own settings.</para>
+/// <para>Flow control: a session whose transport refuses messages (its bounded send queue is full) keeps them in order
+/// in its send backlog (see <see cref="FixSession.SendBacklogBytes"/>); when that backlog is large and still draining
+/// the session asks to stop reading (<see cref="FixSession.IsReceivePauseRequested"/>), and after each duty cycle the
+/// agent pauses or resumes the TCP receive of that session's connection accordingly, so TCP flow control slows the
+/// peer down instead of the backlog growing. TLS connections are not paused.</para>
 /// <para>Time: the agent gets monotonic <c>nowNs</c> from the clock (<see cref="EngineOptions.Clock"/>) and derives epoch
 /// time from it with one anchor (refreshed once a second), so the epoch clock is not read per duty cycle; a completion
 /// thread reads the monotonic clock once per message and applies the same anchor. Sessions are given the time, never
@@ -63,6 +68,7 @@ public sealed class FixEngineHost : IDisposable
     private readonly AgentRunner _runner;
     private readonly long _pendingLogonTimeoutNs;
     private readonly Action<string>? _console;
+    private readonly bool _prewarm;
     private volatile int _stopState;
     private long _currentEpochNs;
     private long _epochOffsetNs;
@@ -98,6 +104,7 @@ public sealed class FixEngineHost : IDisposable
         }
         _clock = options.Clock ?? SystemClock.Instance;
         _console = options.Console;
+        _prewarm = options.PrewarmConnections;
         IdleStrategy = EngineConfiguration.ResolveIdleStrategy(settings, options);
         int[] cpus = EngineConfiguration.ResolveCpuAffinity(settings, options);
         CpuAffinity = cpus;
@@ -298,11 +305,11 @@ public sealed class FixEngineHost : IDisposable
                 Print($"Connected to {connection.RemoteEndPoint} for {slot.Session.Id}");
                 if (slot.Gate is object gate)
                 {
-                    lock (gate) slot.Session.OnConnected(connection, Math.Max(now, slot.Session.NowNs));
+                    lock (gate) Connected(slot.Session, connection, Math.Max(now, slot.Session.NowNs));
                 }
                 else
                 {
-                    slot.Session.OnConnected(connection, now);
+                    Connected(slot.Session, connection, now);
                 }
                 // After OnConnected (the Logon is out): a completion-mode connection may deliver the answer at once.
                 connection.Start();
@@ -341,6 +348,10 @@ public sealed class FixEngineHost : IDisposable
             {
                 work += ServiceSession(slot.Session, now, stopping, ref anyConnected);
             }
+            // Inbound flow control, outside the gate (a completion-mode resume dispatches waiting messages on this
+            // thread, taking the gate itself). Reading the session's connection outside its gate may see one a duty
+            // cycle stale: pausing or resuming a connection the session has just dropped is harmless.
+            if (slot.Session.Connection is SocketConnection sc) sc.SetReceivePaused(slot.Session.IsReceivePauseRequested);
         }
         if (stopping)
         {
@@ -405,6 +416,8 @@ public sealed class FixEngineHost : IDisposable
                     ? await TlsConnection.ConnectAsync(remote, TimeSpan.FromSeconds(10), init.TransportOptions, tls.For(ep.Host), adapter).ConfigureAwait(false)
                     : await TcpConnector.ConnectAsync(remote, TimeSpan.FromSeconds(10), init.TransportOptions, adapter).ConfigureAwait(false);
                 adapter.Attach(connection);
+                // Still owned by this task (the agent gets it through the queue): rent its buffers now.
+                if (_prewarm) connection.Prewarm();
                 if (_stopState != 0)
                 {
                     adapter.Close("engine stopping");
@@ -525,9 +538,16 @@ public sealed class FixEngineHost : IDisposable
             return;
         }
         connection.Slot = slot;
-        session.OnConnected(connection, now);
+        Connected(session, connection, now);
         session.OnMessage(frame, now);
         if (session.IsLoggedOn) Print($"Logon {session.Id} from {connection.RemoteEndPoint}");
+    }
+
+    // The session's thread (under its gate when it has one).
+    private void Connected(FixSession session, SocketConnection connection, long now)
+    {
+        session.OnConnected(connection, now);
+        if (_prewarm) session.PrewarmSendBacklog();
     }
 
     private sealed class EngineAgent(FixEngineHost host) : IAgent
@@ -598,6 +618,8 @@ public sealed class FixEngineHost : IDisposable
         {
             var adapter = new SocketConnection(host, host.EpochNow(), Guarded);
             adapter.Attach(connection);
+            // Before it starts receiving: this thread still owns it.
+            if (host._prewarm) connection.Prewarm();
             if (Guarded) adapter.Start();
             host._incoming.Enqueue(adapter);
             return adapter;

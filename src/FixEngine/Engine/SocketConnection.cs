@@ -31,6 +31,7 @@ internal sealed class SocketConnection : ISessionConnection, IConnectionHandler
     private volatile bool _closed;
     private volatile string? _closeReason;
     private long _lingerUntilNs;
+    private bool _receivePaused;
 
     public SocketConnection(FixEngineHost host, long createdNs, bool guarded)
     {
@@ -58,6 +59,9 @@ internal sealed class SocketConnection : ISessionConnection, IConnectionHandler
     public string? CloseReason => _closeReason;
 
     public void Attach(TransportConnection connection) => _connection = connection;
+
+    /// <summary>The transport connection (tests check what it has rented).</summary>
+    internal TransportConnection? Transport => _connection;
 
     public void Start()
     {
@@ -116,6 +120,19 @@ internal sealed class SocketConnection : ISessionConnection, IConnectionHandler
             Volatile.Write(ref _lingerUntilNs, 0);
             c?.Close(DisconnectReason.Local, _closeReason);
         }
+    }
+
+    /// <summary>Agent: pauses or resumes reading inbound messages as the session asks (its outbound backlog is large and
+    /// draining, see <see cref="FixSession.IsReceivePauseRequested"/>). A completion-mode resume dispatches waiting
+    /// messages on the calling thread, so the agent calls this outside the session's gate.</summary>
+    public void SetReceivePaused(bool paused)
+    {
+        if (paused == _receivePaused) return;
+        _receivePaused = paused;
+        TransportConnection? c = _connection;
+        if (c is null) return;
+        if (paused) c.PauseReceive();
+        else c.ResumeReceive();
     }
 
     public int Poll(long nowNs) => _closed || _connection is null ? 0 : _connection.Poll(nowNs);

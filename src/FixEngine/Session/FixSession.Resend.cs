@@ -29,6 +29,7 @@ public sealed partial class FixSession
             _resendGapEnd = 0;
         }
         _resendRangeBegin = begin;
+        _resendRequestsSent++;
         _log.OnEvent("Sent ResendRequest from " + begin + " to " + sentEnd, nowNs);
         SendResendRequest(nowNs, begin, sentEnd);
     }
@@ -56,7 +57,10 @@ public sealed partial class FixSession
 
     // Answering side: replay [begin, end] from the store. Application messages go out again with their original
     // MsgSeqNum, PossDupFlag=Y and OrigSendingTime; runs of admin messages and missing numbers become one
-    // SequenceReset-GapFill each. Nothing here consumes a new sequence number.
+    // SequenceReset-GapFill each. Nothing here consumes a new sequence number. The replay runs in steps
+    // (ContinueReplay): it stops reading the store while the send backlog holds ReplayBudgetBytes or more and goes on
+    // from Poll as the transport drains, so a long replay is never copied into memory at once. A new ResendRequest
+    // replaces a replay still in progress.
     private void ResendRange(int begin, int end, long nowNs)
     {
         int nextSender = _store.NextSenderMsgSeqNum;
@@ -65,6 +69,7 @@ public sealed partial class FixSession
         {
             end = nextSender - 1;
         }
+        _resendRequestsReceived++;
         _log.OnEvent("Received ResendRequest from " + begin + " to " + end, nowNs);
         if (end < begin) return;
         if (!_settings.PersistMessages)
@@ -72,13 +77,35 @@ public sealed partial class FixSession
             SendSequenceResetGapFill(nowNs, begin, end + 1);
             return;
         }
-        var replay = new ResendHandler(this, begin, nowNs);
-        _store.ReadRange(begin, end, ref replay);
+        _replayNextSeq = begin;
+        _replayEndSeq = end;
+        _replayGapStart = 0;
+        ContinueReplay(nowNs);
+    }
+
+    // One step of the replay in progress; returns 1 when it sent something.
+    private int ContinueReplay(long nowNs)
+    {
+        int end = _replayEndSeq;
+        if (end == 0 || _connection is null || _backlog.Bytes >= ReplayBudgetBytes) return 0;
+        var replay = new ResendHandler(this, _replayNextSeq, _replayGapStart, nowNs);
+        _store.ReadRange(_replayNextSeq, end, ref replay);
+        if (_connection is null) return 1;
+        if (replay.Paused && replay.Current <= end)
+        {
+            _replayNextSeq = replay.Current;
+            _replayGapStart = replay.GapStart;
+            return 1;
+        }
+        _replayNextSeq = 0;
+        _replayEndSeq = 0;
+        _replayGapStart = 0;
         int gapStart = replay.GapStart != 0 ? replay.GapStart : replay.Current;
         if (gapStart <= end)
         {
             SendSequenceResetGapFill(nowNs, gapStart, end + 1);
         }
+        return 1;
     }
 
     private struct ResendHandler : IStoredMessageHandler
@@ -86,16 +113,20 @@ public sealed partial class FixSession
         private readonly FixSession _session;
         private readonly long _nowNs;
 
-        public ResendHandler(FixSession session, int begin, long nowNs)
+        public ResendHandler(FixSession session, int begin, int gapStart, long nowNs)
         {
             _session = session;
             _nowNs = nowNs;
             Current = begin;
-            GapStart = 0;
+            GapStart = gapStart;
+            Paused = false;
         }
 
         public int Current;
         public int GapStart;
+
+        /// <summary>The read stopped because the send backlog reached the replay budget.</summary>
+        public bool Paused;
 
         public bool OnMessage(int seqNum, ReadOnlySpan<byte> message)
         {
@@ -109,7 +140,9 @@ public sealed partial class FixSession
                 GapStart = seqNum;
             }
             Current = seqNum + 1;
-            return _session._connection is not null;
+            if (_session._connection is null) return false;
+            Paused = _session._backlog.Bytes >= ReplayBudgetBytes;
+            return !Paused;
         }
     }
 

@@ -32,8 +32,10 @@ public sealed partial class FixSession
     /// <param name="state">Passed to <paramref name="body"/>.</param>
     /// <param name="body">Writes the body fields.</param>
     /// <param name="nowNs">Now, epoch nanoseconds (SendingTime).</param>
-    /// <returns>The connection's answer; <see cref="SendResult.Closed"/> when not connected (the message is still stored and
-    /// consumes a sequence number, so it is resent on request, as in QuickFIX).</returns>
+    /// <returns>The connection's answer: <see cref="SendResult.Sent"/>, or <see cref="SendResult.Queued"/> when the
+    /// transport or the session's backlog holds it for sending in order (see <see cref="SendBacklogBytes"/>);
+    /// <see cref="SendResult.Closed"/> when not connected (the message is still stored and consumes a sequence number, so
+    /// it is resent on request, as in QuickFIX).</returns>
     /// <remarks>Owner thread only (e.g. inside an <see cref="IApplication"/> callback). Allocation-free.</remarks>
     public SendResult Send<TState>(ReadOnlySpan<byte> msgType, scoped in TState state, BodyWriter<TState> body, long nowNs)
         where TState : allows ref struct
@@ -88,10 +90,12 @@ public sealed partial class FixSession
         return true;
     }
 
+    // Only while nothing waits for the transport: a full backlog stops the drain, so the outbox fills and its producer
+    // gets false from TrySendFromAnyThread (back-pressure) instead of the session buffering without bound.
     private int DrainOutbox(long nowNs)
     {
         int work = 0;
-        while (work < 256 && _outbox.TryRead(out ReadOnlySpan<byte> record))
+        while (work < 256 && _backlog.IsEmpty && _replayEndSeq == 0 && _state == SessionState.LoggedOn && _outbox.TryRead(out ReadOnlySpan<byte> record))
         {
             int typeLength = record[0];
             ReadOnlySpan<byte> msgType = record.Slice(1, typeLength);
@@ -157,7 +161,20 @@ public sealed partial class FixSession
         if (connection is null) return SendResult.Closed;
         _lastSentNs = nowNs;
         _log.OnOutgoing(bytes, nowNs);
-        return connection.Send(bytes);
+        // Behind messages that wait for the transport: keep the order.
+        if (!_backlog.IsEmpty) return AppendToBacklog(bytes, nowNs);
+        SendResult result = connection.Send(bytes);
+        switch (result)
+        {
+            case SendResult.Backpressure:
+                // The transport's queue is full and took nothing: hold the message back, never drop it.
+                _sendBackpressureCount++;
+                return AppendToBacklog(bytes, nowNs);
+            case SendResult.TooLarge:
+                _log.OnEvent("Outbound message of " + bytes.Length + " bytes is larger than the transport's send queue; not sent", nowNs);
+                break;
+        }
+        return result;
     }
 
     private void SendAdmin(ReadOnlySpan<byte> msgType, long nowNs, ref RoutingFields routing, AdminBody body, int intValue, ReadOnlySpan<byte> text, int tag2, int int2, int int3)

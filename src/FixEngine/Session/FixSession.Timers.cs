@@ -16,6 +16,8 @@ public sealed partial class FixSession
         int work = 0;
         _nowNs = nowNs;
         if (_connection is null) return DrainOutboxWhileDisconnected(nowNs);
+        work += FlushSendBacklog(nowNs);
+        work += ContinueReplay(nowNs);
         if (!_schedule.IsNonStop && !_schedule.IsInSession(nowNs))
         {
             if (_state == SessionState.LoggedOn) SendLogout(nowNs, "Session end time reached");
@@ -46,6 +48,8 @@ public sealed partial class FixSession
         if (!_receivedLogon || _heartBtIntSec <= 0) return work;
 
         long heartBtIntNs = _heartBtIntSec * NsPerSecond;
+        // While we hold back reading, the peer's silence is ours: its reading our backlog shows it is alive.
+        if (_receivePauseRequested && _lastBacklogProgressNs > _lastReceivedNs) _lastReceivedNs = _lastBacklogProgressNs;
         long sinceReceived = nowNs - _lastReceivedNs;
         long sinceSent = nowNs - _lastSentNs;
         if (sinceReceived < heartBtIntNs && sinceSent < heartBtIntNs) return work;

@@ -204,6 +204,8 @@ public sealed partial class FixSession : IDisposable
     {
         ISessionConnection? connection = _connection;
         if (connection is null) return;
+        // Best effort: what the transport takes now still leaves (a Logout, a Reject) before the close.
+        FlushSendBacklog(nowNs);
         _connection = null;
         connection.Disconnect(reason);
         AfterDisconnect(reason, nowNs);
@@ -219,6 +221,7 @@ public sealed partial class FixSession : IDisposable
         _resendRangeEnd = 0;
         _resendGapEnd = 0;
         ClearQueue();
+        ClearSendBacklog("Disconnected", nowNs, release: true);
         if (_settings.ResetOnDisconnect) ResetStore(nowNs);
         if (wasLoggedOn) _application.OnLogout(this);
     }
@@ -231,6 +234,7 @@ public sealed partial class FixSession : IDisposable
     {
         _store.Reset(nowNs);
         ClearQueue();
+        ClearSendBacklog("Sequence numbers reset", nowNs, release: false);
         _resendRangeBegin = 0;
         _resendRangeEnd = 0;
         _resendGapEnd = 0;
@@ -263,6 +267,7 @@ public sealed partial class FixSession : IDisposable
         _disposed = true;
         Disconnect("session disposed", 0);
         ClearQueue();
+        _backlog.Release();
         _store.Dispose();
     }
 

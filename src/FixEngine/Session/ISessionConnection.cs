@@ -16,6 +16,8 @@ public interface ISessionConnection
     /// <returns>The transport's answer: <see cref="SendResult.Sent"/> or <see cref="SendResult.Queued"/> when the bytes
     /// were taken (in order), <see cref="SendResult.Backpressure"/> or <see cref="SendResult.TooLarge"/> when not,
     /// <see cref="SendResult.Closed"/> when the connection is gone.</returns>
+    /// <remarks>Backpressure must mean that no byte of the message was taken: the session then keeps the message in its
+    /// send backlog and offers it again, whole and in order, on a later <see cref="FixSession.Poll"/>.</remarks>
     SendResult Send(ReadOnlySpan<byte> message);
 
     /// <summary>Closes the connection. Must not call back into the session; the session already knows.</summary>

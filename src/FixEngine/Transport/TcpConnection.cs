@@ -23,6 +23,12 @@ namespace FixEngine.Transport;
 //   Backpressure before any byte is sent, so a message is never half sent and half dropped.
 // - Completion-mode drain: a pooled send SAEA over the queue's contiguous head segment; an async send holds
 //   an "in flight" count (taken under the lock while not closing) until it completes.
+// - Receive pause (inbound flow control): _receivePause is Running, PauseRequested or Parked, changed with
+//   Interlocked from any thread. Busy-poll: Poll skips the receive while it is not Running. Completion: before posting
+//   the next receive the loop turns PauseRequested into Parked (CAS) and leaves, releasing its in-flight count, so a
+//   close while parked tears down at once; ResumeReceive exchanges the state to Running and, only if it found Parked
+//   (the loop has left), re-enters and restarts the loop. A resume that finds PauseRequested just cancels it (the loop
+//   never left), so there is never more than one loop.
 // - Close: OnCloseRequested flushes what the socket takes now (orderly) or sets linger 0 (abort), shuts down
 //   and disposes the socket, which aborts pending SAEAs; socket calls that race with the dispose catch
 //   ObjectDisposedException. ReleaseResources (nothing in flight) returns the SAEAs and the queue.
@@ -43,8 +49,13 @@ public sealed class TcpConnection : TransportConnection
     private readonly Lock _sendLock = new();
     private readonly EndPoint? _remote;
     private readonly EndPoint? _local;
+    private const int ReceiveRunning = 0;
+    private const int ReceivePauseRequested = 1;
+    private const int ReceiveParked = 2;
+
     private ConnectionEventArgs? _receiveArgs;
     private int _started;
+    private int _receivePause;
 
     // Guarded by _sendLock.
     private ConnectionEventArgs? _sendArgs;
@@ -111,6 +122,41 @@ public sealed class TcpConnection : TransportConnection
     }
 
     /// <inheritdoc/>
+    public override bool IsReceivePaused => Volatile.Read(ref _receivePause) != ReceiveRunning;
+
+    /// <summary>True while a paused completion-mode receive loop has stopped (no receive posted); for tests.</summary>
+    internal bool IsReceiveParked => Volatile.Read(ref _receivePause) == ReceiveParked;
+
+    /// <inheritdoc/>
+    public override void PauseReceive() => Interlocked.CompareExchange(ref _receivePause, ReceivePauseRequested, ReceiveRunning);
+
+    /// <inheritdoc/>
+    public override void ResumeReceive()
+    {
+        if (Interlocked.Exchange(ref _receivePause, ReceiveRunning) != ReceiveParked)
+        {
+            return;
+        }
+        // The completion loop had left (Parked): restart it here; data already waiting is dispatched on this thread.
+        if (TryEnter())
+        {
+            ReceiveLoop(completed: false);
+        }
+    }
+
+    /// <summary>True once the send queue's array is rented (by <see cref="Prewarm"/> or the first partial send); for tests.</summary>
+    internal bool HasSendQueue
+    {
+        get
+        {
+            lock (_sendLock)
+            {
+                return _queue is not null;
+            }
+        }
+    }
+
+    /// <inheritdoc/>
     public override void Prewarm()
     {
         base.Prewarm();
@@ -138,7 +184,7 @@ public sealed class TcpConnection : TransportConnection
         try
         {
             // An accepted connection may be polled before its accept handler returned: its bytes wait in the socket.
-            int work = HasHandler ? ReceiveOnce() : 0;
+            int work = HasHandler && Volatile.Read(ref _receivePause) == ReceiveRunning ? ReceiveOnce() : 0;
             if (Volatile.Read(ref _queueCount) != 0)
             {
                 work += DrainQueue();
@@ -488,6 +534,12 @@ public sealed class TcpConnection : TransportConnection
             }
             if (IsClosing)
             {
+                break;
+            }
+            if (Volatile.Read(ref _receivePause) == ReceivePauseRequested
+                && Interlocked.CompareExchange(ref _receivePause, ReceiveParked, ReceivePauseRequested) == ReceivePauseRequested)
+            {
+                // Paused: post nothing; ResumeReceive restarts the loop. Leaving releases the in-flight count.
                 break;
             }
             GetReceiveSpace(out byte[] buffer, out int offset, out int count);

@@ -148,6 +148,28 @@ public abstract partial class TransportConnection : IAgent, IDisposable
         }
     }
 
+    /// <summary>True while reading from the socket is paused (<see cref="PauseReceive"/>).</summary>
+    public virtual bool IsReceivePaused => false;
+
+    /// <summary>Stops reading from the socket until <see cref="ResumeReceive"/>, so TCP flow control slows the peer down
+    /// (inbound back-pressure, e.g. while the owner's outbound backlog drains).</summary>
+    /// <remarks>
+    /// Any thread; idempotent. Bytes already received are still framed and dispatched: the pause takes effect at the
+    /// next socket read (busy-poll: <see cref="Poll"/> skips the receive but still drains the send queue; completion
+    /// mode: the receive loop posts no new receive once the current one has been dispatched). The TLS connection does
+    /// not pause (its reads are driven by SslStream); this is a no-op there. Allocation-free.
+    /// </remarks>
+    public virtual void PauseReceive()
+    {
+    }
+
+    /// <summary>Reads from the socket again after <see cref="PauseReceive"/>.</summary>
+    /// <remarks>Any thread; idempotent. In completion mode a stopped receive loop is restarted on the calling thread, so
+    /// bytes already waiting are dispatched to the handler on it before this returns. Allocation-free.</remarks>
+    public virtual void ResumeReceive()
+    {
+    }
+
     /// <summary>A span of at least <paramref name="sizeHint"/> bytes to encode one message into; then call <see cref="Commit"/>.</summary>
     /// <param name="sizeHint">Bytes needed (at most <see cref="TcpConnectionOptions.SendQueueBytes"/>).</param>
     /// <returns>The connection's encode buffer; valid until <see cref="Commit"/> or the next call.</returns>

@@ -23,9 +23,25 @@ public sealed class FakeConnection : ISessionConnection
 
     public long SentCount { get; private set; }
 
+    /// <summary>Bytes the fake transport still takes before it answers Backpressure (as a full send queue does);
+    /// null = unlimited. A message that does not fit is refused whole.</summary>
+    public long? FreeBytes { get; set; }
+
+    /// <summary>Sends refused with Backpressure.</summary>
+    public long Refused { get; private set; }
+
     public SendResult Send(ReadOnlySpan<byte> message)
     {
         if (Disconnected) return SendResult.Closed;
+        if (FreeBytes is long free)
+        {
+            if (message.Length > free)
+            {
+                Refused++;
+                return SendResult.Backpressure;
+            }
+            FreeBytes = free - message.Length;
+        }
         SentCount++;
         if (CaptureEnabled) Sent.Add(message.ToArray());
         return SendResult.Sent;
