@@ -27,6 +27,18 @@ internal static class AsciiFormatting
     /// <summary>'0' in every byte: OR-ed onto digit values 0..9 it gives their ASCII text.</summary>
     private const ulong AsciiZeros = 0x3030_3030_3030_3030UL;
 
+    /// <summary>"00" "01" ... "99": the two ASCII digits of 0..99 at offset 2 * value.</summary>
+    private static ReadOnlySpan<byte> DigitPairs =>
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"u8;
+
+    /// <summary>The two ASCII digits of <paramref name="value"/> (0..99), tens in byte 0.</summary>
+    /// <remarks>
+    /// PERF: one load where <see cref="AsciiParsing.TwoDigitsText"/> takes seven arithmetic instructions; the encoder
+    /// is limited by its instruction stream, and with a constant value the JIT folds the load like the arithmetic.
+    /// </remarks>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static uint DigitPair(uint value) => Unsafe.ReadUnaligned<ushort>(ref Unsafe.Add(ref MemoryMarshal.GetReference(DigitPairs), (nint)value * 2));
+
     /// <summary>Reads the <paramref name="count"/> (0..7) bytes at <paramref name="source"/> into the low bytes of a word; reads nothing else.</summary>
     /// <remarks>Four or more bytes: two overlapping 4-byte loads OR-ed together (the overlap holds the same bytes).</remarks>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -219,7 +231,7 @@ internal static class AsciiFormatting
                 uint millis = nanos / 1_000_000;
                 uint hundreds = (millis * 41) >> 12;
                 uint rest = millis - hundreds * 100;
-                ulong word = lastSecondDigit | ((ulong)'.' << 8) | ((ulong)('0' + hundreds) << 16) | ((ulong)AsciiParsing.TwoDigitsText(rest) << 24)
+                ulong word = lastSecondDigit | ((ulong)'.' << 8) | ((ulong)('0' + hundreds) << 16) | ((ulong)DigitPair(rest) << 24)
                     | ((ulong)Soh << 40);
                 Unsafe.WriteUnaligned(ref d, (uint)word);
                 Unsafe.WriteUnaligned(ref Unsafe.Add(ref d, 4), (ushort)(word >> 32));
@@ -239,7 +251,7 @@ internal static class AsciiFormatting
                 ulong digits = (DigitValues8(micros) | AsciiZeros) >> 16;
                 Unsafe.WriteUnaligned(ref d, lastSecondDigit | ((ulong)'.' << 8) | (digits << 16));
                 uint hundreds = (rest * 41) >> 12;
-                Unsafe.WriteUnaligned(ref Unsafe.Add(ref d, 8), ('0' + hundreds) | ((uint)AsciiParsing.TwoDigitsText(rest - hundreds * 100) << 8) | ((uint)Soh << 24));
+                Unsafe.WriteUnaligned(ref Unsafe.Add(ref d, 8), ('0' + hundreds) | (DigitPair(rest - hundreds * 100) << 8) | ((uint)Soh << 24));
                 return;
             }
             default:
@@ -251,11 +263,22 @@ internal static class AsciiFormatting
     /// <summary>Writes the UTCTimestamp of <paramref name="epochNs"/> and SOH (<see cref="FixValueFormatter.UtcTimestampLength"/> + 1 bytes).</summary>
     public static void WriteTimestampAndSoh(ref byte destination, long epochNs, TimestampPrecision precision)
     {
-        long days = Math.DivRem(epochNs, FixValueParser.NanosPerDay, out long nanosOfDay);
-        if (nanosOfDay < 0)
+        long days;
+        long nanosOfDay;
+        if (epochNs >= 0)
         {
-            nanosOfDay += FixValueParser.NanosPerDay;
-            days--;
+            // Unsigned division by a constant is a multiply and a shift, without the signed fix-ups.
+            days = (long)((ulong)epochNs / FixValueParser.NanosPerDay);
+            nanosOfDay = epochNs - days * FixValueParser.NanosPerDay;
+        }
+        else
+        {
+            days = Math.DivRem(epochNs, FixValueParser.NanosPerDay, out nanosOfDay);
+            if (nanosOfDay < 0)
+            {
+                nanosOfDay += FixValueParser.NanosPerDay;
+                days--;
+            }
         }
         uint secondOfDay = (uint)((ulong)nanosOfDay / FixValueParser.NanosPerSecond);
         uint nanos = (uint)((ulong)nanosOfDay - secondOfDay * (ulong)FixValueParser.NanosPerSecond);

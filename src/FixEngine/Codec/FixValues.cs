@@ -421,6 +421,7 @@ public static class FixValueFormatter
     }
 
     /// <summary>Spreads 8 BCD digits (first digit in the top nibble) to 8 ASCII bytes (first digit in byte 0).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static ulong ExpandBcd(uint bcd)
     {
         ulong x = bcd;
@@ -443,14 +444,15 @@ public static class FixValueFormatter
     }
 
     /// <summary><c>HH:MM:SS</c> (byte 0 first) for a second of the day (0..86,399).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static ulong TimeOfDayText(uint secondOfDay)
     {
         uint hour = secondOfDay / 3600;
         uint minuteOfDay = secondOfDay / 60;
         uint minute = minuteOfDay - hour * 60;
         uint second = secondOfDay - minuteOfDay * 60;
-        return AsciiParsing.TwoDigitsText(hour) | ((ulong)':' << 16) | ((ulong)AsciiParsing.TwoDigitsText(minute) << 24)
-            | ((ulong)':' << 40) | ((ulong)AsciiParsing.TwoDigitsText(second) << 48);
+        return AsciiFormatting.DigitPair(hour) | ((ulong)':' << 16) | ((ulong)AsciiFormatting.DigitPair(minute) << 24)
+            | ((ulong)':' << 40) | ((ulong)AsciiFormatting.DigitPair(second) << 48);
     }
 
     /// <summary>Writes <c>YYYYMMDD</c> for days since the epoch (8 bytes).</summary>

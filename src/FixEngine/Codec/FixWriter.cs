@@ -215,7 +215,7 @@ public ref struct FixWriter
                     _position = (int)p + prefixLength + 2;
                     return true;
                 }
-                AsciiFormatting.StoreExact(ref d, prefix | ((ulong)AsciiParsing.TwoDigitsText(small) << (8 * prefixLength)) | ((ulong)Soh << (8 * prefixLength + 16)), prefixLength + 3);
+                AsciiFormatting.StoreExact(ref d, prefix | ((ulong)AsciiFormatting.DigitPair(small) << (8 * prefixLength)) | ((ulong)Soh << (8 * prefixLength + 16)), prefixLength + 3);
                 _position = (int)p + prefixLength + 3;
                 return true;
             }
@@ -225,7 +225,7 @@ public ref struct FixWriter
                 // Quantities and early sequence numbers: four digits built in a register, no call.
                 uint v = (uint)value;
                 uint hundreds = (v * 5243) >> 19;
-                ulong text = AsciiParsing.TwoDigitsText(hundreds) | ((ulong)AsciiParsing.TwoDigitsText(v - hundreds * 100) << 16) | ((ulong)Soh << 32);
+                ulong text = AsciiFormatting.DigitPair(hundreds) | ((ulong)AsciiFormatting.DigitPair(v - hundreds * 100) << 16) | ((ulong)Soh << 32);
                 if (v < 1000)
                 {
                     Unsafe.WriteUnaligned(ref Unsafe.Add(ref d, prefixLength), (uint)(text >> 8));
@@ -412,15 +412,19 @@ public ref struct FixWriter
         // needed room for the trailer at its old end, so an exactly fitting buffer was refused).
         if (position + shift + FixFramer.TrailerLength > b.Length) return -1;
         uint sum = AsciiParsing.Sum(b.Slice(0, position));
-        if (shift == 0 && digits == 3 && BitConverter.IsLittleEndian)
-        {
-            // 100..999 bytes, the common case: three digits and the slot's SOH as one 4-byte store.
-            uint hundreds = ((uint)bodyLength * 41) >> 12;
-            ushort tensAndUnits = AsciiParsing.TwoDigitsText((uint)bodyLength - hundreds * 100);
-            uint text = ('0' + hundreds) | ((uint)tensAndUnits << 8);
-            Unsafe.WriteUnaligned(ref Unsafe.Add(ref MemoryMarshal.GetReference(b), bodyLengthOffset), text | ((uint)Soh << 24));
-            return WriteTrailer(b, position, sum + ('0' + hundreds) + (byte)tensAndUnits + (uint)(tensAndUnits >> 8));
-        }
+        if (shift != 0 || digits != 3 || !BitConverter.IsLittleEndian) return FinishMoved(b, position, bodyLengthOffset, bodyLength, digits, shift, sum);
+        // 100..999 bytes, the common case: three digits and the slot's SOH as one 4-byte store.
+        uint hundreds = ((uint)bodyLength * 41) >> 12;
+        uint tensAndUnits = AsciiFormatting.DigitPair((uint)bodyLength - hundreds * 100);
+        Unsafe.WriteUnaligned(ref Unsafe.Add(ref MemoryMarshal.GetReference(b), bodyLengthOffset), ('0' + hundreds) | (tensAndUnits << 8) | ((uint)Soh << 24));
+        return WriteTrailer(b, position, sum + '0' + hundreds + (tensAndUnits & 0xFF) + (tensAndUnits >> 8));
+    }
+
+    /// <summary><see cref="FinishCore"/> when BodyLength does not have the three reserved digits: moves the body first.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int FinishMoved(Span<byte> b, int position, int bodyLengthOffset, int bodyLength, int digits, int shift, uint sum)
+    {
+        int bodyStart = bodyLengthOffset + digits - shift + 1;
         if (shift < 0)
         {
             MoveLeft(b.Slice(bodyStart - 1, bodyLength + 1), -shift);
