@@ -78,6 +78,21 @@ internal static class AsciiFormatting
     }
 
     /// <summary>
+    /// Stores <c>tag=</c> (<paramref name="prefixLength"/> 2..5 bytes) before a value that, with its SOH, takes at least
+    /// two bytes: a prefix of up to 4 bytes is one 4-byte store whose spare bytes the value overwrites.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void StoreTagPrefix(ref byte destination, ulong prefix, int prefixLength)
+    {
+        if (prefixLength <= 4)
+        {
+            Unsafe.WriteUnaligned(ref destination, (uint)prefix);
+            return;
+        }
+        StoreExact(ref destination, prefix, prefixLength);
+    }
+
+    /// <summary>
     /// Writes <c>tag=value|</c>: <paramref name="prefix"/> (the <paramref name="prefixLength"/> bytes of <c>tag=</c>, 2..5),
     /// the <paramref name="valueLength"/> (0..15) bytes at <paramref name="value"/> and SOH, prefixLength + valueLength + 1
     /// bytes in all, with at most three stores.
@@ -135,6 +150,19 @@ internal static class AsciiFormatting
         return q | ((x - q * 10) << 8);
     }
 
+    /// <summary>The eight ASCII digits of <paramref name="value"/> (below 10^8, zero-padded), first digit in byte 0.</summary>
+    /// <remarks>PERF: four pair loads instead of <see cref="DigitValues8"/>'s multiply chain: 7.4 → 6.9 ns a price (scratch loop of 32 price writes).</remarks>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static ulong DigitText8(uint value)
+    {
+        uint high = value / 10_000;
+        uint low = value - high * 10_000;
+        // x * 5243 >> 19 is x / 100 for x below 10^4.
+        uint a = (high * 5243) >> 19;
+        uint c = (low * 5243) >> 19;
+        return DigitPair(a) | ((ulong)DigitPair(high - a * 100) << 16) | ((ulong)DigitPair(c) << 32) | ((ulong)DigitPair(low - c * 100) << 48);
+    }
+
     /// <summary>Writes the <paramref name="count"/> digits of <paramref name="value"/> (count = its digit count) and SOH.</summary>
     public static void WriteDigitsAndSoh(ref byte destination, ulong value, int count)
     {
@@ -183,7 +211,7 @@ internal static class AsciiFormatting
         // Always store the sign byte: for a positive value the digits overwrite it.
         destination = (byte)'-';
         ref byte d = ref Unsafe.Add(ref destination, sign);
-        ulong digits = (DigitValues8((uint)magnitude) | AsciiZeros) >> (8 * (8 - count));
+        ulong digits = DigitText8((uint)magnitude) >> (8 * (8 - count));
         int integerDigits = count - scale;
         ulong integerMask = (1UL << (8 * integerDigits)) - 1;
         ulong text = (digits & integerMask) | ((ulong)'.' << (8 * integerDigits)) | ((digits & ~integerMask) << 8);

@@ -156,7 +156,7 @@ public ref struct FixWriter
                 }
                 else
                 {
-                    AsciiFormatting.StoreExact(ref d, prefix, prefixLength);
+                    AsciiFormatting.StoreTagPrefix(ref d, prefix, prefixLength);
                     Unsafe.CopyBlockUnaligned(ref Unsafe.Add(ref d, prefixLength), ref MemoryMarshal.GetReference(value), (uint)value.Length);
                     Unsafe.Add(ref d, total - 1) = Soh;
                 }
@@ -219,7 +219,7 @@ public ref struct FixWriter
                 _position = (int)p + prefixLength + 3;
                 return true;
             }
-            AsciiFormatting.StoreExact(ref d, prefix, prefixLength);
+            AsciiFormatting.StoreTagPrefix(ref d, prefix, prefixLength);
             if (value < 10_000)
             {
                 // Quantities and early sequence numbers: four digits built in a register, no call.
@@ -256,7 +256,7 @@ public ref struct FixWriter
         {
             ulong prefix = AsciiParsing.TagPrefix((uint)tag, out int prefixLength);
             ref byte d = ref At(p);
-            AsciiFormatting.StoreExact(ref d, prefix, prefixLength);
+            AsciiFormatting.StoreTagPrefix(ref d, prefix, prefixLength);
             _position = (int)p + prefixLength + AsciiFormatting.WriteDecimalAndSoh(ref Unsafe.Add(ref d, prefixLength), value.Mantissa, value.Scale);
             return true;
         }
@@ -300,7 +300,7 @@ public ref struct FixWriter
         {
             ulong prefix = AsciiParsing.TagPrefix((uint)tag, out int prefixLength);
             ref byte d = ref At(p);
-            AsciiFormatting.StoreExact(ref d, prefix, prefixLength);
+            AsciiFormatting.StoreTagPrefix(ref d, prefix, prefixLength);
             AsciiFormatting.WriteTimestampAndSoh(ref Unsafe.Add(ref d, prefixLength), epochNs, precision);
             _position = (int)p + prefixLength + FixValueFormatter.UtcTimestampLength(precision) + 1;
             return true;
@@ -322,7 +322,7 @@ public ref struct FixWriter
         {
             ulong prefix = AsciiParsing.TagPrefix((uint)tag, out int prefixLength);
             ref byte d = ref At(p);
-            AsciiFormatting.StoreExact(ref d, prefix, prefixLength);
+            AsciiFormatting.StoreTagPrefix(ref d, prefix, prefixLength);
             cache.WriteAndSoh(ref Unsafe.Add(ref d, prefixLength), epochNs, precision);
             _position = (int)p + prefixLength + FixValueFormatter.UtcTimestampLength(precision) + 1;
             return true;
@@ -673,11 +673,21 @@ public sealed class UtcTimestampCache
     /// <summary>Writes the timestamp and SOH at <paramref name="destination"/> (the caller has checked the room).</summary>
     internal void WriteAndSoh(ref byte destination, long epochNs, TimestampPrecision precision)
     {
-        long second = Math.DivRem(epochNs, FixValueParser.NanosPerSecond, out long nanos);
-        if (nanos < 0)
+        long second;
+        long nanos;
+        if (epochNs >= 0)
         {
-            nanos += FixValueParser.NanosPerSecond;
-            second--;
+            second = (long)((ulong)epochNs / FixValueParser.NanosPerSecond);
+            nanos = epochNs - second * FixValueParser.NanosPerSecond;
+        }
+        else
+        {
+            second = Math.DivRem(epochNs, FixValueParser.NanosPerSecond, out nanos);
+            if (nanos < 0)
+            {
+                nanos += FixValueParser.NanosPerSecond;
+                second--;
+            }
         }
         if (second != _cachedSecond) Refresh(second);
         AsciiFormatting.WriteTimestampAndSoh(ref destination, _prefixHead, _prefixMiddle, _prefixLast, (uint)nanos, precision);
