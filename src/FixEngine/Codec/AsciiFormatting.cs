@@ -6,7 +6,7 @@ namespace FixEngine.Codec;
 
 /// <summary>
 /// The writer's formatting primitives: whole fields built in registers and stored with a few exact-width unaligned
-/// stores, and SWAR digit formatting. Little-endian only (callers check <see cref="BitConverter.IsLittleEndian"/>).
+/// stores, and digit formatting from a table of digit pairs. Little-endian only (callers check <see cref="BitConverter.IsLittleEndian"/>).
 /// </summary>
 /// <remarks>
 /// Every method writes exactly the bytes it names and nothing after them: a field ending at the last byte of a buffer
@@ -23,9 +23,6 @@ namespace FixEngine.Codec;
 internal static class AsciiFormatting
 {
     private const byte Soh = AsciiParsing.Soh;
-
-    /// <summary>'0' in every byte: OR-ed onto digit values 0..9 it gives their ASCII text.</summary>
-    private const ulong AsciiZeros = 0x3030_3030_3030_3030UL;
 
     /// <summary>"00" "01" ... "99": the two ASCII digits of 0..99 at offset 2 * value.</summary>
     private static ReadOnlySpan<byte> DigitPairs =>
@@ -133,25 +130,12 @@ internal static class AsciiFormatting
         Unsafe.WriteUnaligned(ref Unsafe.Add(ref destination, total - 8), (tail >> 8) | ((ulong)Soh << 56));
     }
 
-    /// <summary>The eight decimal digits of <paramref name="value"/> (below 10^8) as byte values 0..9, most significant in byte 0.</summary>
-    /// <remarks>
-    /// SWAR: split into two 4-digit halves (32-bit lanes), each into two 2-digit quarters (16-bit lanes), each into two
-    /// digits (bytes); x * 10486 >> 20 is x / 100 for x below 10^4 and x * 103 >> 10 is x / 10 below 100, and no lane
-    /// carries into the next.
-    /// </remarks>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static ulong DigitValues8(uint value)
-    {
-        ulong high = value / 10_000;
-        ulong x = high | ((ulong)(value - (uint)high * 10_000) << 32);
-        ulong q = ((x * 10_486) >> 20) & 0x0000_007F_0000_007FUL;
-        x = q | ((x - q * 100) << 16);
-        q = ((x * 103) >> 10) & 0x000F_000F_000F_000FUL;
-        return q | ((x - q * 10) << 8);
-    }
-
     /// <summary>The eight ASCII digits of <paramref name="value"/> (below 10^8, zero-padded), first digit in byte 0.</summary>
-    /// <remarks>PERF: four pair loads instead of <see cref="DigitValues8"/>'s multiply chain: 7.4 → 6.9 ns a price (scratch loop of 32 price writes).</remarks>
+    /// <remarks>
+    /// Two 4-digit halves, each split into two pairs. PERF: four pair loads instead of a SWAR multiply chain (8 digit
+    /// values in one word by repeated x * 10486 >> 20 and x * 103 >> 10): 7.4 → 6.9 ns a price (scratch loop of 32
+    /// price writes).
+    /// </remarks>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static ulong DigitText8(uint value)
     {
@@ -168,7 +152,7 @@ internal static class AsciiFormatting
     {
         if (value < 100_000_000)
         {
-            ulong text = (DigitValues8((uint)value) | AsciiZeros) >> (8 * (8 - count));
+            ulong text = DigitText8((uint)value) >> (8 * (8 - count));
             if (count < 8)
             {
                 StoreExact(ref destination, text | ((ulong)Soh << (8 * count)), count + 1);
@@ -182,8 +166,8 @@ internal static class AsciiFormatting
         {
             ulong high = value / 100_000_000;
             int highCount = count - 8;
-            StoreExact(ref destination, (DigitValues8((uint)high) | AsciiZeros) >> (8 * (8 - highCount)), highCount);
-            Unsafe.WriteUnaligned(ref Unsafe.Add(ref destination, highCount), DigitValues8((uint)(value - high * 100_000_000)) | AsciiZeros);
+            StoreExact(ref destination, DigitText8((uint)high) >> (8 * (8 - highCount)), highCount);
+            Unsafe.WriteUnaligned(ref Unsafe.Add(ref destination, highCount), DigitText8((uint)(value - high * 100_000_000)));
             Unsafe.Add(ref destination, count) = Soh;
             return;
         }
@@ -267,7 +251,7 @@ internal static class AsciiFormatting
             }
             case TimestampPrecision.Micros:
             {
-                ulong digits = (DigitValues8(nanos / 1_000) | AsciiZeros) >> 16;
+                ulong digits = DigitText8(nanos / 1_000) >> 16;
                 Unsafe.WriteUnaligned(ref d, lastSecondDigit | ((ulong)'.' << 8) | (digits << 16));
                 Unsafe.Add(ref d, 8) = Soh;
                 return;
@@ -276,7 +260,7 @@ internal static class AsciiFormatting
             {
                 uint micros = nanos / 1_000;
                 uint rest = nanos - micros * 1_000;
-                ulong digits = (DigitValues8(micros) | AsciiZeros) >> 16;
+                ulong digits = DigitText8(micros) >> 16;
                 Unsafe.WriteUnaligned(ref d, lastSecondDigit | ((ulong)'.' << 8) | (digits << 16));
                 uint hundreds = (rest * 41) >> 12;
                 Unsafe.WriteUnaligned(ref Unsafe.Add(ref d, 8), ('0' + hundreds) | (DigitPair(rest - hundreds * 100) << 8) | ((uint)Soh << 24));
