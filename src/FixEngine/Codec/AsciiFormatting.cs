@@ -182,9 +182,10 @@ internal static class AsciiFormatting
     ///   10125, scale 2:  digits "00010125" → keep max(5, scale + 1) = 5 → "10125" → '.' before the last 2 → "101.25|"
     /// </code>
     /// Anything else takes <see cref="FixDecimal.FormatUnchecked"/>. The length comes from the digit count, not from
-    /// the formatted digits, so the caller's next field does not wait for them.
-    /// PERF: FixWriterBenchmarks.EncodeExecutionReport writes three prices; the table-driven loop this replaces cost
-    /// about 9 ns a price in a profile of the encoder (perf record, 16% of 165 ns), this about 3 ns.
+    /// the formatted digits, so the caller's next field does not wait for them (taking it from the formatted digits
+    /// cost 2 ns a price).
+    /// PERF: about 8 → 6.9 ns a price against FixDecimal.FormatUnchecked and a SOH store (scratch loop of 32 price writes,
+    /// 2.3 ns of call and loop overhead taken off both).
     /// </remarks>
     public static int WriteDecimalAndSoh(ref byte destination, long mantissa, int scale)
     {
