@@ -1,4 +1,5 @@
 using System;
+using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 
@@ -6,7 +7,8 @@ namespace FixEngine.Codec;
 
 /// <summary>
 /// The writer's formatting primitives: whole fields built in registers and stored with a few exact-width unaligned
-/// stores, and digit formatting from a table of digit pairs. Little-endian only (callers check <see cref="BitConverter.IsLittleEndian"/>).
+/// stores, and digit formatting from a table of digit pairs. The field stores assume a little-endian machine (the writer
+/// checks <see cref="BitConverter.IsLittleEndian"/> first); <see cref="DigitPair"/> works on any.
 /// </summary>
 /// <remarks>
 /// Every method writes exactly the bytes it names and nothing after them: a field ending at the last byte of a buffer
@@ -34,7 +36,12 @@ internal static class AsciiFormatting
     /// is limited by its instruction stream, and with a constant value the JIT folds the load like the arithmetic.
     /// </remarks>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static uint DigitPair(uint value) => Unsafe.ReadUnaligned<ushort>(ref Unsafe.Add(ref MemoryMarshal.GetReference(DigitPairs), (nint)value * 2));
+    public static uint DigitPair(uint value)
+    {
+        ushort pair = Unsafe.ReadUnaligned<ushort>(ref Unsafe.Add(ref MemoryMarshal.GetReference(DigitPairs), (nint)value * 2));
+        // Byte 0 first on any machine (FixValueFormatter.TimeOfDayText also serves the general paths).
+        return BitConverter.IsLittleEndian ? pair : BinaryPrimitives.ReverseEndianness(pair);
+    }
 
     /// <summary>Reads the <paramref name="count"/> (0..7) bytes at <paramref name="source"/> into the low bytes of a word; reads nothing else.</summary>
     /// <remarks>Four or more bytes: two overlapping 4-byte loads OR-ed together (the overlap holds the same bytes).</remarks>
