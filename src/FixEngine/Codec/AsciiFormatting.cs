@@ -184,7 +184,7 @@ internal static class AsciiFormatting
 
     /// <summary>Writes a FIX decimal (<see cref="FixDecimal"/> text) and SOH; returns the bytes written.</summary>
     /// <remarks>
-    /// A mantissa below 10^8 in magnitude with 1..7 decimals (prices, most quantities) is built in one or two words:
+    /// A mantissa below 10^8 in magnitude with up to 7 decimals (prices, most quantities) is built in one or two words:
     /// <code>
     ///   10125, scale 2:  digits "00010125" → keep max(5, scale + 1) = 5 → "10125" → '.' before the last 2 → "101.25|"
     /// </code>
@@ -197,12 +197,19 @@ internal static class AsciiFormatting
     public static int WriteDecimalAndSoh(ref byte destination, long mantissa, int scale)
     {
         ulong magnitude = mantissa < 0 ? unchecked(0 - (ulong)mantissa) : (ulong)mantissa;
-        if (magnitude >= 100_000_000 || (uint)(scale - 1) >= 7) return WriteDecimalAndSohGeneral(ref destination, mantissa, scale);
+        if (magnitude >= 100_000_000 || (uint)scale > 7) return WriteDecimalAndSohGeneral(ref destination, mantissa, scale);
         int sign = (int)((ulong)mantissa >> 63);
-        int count = Math.Max(AsciiParsing.CountDigits((uint)magnitude), scale + 1);
         // Always store the sign byte: for a positive value the digits overwrite it.
         destination = (byte)'-';
         ref byte d = ref Unsafe.Add(ref destination, sign);
+        if (scale == 0)
+        {
+            // An integer (quantities): digits and SOH.
+            int digitCount = AsciiParsing.CountDigits((uint)magnitude);
+            WriteDigitsAndSoh(ref d, magnitude, digitCount);
+            return sign + digitCount + 1;
+        }
+        int count = Math.Max(AsciiParsing.CountDigits((uint)magnitude), scale + 1);
         ulong digits = DigitText8((uint)magnitude) >> (8 * (8 - count));
         int integerDigits = count - scale;
         ulong integerMask = (1UL << (8 * integerDigits)) - 1;

@@ -118,7 +118,8 @@ public ref struct FixWriter
         if (needed > _buffer.Length) return Commit(-1);
         if (BitConverter.IsLittleEndian && reserved == ReservedBodyLengthDigits && beginString.Length <= 15 && msgType.Length <= 15)
         {
-            // 8=FIX.4.4| 9=___| 35=D| as three short fields; the BodyLength digits stay zero bytes until TryFinish.
+            // 8=FIX.4.4| 9=___| 35=D| as three short fields, exactly `needed` bytes (checked above); the BodyLength
+            // digits stay zero bytes until TryFinish.
             ref byte d = ref MemoryMarshal.GetReference(_buffer);
             AsciiFormatting.WriteShortField(ref d, '8' | ('=' << 8), 2, ref MemoryMarshal.GetReference(beginString), beginString.Length);
             int slot = 3 + beginString.Length;
