@@ -401,7 +401,7 @@ public static class FixValueFormatter
     /// <summary>
     /// The last date formatted by any thread, packed into one word so a reader never sees a key with another day's
     /// text: (days since the epoch + 1) in the high 32 bits and <c>YYYYMMDD</c> as 8 BCD digits, the first digit in
-    /// the top nibble, in the low 32 bits. The initial key 0xFFFFFFFF matches no representable day.
+    /// the lowest nibble, in the low 32 bits. The initial key 0xFFFFFFFF matches no representable day.
     /// </summary>
     private static ulong s_lastDate = ulong.MaxValue;
 
@@ -420,14 +420,14 @@ public static class FixValueFormatter
         return DateTextSlow(days);
     }
 
-    /// <summary>Spreads 8 BCD digits (first digit in the top nibble) to 8 ASCII bytes (first digit in byte 0).</summary>
+    /// <summary>Spreads 8 BCD digits (digit i in nibble i) to 8 ASCII bytes (digit i in byte i).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static ulong ExpandBcd(uint bcd)
     {
         ulong x = bcd;
-        x = (x >> 16) | ((x & 0xFFFF) << 32);                                          // digits 0-3 | digits 4-7
-        x = ((x & 0x0000_FF00_0000_FF00UL) >> 8) | ((x & 0x0000_00FF_0000_00FFUL) << 16); // two digits per 16 bits
-        x = ((x & 0x00F0_00F0_00F0_00F0UL) >> 4) | ((x & 0x000F_000F_000F_000FUL) << 8);  // one digit per byte
+        x = (x | (x << 16)) & 0x0000_FFFF_0000_FFFFUL; // digits 0-3 | digits 4-7 in the two 32-bit halves
+        x = (x | (x << 8)) & 0x00FF_00FF_00FF_00FFUL;  // two digits per 16 bits
+        x = (x | (x << 4)) & 0x0F0F_0F0F_0F0F_0F0FUL;  // one digit per byte
         return x | 0x3030_3030_3030_3030UL;
     }
 
@@ -437,7 +437,7 @@ public static class FixValueFormatter
         Span<byte> text = stackalloc byte[8];
         WriteDate(days, text);
         uint bcd = 0;
-        for (int i = 0; i < 8; i++) bcd = (bcd << 4) | (uint)(text[i] - '0');
+        for (int i = 0; i < 8; i++) bcd |= (uint)(text[i] - '0') << (4 * i);
         // Days before 1970-01-01 (key would be below 1) are not cached.
         if (days >= 0) s_lastDate = ((ulong)(days + 1) << 32) | bcd;
         return AsciiParsing.ReadUInt64(text, 0);
