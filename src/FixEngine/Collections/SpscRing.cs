@@ -8,8 +8,8 @@ namespace FixEngine.Collections;
 // Design:
 // - Bounded single-producer/single-consumer queue over a power-of-two array, indexed with a mask.
 //   Positions are 64-bit counters that only grow; slot = position & mask; count = tail - head.
-// - Four PaddedLongs, each alone in its FalseSharingRange neighbourhood (no line shared with another
-//   field, the object header or a neighbouring object):
+// - Four PaddedLongs, each value alone on its cache line (no line shared with another field, the
+//   object header or a neighbouring object) and 128 bytes from the next (never in one prefetch pair):
 //     _tail       producer writes (next slot to fill), consumer reads when its cache runs out
 //     _headCache  producer only: the last head it read (stale, never ahead of the real head)
 //     _head       consumer writes (next slot to read), producer reads when its cache says full
