@@ -57,17 +57,17 @@ public class PaddingLayoutTests
     }
 
     [Fact]
-    public void SpscRingPositionsAndCachesAreFourSeparatePaddedLongs()
+    public void SpscRingPositionsAndCachesAreSeparatePaddedLongs()
     {
         // Every mutable field is a PaddedLong (so each value has FalseSharingRange bytes to itself whatever the
         // runtime's field order); everything else is set once in the constructor.
         FieldInfo[] fields = typeof(SpscRing<long>).GetFields(BindingFlags.Instance | BindingFlags.NonPublic | BindingFlags.Public);
         Assert.Equal(
-            ["_head", "_headCache", "_tail", "_tailCache"],
+            ["_head", "_headCache", "_released", "_tail", "_tailCache"],
             fields.Where(f => f.FieldType == typeof(PaddedLong)).Select(f => f.Name).Order().ToArray());
         Assert.All(fields.Where(f => f.FieldType != typeof(PaddedLong)), f => Assert.True(f.IsInitOnly, f.Name));
 
-        // And at run time the four values sit FalseSharingRange apart (never in one 128-byte line pair), each inside
+        // And at run time the five values sit FalseSharingRange apart (never in one 128-byte line pair), each inside
         // its own PaddedLong and so clear of the object header and of _slots/_mask.
         var ring = new SpscRing<long>(16);
         ref byte data = ref Unsafe.As<RawObject>(ring).Data; // first byte after the method table pointer
@@ -75,6 +75,7 @@ public class PaddingLayoutTests
         [
             ValueOffset(ref data, ref SpscRingFields.Tail(ring)),
             ValueOffset(ref data, ref SpscRingFields.HeadCache(ring)),
+            ValueOffset(ref data, ref SpscRingFields.Released(ring)),
             ValueOffset(ref data, ref SpscRingFields.Head(ring)),
             ValueOffset(ref data, ref SpscRingFields.TailCache(ring)),
         ];
@@ -103,6 +104,9 @@ public class PaddingLayoutTests
 
         [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_headCache")]
         public static extern ref PaddedLong HeadCache(SpscRing<long> ring);
+
+        [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_released")]
+        public static extern ref PaddedLong Released(SpscRing<long> ring);
 
         [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_head")]
         public static extern ref PaddedLong Head(SpscRing<long> ring);
