@@ -105,7 +105,8 @@ public sealed class SpscRing<T>
     public bool TryEnqueue(in T item)
     {
         long tail = _tail.Value;
-        if (tail - _headCache.Value >= _slots.Length && !RefreshHeadCache(tail))
+        // tail - head > mask: all Capacity (= mask + 1) slots in use; _mask is loaded for the slot index anyway.
+        if (tail - _headCache.Value > _mask && !RefreshHeadCache(tail))
         {
             return false;
         }
