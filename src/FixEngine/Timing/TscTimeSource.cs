@@ -50,6 +50,7 @@ internal sealed unsafe class TscTimeSource
     private const long InitialCalibrationNs = 1_000_000;
     private const long GoodPairWindowNs = 250;
     private const long MinRateBaselineNs = 8_000_000;
+    private const long MaxRateErrorDivisor = 20_000; // 50 ppm
     private const int PairAttempts = 16;
     private const long GuardStepNs = 2;
 
@@ -190,7 +191,7 @@ internal sealed unsafe class TscTimeSource
             return;
         }
         // The pair is read before taking the lock (it may take a few tries): readers keep going meanwhile.
-        (long pairTicks, long pairNs) = ReadPair();
+        (long pairTicks, long pairNs, long pairWindowNs) = ReadPair();
         // The CAS is a full fence: t0 below is read after every reader can see the odd version.
         if (Interlocked.CompareExchange(ref _version, version + 1, version) != version)
         {
@@ -200,9 +201,11 @@ internal sealed unsafe class TscTimeSource
         ulong rate = _rate;
         long elapsedTicks = pairTicks - _lastTicks;
         long elapsedNs = pairNs - _lastStopwatchNs;
-        if (elapsedNs >= MinRateBaselineNs && elapsedTicks > 0)
+        if (elapsedNs >= MinRateBaselineNs && elapsedTicks > 0 && pairWindowNs * MaxRateErrorDivisor <= elapsedNs)
         {
-            // The rate over the last baseline (>= 8 ms, so a pair's tens of ns of noise stay below ~10 ppm).
+            // The rate over the last baseline, taken only when the pair's uncertainty (its window, e.g. after a
+            // preemption between the reads) is below 1 / MaxRateErrorDivisor of the baseline; otherwise the baseline
+            // keeps growing until a good pair comes.
             rate = RateOf(elapsedNs, elapsedTicks);
             _rate = rate;
             _lastTicks = pairTicks;
@@ -237,13 +240,21 @@ internal sealed unsafe class TscTimeSource
     /// <summary>First calibration; returns why the TSC cannot be used, or null.</summary>
     private string? Calibrate()
     {
-        (long t1, long sw1) = ReadPair();
-        long deadline = sw1 + InitialCalibrationNs;
-        while (HighResTime.NowNs() < deadline)
+        (long t1, long sw1, long w1) = ReadPair();
+        long t2, sw2, w2;
+        do
         {
-            Thread.SpinWait(16);
+            // At least InitialCalibrationNs, longer (up to 20x) while the two pairs' windows exceed 1/2000 of it:
+            // a preempted pair would otherwise skew the first rate until the first re-anchor.
+            long deadline = HighResTime.NowNs() + InitialCalibrationNs / 4;
+            while (HighResTime.NowNs() < deadline)
+            {
+                Thread.SpinWait(16);
+            }
+            (t2, sw2, w2) = ReadPair();
         }
-        (long t2, long sw2) = ReadPair();
+        while (sw2 - sw1 < InitialCalibrationNs
+            || ((w1 + w2) * 2000 > sw2 - sw1 && sw2 - sw1 < 20 * InitialCalibrationNs));
         long elapsedTicks = t2 - t1;
         long elapsedNs = sw2 - sw1;
         if (elapsedTicks <= 0 || elapsedNs <= 0)
@@ -267,11 +278,11 @@ internal sealed unsafe class TscTimeSource
         return null;
     }
 
-    /// <summary>A (TSC ticks, Stopwatch ns) pair read as close together as a few tries allow.</summary>
-    private (long Ticks, long StopwatchNs) ReadPair()
+    /// <summary>A (TSC ticks, Stopwatch ns) pair read as close together as a few tries allow, and its window.</summary>
+    private (long Ticks, long StopwatchNs, long WindowNs) ReadPair()
     {
         long bestWindow = long.MaxValue;
-        (long, long) best = default;
+        (long, long, long) best = default;
         for (int i = 0; i < PairAttempts; i++)
         {
             long before = Stopwatch.GetTimestamp();
@@ -281,7 +292,7 @@ internal sealed unsafe class TscTimeSource
             if (window < bestWindow)
             {
                 bestWindow = window;
-                best = (ticks, HighResTime.TicksToNs(before) + window / 2);
+                best = (ticks, HighResTime.TicksToNs(before) + window / 2, window);
                 if (window <= GoodPairWindowNs)
                 {
                     break;
