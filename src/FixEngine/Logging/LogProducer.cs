@@ -15,13 +15,17 @@ namespace FixEngine.Logging;
 //   strings or boxing happen here. Space is claimed in the ring, the header fields (and payload) are
 //   stored in place, then the record is committed. An entry without payload uses the fixed-size
 //   SpscByteRing.ClaimRefOrNullRef<LogEntryHeader> (constant size, one space test).
-// - Timestamps: with no clock configured the entry carries the raw Stopwatch.GetTimestamp() value and
-//   the drain thread converts it (ticks to ns, ns to epoch), so the caller pays one timestamp read and
-//   no arithmetic. With a CachedClock the caller reads its field directly (no interface call); any
-//   other IClock is read through the interface. ReadTimestamp is the one place that reads; the FixLog
-//   constructor picks the matching converter for the drain. PERF: the default call is the OS clock
-//   read plus ~5-7 ns of logger work (LogCallBenchmarks: FixLogTwoArgs vs StopwatchTimestampOnly);
-//   with a CachedClock the whole call is ~10 ns.
+// - Timestamps: with no clock configured the entry carries the raw TscClock.GetTimestamp() value (an
+//   unordered RDTSC where the TSC is sound, else Stopwatch ticks) and the drain thread converts it
+//   (TscClock.TimestampToNs, then EpochClock), so the caller pays one counter read and no arithmetic.
+//   With a CachedClock the caller reads its field directly (no interface call); any other IClock is
+//   read through the interface. LogAt takes the caller's own monotonic ns (an agent's nowNs: time is
+//   passed in, not read) and flags the record so the drain converts it as ns. ReadTimestamp is the one
+//   place that reads; the FixLog constructor picks the matching converters for the drain.
+//   PERF (LogCallBenchmarks --job short, load 4-6, 2026-11-23): FixLogTwoArgs 15.9 ns with the TSC
+//   default (37.0 ns before with Stopwatch, back to back), FixLogTwoArgsCallerTime 8.9 ns,
+//   FixLogTwoArgsCachedClock 9.6 ns; the counter read alone is TscTimestampOnly 12.0 ns vs
+//   StopwatchTimestampOnly 27.8 ns. Where the TSC is not used the default is the Stopwatch figure.
 // - Full ring: the entry is dropped, never blocking. _pendingDrops (drops not yet reported) is written
 //   only by the producer; _totalDrops is written only by the producer (Volatile.Write) and read by
 //   anyone. Before the next entry that fits, the producer writes a "dropped" marker record carrying
