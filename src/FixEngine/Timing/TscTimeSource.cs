@@ -18,9 +18,9 @@ namespace FixEngine.Timing;
 //   Stopwatch time sw0 at t0 (so the lock is held for one TSC read and some arithmetic, not for the
 //   Stopwatch reads), and starts a new segment at t0 that is
 //   continuous with the old one (+2 ns, see below) and whose slope makes it meet Stopwatch time one
-//   interval later. So the clock never steps back: a drift from Stopwatch is slewed away (the slope
-//   stays within a factor of 2 of the measured rate), and only a lag of more than StepThresholdNs is
-//   stepped forward. It follows Stopwatch, NTP slewing of CLOCK_MONOTONIC included, within the
+//   interval later. So the clock never steps back: a drift from Stopwatch is slewed away (by at most
+//   MaxSlewPpm, and only until the planned next re-anchor: past it the old segment counts at the
+//   plain rate), and only a lag of more than StepThresholdNs is stepped forward. It follows Stopwatch, NTP slewing of CLOCK_MONOTONIC included, within the
 //   measurement noise of a pair (tens of ns) plus what the rate changes within one interval.
 // - Readers and the re-anchoring thread share (_anchorTicks, _anchorNs, _mult, _nextReanchorTicks)
 //   through a sequence lock: _version is odd while the single writer (won by CAS, others skip)
@@ -51,6 +51,7 @@ internal sealed unsafe class TscTimeSource
     private const long GoodPairWindowNs = 250;
     private const long MinRateBaselineNs = 8_000_000;
     private const long MaxRateErrorDivisor = 20_000; // 50 ppm
+    private const long MaxSlewPpm = 500;
     private const int PairAttempts = 16;
     private const long GuardStepNs = 2;
 
@@ -198,7 +199,8 @@ internal sealed unsafe class TscTimeSource
             return;
         }
         long t0 = _ordered();
-        ulong rate = _rate;
+        ulong segmentRate = _rate;
+        ulong rate = segmentRate;
         long elapsedTicks = pairTicks - _lastTicks;
         long elapsedNs = pairNs - _lastStopwatchNs;
         if (elapsedNs >= MinRateBaselineNs && elapsedTicks > 0 && pairWindowNs * MaxRateErrorDivisor <= elapsedNs)
@@ -212,7 +214,11 @@ internal sealed unsafe class TscTimeSource
             _lastStopwatchNs = pairNs;
         }
         long sw0 = pairNs + Scale((ulong)Math.Max(t0 - pairTicks, 0), rate);
-        long anchorNs = _anchorNs + Scale((ulong)Math.Max(t0 - _anchorTicks, 0), _mult) + GuardStepNs;
+        // The old segment at t0: its slewed slope up to the planned re-anchor, its plain rate after that (so a
+        // re-anchor that comes late, e.g. after seconds without a reader, does not carry the slew on).
+        long slewedEnd = Math.Min(t0, _nextReanchorTicks);
+        long anchorNs = _anchorNs + Scale((ulong)Math.Max(slewedEnd - _anchorTicks, 0), _mult)
+            + Scale((ulong)Math.Max(t0 - _nextReanchorTicks, 0), segmentRate) + GuardStepNs;
         long intervalNs = Math.Min(_intervalNs * 2, ReanchorIntervalNs);
         ulong mult;
         if (sw0 - anchorNs > StepThresholdNs)
@@ -222,9 +228,11 @@ internal sealed unsafe class TscTimeSource
         }
         else
         {
-            // Meet Stopwatch one interval from now: cover intervalNs - offset ns in intervalNs of ticks.
+            // Meet Stopwatch one interval from now: cover intervalNs - offset ns in intervalNs of ticks, slewing
+            // by at most MaxSlewPpm (a larger lead is worked off over several intervals).
             long offsetNs = anchorNs - sw0;
-            long coverNs = Math.Clamp(intervalNs - offsetNs, intervalNs / 2, intervalNs * 2);
+            long maxSlewNs = intervalNs / 1_000_000 * MaxSlewPpm;
+            long coverNs = intervalNs - Math.Clamp(offsetNs, -maxSlewNs, maxSlewNs);
             mult = (ulong)((UInt128)rate * (ulong)coverNs / (ulong)intervalNs);
         }
         _intervalNs = intervalNs;
