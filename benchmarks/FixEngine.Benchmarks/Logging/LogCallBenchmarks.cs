@@ -10,7 +10,8 @@ namespace FixEngine.Benchmarks.Logging;
 /// <summary>
 /// Caller-thread cost of one log call: FixLog (header + args written into the ring; after each batch the ring is emptied
 /// unread in O(1), so the drain's work is excluded) vs the usual interpolated string written to a TextWriter.
-/// <see cref="StopwatchTimestampOnly"/> is the floor of a call with the default (full-resolution) clock.
+/// <see cref="TscTimestampOnly"/> is the floor of a call with the default (full-resolution) clock; where the TSC is not
+/// used it reads Stopwatch, like <see cref="StopwatchTimestampOnly"/>.
 /// </summary>
 [MemoryDiagnoser]
 public class LogCallBenchmarks
@@ -25,6 +26,7 @@ public class LogCallBenchmarks
     private CachedClock _cachedClock = null!;
     private FixLog _cachedLog = null!;
     private LogProducer _cachedProducer = null!;
+    private long _nowNs = HighResTime.NowNs();
 
     [GlobalSetup]
     public void Setup()
@@ -33,6 +35,7 @@ public class LogCallBenchmarks
         _event = _log.RegisterEvent("sent seq={0} len={1}");
         _payloadEvent = _log.RegisterEvent("sent seq={0}: {payload}");
         _producer = _log.CreateProducer("bench");
+        Console.WriteLine("// TscClock: " + TscClock.Description);
         _writer = TextWriter.Null;
         _cachedClock = new CachedClock();
         _cachedLog = new FixLog(TextWriter.Null, new FixLogOptions { BackgroundDrain = false, Clock = _cachedClock });
@@ -76,6 +79,18 @@ public class LogCallBenchmarks
         return _log.DiscardPending();
     }
 
+    /// <summary>Same call with the time the caller already has (an agent's nowNs): no clock read.</summary>
+    [Benchmark(OperationsPerInvoke = Batch)]
+    public long FixLogTwoArgsCallerTime()
+    {
+        long nowNs = _nowNs;
+        for (int i = 0; i < Batch; i++)
+        {
+            _producer.LogAt(nowNs + i, LogLevel.Information, _event, i, _fixMessage.Length);
+        }
+        return _log.DiscardPending();
+    }
+
     /// <summary>Same call with timestamps from a CachedClock (one load instead of a Stopwatch read).</summary>
     [Benchmark(OperationsPerInvoke = Batch)]
     public long FixLogTwoArgsCachedClock()
@@ -95,6 +110,17 @@ public class LogCallBenchmarks
             _producer.Log(LogLevel.Information, _payloadEvent, i, _fixMessage);
         }
         return _log.DiscardPending();
+    }
+
+    [Benchmark(OperationsPerInvoke = Batch)]
+    public long TscTimestampOnly()
+    {
+        long sum = 0;
+        for (int i = 0; i < Batch; i++)
+        {
+            sum += TscClock.GetTimestamp();
+        }
+        return sum;
     }
 
     [Benchmark(OperationsPerInvoke = Batch)]

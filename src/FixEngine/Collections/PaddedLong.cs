@@ -4,26 +4,42 @@ using System.Threading;
 namespace FixEngine.Collections;
 
 // Design:
-// - One 64-bit value with FalseSharingRange (128) bytes of padding on each side, so whatever sits
-//   before or after this struct (other fields of the owning object, the object header, a neighbouring
-//   object) is never within 128 bytes of the value. Size = 128 + 8 + 128 = 264.
+// - One 64-bit value in a 128-byte (FalseSharingRange) struct, at offset 64 (CacheLineSize):
+//
+//     +0 ........ 56 bytes+ of padding ........ +64 value +72 ........ padding ........ +128
+//
+// - Why 128 bytes suffice for the 64-byte line. The runtime aligns objects, and so this struct inside
+//   one, to 8 bytes only. Put the struct at any 8-aligned address B: the line holding the value starts
+//   at the 64-aligned address L with B+64-64 < L <= B+64, so L >= B+8 and the line ends at
+//   L+64 <= B+128. The value's whole line lies inside [B+8, B+128), i.e. inside the struct: no other
+//   field, object header or neighbouring object ever shares the value's line, wherever the GC puts it.
+//   (Any offset from 56 to 64 has this property; 64 is the one named by a constant.)
+// - Consecutive PaddedLongs (SpscRing keeps four in a row) have their values exactly 128 bytes apart,
+//   so they never share a line nor an aligned 128-byte pair of lines: adjacent-line prefetch (x64
+//   pulls the 128-byte aligned pair) and cores with 128-byte lines cannot make them falsely share.
+// - What it does not guarantee without 128-byte object alignment (which .NET does not offer): the
+//   128-byte aligned pair (or 128-byte line) holding the value may extend up to 64 bytes beyond the
+//   struct, so a field or object right next to a PaddedLong (not another PaddedLong) can sit in the
+//   prefetch partner of the value's line. That costs an occasional extra line transfer, never
+//   correctness; the earlier 128+8+128 layout avoided it at 264 bytes per value. Where such a
+//   neighbour is written hot by another thread, put a PaddedLong (or other padding) between them.
 // - A struct, so it lives inline in its owner; it must be stored in a non-readonly field and used
 //   through that field (or by ref): a copy is a different counter.
 // - Value is a plain access (single-writer fields read by their writer); VolatileValue gives
 //   acquire/release for publishing to another thread; CompareExchange/IncrementAndGet are full fences.
 
-/// <summary>A 64-bit value isolated from its neighbours by false-sharing padding on both sides.</summary>
+/// <summary>A 64-bit value alone on its cache line: a 128-byte struct with the value at offset 64.</summary>
 /// <remarks>
 /// Thread-safety depends on the accessor: <see cref="Value"/> is a plain read/write, <see cref="VolatileValue"/>
 /// has acquire/release semantics, <see cref="CompareExchange"/> and <see cref="IncrementAndGet"/> are atomic.
 /// Keep it in a mutable field and call members on that field: copying the struct copies the value.
 /// Never allocates.
 /// </remarks>
-[StructLayout(LayoutKind.Explicit, Size = ValueOffset + sizeof(long) + Padding.FalseSharingRange)]
+[StructLayout(LayoutKind.Explicit, Size = Padding.FalseSharingRange)]
 public struct PaddedLong
 {
-    /// <summary>Byte offset of the value inside the struct (the padding before it).</summary>
-    public const int ValueOffset = Padding.FalseSharingRange;
+    /// <summary>Byte offset of the value inside the struct (one cache line: see the design notes).</summary>
+    public const int ValueOffset = Padding.CacheLineSize;
 
     [FieldOffset(ValueOffset)]
     private long _value;

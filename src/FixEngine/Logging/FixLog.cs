@@ -15,9 +15,10 @@ namespace FixEngine.Logging;
 //   copy of the array with Volatile.Write (copy-on-write); the drain thread reads the current array
 //   each pass. The hot path never touches _sync.
 // - _minimumLevel is read on every call (volatile int read) and written rarely by anyone.
-// - Timestamps: producers record a raw monotonic value (Stopwatch ticks with no clock configured, the
-//   clock's NowNs otherwise; LogProducer.ReadTimestamp); the drain converts it to epoch ns, so unit
-//   conversion and wall-clock work stay off the caller's thread.
+// - Timestamps: producers record a raw monotonic value (TscClock.GetTimestamp with no clock configured:
+//   TSC ticks, or Stopwatch ticks where the TSC is not used; the clock's NowNs otherwise;
+//   LogProducer.ReadTimestamp), or the caller's own monotonic ns (LogAt, flagged in the record); the
+//   drain converts both to epoch ns, so unit conversion and wall-clock work stay off the caller's thread.
 // - Dispose: sets _stopping, joins the drain thread, which drains every ring until empty, reports
 //   drops not yet reported by a marker, flushes, and (if the log owns it) disposes the writer.
 
@@ -87,9 +88,18 @@ public sealed class FixLog : IDisposable
         _minimumLevel = (int)_options.MinimumLevel;
         _formatter = new LogFormatter(writer, _options.SohReplacement);
         IClock? clock = _options.Clock;
-        _formatter.ToEpochNs = clock is null
-            ? static ticks => EpochClock.Shared.ToEpochNs(HighResTime.TicksToNs(ticks))
-            : ns => ns + (clock.EpochNs - clock.NowNs);
+        if (clock is null)
+        {
+            // Calibrates the TSC now (about 1 ms) rather than in the first log call.
+            _ = TscClock.IsTscBacked;
+            _formatter.ToEpochNs = static raw => EpochClock.Shared.ToEpochNs(TscClock.TimestampToNs(raw));
+            _formatter.NsToEpochNs = static ns => EpochClock.Shared.ToEpochNs(ns);
+        }
+        else
+        {
+            _formatter.ToEpochNs = ns => ns + (clock.EpochNs - clock.NowNs);
+            _formatter.NsToEpochNs = _formatter.ToEpochNs;
+        }
         if (_options.BackgroundDrain)
         {
             _thread = new Thread(DrainLoop) { IsBackground = true, Name = "FixEngine.FixLog.Drain" };
@@ -282,7 +292,7 @@ public sealed class FixLog : IDisposable
             long pending = producer.PendingDrops;
             if (pending > 0)
             {
-                _formatter.WriteDropped(producer.Name, producer.ReadTimestamp(), pending);
+                _formatter.WriteDropped(producer.Name, _formatter.ToEpochNs(producer.ReadTimestamp()), pending);
             }
         }
         SafeFlush();

@@ -16,9 +16,12 @@ public sealed class FixLogOptions
     /// <summary>
     /// Timestamp source: <see cref="IClock.NowNs"/> is read on the caller's thread, and converted to wall time on the
     /// drain thread with <see cref="IEpochClock.EpochNs"/> minus <see cref="IClock.NowNs"/>. When null (the default) the
-    /// caller stores the raw <see cref="System.Diagnostics.Stopwatch.GetTimestamp"/> value (no interface call, no
-    /// arithmetic) and the drain thread converts it with <see cref="HighResTime.TicksToNs"/> and
-    /// <see cref="EpochClock.Shared"/>: full resolution. A <see cref="CachedClock"/> is read without an interface call
+    /// caller stores the raw <see cref="TscClock.GetTimestamp"/> value (the TSC read directly where that is sound, else
+    /// <see cref="System.Diagnostics.Stopwatch.GetTimestamp"/>; no interface call, no arithmetic) and the drain thread
+    /// converts it with <see cref="TscClock.TimestampToNs"/> and <see cref="EpochClock.Shared"/>: full resolution.
+    /// Callers that already hold the time use <see cref="LogProducer.LogAt(long, LogLevel, int)"/> and friends, which
+    /// read no clock; their time is on this clock's <see cref="IClock.NowNs"/> scale (<see cref="HighResTime"/> when
+    /// null). A <see cref="CachedClock"/> is read without an interface call
     /// and is the cheapest, at the clock's resolution; pass a <see cref="FakeClock"/> in tests.
     /// </summary>
     public IClock? Clock { get; set; }

@@ -9,10 +9,12 @@ internal struct LogEntryHeader
     public const byte KindEvent = 0;
     public const byte KindDropped = 1;
     public const byte FlagTruncated = 1;
+    public const byte FlagTimestampNs = 2;
 
     /// <summary>
-    /// Monotonic time of the call: raw <see cref="System.Diagnostics.Stopwatch.GetTimestamp"/> ticks when the log has no
-    /// clock, the clock's NowNs otherwise. FixLog's timestamp converter turns it into epoch ns on the drain thread.
+    /// Monotonic time of the call: a raw <see cref="Timing.TscClock.GetTimestamp"/> value when the log has no clock, the
+    /// clock's NowNs otherwise; or, with <see cref="FlagTimestampNs"/>, the caller's own monotonic ns (LogProducer.LogAt).
+    /// FixLog's timestamp converters turn it into epoch ns on the drain thread.
     /// </summary>
     public long Timestamp;
     public long Arg0;

@@ -32,6 +32,9 @@ internal sealed class LogFormatter
     /// <summary>Converts a record's raw timestamp (see <see cref="LogEntryHeader.Timestamp"/>) to epoch ns.</summary>
     public Func<long, long> ToEpochNs { get; set; } = static ns => ns;
 
+    /// <summary>Converts a caller-supplied monotonic ns timestamp (<see cref="LogEntryHeader.FlagTimestampNs"/>) to epoch ns.</summary>
+    public Func<long, long> NsToEpochNs { get; set; } = static ns => ns;
+
     public EventTemplate?[] Events { get; set; } = [];
 
     public void FormatRecord(LogProducer producer, ReadOnlySpan<byte> record)
@@ -40,14 +43,14 @@ internal sealed class LogFormatter
         ReadOnlySpan<byte> payload = record.Slice(s_headerSize, Math.Min(header.PayloadLength, record.Length - s_headerSize));
         if (header.Kind == LogEntryHeader.KindDropped)
         {
-            WriteDropped(producer.Name, header.Timestamp, header.Arg0);
+            WriteDropped(producer.Name, EpochNsOf(in header), header.Arg0);
             return;
         }
         EventTemplate? template = (uint)header.EventId < (uint)Events.Length ? Events[header.EventId] : null;
         int needed = FixedLineChars + producer.Name.Length + payload.Length * Math.Max(1, template?.PayloadSlots ?? 1)
             + 4 * MaxLongChars + (template is null ? 32 : template.LiteralLength + (template.Parts.Length * MaxLongChars));
         Span<char> line = Reserve(needed);
-        int n = WritePrefix(line, ToEpochNs(header.Timestamp), header.Level, producer.Name);
+        int n = WritePrefix(line, EpochNsOf(in header), header.Level, producer.Name);
         if (template is null)
         {
             n += Append(line[n..], "event#");
@@ -94,16 +97,19 @@ internal sealed class LogFormatter
         Commit(n);
     }
 
-    /// <summary>Writes a "dropped N entries" line; <paramref name="timestamp"/> is a raw record timestamp.</summary>
-    public void WriteDropped(string producerName, long timestamp, long count)
+    /// <summary>Writes a "dropped N entries" line stamped <paramref name="epochNs"/>.</summary>
+    public void WriteDropped(string producerName, long epochNs, long count)
     {
         Span<char> line = Reserve(FixedLineChars + producerName.Length + 40);
-        int n = WritePrefix(line, ToEpochNs(timestamp), LogLevel.Warning, producerName);
+        int n = WritePrefix(line, epochNs, LogLevel.Warning, producerName);
         n += Append(line[n..], "dropped ");
         n += AppendLong(line[n..], count);
         n += Append(line[n..], " entries\n");
         Commit(n);
     }
+
+    private long EpochNsOf(in LogEntryHeader header) =>
+        (header.Flags & LogEntryHeader.FlagTimestampNs) != 0 ? NsToEpochNs(header.Timestamp) : ToEpochNs(header.Timestamp);
 
     /// <summary>Writes buffered characters to the writer (without flushing the writer).</summary>
     public void WriteBuffered()

@@ -15,13 +15,17 @@ namespace FixEngine.Logging;
 //   strings or boxing happen here. Space is claimed in the ring, the header fields (and payload) are
 //   stored in place, then the record is committed. An entry without payload uses the fixed-size
 //   SpscByteRing.ClaimRefOrNullRef<LogEntryHeader> (constant size, one space test).
-// - Timestamps: with no clock configured the entry carries the raw Stopwatch.GetTimestamp() value and
-//   the drain thread converts it (ticks to ns, ns to epoch), so the caller pays one timestamp read and
-//   no arithmetic. With a CachedClock the caller reads its field directly (no interface call); any
-//   other IClock is read through the interface. ReadTimestamp is the one place that reads; the FixLog
-//   constructor picks the matching converter for the drain. PERF: the default call is the OS clock
-//   read plus ~5-7 ns of logger work (LogCallBenchmarks: FixLogTwoArgs vs StopwatchTimestampOnly);
-//   with a CachedClock the whole call is ~10 ns.
+// - Timestamps: with no clock configured the entry carries the raw TscClock.GetTimestamp() value (an
+//   unordered RDTSC where the TSC is sound, else Stopwatch ticks) and the drain thread converts it
+//   (TscClock.TimestampToNs, then EpochClock), so the caller pays one counter read and no arithmetic.
+//   With a CachedClock the caller reads its field directly (no interface call); any other IClock is
+//   read through the interface. LogAt takes the caller's own monotonic ns (an agent's nowNs: time is
+//   passed in, not read) and flags the record so the drain converts it as ns. ReadTimestamp is the one
+//   place that reads; the FixLog constructor picks the matching converters for the drain.
+//   PERF (LogCallBenchmarks --job short, load 4-6, 2026-11-23): FixLogTwoArgs 15.9 ns with the TSC
+//   default (37.0 ns before with Stopwatch, back to back), FixLogTwoArgsCallerTime 8.9 ns,
+//   FixLogTwoArgsCachedClock 9.6 ns; the counter read alone is TscTimestampOnly 12.0 ns vs
+//   StopwatchTimestampOnly 27.8 ns. Where the TSC is not used the default is the Stopwatch figure.
 // - Full ring: the entry is dropped, never blocking. _pendingDrops (drops not yet reported) is written
 //   only by the producer; _totalDrops is written only by the producer (Volatile.Write) and read by
 //   anyone. Before the next entry that fits, the producer writes a "dropped" marker record carrying
@@ -77,20 +81,29 @@ public sealed class LogProducer
     /// <summary>Logs an event with no arguments.</summary>
     /// <param name="level">Severity.</param>
     /// <param name="eventId">An id from <see cref="FixLog.RegisterEvent"/>.</param>
-    public void Log(LogLevel level, int eventId) => WriteArgs(level, eventId, 0, 0, 0, 0, 0);
+    public void Log(LogLevel level, int eventId)
+    {
+        if (_log.IsEnabled(level)) WriteArgs(ReadTimestamp(), 0, level, eventId, 0, 0, 0, 0, 0);
+    }
 
     /// <summary>Logs an event with one argument.</summary>
     /// <param name="level">Severity.</param>
     /// <param name="eventId">An id from <see cref="FixLog.RegisterEvent"/>.</param>
     /// <param name="arg0">Value for <c>{0}</c>.</param>
-    public void Log(LogLevel level, int eventId, long arg0) => WriteArgs(level, eventId, 1, arg0, 0, 0, 0);
+    public void Log(LogLevel level, int eventId, long arg0)
+    {
+        if (_log.IsEnabled(level)) WriteArgs(ReadTimestamp(), 0, level, eventId, 1, arg0, 0, 0, 0);
+    }
 
     /// <summary>Logs an event with two arguments.</summary>
     /// <param name="level">Severity.</param>
     /// <param name="eventId">An id from <see cref="FixLog.RegisterEvent"/>.</param>
     /// <param name="arg0">Value for <c>{0}</c>.</param>
     /// <param name="arg1">Value for <c>{1}</c>.</param>
-    public void Log(LogLevel level, int eventId, long arg0, long arg1) => WriteArgs(level, eventId, 2, arg0, arg1, 0, 0);
+    public void Log(LogLevel level, int eventId, long arg0, long arg1)
+    {
+        if (_log.IsEnabled(level)) WriteArgs(ReadTimestamp(), 0, level, eventId, 2, arg0, arg1, 0, 0);
+    }
 
     /// <summary>Logs an event with three arguments.</summary>
     /// <param name="level">Severity.</param>
@@ -98,8 +111,10 @@ public sealed class LogProducer
     /// <param name="arg0">Value for <c>{0}</c>.</param>
     /// <param name="arg1">Value for <c>{1}</c>.</param>
     /// <param name="arg2">Value for <c>{2}</c>.</param>
-    public void Log(LogLevel level, int eventId, long arg0, long arg1, long arg2) =>
-        WriteArgs(level, eventId, 3, arg0, arg1, arg2, 0);
+    public void Log(LogLevel level, int eventId, long arg0, long arg1, long arg2)
+    {
+        if (_log.IsEnabled(level)) WriteArgs(ReadTimestamp(), 0, level, eventId, 3, arg0, arg1, arg2, 0);
+    }
 
     /// <summary>Logs an event with four arguments.</summary>
     /// <param name="level">Severity.</param>
@@ -108,22 +123,29 @@ public sealed class LogProducer
     /// <param name="arg1">Value for <c>{1}</c>.</param>
     /// <param name="arg2">Value for <c>{2}</c>.</param>
     /// <param name="arg3">Value for <c>{3}</c>.</param>
-    public void Log(LogLevel level, int eventId, long arg0, long arg1, long arg2, long arg3) =>
-        WriteArgs(level, eventId, 4, arg0, arg1, arg2, arg3);
+    public void Log(LogLevel level, int eventId, long arg0, long arg1, long arg2, long arg3)
+    {
+        if (_log.IsEnabled(level)) WriteArgs(ReadTimestamp(), 0, level, eventId, 4, arg0, arg1, arg2, arg3);
+    }
 
     /// <summary>Logs an event with a byte payload (ASCII text or a FIX message, SOH kept).</summary>
     /// <param name="level">Severity.</param>
     /// <param name="eventId">An id from <see cref="FixLog.RegisterEvent"/>.</param>
     /// <param name="payload">Bytes for <c>{payload}</c>, copied into the ring.</param>
-    public void Log(LogLevel level, int eventId, ReadOnlySpan<byte> payload) => Write(level, eventId, 0, 0, 0, 0, 0, payload);
+    public void Log(LogLevel level, int eventId, ReadOnlySpan<byte> payload)
+    {
+        if (_log.IsEnabled(level)) Write(ReadTimestamp(), 0, level, eventId, 0, 0, 0, 0, 0, payload);
+    }
 
     /// <summary>Logs an event with one argument and a byte payload.</summary>
     /// <param name="level">Severity.</param>
     /// <param name="eventId">An id from <see cref="FixLog.RegisterEvent"/>.</param>
     /// <param name="arg0">Value for <c>{0}</c>.</param>
     /// <param name="payload">Bytes for <c>{payload}</c>, copied into the ring.</param>
-    public void Log(LogLevel level, int eventId, long arg0, ReadOnlySpan<byte> payload) =>
-        Write(level, eventId, 1, arg0, 0, 0, 0, payload);
+    public void Log(LogLevel level, int eventId, long arg0, ReadOnlySpan<byte> payload)
+    {
+        if (_log.IsEnabled(level)) Write(ReadTimestamp(), 0, level, eventId, 1, arg0, 0, 0, 0, payload);
+    }
 
     /// <summary>Logs an event with two arguments and a byte payload.</summary>
     /// <param name="level">Severity.</param>
@@ -131,8 +153,10 @@ public sealed class LogProducer
     /// <param name="arg0">Value for <c>{0}</c>.</param>
     /// <param name="arg1">Value for <c>{1}</c>.</param>
     /// <param name="payload">Bytes for <c>{payload}</c>, copied into the ring.</param>
-    public void Log(LogLevel level, int eventId, long arg0, long arg1, ReadOnlySpan<byte> payload) =>
-        Write(level, eventId, 2, arg0, arg1, 0, 0, payload);
+    public void Log(LogLevel level, int eventId, long arg0, long arg1, ReadOnlySpan<byte> payload)
+    {
+        if (_log.IsEnabled(level)) Write(ReadTimestamp(), 0, level, eventId, 2, arg0, arg1, 0, 0, payload);
+    }
 
     /// <summary>Logs an event with four arguments and a byte payload.</summary>
     /// <param name="level">Severity.</param>
@@ -142,8 +166,75 @@ public sealed class LogProducer
     /// <param name="arg2">Value for <c>{2}</c>.</param>
     /// <param name="arg3">Value for <c>{3}</c>.</param>
     /// <param name="payload">Bytes for <c>{payload}</c>, copied into the ring.</param>
-    public void Log(LogLevel level, int eventId, long arg0, long arg1, long arg2, long arg3, ReadOnlySpan<byte> payload) =>
-        Write(level, eventId, 4, arg0, arg1, arg2, arg3, payload);
+    public void Log(LogLevel level, int eventId, long arg0, long arg1, long arg2, long arg3, ReadOnlySpan<byte> payload)
+    {
+        if (_log.IsEnabled(level)) Write(ReadTimestamp(), 0, level, eventId, 4, arg0, arg1, arg2, arg3, payload);
+    }
+
+    /// <summary>Logs an event with no arguments, stamped with a time the caller already has (no clock read).</summary>
+    /// <param name="nowNs">Monotonic ns on the log's clock: <see cref="IClock.NowNs"/> of <see cref="FixLogOptions.Clock"/>,
+    /// or <see cref="HighResTime"/>/<see cref="TscClock.NowNs"/> when it is null (an agent's <c>nowNs</c>).</param>
+    /// <param name="level">Severity.</param>
+    /// <param name="eventId">An id from <see cref="FixLog.RegisterEvent"/>.</param>
+    public void LogAt(long nowNs, LogLevel level, int eventId)
+    {
+        if (_log.IsEnabled(level)) WriteArgs(nowNs, LogEntryHeader.FlagTimestampNs, level, eventId, 0, 0, 0, 0, 0);
+    }
+
+    /// <summary>Logs an event with one argument, stamped with a time the caller already has (no clock read).</summary>
+    /// <param name="nowNs">Monotonic ns on the log's clock (see <see cref="LogAt(long, LogLevel, int)"/>).</param>
+    /// <param name="level">Severity.</param>
+    /// <param name="eventId">An id from <see cref="FixLog.RegisterEvent"/>.</param>
+    /// <param name="arg0">Value for <c>{0}</c>.</param>
+    public void LogAt(long nowNs, LogLevel level, int eventId, long arg0)
+    {
+        if (_log.IsEnabled(level)) WriteArgs(nowNs, LogEntryHeader.FlagTimestampNs, level, eventId, 1, arg0, 0, 0, 0);
+    }
+
+    /// <summary>Logs an event with two arguments, stamped with a time the caller already has (no clock read).</summary>
+    /// <param name="nowNs">Monotonic ns on the log's clock (see <see cref="LogAt(long, LogLevel, int)"/>).</param>
+    /// <param name="level">Severity.</param>
+    /// <param name="eventId">An id from <see cref="FixLog.RegisterEvent"/>.</param>
+    /// <param name="arg0">Value for <c>{0}</c>.</param>
+    /// <param name="arg1">Value for <c>{1}</c>.</param>
+    public void LogAt(long nowNs, LogLevel level, int eventId, long arg0, long arg1)
+    {
+        if (_log.IsEnabled(level)) WriteArgs(nowNs, LogEntryHeader.FlagTimestampNs, level, eventId, 2, arg0, arg1, 0, 0);
+    }
+
+    /// <summary>Logs an event with four arguments, stamped with a time the caller already has (no clock read).</summary>
+    /// <param name="nowNs">Monotonic ns on the log's clock (see <see cref="LogAt(long, LogLevel, int)"/>).</param>
+    /// <param name="level">Severity.</param>
+    /// <param name="eventId">An id from <see cref="FixLog.RegisterEvent"/>.</param>
+    /// <param name="arg0">Value for <c>{0}</c>.</param>
+    /// <param name="arg1">Value for <c>{1}</c>.</param>
+    /// <param name="arg2">Value for <c>{2}</c>.</param>
+    /// <param name="arg3">Value for <c>{3}</c>.</param>
+    public void LogAt(long nowNs, LogLevel level, int eventId, long arg0, long arg1, long arg2, long arg3)
+    {
+        if (_log.IsEnabled(level)) WriteArgs(nowNs, LogEntryHeader.FlagTimestampNs, level, eventId, 4, arg0, arg1, arg2, arg3);
+    }
+
+    /// <summary>Logs an event with one argument and a byte payload, stamped with a time the caller already has.</summary>
+    /// <param name="nowNs">Monotonic ns on the log's clock (see <see cref="LogAt(long, LogLevel, int)"/>).</param>
+    /// <param name="level">Severity.</param>
+    /// <param name="eventId">An id from <see cref="FixLog.RegisterEvent"/>.</param>
+    /// <param name="arg0">Value for <c>{0}</c>.</param>
+    /// <param name="payload">Bytes for <c>{payload}</c>, copied into the ring.</param>
+    public void LogAt(long nowNs, LogLevel level, int eventId, long arg0, ReadOnlySpan<byte> payload)
+    {
+        if (_log.IsEnabled(level)) Write(nowNs, LogEntryHeader.FlagTimestampNs, level, eventId, 1, arg0, 0, 0, 0, payload);
+    }
+
+    /// <summary>Logs an event with a byte payload, stamped with a time the caller already has (no clock read).</summary>
+    /// <param name="nowNs">Monotonic ns on the log's clock (see <see cref="LogAt(long, LogLevel, int)"/>).</param>
+    /// <param name="level">Severity.</param>
+    /// <param name="eventId">An id from <see cref="FixLog.RegisterEvent"/>.</param>
+    /// <param name="payload">Bytes for <c>{payload}</c>, copied into the ring.</param>
+    public void LogAt(long nowNs, LogLevel level, int eventId, ReadOnlySpan<byte> payload)
+    {
+        if (_log.IsEnabled(level)) Write(nowNs, LogEntryHeader.FlagTimestampNs, level, eventId, 0, 0, 0, 0, 0, payload);
+    }
 
     /// <summary>Logs an event with a text payload; characters outside ASCII are written as '?'.</summary>
     /// <param name="level">Severity.</param>
@@ -155,7 +246,7 @@ public sealed class LogProducer
         {
             return;
         }
-        if (!TryClaim(level, eventId, 0, 0, 0, 0, 0, text.Length, out Span<byte> payload))
+        if (!TryClaim(ReadTimestamp(), 0, level, eventId, 0, 0, 0, 0, 0, text.Length, out Span<byte> payload))
         {
             return;
         }
@@ -170,22 +261,17 @@ public sealed class LogProducer
     /// <summary>The current time in the unit this producer's entries carry (see the design notes).</summary>
     internal long ReadTimestamp()
     {
-        if (_cachedClock is not null)
+        if (_clock is null)
         {
-            return _cachedClock.NowNs;
+            return TscClock.GetTimestamp();
         }
-        return _clock is null ? Stopwatch.GetTimestamp() : _clock.NowNs;
+        return _cachedClock is not null ? _cachedClock.NowNs : _clock.NowNs;
     }
 
     /// <summary>An entry without payload: a fixed-size record written in place.</summary>
-    private void WriteArgs(LogLevel level, int eventId, byte argCount, long a0, long a1, long a2, long a3)
+    private void WriteArgs(long timestamp, byte flags, LogLevel level, int eventId, byte argCount, long a0, long a1, long a2, long a3)
     {
-        if (!_log.IsEnabled(level))
-        {
-            return;
-        }
-        long timestamp = ReadTimestamp();
-        if (_pendingDrops != 0 && !TryWriteDropMarker(timestamp))
+        if (_pendingDrops != 0 && !TryWriteDropMarker(timestamp, flags))
         {
             CountDrop();
             return;
@@ -208,17 +294,14 @@ public sealed class LogProducer
         header.Level = level;
         header.ArgCount = argCount;
         header.Kind = LogEntryHeader.KindEvent;
-        header.Flags = 0;
+        header.Flags = flags;
         Ring.Commit();
     }
 
-    private void Write(LogLevel level, int eventId, byte argCount, long a0, long a1, long a2, long a3, ReadOnlySpan<byte> payload)
+    private void Write(long timestamp, byte flags, LogLevel level, int eventId, byte argCount, long a0, long a1, long a2, long a3,
+        ReadOnlySpan<byte> payload)
     {
-        if (!_log.IsEnabled(level))
-        {
-            return;
-        }
-        if (TryClaim(level, eventId, argCount, a0, a1, a2, a3, payload.Length, out Span<byte> destination))
+        if (TryClaim(timestamp, flags, level, eventId, argCount, a0, a1, a2, a3, payload.Length, out Span<byte> destination))
         {
             payload[..destination.Length].CopyTo(destination);
             Ring.Commit();
@@ -226,20 +309,19 @@ public sealed class LogProducer
     }
 
     /// <summary>Claims ring space, writes the header (after a pending drop marker) and returns the payload area.</summary>
-    private bool TryClaim(LogLevel level, int eventId, byte argCount, long a0, long a1, long a2, long a3, int payloadLength, out Span<byte> payload)
+    private bool TryClaim(long timestamp, byte flags, LogLevel level, int eventId, byte argCount, long a0, long a1, long a2, long a3,
+        int payloadLength, out Span<byte> payload)
     {
-        long timestamp = ReadTimestamp();
-        if (_pendingDrops != 0 && !TryWriteDropMarker(timestamp))
+        if (_pendingDrops != 0 && !TryWriteDropMarker(timestamp, flags))
         {
             CountDrop();
             payload = default;
             return false;
         }
-        byte flags = 0;
         if (payloadLength > _maxPayload)
         {
             payloadLength = _maxPayload;
-            flags = LogEntryHeader.FlagTruncated;
+            flags |= LogEntryHeader.FlagTruncated;
         }
         if (!Ring.TryClaim(s_headerSize + payloadLength, out Span<byte> record))
         {
@@ -266,7 +348,7 @@ public sealed class LogProducer
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private bool TryWriteDropMarker(long timestamp)
+    private bool TryWriteDropMarker(long timestamp, byte flags)
     {
         ref LogEntryHeader header = ref Ring.ClaimRefOrNullRef<LogEntryHeader>();
         if (Unsafe.IsNullRef(ref header))
@@ -279,6 +361,7 @@ public sealed class LogProducer
             Arg0 = _pendingDrops,
             Level = LogLevel.Warning,
             Kind = LogEntryHeader.KindDropped,
+            Flags = (byte)(flags & LogEntryHeader.FlagTimestampNs),
         };
         Ring.Commit();
         Volatile.Write(ref _pendingDrops, 0);

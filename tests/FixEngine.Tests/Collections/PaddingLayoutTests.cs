@@ -10,39 +10,78 @@ namespace FixEngine.Tests.Collections;
 public class PaddingLayoutTests
 {
     [Fact]
-    public void PaddedLongValueHasFalseSharingRangeOnBothSides()
+    public void PaddedLongIs128BytesWithTheValueAtOffset64()
     {
-        int size = Unsafe.SizeOf<PaddedLong>();
-        int offset = (int)Marshal.OffsetOf<PaddedLong>("_value");
-        Assert.Equal(Padding.FalseSharingRange, offset);
-        Assert.Equal(2 * Padding.FalseSharingRange + sizeof(long), size);
-        Assert.True(size - offset - sizeof(long) >= Padding.FalseSharingRange);
+        Assert.Equal(128, Unsafe.SizeOf<PaddedLong>());
+        Assert.Equal(128, Marshal.SizeOf<PaddedLong>());
+        Assert.Equal(64, (int)Marshal.OffsetOf<PaddedLong>("_value"));
+        Assert.Equal(64, PaddedLong.ValueOffset);
+        Assert.Equal(Padding.FalseSharingRange, Unsafe.SizeOf<PaddedLong>());
     }
 
     [Fact]
-    public void SpscRingPositionsAndCachesAreFourSeparatePaddedLongs()
+    public void PaddedLongValueLineStaysInsideTheStructAtEveryEightByteAlignment()
+    {
+        // The runtime only promises 8-byte alignment: try every 8-aligned start within a 128-byte period.
+        int size = Unsafe.SizeOf<PaddedLong>();
+        int offset = (int)Marshal.OffsetOf<PaddedLong>("_value");
+        for (long start = 0; start < 2 * Padding.FalseSharingRange; start += 8)
+        {
+            long value = start + offset;
+            long lineStart = value & ~(long)(Padding.CacheLineSize - 1);
+            long lineEnd = lineStart + Padding.CacheLineSize;
+            Assert.True(lineStart >= start && lineEnd <= start + size,
+                $"struct at {start}: value line [{lineStart}, {lineEnd}) leaves the struct [{start}, {start + size})");
+            Assert.True(value + sizeof(long) <= lineEnd, $"struct at {start}: value straddles a line");
+        }
+    }
+
+    [Fact]
+    public void ConsecutivePaddedLongValuesSitInDifferentLinePairs()
+    {
+        var pair = new TwoPaddedLongs();
+        long distance = Unsafe.ByteOffset(ref Unsafe.As<PaddedLong, byte>(ref pair.First), ref Unsafe.As<PaddedLong, byte>(ref pair.Second)).ToInt64();
+        Assert.Equal(Padding.FalseSharingRange, distance);
+        for (long start = 0; start < 2 * Padding.FalseSharingRange; start += 8)
+        {
+            long first = start + PaddedLong.ValueOffset;
+            long second = first + distance;
+            Assert.NotEqual(first / Padding.FalseSharingRange, second / Padding.FalseSharingRange);
+        }
+    }
+
+    private struct TwoPaddedLongs
+    {
+        public PaddedLong First;
+        public PaddedLong Second;
+    }
+
+    [Fact]
+    public void SpscRingPositionsAndCachesAreSeparatePaddedLongs()
     {
         // Every mutable field is a PaddedLong (so each value has FalseSharingRange bytes to itself whatever the
         // runtime's field order); everything else is set once in the constructor.
         FieldInfo[] fields = typeof(SpscRing<long>).GetFields(BindingFlags.Instance | BindingFlags.NonPublic | BindingFlags.Public);
         Assert.Equal(
-            ["_head", "_headCache", "_tail", "_tailCache"],
+            ["_head", "_headCache", "_released", "_tail", "_tailCache"],
             fields.Where(f => f.FieldType == typeof(PaddedLong)).Select(f => f.Name).Order().ToArray());
         Assert.All(fields.Where(f => f.FieldType != typeof(PaddedLong)), f => Assert.True(f.IsInitOnly, f.Name));
 
-        // And at run time the four values sit at least FalseSharingRange apart and from the object start.
+        // And at run time the five values sit FalseSharingRange apart (never in one 128-byte line pair), each inside
+        // its own PaddedLong and so clear of the object header and of _slots/_mask.
         var ring = new SpscRing<long>(16);
         ref byte data = ref Unsafe.As<RawObject>(ring).Data; // first byte after the method table pointer
         long[] values =
         [
             ValueOffset(ref data, ref SpscRingFields.Tail(ring)),
             ValueOffset(ref data, ref SpscRingFields.HeadCache(ring)),
+            ValueOffset(ref data, ref SpscRingFields.Released(ring)),
             ValueOffset(ref data, ref SpscRingFields.Head(ring)),
             ValueOffset(ref data, ref SpscRingFields.TailCache(ring)),
         ];
         foreach (long value in values)
         {
-            Assert.True(value >= Padding.FalseSharingRange, $"value at {value} is near the object header");
+            Assert.True(value >= PaddedLong.ValueOffset, $"value at {value} is near the object header");
             foreach (long other in values)
             {
                 Assert.True(other == value || Math.Abs(other - value) >= Padding.FalseSharingRange, $"values at {value} and {other} share a line");
@@ -65,6 +104,9 @@ public class PaddingLayoutTests
 
         [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_headCache")]
         public static extern ref PaddedLong HeadCache(SpscRing<long> ring);
+
+        [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_released")]
+        public static extern ref PaddedLong Released(SpscRing<long> ring);
 
         [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_head")]
         public static extern ref PaddedLong Head(SpscRing<long> ring);

@@ -158,6 +158,89 @@ public class SpscRingTests
         Assert.Equal(0, bytes);
     }
 
+    [Theory]
+    [InlineData(2, 1)]
+    [InlineData(16, 1)]
+    [InlineData(64, 4)]
+    [InlineData(1024, 64)]
+    [InlineData(1 << 20, 64)]
+    public void ReleaseBatchIsASixteenthOfTheCapacityFromOneTo64(int capacity, int batch) =>
+        Assert.Equal(batch, new SpscRing<int>(capacity).ReleaseBatch);
+
+    [Fact]
+    public void ConsumedSlotsReturnToTheProducerPerBatchAndWhenTheRingRunsDry()
+    {
+        var ring = new SpscRing<int>(64); // ReleaseBatch 4
+        for (int i = 0; i < 64; i++) Assert.True(ring.TryEnqueue(i));
+        for (int i = 0; i < 3; i++)
+        {
+            Assert.True(ring.TryDequeue(out int item));
+            Assert.Equal(i, item);
+        }
+        Assert.Equal(61, ring.Count); // Count sees the consumer's own position
+        Assert.False(ring.TryEnqueue(-1)); // three read, none handed back yet
+        Assert.True(ring.TryDequeue(out int fourth));
+        Assert.Equal(3, fourth);
+        for (int i = 0; i < 4; i++) Assert.True(ring.TryEnqueue(64 + i)); // the batch of four is free
+        Assert.False(ring.TryEnqueue(-1));
+        // Read five (one batch plus one), then run dry: the empty check hands back the rest.
+        int expected = 4;
+        while (ring.TryDequeue(out int item)) Assert.Equal(expected++, item);
+        Assert.Equal(68, expected);
+        for (int i = 0; i < 64; i++) Assert.True(ring.TryEnqueue(i));
+        Assert.False(ring.TryEnqueue(-1));
+        Assert.Equal(64, ring.Count);
+    }
+
+    [Theory]
+    [InlineData(1024)]
+    [InlineData(64)]
+    public void TenMillionItemsDequeuedOneByOneCrossThreadsInOrder(int capacity)
+    {
+        const long Total = 10_000_000;
+        var ring = new SpscRing<long>(capacity);
+        long received = 0;
+        long errors = 0;
+        var consumer = new Thread(() =>
+        {
+            var spin = new SpinWait();
+            long expected = 0;
+            long wrong = 0;
+            while (expected < Total)
+            {
+                if (ring.TryDequeue(out long item))
+                {
+                    if (item != expected) wrong++;
+                    expected++;
+                    spin.Reset();
+                }
+                else
+                {
+                    spin.SpinOnce(sleep1Threshold: -1);
+                }
+            }
+            received = expected;
+            errors = wrong;
+        }) { IsBackground = true, Name = "spsc-consumer" };
+        var producer = new Thread(() =>
+        {
+            var spin = new SpinWait();
+            for (long i = 0; i < Total; i++)
+            {
+                while (!ring.TryEnqueue(i)) spin.SpinOnce(sleep1Threshold: -1);
+                spin.Reset();
+            }
+        }) { IsBackground = true, Name = "spsc-producer" };
+        consumer.Start();
+        producer.Start();
+        Assert.True(producer.Join(TimeSpan.FromSeconds(60)), "producer did not finish within 60 s");
+        Assert.True(consumer.Join(TimeSpan.FromSeconds(60)), "consumer did not finish within 60 s");
+        Assert.Equal(0, errors);
+        Assert.Equal(Total, received);
+        Assert.Equal(0, ring.Count);
+        Assert.False(ring.TryDequeue(out _));
+    }
+
     [Fact]
     public void TenMillionItemsCrossThreadsCompleteAndInOrder()
     {

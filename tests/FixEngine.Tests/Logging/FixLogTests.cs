@@ -73,6 +73,80 @@ public class FixLogTests
     }
 
     [Fact]
+    public void CallerSuppliedTimeIsWrittenAsGivenWithoutReadingTheClock()
+    {
+        var clock = new FakeClock(nowNs: 5_000, epochNs: s_epochNs);
+        var sink = new StringWriter();
+        var log = new FixLog(sink, new FixLogOptions { Clock = clock, BackgroundDrain = false, SohReplacement = '|' });
+        int id = log.RegisterEvent("seq={0} {1}");
+        int payloadEvent = log.RegisterEvent("{0}: {payload}");
+        LogProducer producer = log.CreateProducer("p");
+        producer.LogAt(5_250, LogLevel.Information, id, 1, 2);
+        producer.LogAt(5_000 + 1_000_000, LogLevel.Warning, payloadEvent, 3, "35=0\u0001"u8);
+        producer.LogAt(4_000, LogLevel.Error, id, 1, 2, 3, 4);
+        producer.LogAt(6_000, LogLevel.Information, id);
+        producer.LogAt(6_001, LogLevel.Information, id, 9);
+        producer.LogAt(6_002, LogLevel.Information, payloadEvent, "x"u8);
+        producer.LogAt(6_003, LogLevel.Debug, id, 1, 2); // below the minimum level: skipped
+        producer.Log(LogLevel.Information, id, 7, 8); // reads the clock: 5_000
+        Assert.Equal(7, log.DrainPending());
+        Assert.Equal(
+        [
+            "2026-01-02T03:04:05.123457039Z INF [p] seq=1 2",
+            "2026-01-02T03:04:05.124456789Z WRN [p] 3: 35=0|",
+            "2026-01-02T03:04:05.123455789Z ERR [p] seq=1 2",
+            "2026-01-02T03:04:05.123457789Z INF [p] seq=0 0",
+            "2026-01-02T03:04:05.123457790Z INF [p] seq=9 0",
+            "2026-01-02T03:04:05.123457791Z INF [p] 0: x",
+            "2026-01-02T03:04:05.123456789Z INF [p] seq=7 8",
+        ], Lines(sink));
+        Assert.Equal(5_000, clock.NowNs);
+        log.Dispose();
+    }
+
+    [Fact]
+    public void CallerSuppliedTimeStampsTheDropMarkerToo()
+    {
+        var clock = new FakeClock(nowNs: 0, epochNs: s_epochNs);
+        var sink = new StringWriter();
+        var log = new FixLog(sink, new FixLogOptions { Clock = clock, BackgroundDrain = false, RingCapacityBytes = 4096 });
+        int id = log.RegisterEvent("x={0}");
+        LogProducer producer = log.CreateProducer("p");
+        for (int i = 0; i < 70; i++) producer.LogAt(1_000 + i, LogLevel.Information, id, i); // 64 fit, 6 dropped
+        Assert.Equal(64, log.DrainPending());
+        producer.LogAt(2_000, LogLevel.Information, id, 70);
+        Assert.Equal(2, log.DrainPending());
+        string[] lines = Lines(sink);
+        Assert.Equal("2026-01-02T03:04:05.123457852Z INF [p] x=63", lines[63]);
+        Assert.Equal("2026-01-02T03:04:05.123458789Z WRN [p] dropped 6 entries", lines[64]);
+        Assert.Equal("2026-01-02T03:04:05.123458789Z INF [p] x=70", lines[65]);
+        log.Dispose();
+    }
+
+    [Fact]
+    public void DefaultClockFormatsCallerTimeFromHighResTime()
+    {
+        var sink = new StringWriter();
+        var log = new FixLog(sink, new FixLogOptions { BackgroundDrain = false });
+        int id = log.RegisterEvent("x={0}");
+        LogProducer producer = log.CreateProducer("p");
+        long before = EpochClock.Shared.EpochNs;
+        producer.LogAt(HighResTime.NowNs(), LogLevel.Information, id, 1);
+        producer.LogAt(TscClock.NowNs(), LogLevel.Information, id, 2);
+        producer.Log(LogLevel.Information, id, 3);
+        log.DrainPending();
+        long after = EpochClock.Shared.EpochNs;
+        log.Dispose();
+        string[] lines = Lines(sink);
+        Assert.Equal(3, lines.Length);
+        foreach (string line in lines)
+        {
+            // 2 ms of slack: TscClock follows HighResTime within its calibration error, and a re-anchor may step EpochClock.
+            Assert.InRange(ParseEpochNs(line), before - 2_000_000, after + 2_000_000);
+        }
+    }
+
+    [Fact]
     public void CachedClockTimestampsFormatAsItsEpochTime()
     {
         using var clock = new CachedClock();
@@ -256,6 +330,8 @@ public class FixLogTests
             producer.Log(LogLevel.Information, id, 1);
             producer.Log(LogLevel.Debug, id, 1); // filtered
             producer.LogText(LogLevel.Warning, id, "text");
+            producer.LogAt(12_345, LogLevel.Information, id, 1, 2);
+            producer.LogAt(12_345, LogLevel.Information, id, 1, payload);
         }, warmup: 1_000, iterations: 20_000);
         Assert.Equal(0, bytes);
         Assert.Equal(0, producer.DroppedCount);

@@ -1,0 +1,325 @@
+using System;
+using System.Diagnostics;
+using System.Runtime.CompilerServices;
+using System.Threading;
+
+namespace FixEngine.Timing;
+
+// Design:
+// - Monotonic nanoseconds from the TSC: ns = AnchorNs + (ticks - AnchorTicks) * Mult / 2^32, where the
+//   anchor and Mult (ns per tick, 32.32 fixed point) are calibrated against Stopwatch (HighResTime), so
+//   the result has HighResTime's origin and scale and the two can be mixed (EpochClock.ToEpochNs).
+//   Without a usable TSC (TscReader.Reason) every member reads Stopwatch instead.
+// - Start-up: two (ticks, Stopwatch ns) pairs InitialCalibrationNs apart give the first rate. Each pair
+//   is read as Stopwatch, TSC, Stopwatch and kept only from a short window (the best of a few tries).
+// - Re-anchoring, as EpochClock does, when a reader finds the anchor older than the current interval
+//   (16 ms after start-up, doubling to ReanchorIntervalNs): the re-anchoring thread reads a fresh pair,
+//   measures the rate over the last interval, takes the lock, reads t0 and extrapolates the pair to
+//   Stopwatch time sw0 at t0 (so the lock is held for one TSC read and some arithmetic, not for the
+//   Stopwatch reads), and starts a new segment at t0 that is
+//   continuous with the old one (+2 ns, see below) and whose slope makes it meet Stopwatch time one
+//   interval later. So the clock never steps back: a drift from Stopwatch is slewed away (by at most
+//   MaxSlewPpm, and only until the planned next re-anchor: past it the old segment counts at the
+//   plain rate), and only a lag of more than StepThresholdNs is stepped forward. It follows Stopwatch, NTP slewing of CLOCK_MONOTONIC included, within the
+//   measurement noise of a pair (tens of ns) plus what the rate changes within one interval.
+// - Readers and the re-anchoring thread share (_anchorTicks, _anchorNs, _mult, _nextReanchorTicks)
+//   through a sequence lock: _version is odd while the single writer (won by CAS, others skip)
+//   updates them; readers retry while it is odd or changed. Readers write nothing and never allocate.
+// - Cross-thread monotonicity of NowNs: the reader reads the TSC (ordered: not before its earlier
+//   loads) first, then the record. If it gets record k, its version reads happened before the
+//   writer's CAS, so its TSC value is below the writer's t0 except for the out-of-order window in
+//   which later loads can run ahead of RDTSCP (tens of cycles); record k+1 starts 2 ns above record
+//   k's value at t0, which covers the slope change over that window (|slope change| * window << 1 ns,
+//   and 2 ns also absorbs the rounding of both segments). A reader that gets record k+1 read its TSC
+//   after it was published, so at or after t0 (a few ticks of cross-core skew are clamped to t0).
+// - TimestampToNs converts a raw reading taken earlier (a log record's): it extrapolates the current
+//   segment backwards instead of clamping, so a value read up to a few seconds ago converts to within
+//   a few ns of what NowNs would have said then.
+
+/// <summary>A TSC-based monotonic clock calibrated against <see cref="Stopwatch"/>, or Stopwatch itself as a fallback.</summary>
+/// <remarks>Thread-safe; reads never allocate. <see cref="TscClock"/> is the process-wide instance.</remarks>
+internal sealed unsafe class TscTimeSource
+{
+    /// <summary>Longest interval between re-anchors (1 s).</summary>
+    public const long ReanchorIntervalNs = 1_000_000_000;
+
+    /// <summary>A lag behind Stopwatch larger than this is stepped forward instead of slewed away (1 ms).</summary>
+    public const long StepThresholdNs = 1_000_000;
+
+    private const long FirstReanchorIntervalNs = 16_000_000;
+    private const long InitialCalibrationNs = 1_000_000;
+    private const long GoodPairWindowNs = 250;
+    private const long MinRateBaselineNs = 8_000_000;
+    private const long MaxRateErrorDivisor = 20_000; // 50 ppm
+    private const long MaxSlewPpm = 500;
+    private const int PairAttempts = 16;
+    private const long GuardStepNs = 2;
+
+    private readonly delegate* unmanaged[SuppressGCTransition]<long> _ordered;
+    private readonly delegate* unmanaged[SuppressGCTransition]<long> _unordered;
+
+    private int _version;
+    private long _anchorTicks;
+    private long _anchorNs;
+    private ulong _mult;
+    private long _nextReanchorTicks;
+
+    // Written by the re-anchoring thread only, while it holds the odd version.
+    private ulong _rate;
+    private long _lastTicks;
+    private long _lastStopwatchNs;
+    private long _intervalNs;
+    private long _reanchorCount;
+
+    /// <summary>Creates a source over the process's TSC readers, or a Stopwatch fallback.</summary>
+    /// <param name="forceFallback">Use Stopwatch even when the TSC is usable (tests).</param>
+    public TscTimeSource(bool forceFallback = false)
+    {
+        if (forceFallback || TscReader.Reason is not null)
+        {
+            FallbackReason = forceFallback ? "forced (test or caller)" : TscReader.Reason;
+            Description = $"Stopwatch (TSC not used: {FallbackReason})";
+            return;
+        }
+        _ordered = TscReader.Ordered;
+        _unordered = TscReader.Unordered;
+        string? failure = Calibrate();
+        if (failure is not null)
+        {
+            _ordered = null;
+            _unordered = null;
+            FallbackReason = failure;
+            Description = $"Stopwatch (TSC not used: {failure})";
+            return;
+        }
+        double ghz = 1.0 / ((double)_mult / (1UL << 32));
+        Description = $"TSC via {(TscReader.HasRdtscp ? "rdtscp" : "lfence+rdtsc")} (rdtsc for raw timestamps), "
+            + $"{ghz.ToString("F3", System.Globalization.CultureInfo.InvariantCulture)} GHz calibrated against Stopwatch";
+    }
+
+    /// <summary>Whether reads come from the TSC.</summary>
+    public bool IsTscBacked => _ordered != null;
+
+    /// <summary>Why the TSC is not used, or null when it is.</summary>
+    public string? FallbackReason { get; }
+
+    /// <summary>One line saying which counter is read (and why not the TSC, when it is not).</summary>
+    public string Description { get; }
+
+    /// <summary>The unordered TSC reader, or null when this source reads Stopwatch.</summary>
+    public delegate* unmanaged[SuppressGCTransition]<long> UnorderedReader => _unordered;
+
+    /// <summary>How many times the anchor has been moved since start-up (tests, diagnostics).</summary>
+    public long ReanchorCount => Volatile.Read(ref _reanchorCount);
+
+    /// <summary>Monotonic nanoseconds, cross-thread monotonic, with <see cref="HighResTime"/>'s origin and scale.</summary>
+    /// <returns>Nanoseconds since an arbitrary fixed origin.</returns>
+    public long NowNs()
+    {
+        if (_ordered == null)
+        {
+            return HighResTime.NowNs();
+        }
+        while (true)
+        {
+            long ticks = _ordered();
+            int version = Volatile.Read(ref _version);
+            long anchorTicks = Volatile.Read(ref _anchorTicks);
+            long anchorNs = Volatile.Read(ref _anchorNs);
+            ulong mult = Volatile.Read(ref _mult);
+            long next = Volatile.Read(ref _nextReanchorTicks);
+            if ((version & 1) == 0 && Volatile.Read(ref _version) == version)
+            {
+                if (ticks - next >= 0)
+                {
+                    Reanchor();
+                    continue;
+                }
+                long delta = ticks - anchorTicks;
+                return anchorNs + (delta > 0 ? Scale((ulong)delta, mult) : 0);
+            }
+            Thread.SpinWait(1);
+        }
+    }
+
+    /// <summary>A raw counter value: TSC ticks (unordered read), or Stopwatch ticks on the fallback.</summary>
+    /// <returns>The counter; convert it with <see cref="TimestampToNs"/>.</returns>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public long GetTimestamp() => _unordered != null ? _unordered() : Stopwatch.GetTimestamp();
+
+    /// <summary>Converts a recent <see cref="GetTimestamp"/> value to <see cref="NowNs"/>'s nanoseconds.</summary>
+    /// <param name="timestamp">A raw value from this source.</param>
+    /// <returns>Monotonic nanoseconds.</returns>
+    public long TimestampToNs(long timestamp)
+    {
+        if (_ordered == null)
+        {
+            return HighResTime.TicksToNs(timestamp);
+        }
+        bool reanchored = false;
+        while (true)
+        {
+            int version = Volatile.Read(ref _version);
+            long anchorTicks = Volatile.Read(ref _anchorTicks);
+            long anchorNs = Volatile.Read(ref _anchorNs);
+            ulong mult = Volatile.Read(ref _mult);
+            long next = Volatile.Read(ref _nextReanchorTicks);
+            if ((version & 1) == 0 && Volatile.Read(ref _version) == version)
+            {
+                if (!reanchored && timestamp - next >= 0)
+                {
+                    reanchored = true;
+                    Reanchor();
+                    continue;
+                }
+                long delta = timestamp - anchorTicks;
+                return delta >= 0 ? anchorNs + Scale((ulong)delta, mult) : anchorNs - Scale((ulong)-delta, mult);
+            }
+            Thread.SpinWait(1);
+        }
+    }
+
+    /// <summary>Moves the anchor now (normally done by the first read after the interval). Skipped if another thread is at it.</summary>
+    public void Reanchor()
+    {
+        if (_ordered == null)
+        {
+            return;
+        }
+        int version = Volatile.Read(ref _version);
+        if ((version & 1) != 0)
+        {
+            return;
+        }
+        // The pair is read before taking the lock (it may take a few tries): readers keep going meanwhile.
+        (long pairTicks, long pairNs, long pairWindowNs) = ReadPair();
+        // The CAS is a full fence: t0 below is read after every reader can see the odd version.
+        if (Interlocked.CompareExchange(ref _version, version + 1, version) != version)
+        {
+            return;
+        }
+        long t0 = _ordered();
+        ulong segmentRate = _rate;
+        ulong rate = segmentRate;
+        long elapsedTicks = pairTicks - _lastTicks;
+        long elapsedNs = pairNs - _lastStopwatchNs;
+        if (elapsedNs >= MinRateBaselineNs && elapsedTicks > 0 && pairWindowNs * MaxRateErrorDivisor <= elapsedNs)
+        {
+            // The rate over the last baseline, taken only when the pair's uncertainty (its window, e.g. after a
+            // preemption between the reads) is below 1 / MaxRateErrorDivisor of the baseline; otherwise the baseline
+            // keeps growing until a good pair comes.
+            rate = RateOf(elapsedNs, elapsedTicks);
+            _rate = rate;
+            _lastTicks = pairTicks;
+            _lastStopwatchNs = pairNs;
+        }
+        long sw0 = pairNs + Scale((ulong)Math.Max(t0 - pairTicks, 0), rate);
+        // The old segment at t0: its slewed slope up to the planned re-anchor, its plain rate after that (so a
+        // re-anchor that comes late, e.g. after seconds without a reader, does not carry the slew on).
+        long slewedEnd = Math.Min(t0, _nextReanchorTicks);
+        long anchorNs = _anchorNs + Scale((ulong)Math.Max(slewedEnd - _anchorTicks, 0), _mult)
+            + Scale((ulong)Math.Max(t0 - _nextReanchorTicks, 0), segmentRate) + GuardStepNs;
+        long intervalNs = Math.Min(_intervalNs * 2, ReanchorIntervalNs);
+        ulong mult;
+        if (sw0 - anchorNs > StepThresholdNs)
+        {
+            anchorNs = sw0; // far behind (e.g. Stopwatch jumped on resume): step forward, never back
+            mult = rate;
+        }
+        else
+        {
+            // Meet Stopwatch one interval from now: cover intervalNs - offset ns in intervalNs of ticks, slewing
+            // by at most MaxSlewPpm (a larger lead is worked off over several intervals).
+            long offsetNs = anchorNs - sw0;
+            long maxSlewNs = intervalNs / 1_000_000 * MaxSlewPpm;
+            long coverNs = intervalNs - Math.Clamp(offsetNs, -maxSlewNs, maxSlewNs);
+            mult = (ulong)((UInt128)rate * (ulong)coverNs / (ulong)intervalNs);
+        }
+        _intervalNs = intervalNs;
+        Volatile.Write(ref _anchorTicks, t0);
+        Volatile.Write(ref _anchorNs, anchorNs);
+        Volatile.Write(ref _mult, mult);
+        Volatile.Write(ref _nextReanchorTicks, t0 + TicksFor(intervalNs, rate));
+        Volatile.Write(ref _reanchorCount, _reanchorCount + 1);
+        // Release: the record is visible before the even version.
+        Volatile.Write(ref _version, version + 2);
+    }
+
+    /// <summary>First calibration; returns why the TSC cannot be used, or null.</summary>
+    private string? Calibrate()
+    {
+        (long t1, long sw1, long w1) = ReadPair();
+        long t2, sw2, w2;
+        do
+        {
+            // At least InitialCalibrationNs, longer (up to 20x) while the two pairs' windows exceed 1/2000 of it:
+            // a preempted pair would otherwise skew the first rate until the first re-anchor.
+            long deadline = HighResTime.NowNs() + InitialCalibrationNs / 4;
+            while (HighResTime.NowNs() < deadline)
+            {
+                Thread.SpinWait(16);
+            }
+            (t2, sw2, w2) = ReadPair();
+        }
+        while (sw2 - sw1 < InitialCalibrationNs
+            || ((w1 + w2) * 2000 > sw2 - sw1 && sw2 - sw1 < 20 * InitialCalibrationNs));
+        long elapsedTicks = t2 - t1;
+        long elapsedNs = sw2 - sw1;
+        if (elapsedTicks <= 0 || elapsedNs <= 0)
+        {
+            return $"the TSC did not advance during calibration ({elapsedTicks} ticks in {elapsedNs} ns)";
+        }
+        ulong rate = RateOf(elapsedNs, elapsedTicks);
+        double ghz = (double)elapsedTicks / elapsedNs;
+        if (ghz < 0.1 || ghz > 20)
+        {
+            return $"the TSC rate measured {ghz:F3} GHz, outside 0.1-20 GHz";
+        }
+        _anchorTicks = t2;
+        _anchorNs = sw2;
+        _mult = rate;
+        _rate = rate;
+        _lastTicks = t2;
+        _lastStopwatchNs = sw2;
+        _intervalNs = FirstReanchorIntervalNs / 2;
+        _nextReanchorTicks = t2 + TicksFor(FirstReanchorIntervalNs, rate);
+        return null;
+    }
+
+    /// <summary>A (TSC ticks, Stopwatch ns) pair read as close together as a few tries allow, and its window.</summary>
+    private (long Ticks, long StopwatchNs, long WindowNs) ReadPair()
+    {
+        long bestWindow = long.MaxValue;
+        (long, long, long) best = default;
+        for (int i = 0; i < PairAttempts; i++)
+        {
+            long before = Stopwatch.GetTimestamp();
+            long ticks = _ordered();
+            long after = Stopwatch.GetTimestamp();
+            long window = HighResTime.TicksToNs(after - before);
+            if (window < bestWindow)
+            {
+                bestWindow = window;
+                best = (ticks, HighResTime.TicksToNs(before) + window / 2, window);
+                if (window <= GoodPairWindowNs)
+                {
+                    break;
+                }
+            }
+        }
+        return best;
+    }
+
+    /// <summary>ns per tick in 32.32 fixed point.</summary>
+    private static ulong RateOf(long ns, long ticks) => (ulong)(((UInt128)(ulong)ns << 32) / (ulong)ticks);
+
+    /// <summary>Ticks that take <paramref name="ns"/> at <paramref name="mult"/>.</summary>
+    private static long TicksFor(long ns, ulong mult) => (long)(((UInt128)(ulong)ns << 32) / mult);
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static long Scale(ulong ticks, ulong mult)
+    {
+        ulong high = Math.BigMul(ticks, mult, out ulong low);
+        return (long)((high << 32) | (low >> 32));
+    }
+}
