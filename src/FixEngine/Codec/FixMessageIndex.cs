@@ -445,6 +445,9 @@ public sealed class FixMessageIndex
         return ref _fields[fieldIndex];
     }
 
+    /// <summary>Test hook: the next <see cref="Parse"/> uses generation <paramref name="generation"/> + 1.</summary>
+    internal void SetGenerationForTest(int generation) => _generation = generation;
+
     private void NextGeneration()
     {
         if (++_generation == int.MaxValue)
