@@ -161,6 +161,31 @@ internal static class AsciiParsing
         return (d * 100 + (d >> 16)) & 0xFFFFu;
     }
 
+    /// <summary>Reads 8 bytes at <paramref name="offset"/> from <paramref name="source"/>; the caller guarantees offset + 8 is within the span it came from.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static ulong ReadUInt64(ref byte source, nint offset)
+    {
+        ulong word = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref source, offset));
+        return BitConverter.IsLittleEndian ? word : BinaryPrimitives.ReverseEndianness(word);
+    }
+
+    /// <summary>Value of four ASCII digits minus '0' (byte 0 the most significant); leading zero bytes stand for leading zeros.</summary>
+    /// <remarks>
+    /// <code>
+    ///   d              b0 b1 b2 b3                  (bytes, b0 lowest)
+    ///   d * 0x0A01     byte 1 = 10*b0 + b1, byte 3 = 10*b2 + b3
+    ///   >> 8 &amp; 0xFF00FF   p0 in bits 0..15, p1 in bits 16..31
+    ///   * 0x640001     bits 16..31 = 100*p0 + p1 (p1 * 100 overflows out of the 32 bits)
+    /// </code>
+    /// PERF: two multiplies by constants and no final mask: 5 instructions instead of 8 in the index's field loop.
+    /// </remarks>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static uint ParseDigits4(uint digitsMinusZero)
+    {
+        uint pairs = ((digitsMinusZero * 0x0A01u) >> 8) & 0x00FF_00FFu;
+        return (pairs * 0x0064_0001u) >> 16;
+    }
+
     /// <summary>Byte <paramref name="index"/> (0..7) of <paramref name="word"/>.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static byte ByteAt(ulong word, int index) => (byte)(word >> (8 * index));

@@ -1,6 +1,7 @@
 using System;
 using System.Numerics;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace FixEngine.Codec;
 
@@ -99,13 +100,18 @@ public sealed class FixMessageIndex
 
     private const byte Soh = AsciiParsing.Soh;
 
+    /// <summary>Bit of a direct slot's stamp marking the length tag of a data pair; generations stay below it.</summary>
+    private const uint LengthTagFlag = 0x8000_0000;
+
     private readonly FieldEntry[] _fields;
+
     private readonly Slot[] _direct;
     private readonly HashSlot[] _hashed;
     private readonly int _hashMask;
     private ulong[] _sohBits = new ulong[64];
     private readonly DataFieldPairs _dataFields;
     private int _generation;
+    private int _lengthTagFlagsVersion;
     private int _count;
     private int _length;
     private FixDefect _defect;
@@ -128,6 +134,7 @@ public sealed class FixMessageIndex
         _hashMask = hashSize - 1;
         _dataFields = dataFields ?? DataFieldPairs.Standard;
         _generation = 1;
+        SetLengthTagFlags();
     }
 
     /// <summary>Capacity in fields.</summary>
@@ -164,6 +171,7 @@ public sealed class FixMessageIndex
     public bool Parse(ReadOnlySpan<byte> message)
     {
         NextGeneration();
+        if (_lengthTagFlagsVersion != _dataFields.Version) SetLengthTagFlags();
         _length = message.Length;
         _defect = default;
         _firstDuplicateTag = 0;
@@ -181,7 +189,7 @@ public sealed class FixMessageIndex
 
         FieldEntry[] fields = _fields;
         Slot[] direct = _direct;
-        int generation = _generation;
+        uint generation = (uint)_generation;
         int[] dataTagTable = _dataFields.DirectTable;
         int count = 0;
         int pos = 0;
@@ -197,7 +205,7 @@ public sealed class FixMessageIndex
                 {
                     count = indexed;
                     ref readonly FieldEntry last = ref fields[count - 1];
-                    pos = last.ValueOffset + last.ValueLength + 1;
+                    pos = last.ValueEnd + 1;
                     if (pos >= length) break;
                 }
             }
@@ -245,17 +253,17 @@ public sealed class FixMessageIndex
                 Record(FixDefectKind.TooManyFields, (int)tag, count + _skippedFields, fieldStart);
                 break;
             }
-            fields[count] = new FieldEntry((int)tag, fieldStart, valueStart, valueEnd - valueStart);
+            fields[count] = new FieldEntry((int)tag, fieldStart, valueStart, valueEnd);
             if (tag < (uint)direct.Length)
             {
                 ref Slot slot = ref direct[tag];
-                if (slot.Generation == generation)
+                if ((slot.Stamp & ~LengthTagFlag) == generation)
                 {
                     NoteDuplicate((int)tag, count);
                 }
                 else
                 {
-                    slot.Generation = generation;
+                    slot.Stamp = (slot.Stamp & LengthTagFlag) | generation;
                     slot.Index = count;
                 }
             }
@@ -273,9 +281,10 @@ public sealed class FixMessageIndex
     }
 
     /// <summary>
-    /// Indexes plain fields from <paramref name="pos"/> on and returns the new field count; stops (without consuming it) at
-    /// the first field that needs the general path: fewer than 8 bytes left, a tag that is not 1..4 digits followed by
-    /// '=', tag 0 or beyond the direct table, no SOH left, an empty value, a full index, or a length field of a data pair.
+    /// Indexes plain fields from <paramref name="start"/> on and returns the new field count; stops (without consuming it) at
+    /// the first field that needs the general path: a tag that is not 1..4 digits followed by '=', tag 0 or beyond the
+    /// direct table, no SOH left, an empty value, a repeated or length tag of a data pair, or a message too short or
+    /// with more SOHs than the index has room for.
     /// </summary>
     /// <remarks>
     /// Such a field never records a defect, so defects are still found in message order by the general path.
@@ -285,64 +294,81 @@ public sealed class FixMessageIndex
     ///           └ one 8-byte read:  ^ fieldSoh = lowest pending bit; clearing it (blsr) moves to the next field
     ///             digits, '=' and tag by SWAR
     /// </code>
-    /// PERF: no calls, so the loop state stays in registers, and the loop-carried chain is one blsr per field
-    /// instead of a load-shift-tzcnt from pos. FixReadBenchmarks.FrameAndIndex NewOrderSingle 301 → 167 ns in a
+    /// PERF: no calls and no bounds checks in the loop (the direct table has a slot for every tag below
+    /// <see cref="DirectLookupTags"/>, and the field array has room for every remaining SOH, checked once), so the
+    /// loop-carried chain is one blsr per field. FixReadBenchmarks.FrameAndIndex NewOrderSingle 301 → 167 ns in a
     /// scratch loop (one message per process as in BDN, min of 300 rounds, quiet machine); BDN short job best
-    /// runs 306 → 186 ns. About 55 instructions per field remain, so on this 2-core VM the loop runs at ~7 ns a field.
+    /// runs 306 → 186 ns.
     /// </remarks>
-    private int IndexPlainFields(ReadOnlySpan<byte> message, ReadOnlySpan<ulong> sohBits, int pos, int count)
+    private int IndexPlainFields(ReadOnlySpan<byte> message, ReadOnlySpan<ulong> sohBits, int start, int count)
     {
-        FieldEntry[] fields = _fields;
-        Slot[] direct = _direct;
-        int[] dataTagTable = _dataFields.DirectTable;
-        int generation = _generation;
-        int lastWordStart = message.Length - 8;
-        int sohWord = pos >> 6;
-        ulong pendingSohs = SohsFrom(sohBits, pos);
-        while (pos <= lastWordStart)
+        nint lastWordStart = message.Length - 8;
+        if (lastWordStart < 0) return count;
+        int sohWord = start >> 6;
+        ulong pendingSohs = sohBits[sohWord] & (ulong.MaxValue << start);
+        if (CountSohs(sohBits, sohWord, pendingSohs) > _fields.Length - count) return count;
+
+        ref byte bytes = ref MemoryMarshal.GetReference(message);
+        ref FieldEntry entry = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_fields), count);
+        ref Slot direct = ref MemoryMarshal.GetArrayDataReference(_direct);
+        uint generation = (uint)_generation;
+        nint sohWordStart = sohWord << 6;
+        nint pos = start;
+        while (true)
         {
             while (pendingSohs == 0)
             {
                 if (++sohWord >= sohBits.Length) return count;
                 pendingSohs = sohBits[sohWord];
+                sohWordStart += 64;
             }
-            int fieldSoh = (sohWord << 6) + BitOperations.TrailingZeroCount(pendingSohs);
-            // Tags in the direct table have at most 4 digits: 32-bit SWAR on the low half of the word.
-            ulong word = AsciiParsing.ReadUInt64(message, pos);
-            int digits = AsciiParsing.LeadingDigitCount4(word);
-            if (digits == 0 || AsciiParsing.ByteAt(word, digits) != (byte)'=') return count;
-            uint tag = AsciiParsing.ParseLeadingDigits4(word, digits);
-            int valueStart = pos + digits + 1;
-            if (tag - 1 >= (uint)direct.Length - 1 || valueStart == fieldSoh || (uint)count >= (uint)fields.Length) return count;
-            if ((uint)tag >= (uint)dataTagTable.Length || dataTagTable[tag] != 0) return count;
+            nint fieldSoh = sohWordStart + (nint)ulong.TrailingZeroCount(pendingSohs);
+            // The last field(s) of a message: re-read the last 8 bytes and shift out those before pos (zero bytes
+            // come in at the top, and a zero byte is neither a digit nor '=').
+            ulong word = pos <= lastWordStart
+                ? AsciiParsing.ReadUInt64(ref bytes, pos)
+                : AsciiParsing.ReadUInt64(ref bytes, lastWordStart) >> (int)((pos - lastWordStart) << 3);
 
-            fields[count] = new FieldEntry((int)tag, pos, valueStart, fieldSoh - valueStart);
-            ref Slot slot = ref direct[tag];
-            if (slot.Generation == generation)
+            // Tags in the direct table have at most 4 digits: 32-bit SWAR on the low half of the word.
+            uint digitsMinusZero = (uint)word - 0x3030_3030u;
+            // 8 * the number of leading digits (32 for four); that byte must be '='.
+            int equalsShift = BitOperations.TrailingZeroCount((digitsMinusZero | (digitsMinusZero + 0x0606_0606u)) & 0xF0F0_F0F0u) & ~7;
+            if (equalsShift == 0 || (byte)(word >> equalsShift) != (byte)'=') return count;
+            // The digits move to the top of the 32 bits (a 32-bit shift by -s is a shift by 32 - s, and by 0 for s = 32).
+            nuint tag = AsciiParsing.ParseDigits4(digitsMinusZero << -equalsShift);
+            nint valueStart = pos + (equalsShift >> 3) + 1;
+            // Tag 0 is caught below: its slot carries the length-tag flag.
+            if (tag >= DirectLookupTags || valueStart == fieldSoh) return count;
+
+            // tag < DirectLookupTags == _direct.Length.
+            ref Slot slot = ref Unsafe.Add(ref direct, tag);
+            uint stamp = slot.Stamp;
+            if (stamp >= generation)
             {
-                if (_firstDuplicateTag == 0)
-                {
-                    _firstDuplicateTag = (int)tag;
-                    _firstDuplicateIndex = count;
-                }
+                // Stamped in this generation (a repeated tag), the length tag of a data pair, or tag 0.
+                if (stamp != generation) return count;
+                NoteDuplicate((int)tag, count);
             }
             else
             {
-                slot.Generation = generation;
+                slot.Stamp = generation;
                 slot.Index = count;
             }
+            // count < _fields.Length: every field here ends at one of the SOHs counted above.
+            entry = new FieldEntry((int)tag, (int)pos, (int)valueStart, (int)fieldSoh);
+            entry = ref Unsafe.Add(ref entry, 1);
             count++;
             pos = fieldSoh + 1;
             pendingSohs &= pendingSohs - 1;
         }
-        return count;
     }
 
-    /// <summary>The SOH bits of the word holding <paramref name="pos"/>, from <paramref name="pos"/> on.</summary>
-    private static ulong SohsFrom(ReadOnlySpan<ulong> sohBits, int pos)
+    /// <summary>Number of SOHs in <paramref name="firstWordSohs"/> and in the words after <paramref name="sohWord"/>.</summary>
+    private static int CountSohs(ReadOnlySpan<ulong> sohBits, int sohWord, ulong firstWordSohs)
     {
-        int w = pos >> 6;
-        return (uint)w < (uint)sohBits.Length ? sohBits[w] & (ulong.MaxValue << (pos & 63)) : 0;
+        int sohs = BitOperations.PopCount(firstWordSohs);
+        for (int w = sohWord + 1; w < sohBits.Length; w++) sohs += BitOperations.PopCount(sohBits[w]);
+        return sohs;
     }
 
     /// <summary>Declared length of a data field (the value of its length field), or -1 when malformed.</summary>
@@ -395,7 +421,11 @@ public sealed class FixMessageIndex
     /// <summary>Length in bytes of the value of field <paramref name="fieldIndex"/>.</summary>
     /// <param name="fieldIndex">0..Count-1.</param>
     /// <returns>The length.</returns>
-    public int GetValueLength(int fieldIndex) => Entry(fieldIndex).ValueLength;
+    public int GetValueLength(int fieldIndex)
+    {
+        ref readonly FieldEntry entry = ref Entry(fieldIndex);
+        return entry.ValueEnd - entry.ValueOffset;
+    }
 
     /// <summary>Index of the first field with <paramref name="tag"/>, or -1 (O(1)).</summary>
     /// <param name="tag">Tag to find.</param>
@@ -405,7 +435,7 @@ public sealed class FixMessageIndex
         if ((uint)tag < DirectLookupTags)
         {
             Slot slot = _direct[tag];
-            return slot.Generation == _generation ? slot.Index : -1;
+            return (slot.Stamp & ~LengthTagFlag) == (uint)_generation ? slot.Index : -1;
         }
         if (tag <= 0) return -1;
         HashSlot[] hashed = _hashed;
@@ -455,7 +485,22 @@ public sealed class FixMessageIndex
             Array.Clear(_direct);
             Array.Clear(_hashed);
             _generation = 1;
+            SetLengthTagFlags();
         }
+    }
+
+    /// <summary>Marks the direct slots of the length tags of <see cref="DataFields"/> and of tag 0 (and unmarks the others).</summary>
+    /// <remarks>Tag 0 is never indexed, so the flag only sends it from the field loop to the general path, which reports it.</remarks>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void SetLengthTagFlags()
+    {
+        int[] dataTagByLengthTag = _dataFields.DirectTable;
+        Slot[] direct = _direct;
+        for (int tag = 0; tag < direct.Length; tag++)
+        {
+            direct[tag].Stamp = (direct[tag].Stamp & ~LengthTagFlag) | (tag == 0 || dataTagByLengthTag[tag] != 0 ? LengthTagFlag : 0);
+        }
+        _lengthTagFlagsVersion = _dataFields.Version;
     }
 
     private void AddToHash(int tag, int fieldIndex)
@@ -529,17 +574,23 @@ public sealed class FixMessageIndex
         if (_defect.Kind == FixDefectKind.None) _defect = new FixDefect(kind, tag, fieldNumber, offset);
     }
 
-    private readonly struct FieldEntry(int tag, int fieldOffset, int valueOffset, int valueLength)
+    /// <summary>One indexed field.</summary>
+    /// <remarks>PERF: the value's end (its SOH) is stored rather than its length, which saves the field loop a subtraction.</remarks>
+    private readonly struct FieldEntry(int tag, int fieldOffset, int valueOffset, int valueEnd)
     {
         public readonly int Tag = tag;
         public readonly int FieldOffset = fieldOffset;
         public readonly int ValueOffset = valueOffset;
-        public readonly int ValueLength = valueLength;
+        public readonly int ValueEnd = valueEnd;
     }
 
+    /// <summary>Direct lookup slot of one tag.</summary>
     private struct Slot
     {
-        public int Generation;
+        /// <summary>Generation of the parse that indexed the tag, plus <see cref="LengthTagFlag"/> for the length tag of a data pair.</summary>
+        public uint Stamp;
+
+        /// <summary>Index of the tag's first field in that parse.</summary>
         public int Index;
     }
 
