@@ -39,7 +39,7 @@ public class FixMessageIndexDifferentialTests
             new FixMessageIndex(maxFields: 30, dataFields: s_customPairs),
         ];
         int defects = 0, clean = 0, duplicates = 0;
-        for (int iteration = 0; iteration < 20_000; iteration++)
+        for (int iteration = 0; iteration < 12_000; iteration++)
         {
             byte[] message = RandomMessage(random);
             if (random.Next(3) != 0) Mutate(random, ref message);
@@ -54,7 +54,7 @@ public class FixMessageIndexDifferentialTests
             else defects++;
             if (expected.FirstDuplicateTag != 0) duplicates++;
         }
-        Assert.True(clean > 2000 && defects > 2000 && duplicates > 2000, $"clean {clean}, defects {defects}, duplicates {duplicates}");
+        Assert.True(clean > 1500 && defects > 1500 && duplicates > 1500, $"clean {clean}, defects {defects}, duplicates {duplicates}");
     }
 
     [Fact]
