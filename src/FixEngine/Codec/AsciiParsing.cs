@@ -200,22 +200,35 @@ internal static class AsciiParsing
     /// </remarks>
     public static void BuildSohMask(ReadOnlySpan<byte> source, Span<ulong> sohBits)
     {
+        for (int word = 0; word < sohBits.Length; word++)
+        {
+            sohBits[word] = SohBlock(source, word << 6);
+        }
+    }
+
+    /// <summary>
+    /// SOH mask of the bytes from <paramref name="blockStart"/> (a multiple of 64, below the length) up to the next
+    /// multiple of 64 or the end: bit i is byte <paramref name="blockStart"/> + i.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static ulong SohBlock(ReadOnlySpan<byte> source, int blockStart)
+    {
+        if (blockStart <= source.Length - 64) return SohBlock64(ref MemoryMarshal.GetReference(source), blockStart);
+        return SohBlockTail(source, blockStart);
+    }
+
+    /// <summary>The last, partial block of <see cref="SohBlock"/>: fewer than 64 bytes from <paramref name="blockStart"/> to the end.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static ulong SohBlockTail(ReadOnlySpan<byte> source, int blockStart)
+    {
         ref byte start = ref MemoryMarshal.GetReference(source);
         int length = source.Length;
-        int word = 0;
-        int i = 0;
-        for (; i <= length - 64; i += 64, word++)
-        {
-            sohBits[word] = SohBlock64(ref start, i);
-        }
-        int rest = length - i;
-        if (rest == 0) return;
+        int rest = length - blockStart;
         if (length >= 64)
         {
             // PERF: re-read the last 64 bytes (overlapping) with vectors and shift out what was already covered,
             // instead of a scalar loop over up to 63 bytes.
-            sohBits[word] = SohBlock64(ref start, length - 64) >> (64 - rest);
-            return;
+            return SohBlock64(ref start, length - 64) >> (64 - rest);
         }
         ulong sohWord = 0;
         int k = 0;
@@ -239,12 +252,12 @@ internal static class AsciiParsing
                 sohWord |= (ulong)(Unsafe.Add(ref start, k) == Soh ? 1 : 0) << k;
             }
         }
-        sohBits[0] = sohWord;
+        return sohWord;
     }
 
     /// <summary>SOH mask of the 64 bytes at <paramref name="offset"/> (bit 0 = first byte).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static ulong SohBlock64(ref byte start, int offset)
+    public static ulong SohBlock64(ref byte start, int offset)
     {
         if (Vector256.IsHardwareAccelerated)
         {

@@ -179,6 +179,25 @@ public sealed class FixMessageIndex
         _firstDuplicateIndex = -1;
         _skippedFields = 0;
 
+        // PERF: a message of plain fields is indexed by the field loop alone; the SOH bitmap of the whole message and
+        // the general loop (its state, calls and spills) are built and entered only at the first field that needs
+        // them. FixReadBenchmarks.FrameAndIndex TODO.
+        int count = IndexPlainFields(message, 0, 0);
+        int pos = count == 0 ? 0 : _fields[count - 1].ValueEnd + 1;
+        if (pos >= length)
+        {
+            _count = count;
+            return true;
+        }
+        return ParseGeneral(message, pos, count);
+    }
+
+    /// <summary>Indexes from <paramref name="pos"/> on, field by field, handing runs of plain fields to <see cref="IndexPlainFields"/>.</summary>
+    /// <returns>True when no defect was found.</returns>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private bool ParseGeneral(ReadOnlySpan<byte> message, int pos, int count)
+    {
+        int length = message.Length;
         int words = (length + 63) >> 6;
         if (words > _sohBits.Length)
         {
@@ -188,25 +207,6 @@ public sealed class FixMessageIndex
         Span<ulong> sohBits = _sohBits.AsSpan(0, words);
         AsciiParsing.BuildSohMask(message, sohBits);
 
-        // PERF: a message of plain fields is indexed by the field loop alone; the general loop (its state, calls and
-        // spills) is entered only at the first field that needs it. FixReadBenchmarks.FrameAndIndex Heartbeat
-        // TODO ns.
-        int count = IndexPlainFields(message, sohBits, 0, 0);
-        int pos = count == 0 ? 0 : _fields[count - 1].ValueEnd + 1;
-        if (pos >= length)
-        {
-            _count = count;
-            return true;
-        }
-        return ParseGeneral(message, sohBits, pos, count);
-    }
-
-    /// <summary>Indexes from <paramref name="pos"/> on, field by field, handing runs of plain fields to <see cref="IndexPlainFields"/>.</summary>
-    /// <returns>True when no defect was found.</returns>
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private bool ParseGeneral(ReadOnlySpan<byte> message, Span<ulong> sohBits, int pos, int count)
-    {
-        int length = message.Length;
         FieldEntry[] fields = _fields;
         Slot[] direct = _direct;
         uint generation = (uint)_generation;
@@ -216,7 +216,7 @@ public sealed class FixMessageIndex
         {
             if (pendingDataTag == 0)
             {
-                int indexed = IndexPlainFields(message, sohBits, pos, count);
+                int indexed = IndexPlainFields(message, pos, count);
                 if (indexed != count)
                 {
                     count = indexed;
@@ -317,32 +317,34 @@ public sealed class FixMessageIndex
     /// runs 306 → 186 ns.
     /// </remarks>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private int IndexPlainFields(ReadOnlySpan<byte> message, ReadOnlySpan<ulong> sohBits, int start, int count)
+    private int IndexPlainFields(ReadOnlySpan<byte> message, int start, int count)
     {
         nint lastWordStart = message.Length - 8;
         if (lastWordStart < 0) return count;
-        int sohWord = start >> 6;
-        ulong pendingSohs = sohBits[sohWord] & (ulong.MaxValue << start);
-        // Each field here takes at least 4 bytes (digit, '=', value byte, SOH) and ends at an SOH; room for either
-        // bound is room for all (the first holds for any message of up to 4 * MaxFields bytes).
-        int room = _fields.Length - count;
-        if ((message.Length - start) >> 2 > room && CountSohs(sohBits, sohWord, pendingSohs) > room) return count;
-
         ref byte bytes = ref MemoryMarshal.GetReference(message);
+        nint blockStart = start & ~63;
+        ulong pendingSohs = AsciiParsing.SohBlock(message, (int)blockStart) & (ulong.MaxValue << start);
+        // Room for every field that can end in this block: each one ends at one of its SOHs.
+        if (BitOperations.PopCount(pendingSohs) > _fields.Length - count) return count;
+
         ref FieldEntry entry = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_fields), count);
         ref Slot direct = ref MemoryMarshal.GetArrayDataReference(_direct);
         uint generation = (uint)_generation;
-        nint sohWordStart = sohWord << 6;
         nint pos = start;
         while (true)
         {
             while (pendingSohs == 0)
             {
-                if (++sohWord >= sohBits.Length) return count;
-                pendingSohs = sohBits[sohWord];
-                sohWordStart += 64;
+                // The next 64 bytes; a last, partial block re-reads the last 64 bytes of the message and drops those
+                // before blockStart (the message is longer than 64 bytes here). No call, so no spills in the loop.
+                blockStart += 64;
+                nint lastBlockStart = lastWordStart - 56;
+                if (blockStart > lastBlockStart + 63) return count;
+                nint readAt = Math.Min(blockStart, lastBlockStart);
+                pendingSohs = AsciiParsing.SohBlock64(ref bytes, (int)readAt) >> (int)(blockStart - readAt);
+                if (BitOperations.PopCount(pendingSohs) > _fields.Length - count) return count;
             }
-            nint fieldSoh = sohWordStart + (nint)ulong.TrailingZeroCount(pendingSohs);
+            nint fieldSoh = blockStart + (nint)ulong.TrailingZeroCount(pendingSohs);
             // The last field(s) of a message: re-read the last 8 bytes and shift out those before pos (zero bytes
             // come in at the top, and a zero byte is neither a digit nor '=').
             ulong word = pos <= lastWordStart
@@ -373,21 +375,13 @@ public sealed class FixMessageIndex
                 slot.Stamp = generation;
                 slot.Index = count;
             }
-            // count < _fields.Length: every field here ends at one of the SOHs counted above.
+            // count < _fields.Length: every field here ends at one of the SOHs of the block, counted above.
             entry = new FieldEntry((int)tag, (int)pos, (int)valueStart, (int)fieldSoh);
             entry = ref Unsafe.Add(ref entry, 1);
             count++;
             pos = fieldSoh + 1;
             pendingSohs &= pendingSohs - 1;
         }
-    }
-
-    /// <summary>Number of SOHs in <paramref name="firstWordSohs"/> and in the words after <paramref name="sohWord"/>.</summary>
-    private static int CountSohs(ReadOnlySpan<ulong> sohBits, int sohWord, ulong firstWordSohs)
-    {
-        int sohs = BitOperations.PopCount(firstWordSohs);
-        for (int w = sohWord + 1; w < sohBits.Length; w++) sohs += BitOperations.PopCount(sohBits[w]);
-        return sohs;
     }
 
     /// <summary>Declared length of a data field (the value of its length field), or -1 when malformed.</summary>
