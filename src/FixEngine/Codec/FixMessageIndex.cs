@@ -355,9 +355,12 @@ public sealed class FixMessageIndex
             uint digitsMinusZero = (uint)word - 0x3030_3030u;
             // 8 * the number of leading digits; the byte after them must be '='.
             int digitBits = AsciiParsing.LeadingDigitBits4(digitsMinusZero);
-            if (digitBits == 0 || (byte)(word >> digitBits) != (byte)'=') return count;
-            nuint tag = AsciiParsing.ParseLeadingDigits4(digitsMinusZero, digitBits);
+            if (digitBits == 0) return count;
             nint valueStart = pos + (nint)((uint)digitBits >> 3) + 1;
+            // PERF: the '=' is compared in memory (one fused load-compare) rather than shifted out of the word. It is
+            // within the message: the digits end before fieldSoh.
+            if (Unsafe.Add(ref bytes, valueStart - 1) != (byte)'=') return count;
+            nuint tag = AsciiParsing.ParseLeadingDigits4(digitsMinusZero, digitBits);
             // Tag 0 is caught below: its slot carries the length-tag flag.
             if (tag >= DirectLookupTags || valueStart == fieldSoh) return count;
 
