@@ -101,11 +101,13 @@ public sealed class FixMessageIndex
 
     private const byte Soh = AsciiParsing.Soh;
 
-    /// <summary>Bit of a direct slot's stamp marking the length tag of a data pair; generations stay below it.</summary>
+    /// <summary>
+    /// Bit of a direct slot's stamp marking the length tag of a data pair (and tag 0), so that the field loop hands
+    /// it to the general path; generations stay below it.
+    /// </summary>
     private const uint LengthTagFlag = 0x8000_0000;
 
     private readonly FieldEntry[] _fields;
-
     private readonly Slot[] _direct;
     private readonly HashSlot[] _hashed;
     private readonly int _hashMask;
