@@ -25,6 +25,7 @@ public sealed class DataFieldPairs
     public static DataFieldPairs Standard { get; } = CreateStandardCore(frozen: true);
 
     private bool _frozen;
+    private int _version;
 
     /// <summary>Creates an empty table (no pairs at all).</summary>
     public DataFieldPairs()
@@ -87,6 +88,7 @@ public sealed class DataFieldPairs
         if (_frozen) Internal.ThrowHelper.ThrowInvalidOperation("DataFieldPairs.Standard is shared and read-only; use CreateStandard() to extend it.");
         if (lengthTag <= 0) Internal.ThrowHelper.ThrowArgumentOutOfRange(nameof(lengthTag));
         if (dataTag <= 0) Internal.ThrowHelper.ThrowArgumentOutOfRange(nameof(dataTag));
+        _version++;
         if (lengthTag < DirectTags)
         {
             _dataTagByLengthTag[lengthTag] = dataTag;
@@ -99,6 +101,9 @@ public sealed class DataFieldPairs
 
     /// <summary>Direct table: data tag by length tag, for tags below <see cref="FixMessageIndex.DirectLookupTags"/>.</summary>
     internal int[] DirectTable => _dataTagByLengthTag;
+
+    /// <summary>Changes on every <see cref="Add"/>, so an index can tell that its copy of the length tags is stale.</summary>
+    internal int Version => _version;
 
     /// <summary>Data tag announced by <paramref name="lengthTag"/>, or 0 when it is not a registered length tag.</summary>
     /// <param name="lengthTag">Any tag.</param>

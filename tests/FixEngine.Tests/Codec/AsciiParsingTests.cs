@@ -77,7 +77,7 @@ public class AsciiParsingTests
     {
         ulong word = Word(text);
         Assert.Equal(expected, AsciiParsing.LeadingDigitCount(word));
-        Assert.Equal(Math.Min(expected, 4), AsciiParsing.LeadingDigitCount4(word));
+        Assert.Equal(8 * Math.Min(expected, 4), AsciiParsing.LeadingDigitBits4((uint)word - 0x3030_3030u));
     }
 
     [Fact]
@@ -93,8 +93,30 @@ public class AsciiParsingTests
                 ulong word = Word(text);
                 Assert.Equal(digits, AsciiParsing.LeadingDigitCount(word));
                 Assert.Equal(value, AsciiParsing.ParseLeadingDigits(word, digits));
-                if (digits <= 4) Assert.Equal(value, AsciiParsing.ParseLeadingDigits4(word, digits));
+                if (digits <= 4) Assert.Equal(value, AsciiParsing.ParseLeadingDigits4((uint)word - 0x3030_3030u, 8 * digits));
                 if (digits < 8) Assert.Equal((byte)'=', AsciiParsing.ByteAt(word, digits));
+            }
+        }
+    }
+
+    [Fact]
+    public void FourDigitParseIgnoresWhateverFollowsTheDigits()
+    {
+        var random = new Random(4);
+        for (int digits = 1; digits <= 4; digits++)
+        {
+            for (int i = 0; i < 300; i++)
+            {
+                uint value = (uint)random.Next(0, (int)Math.Pow(10, digits));
+                byte[] bytes = new byte[8];
+                random.NextBytes(bytes);
+                Encoding.ASCII.GetBytes(value.ToString("D" + digits, CultureInfo.InvariantCulture)).CopyTo(bytes, 0);
+                for (int after = 0; after < 256; after++)
+                {
+                    if (digits < 4) bytes[digits] = (byte)after;
+                    uint word = BitConverter.ToUInt32(bytes) - 0x3030_3030u;
+                    Assert.Equal(value, AsciiParsing.ParseLeadingDigits4(word, 8 * digits));
+                }
             }
         }
     }

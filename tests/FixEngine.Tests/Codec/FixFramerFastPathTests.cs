@@ -55,6 +55,48 @@ public class FixFramerFastPathTests
     }
 
     [Fact]
+    public void FastPathAgreesWithTheGeneralPathOnRandomAndMutatedFrames()
+    {
+        var random = new Random(20261124);
+        ReadOnlySpan<byte> interesting = "\u00010123456789=8FIX"u8;
+        int complete = 0;
+        for (int iteration = 0; iteration < 12_000; iteration++)
+        {
+            string begin = new('F', random.Next(1, 18));
+            byte[] frame = FixText.Build(begin, Body(random.Next(random.Next(2) == 0 ? 5 : 20, random.Next(2) == 0 ? 60 : 3_000)));
+            if (random.Next(4) != 0)
+            {
+                int mutations = random.Next(1, 3);
+                for (int k = 0; k < mutations; k++)
+                {
+                    // Mostly near the header and the trailer, where the fast path looks.
+                    int pos = random.Next(3) switch
+                    {
+                        0 => random.Next(Math.Min(frame.Length, 40)),
+                        1 => Math.Max(0, frame.Length - 1 - random.Next(Math.Min(frame.Length, 12))),
+                        _ => random.Next(frame.Length),
+                    };
+                    frame[pos] = random.Next(4) == 0 ? (byte)random.Next(256) : interesting[random.Next(interesting.Length)];
+                }
+            }
+            int length = random.Next(5) == 0 ? random.Next(frame.Length + 1) : frame.Length;
+            byte[] buffer = new byte[length + random.Next(0, 30)];
+            frame.AsSpan(0, length).CopyTo(buffer);
+            for (int i = length; i < buffer.Length; i++) buffer[i] = interesting[random.Next(interesting.Length)];
+            int maxBody = random.Next(6) == 0 ? random.Next(1, 300) : MaxBody;
+
+            FrameResult fast = FixFramer.Frame(buffer, maxBody);
+            FrameResult general = FixFramer.FrameGeneral(buffer, maxBody);
+            Assert.True(fast.Status == general.Status && fast.Length == general.Length && fast.ErrorOffset == general.ErrorOffset
+                && fast.BodyLength == general.BodyLength && fast.BodyOffset == general.BodyOffset && fast.CheckSumOffset == general.CheckSumOffset
+                && fast.DeclaredCheckSum == general.DeclaredCheckSum && fast.ComputedCheckSum == general.ComputedCheckSum,
+                $"fast {fast.Describe()} vs general {general.Describe()} for '{FixText.Pipe(buffer)}'");
+            if (fast.IsComplete) complete++;
+        }
+        Assert.True(complete > 1500, $"only {complete} complete frames");
+    }
+
+    [Fact]
     public void WrongCheckSumIsAMismatchAtTheCheckSumValue()
     {
         byte[] bytes = FixText.Build("FIX.4.4", Body(150));

@@ -8,8 +8,9 @@ namespace FixEngine.Tests.Codec;
 
 /// <summary>
 /// The index's call-free loop handles plain fields whose tag has 1..4 digits and is below
-/// <see cref="FixMessageIndex.DirectLookupTags"/>, and hands everything else (the last 7 bytes, long or large tags,
-/// data fields, defects) to the general path. These tests put every such case before, between and after plain fields.
+/// <see cref="FixMessageIndex.DirectLookupTags"/> (the last ones of a message too, by re-reading its last 8 bytes),
+/// and hands everything else (messages under 8 bytes, long or large tags, data fields, defects) to the general path.
+/// These tests put every such case before, between and after plain fields.
 /// </summary>
 public class FixMessageIndexFastPathTests
 {
@@ -54,6 +55,29 @@ public class FixMessageIndexFastPathTests
             int expectedCount = 0;
             for (int i = 0; i < complete; i++) if (parts[i].Contains('=')) expectedCount++;
             Assert.True(expectedCount == index.Count, $"'{text}': {index.Count} fields, {index.Defect}");
+        }
+    }
+
+    [Fact]
+    public void ShortLastFieldsAtTheVeryEndOfAnExactSizeArrayAreIndexed()
+    {
+        var index = new FixMessageIndex();
+        string head = "35=0|49=SENDER|56=TARGET|";
+        foreach (string tail in new[] { "1=a|", "10=123|", "1=a|2=b|", "9999=x|", "12=|", "1=a|2=" })
+        {
+            // Start the tail at every offset modulo 64, so it also straddles the SOH blocks.
+            for (int pad = 0; pad < 64; pad++)
+            {
+                string text = head + "58=" + new string('p', pad + 1) + "|" + tail;
+                byte[] exact = FixText.Bytes(text);
+                bool ok = index.Parse(exact);
+                string[] parts = text.TrimEnd('|').Split('|');
+                Assert.Equal(parts.Length, index.Count);
+                string[] last = parts[^1].Split('=');
+                Assert.Equal(int.Parse(last[0], CultureInfo.InvariantCulture), index.GetTag(index.Count - 1));
+                Assert.Equal(last[1], FixText.Pipe(index.Bind(exact).GetValue(index.Count - 1)));
+                Assert.Equal(ok, text.EndsWith('|') && !text.Contains("=|", StringComparison.Ordinal));
+            }
         }
     }
 
