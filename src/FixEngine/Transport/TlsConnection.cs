@@ -1,10 +1,9 @@
 using System;
 using System.Buffers;
-using System.IO;
-using System.IO.Pipelines;
 using System.Net;
 using System.Net.Security;
 using System.Net.Sockets;
+using System.Runtime.CompilerServices;
 using System.Security.Authentication;
 using System.Threading;
 using System.Threading.Tasks;
@@ -12,69 +11,91 @@ using System.Threading.Tasks;
 namespace FixEngine.Transport;
 
 // Design:
-// - Not the zero-allocation path: SslStream is async, so receive and send run as async loops (the loops' state
-//   machines, the pipes' segment leases and SslStream's own operations may allocate). Framing, garbage limits,
-//   handler-error handling and close reasons are the shared TransportConnection code, so TLS behaves exactly like
-//   TCP for the handler.
-// - Receive: a System.IO.Pipelines PipeReader over the SslStream (StreamPipeReader; segments of
-//   min(InitialReceiveBufferBytes, 16 KiB) rented from the options' BufferPool). One async loop (holding an in-flight
-//   count until it ends) reads it and hands the ReadOnlySequence to DispatchFrames: a frame within one segment goes
-//   to the handler in place; only a frame that straddles two segments is copied, into the pooled receive buffer.
-//   AdvanceTo(consumed, examined: end): an incomplete frame stays in the pipe and the next read waits for new bytes.
-//   The framer's bound (see TransportConnection.Receive.cs) keeps the unconsumed bytes below MaxReceiveBufferBytes, so
-//   the pipe holds at most that plus the segment being read into: a 100 MB BodyLength is rejected after its header
-//   and its body skipped as it arrives.
-// - Send: callers write into a System.IO.Pipelines Pipe under _sendLock (one writer at a time); an async loop
-//   reads the pipe and writes to the SslStream. _queuedBytes (Interlocked) bounds what waits: a message that
-//   would exceed SendQueueBytes gets Backpressure. The send loop holds an in-flight count until it ends.
-// - Close: completes the send pipe's writer, shuts down/disposes the stream and socket (aborting pending reads and
-//   writes); each loop completes its reader (returning the segments) before it leaves, and the teardown runs when
-//   both have left.
+// - No async state machines of our own and no pipes: the receive and send paths call SslStream.ReadAsync(Memory<byte>)
+//   and WriteAsync(ReadOnlyMemory<byte>) on pooled arrays and look at the returned ValueTask. One that completed
+//   synchronously is consumed inline and the loop goes on; one that is pending gets a continuation cached in the
+//   constructor (ConfiguredValueTaskAwaiter.UnsafeOnCompleted(Action): no execution-context capture, and no
+//   allocation for a ValueTask backed by an IValueTaskSource or a Task), which re-enters the same loop on the
+//   completing thread. So steady-state receive and send allocate nothing in this class; what SslStream allocates
+//   inside itself is measured by TlsAllocationTests (0 B per message on .NET 10, Linux/OpenSSL, after warm-up).
+// - Receive: the shared TCP framing path: SslStream decrypts straight into the pooled receive buffer
+//   (GetReceiveSpace: compacted and grown exactly as for TCP, so the MaxReceiveBufferBytes bound holds), and
+//   OnBytesReceived frames and dispatches in place. ReceiveLoop mirrors TcpConnection's completion loop: one read
+//   outstanding, the loop holds one in-flight count from BeginReceive until it stops. _read is written by the loop
+//   before the continuation is registered and read by the continuation (the value-task source's completion orders them).
+// - Receive pause: _receivePause is Running, PauseRequested or Parked (Interlocked, any thread), as in TcpConnection:
+//   before issuing the next read the loop turns PauseRequested into Parked and leaves, releasing its in-flight count
+//   (so a close while parked tears down at once); ResumeReceive exchanges to Running and, only if it found Parked,
+//   re-enters and restarts the loop on its own thread. Decrypted bytes SslStream already holds stay there; no socket
+//   read happens while parked, so TCP flow control reaches the peer.
+// - Send: a circular byte queue of SendQueueBytes (rented on first use or by Prewarm) under _sendLock. A message
+//   that does not fit in the free space gets Backpressure before any byte is queued. The caller that finds no writer
+//   (_writing false) becomes the writer on its own thread (no thread hop): it takes an in-flight count and writes the
+//   queue's contiguous head with SslStream.WriteAsync; while a write is pending, later sends only queue, and the
+//   write's completion continues draining on the completing thread. The bytes being written stay counted in
+//   _queueCount until their write completes, so Enqueue never overwrites them; QueuedSendBytes therefore includes
+//   them. SslStream sees at most one write at a time (the _writing token), alongside at most one read.
+// - Close: OnCloseRequested shuts down (orderly) or sets linger 0 (abort), then disposes the SslStream and the socket,
+//   which fails the pending read and write; their continuations see the failure, ignore it (closing) and leave.
+//   ReleaseResources (nothing in flight) returns the send queue; the base returns the receive buffer.
 
-/// <summary>A FIX connection over TLS (SslStream), with the same handler and send contract as <see cref="TcpConnection"/>.</summary>
+/// <summary>A FIX connection over TLS (SslStream), with the same handler, send and receive-pause contract as <see cref="TcpConnection"/>.</summary>
 /// <remarks>
-/// Receive callbacks run on thread-pool threads. Sends always return <see cref="SendResult.Queued"/> (bytes go out
-/// asynchronously), <see cref="SendResult.Backpressure"/>, <see cref="SendResult.TooLarge"/> or <see cref="SendResult.Closed"/>.
-/// This path may allocate (async I/O); use plain TCP (e.g. behind a TLS terminator) for the zero-allocation path.
+/// Receive callbacks run on the thread that completed the read: a thread-pool (socket completion) thread, or the thread
+/// that called <see cref="Start"/> or <see cref="ResumeReceive"/> for data that was already waiting. Sends return
+/// <see cref="SendResult.Queued"/> (the caller writes the queue to the SslStream itself when no write is in flight, so
+/// the bytes have often left when it returns), <see cref="SendResult.Backpressure"/>, <see cref="SendResult.TooLarge"/>
+/// or <see cref="SendResult.Closed"/>. Steady-state receive, dispatch and send allocate nothing (measured on every thread,
+/// SslStream included, by the TLS allocation test); the handshake allocates.
 /// </remarks>
 public sealed class TlsConnection : TransportConnection
 {
-    /// <summary>Largest TLS record payload: one SslStream read returns at most this many bytes.</summary>
-    private const int MaxTlsRecordBytes = 16 * 1024;
-
-    /// <summary>Free bytes below which the receive pipe starts a new segment for the next read (at most a quarter of a segment).</summary>
-    private const int MinimumReadBytes = 1024;
+    private const int ReceiveRunning = 0;
+    private const int ReceivePauseRequested = 1;
+    private const int ReceiveParked = 2;
 
     private readonly Socket _socket;
     private readonly SslStream _ssl;
-    private readonly Pipe _pipe;
-    private readonly PipeReader _receiveReader;
+    private readonly ArrayPool<byte> _pool;
     private readonly Lock _sendLock = new();
     private readonly int _queueCapacity;
     private readonly int _initialSendBytes;
     private readonly EndPoint? _remote;
     private readonly EndPoint? _local;
-    private byte[]? _sendBuffer;
-    private int _queuedBytes;
+    private readonly Action _onReadCompleted;
+    private readonly Action _onWriteCompleted;
     private int _started;
-    private bool _writerCompleted;
+    private int _receivePause;
+
+    // Receive loop only (one read outstanding).
+    private ConfiguredValueTaskAwaitable<int>.ConfiguredValueTaskAwaiter _read;
+
+    // Guarded by _sendLock.
+    private byte[]? _queue;
+    private int _queueHead;
+    private int _queueCount;
+    private bool _writing;
+    private long _bytesSent;
+
+    // The writer only (whoever set _writing).
+    private ConfiguredValueTaskAwaitable.ConfiguredValueTaskAwaiter _write;
+    private int _writeLength;
+
+    // Owner thread only (never pooled, so a late write after teardown cannot corrupt a pool).
+    private byte[]? _sendBuffer;
 
     private TlsConnection(Socket socket, SslStream ssl, TcpConnectionOptions options, IConnectionHandler? handler)
         : base(options, handler)
     {
         _socket = socket;
         _ssl = ssl;
+        _pool = options.BufferPool ?? ArrayPool<byte>.Shared;
         _queueCapacity = options.SendQueueBytes;
         _initialSendBytes = options.InitialSendBufferBytes;
-        _pipe = new Pipe(new PipeOptions(pauseWriterThreshold: 0, useSynchronizationContext: false));
-        int segmentBytes = Math.Min(options.InitialReceiveBufferBytes, MaxTlsRecordBytes);
-        _receiveReader = PipeReader.Create(ssl, new StreamPipeReaderOptions(
-            pool: new ArrayPoolMemoryPool(options.BufferPool ?? ArrayPool<byte>.Shared),
-            bufferSize: segmentBytes,
-            minimumReadSize: Math.Min(MinimumReadBytes, segmentBytes / 4),
-            leaveOpen: true));
         _remote = socket.RemoteEndPoint;
         _local = socket.LocalEndPoint;
+        _onReadCompleted = () => ReceiveLoop(completed: true);
+        _onWriteCompleted = () => WriteLoop(completed: true);
     }
 
     /// <inheritdoc/>
@@ -84,7 +105,10 @@ public sealed class TlsConnection : TransportConnection
     public override EndPoint? LocalEndPoint => _local;
 
     /// <inheritdoc/>
-    public override int QueuedSendBytes => Volatile.Read(ref _queuedBytes);
+    public override int QueuedSendBytes => Volatile.Read(ref _queueCount);
+
+    /// <summary>Plaintext bytes whose write to the SslStream has completed so far.</summary>
+    public long BytesSent => Volatile.Read(ref _bytesSent);
 
     /// <summary>The negotiated protocol.</summary>
     public SslProtocols SslProtocol => _ssl.SslProtocol;
@@ -108,6 +132,7 @@ public sealed class TlsConnection : TransportConnection
         ArgumentNullException.ThrowIfNull(tls);
         ArgumentNullException.ThrowIfNull(handler);
         Socket socket = await TcpConnector.ConnectSocketAsync(remoteEndPoint, timeout, options, cancellationToken).ConfigureAwait(false);
+        ApplySocketOptions(socket, options);
         var ssl = new SslStream(new NetworkStream(socket, ownsSocket: true), leaveInnerStreamOpen: false);
         try
         {
@@ -148,7 +173,7 @@ public sealed class TlsConnection : TransportConnection
             TransportThrowHelper.ThrowInvalidOperation("TlsOptions.ServerCertificate is required on the server side.");
         }
         options.Validate();
-        socket.NoDelay = options.NoDelay;
+        ApplySocketOptions(socket, options);
         var ssl = new SslStream(new NetworkStream(socket, ownsSocket: true), leaveInnerStreamOpen: false);
         try
         {
@@ -187,11 +212,7 @@ public sealed class TlsConnection : TransportConnection
     {
         if (TryEnter())
         {
-            _ = ReceiveLoopAsync();
-        }
-        if (TryEnter())
-        {
-            _ = SendLoopAsync();
+            ReceiveLoop(completed: false);
         }
     }
 
@@ -199,17 +220,61 @@ public sealed class TlsConnection : TransportConnection
     public override int Poll(long nowNs) => 0;
 
     /// <inheritdoc/>
+    public override bool IsReceivePaused => Volatile.Read(ref _receivePause) != ReceiveRunning;
+
+    /// <summary>True while a paused receive loop has stopped (no read issued); for tests.</summary>
+    internal bool IsReceiveParked => Volatile.Read(ref _receivePause) == ReceiveParked;
+
+    /// <inheritdoc/>
+    public override void PauseReceive() => Interlocked.CompareExchange(ref _receivePause, ReceivePauseRequested, ReceiveRunning);
+
+    /// <inheritdoc/>
+    public override void ResumeReceive()
+    {
+        if (Interlocked.Exchange(ref _receivePause, ReceiveRunning) != ReceiveParked)
+        {
+            return;
+        }
+        // The loop had left (Parked): restart it here; data already waiting is dispatched on this thread.
+        if (TryEnter())
+        {
+            ReceiveLoop(completed: false);
+        }
+    }
+
+    /// <summary>True once the send queue's array is rented (by <see cref="Prewarm"/> or the first send); for tests.</summary>
+    internal bool HasSendQueue
+    {
+        get
+        {
+            lock (_sendLock)
+            {
+                return _queue is not null;
+            }
+        }
+    }
+
+    /// <inheritdoc/>
+    public override void Prewarm()
+    {
+        base.Prewarm();
+        GetSendSpan(_initialSendBytes);
+        lock (_sendLock)
+        {
+            if (!IsClosing)
+            {
+                _queue ??= _pool.Rent(_queueCapacity);
+            }
+        }
+    }
+
+    /// <inheritdoc/>
     public override Span<byte> GetSendSpan(int sizeHint)
     {
-        if ((uint)sizeHint > (uint)_queueCapacity)
-        {
-            TransportThrowHelper.ThrowArgumentOutOfRange(nameof(sizeHint), sizeHint, $"Messages are limited to SendQueueBytes ({_queueCapacity}).");
-        }
         byte[]? buffer = _sendBuffer;
         if (buffer is null || buffer.Length < sizeHint)
         {
-            buffer = new byte[Math.Max(sizeHint, Math.Max(_initialSendBytes, (_sendBuffer?.Length ?? 0) * 2))];
-            _sendBuffer = buffer;
+            buffer = GrowSendBuffer(sizeHint);
         }
         return buffer;
     }
@@ -234,96 +299,199 @@ public sealed class TlsConnection : TransportConnection
         }
         lock (_sendLock)
         {
-            if (IsClosing || _writerCompleted)
+            if (IsClosing)
             {
                 return SendResult.Closed;
             }
-            if (Volatile.Read(ref _queuedBytes) + message.Length > _queueCapacity)
+            if (_queueCapacity - _queueCount < message.Length)
             {
                 return SendResult.Backpressure;
             }
-            PipeWriter writer = _pipe.Writer;
-            message.CopyTo(writer.GetSpan(message.Length));
-            writer.Advance(message.Length);
-            Interlocked.Add(ref _queuedBytes, message.Length);
-            // No pause threshold: the flush completes synchronously and only signals the send loop.
-            _ = writer.FlushAsync();
+            Enqueue(message);
+            if (_writing)
+            {
+                // The pending write's completion drains what was just queued.
+                return SendResult.Queued;
+            }
+            _writing = true;
+            EnterUnchecked();
         }
+        WriteLoop(completed: false);
         return SendResult.Queued;
     }
 
-    private async Task ReceiveLoopAsync()
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private byte[] GrowSendBuffer(int sizeHint)
     {
-        PipeReader reader = _receiveReader;
-        // Bytes the last AdvanceTo left unconsumed: the start of an incomplete frame.
-        long pending = 0;
-        try
+        if ((uint)sizeHint > (uint)_queueCapacity)
         {
-            while (!IsClosing)
-            {
-                ReadResult result = await reader.ReadAsync().ConfigureAwait(false);
-                if (result.IsCanceled || IsClosing)
-                {
-                    break;
-                }
-                ReadOnlySequence<byte> data = result.Buffer;
-                AddBytesReceived(data.Length - pending);
-                long consumed = DispatchFrames(data);
-                pending = data.Length - consumed;
-                // Everything was examined: the next read completes only when new bytes arrive.
-                reader.AdvanceTo(data.GetPosition(consumed), data.End);
-                if (result.IsCompleted)
-                {
-                    OnPeerClosed(pending);
-                    break;
-                }
-            }
+            TransportThrowHelper.ThrowArgumentOutOfRange(nameof(sizeHint), sizeHint, $"Messages are limited to SendQueueBytes ({_queueCapacity}).");
         }
-        catch (Exception ex)
+        int size = Math.Max(_initialSendBytes, _sendBuffer?.Length ?? 0);
+        while (size < sizeHint)
         {
-            CloseForException(ex, "receive");
+            size = (int)Math.Min((long)size * 2, _queueCapacity);
         }
-        finally
-        {
-            // Returns the pipe's segments to the pool; the SslStream is left to the close (leaveOpen).
-            await reader.CompleteAsync().ConfigureAwait(false);
-            Exit();
-        }
+        byte[] bigger = GC.AllocateUninitializedArray<byte>(size);
+        _sendBuffer = bigger;
+        return bigger;
     }
 
-    private async Task SendLoopAsync()
+    /// <summary>Copies bytes to the tail of the queue (the caller checked the free space). Under the lock.</summary>
+    private void Enqueue(ReadOnlySpan<byte> data)
     {
-        PipeReader reader = _pipe.Reader;
-        try
+        byte[] queue = _queue ??= _pool.Rent(_queueCapacity);
+        int tail = _queueHead + _queueCount;
+        if (tail >= _queueCapacity)
         {
-            while (true)
-            {
-                ReadResult result = await reader.ReadAsync().ConfigureAwait(false);
-                ReadOnlySequence<byte> buffer = result.Buffer;
-                foreach (ReadOnlyMemory<byte> segment in buffer)
-                {
-                    await _ssl.WriteAsync(segment).ConfigureAwait(false);
-                }
-                int length = (int)buffer.Length;
-                reader.AdvanceTo(buffer.End);
-                Interlocked.Add(ref _queuedBytes, -length);
-                if (result.IsCompleted || result.IsCanceled)
-                {
-                    break;
-                }
-            }
+            tail -= _queueCapacity;
         }
-        catch (Exception ex)
-        {
-            CloseForException(ex, "send");
-        }
-        finally
-        {
-            await reader.CompleteAsync().ConfigureAwait(false);
-            Exit();
-        }
+        int first = Math.Min(data.Length, _queueCapacity - tail);
+        data.Slice(0, first).CopyTo(queue.AsSpan(tail));
+        data.Slice(first).CopyTo(queue);
+        Volatile.Write(ref _queueCount, _queueCount + data.Length);
     }
 
+    /// <summary>Drops bytes whose write completed from the head of the queue. Under the lock.</summary>
+    private void Dequeue(int count)
+    {
+        _bytesSent += count;
+        int head = _queueHead + count;
+        _queueHead = head >= _queueCapacity ? head - _queueCapacity : head;
+        int remaining = _queueCount - count;
+        if (remaining == 0)
+        {
+            _queueHead = 0;
+        }
+        Volatile.Write(ref _queueCount, remaining);
+    }
+
+    /// <summary>The writer: writes the queue's contiguous head until the queue is empty, a write is pending (its completion
+    /// calls this again with <paramref name="completed"/> true) or it fails. Holds the in-flight count taken with the
+    /// _writing token, and gives both back when it stops.</summary>
+    private void WriteLoop(bool completed)
+    {
+        while (true)
+        {
+            if (completed)
+            {
+                try
+                {
+                    _write.GetResult();
+                }
+                catch (Exception ex)
+                {
+                    StopWritingAfterFailure(ex);
+                    return;
+                }
+                lock (_sendLock)
+                {
+                    Dequeue(_writeLength);
+                }
+            }
+            byte[] queue;
+            int head;
+            int length;
+            lock (_sendLock)
+            {
+                if (_queueCount == 0 || IsClosing)
+                {
+                    _writing = false;
+                    break;
+                }
+                queue = _queue!;
+                head = _queueHead;
+                length = Math.Min(_queueCount, _queueCapacity - head);
+            }
+            _writeLength = length;
+            try
+            {
+                _write = _ssl.WriteAsync(new ReadOnlyMemory<byte>(queue, head, length)).ConfigureAwait(false).GetAwaiter();
+            }
+            catch (Exception ex)
+            {
+                StopWritingAfterFailure(ex);
+                return;
+            }
+            if (!_write.IsCompleted)
+            {
+                _write.UnsafeOnCompleted(_onWriteCompleted);
+                return;
+            }
+            completed = true;
+        }
+        Exit();
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void StopWritingAfterFailure(Exception ex)
+    {
+        // Close first: a send that then finds the token free also finds the connection closing, so no writer follows.
+        CloseForException(ex, "send");
+        lock (_sendLock)
+        {
+            _writing = false;
+        }
+        Exit();
+    }
+
+    /// <summary>The receive loop: reads into the receive buffer and dispatches, until a read is pending (its completion
+    /// calls this again with <paramref name="completed"/> true), the peer closes, an error, a close or a pause. Holds the
+    /// in-flight count taken by <see cref="BeginReceive"/> or <see cref="ResumeReceive"/> until it stops.</summary>
+    private void ReceiveLoop(bool completed)
+    {
+        while (true)
+        {
+            if (completed)
+            {
+                int received;
+                try
+                {
+                    received = _read.GetResult();
+                }
+                catch (Exception ex)
+                {
+                    CloseForException(ex, "receive");
+                    break;
+                }
+                if (received == 0)
+                {
+                    OnPeerClosed();
+                    break;
+                }
+                OnBytesReceived(received);
+            }
+            if (IsClosing)
+            {
+                break;
+            }
+            if (Volatile.Read(ref _receivePause) == ReceivePauseRequested
+                && Interlocked.CompareExchange(ref _receivePause, ReceiveParked, ReceivePauseRequested) == ReceivePauseRequested)
+            {
+                // Paused: read nothing more; ResumeReceive restarts the loop. Leaving releases the in-flight count.
+                break;
+            }
+            GetReceiveSpace(out byte[] buffer, out int offset, out int count);
+            try
+            {
+                _read = _ssl.ReadAsync(new Memory<byte>(buffer, offset, count)).ConfigureAwait(false).GetAwaiter();
+            }
+            catch (Exception ex)
+            {
+                CloseForException(ex, "receive");
+                break;
+            }
+            if (!_read.IsCompleted)
+            {
+                _read.UnsafeOnCompleted(_onReadCompleted);
+                return;
+            }
+            completed = true;
+        }
+        Exit();
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
     private void CloseForException(Exception ex, string operation)
     {
         if (IsClosing)
@@ -343,14 +511,6 @@ public sealed class TlsConnection : TransportConnection
 
     private protected override void OnCloseRequested(DisconnectReason reason, bool abortive)
     {
-        lock (_sendLock)
-        {
-            if (!_writerCompleted)
-            {
-                _writerCompleted = true;
-                _pipe.Writer.Complete();
-            }
-        }
         try
         {
             if (abortive)
@@ -371,12 +531,45 @@ public sealed class TlsConnection : TransportConnection
         }
         _ssl.Dispose();
         _socket.Dispose();
-        _pipe.Reader.CancelPendingRead();
     }
 
     private protected override void ReleaseResources()
     {
         _ssl.Dispose();
         _socket.Dispose();
+        lock (_sendLock)
+        {
+            byte[]? queue = _queue;
+            _queue = null;
+            _queueHead = 0;
+            Volatile.Write(ref _queueCount, 0);
+            if (queue is not null)
+            {
+                _pool.Return(queue);
+            }
+        }
+    }
+
+    /// <summary>The socket options TLS honours: those of <see cref="TcpConnection"/> except non-blocking mode (SslStream runs
+    /// over a <see cref="NetworkStream"/>, which needs a blocking socket; its async calls never block).</summary>
+    private static void ApplySocketOptions(Socket socket, TcpConnectionOptions options)
+    {
+        socket.NoDelay = options.NoDelay;
+        if (options.ReceiveBufferSize is int receive)
+        {
+            socket.ReceiveBufferSize = receive;
+        }
+        if (options.SendBufferSize is int send)
+        {
+            socket.SendBufferSize = send;
+        }
+        if (options.KeepAlive)
+        {
+            socket.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.KeepAlive, true);
+        }
+        if (options.LingerSeconds is int linger)
+        {
+            socket.LingerState = new LingerOption(true, linger);
+        }
     }
 }
