@@ -16,8 +16,14 @@ namespace FixEngine.Transport;
 //   synchronously is consumed inline and the loop goes on; one that is pending gets a continuation cached in the
 //   constructor (ConfiguredValueTaskAwaiter.UnsafeOnCompleted(Action): no execution-context capture, and no
 //   allocation for a ValueTask backed by an IValueTaskSource or a Task), which re-enters the same loop on the
-//   completing thread. So steady-state receive and send allocate nothing in this class; what SslStream allocates
-//   inside itself is measured by TlsAllocationTests (0 B per message on .NET 10, Linux/OpenSSL, after warm-up).
+//   completing thread. So steady-state receive and send allocate nothing in this class. SslStream itself, measured on
+//   every thread by TlsAllocationTests (.NET 10, Linux/OpenSSL, after warm-up): reads allocate nothing (its read path
+//   uses the pooling method builder) and writes that complete synchronously allocate nothing, so 0 B per message while
+//   the socket takes what is written; a write that pends (the socket's send buffer is full) allocates 288 B inside
+//   SslStream (the boxes of two async ValueTask methods with the default builder: WriteAsyncInternal and
+//   WriteSingleChunk's CompleteWriteAsync). The writer hands SslStream the queue's whole contiguous head, so that is once
+//   per socket-full episode, not per message. Its internal buffers come from ArrayPool<byte>.Shared and only allocate
+//   when that pool misses (transient, while the pool's per-thread and per-core caches fill).
 // - Receive: the shared TCP framing path: SslStream decrypts straight into the pooled receive buffer
 //   (GetReceiveSpace: compacted and grown exactly as for TCP, so the MaxReceiveBufferBytes bound holds), and
 //   OnBytesReceived frames and dispatches in place. ReceiveLoop mirrors TcpConnection's completion loop: one read
@@ -26,7 +32,11 @@ namespace FixEngine.Transport;
 // - Receive pause: _receivePause is Running, PauseRequested or Parked (Interlocked, any thread), as in TcpConnection:
 //   before issuing the next read the loop turns PauseRequested into Parked and leaves, releasing its in-flight count
 //   (so a close while parked tears down at once); ResumeReceive exchanges to Running and, only if it found Parked,
-//   re-enters and restarts the loop on its own thread. Decrypted bytes SslStream already holds stay there; no socket
+//   re-enters and queues the loop's restart to the thread pool (a work item made once per connection: no allocation).
+//   Not inline, unlike TCP's completion mode: a peer that keeps writing keeps SslStream's reads completing synchronously,
+//   and the engine resumes from its agent thread, which must get back to its duty cycle to apply the next pause (run
+//   inline, the loop held the agent and the peer's data kept flowing: the TLS back-pressure engine test saw backlogs of
+//   5-15 MB where 1 MiB pauses; queued, about 2 MB). Decrypted bytes SslStream already holds stay there; no socket
 //   read happens while parked, so TCP flow control reaches the peer.
 // - Send: a circular byte queue of SendQueueBytes (rented on first use or by Prewarm) under _sendLock. A message
 //   that does not fit in the free space gets Backpressure before any byte is queued. The caller that finds no writer
@@ -42,7 +52,8 @@ namespace FixEngine.Transport;
 /// <summary>A FIX connection over TLS (SslStream), with the same handler, send and receive-pause contract as <see cref="TcpConnection"/>.</summary>
 /// <remarks>
 /// Receive callbacks run on the thread that completed the read: a thread-pool (socket completion) thread, or the thread
-/// that called <see cref="Start"/> or <see cref="ResumeReceive"/> for data that was already waiting. Sends return
+/// that started receiving (<see cref="Start"/>, or the acceptor's) for data that was already waiting; after
+/// <see cref="ResumeReceive"/>, a thread-pool thread. Sends return
 /// <see cref="SendResult.Queued"/> (the caller writes the queue to the SslStream itself when no write is in flight, so
 /// the bytes have often left when it returns), <see cref="SendResult.Backpressure"/>, <see cref="SendResult.TooLarge"/>
 /// or <see cref="SendResult.Closed"/>. Steady-state receive, dispatch and send allocate nothing (measured on every thread,
@@ -64,6 +75,7 @@ public sealed class TlsConnection : TransportConnection
     private readonly EndPoint? _local;
     private readonly Action _onReadCompleted;
     private readonly Action _onWriteCompleted;
+    private readonly ResumeWorkItem _resumeWorkItem;
     private int _started;
     private int _receivePause;
 
@@ -80,6 +92,7 @@ public sealed class TlsConnection : TransportConnection
     // The writer only (whoever set _writing).
     private ConfiguredValueTaskAwaitable.ConfiguredValueTaskAwaiter _write;
     private int _writeLength;
+    private long _pendingWrites;
 
     // Owner thread only (never pooled, so a late write after teardown cannot corrupt a pool).
     private byte[]? _sendBuffer;
@@ -96,6 +109,7 @@ public sealed class TlsConnection : TransportConnection
         _local = socket.LocalEndPoint;
         _onReadCompleted = () => ReceiveLoop(completed: true);
         _onWriteCompleted = () => WriteLoop(completed: true);
+        _resumeWorkItem = new ResumeWorkItem(this);
     }
 
     /// <inheritdoc/>
@@ -235,12 +249,16 @@ public sealed class TlsConnection : TransportConnection
         {
             return;
         }
-        // The loop had left (Parked): restart it here; data already waiting is dispatched on this thread.
+        // The loop had left (Parked): restart it on the thread pool, not inline (see the design note).
         if (TryEnter())
         {
-            ReceiveLoop(completed: false);
+            ThreadPool.UnsafeQueueUserWorkItem(_resumeWorkItem, preferLocal: false);
         }
     }
+
+    /// <summary>SslStream writes that did not complete synchronously (the socket's send buffer was full); for tests.</summary>
+    /// <remarks>Each one allocates inside SslStream (see the design note); the allocation test bounds it per pending write.</remarks>
+    internal long PendingWriteCount => Volatile.Read(ref _pendingWrites);
 
     /// <summary>True once the send queue's array is rented (by <see cref="Prewarm"/> or the first send); for tests.</summary>
     internal bool HasSendQueue
@@ -415,6 +433,8 @@ public sealed class TlsConnection : TransportConnection
             }
             if (!_write.IsCompleted)
             {
+                // The writer alone writes it; read by tests.
+                Volatile.Write(ref _pendingWrites, _pendingWrites + 1);
                 _write.UnsafeOnCompleted(_onWriteCompleted);
                 return;
             }
@@ -548,6 +568,12 @@ public sealed class TlsConnection : TransportConnection
                 _pool.Return(queue);
             }
         }
+    }
+
+    /// <summary>Restarts a parked receive loop on a thread-pool thread (queued without allocating; one per connection).</summary>
+    private sealed class ResumeWorkItem(TlsConnection connection) : IThreadPoolWorkItem
+    {
+        public void Execute() => connection.ReceiveLoop(completed: false);
     }
 
     /// <summary>The socket options TLS honours: those of <see cref="TcpConnection"/> except non-blocking mode (SslStream runs

@@ -165,8 +165,9 @@ public abstract partial class TransportConnection : IAgent, IDisposable
     }
 
     /// <summary>Reads from the socket again after <see cref="PauseReceive"/>.</summary>
-    /// <remarks>Any thread; idempotent. In completion mode and TLS a stopped receive loop is restarted on the calling thread,
-    /// so bytes already waiting are dispatched to the handler on it before this returns. Allocation-free.</remarks>
+    /// <remarks>Any thread; idempotent. In completion mode a stopped receive loop is restarted on the calling thread, so
+    /// bytes already waiting are dispatched to the handler on it before this returns; TLS restarts it on a thread-pool
+    /// thread (a peer that keeps writing could otherwise hold the calling thread in the loop). Allocation-free.</remarks>
     public virtual void ResumeReceive()
     {
     }

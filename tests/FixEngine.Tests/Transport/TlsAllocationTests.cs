@@ -34,7 +34,7 @@ public class TlsAllocationTests
     /// only: the listener allocates about 2 KB per window itself, so no window reads 0 then).</summary>
     internal const string TraceVariable = "FIXENGINE_TLS_TRACE_ALLOCATIONS";
 
-    private const int Warmup = 20_000;
+    private const int Warmup = 10_000;
     private const int Measured = 100_000;
     private const int MaxRounds = 10;
 
@@ -48,11 +48,12 @@ public class TlsAllocationTests
         Assert.Contains("client->server: 0 B all threads", report);
         Assert.Contains("server->client: 0 B all threads", report);
         Assert.Contains("echo: 0 B all threads", report);
+        Assert.Contains($"within {PendingWriteBytesBound} B per pending write", report);
     }
 
     /// <summary>The measurement behind <see cref="TlsSendAndReceiveAllocateNothingOnAnyThread"/>, run in a child process.</summary>
-    /// <returns>0 when, in each phase, a window of 100,000 messages allocated exactly 0 bytes on every thread and the
-    /// sending thread never allocated.</returns>
+    /// <returns>0 when, in each unthrottled phase, a window of 100,000 messages allocated exactly 0 bytes on every thread, and
+    /// a throttled window stayed within <see cref="PendingWriteBytesBound"/> per pending write.</returns>
     internal static int MeasureAllocation(TextWriter output)
     {
         // GC.GetTotalAllocatedBytes(precise: true) around a window covers every thread: the sending thread (which also
@@ -60,74 +61,204 @@ public class TlsAllocationTests
         // (decrypt, frame, dispatch, issue the next read) and its pending writes, and the socket engine's epoll thread.
         // Three phases, each warmed up and then measured in windows of 100,000 ~100-byte messages: client->server,
         // server->client, and echo (the server sends each message back from inside its receive callback, so both
-        // SslStreams read and write at once).
+        // SslStreams read and write at once); then a throttled phase on a connection of its own, where SslStream's writes
+        // pend (MeasureThrottled: the one allocation left, 288 B inside SslStream per pending write).
         //
         // Before (a StreamPipeReader over the SslStream and a Pipe with an async send loop): 47-66 B per message in
         // every window, each way, nearly all on the sending thread (the send pipe's segments rented from
         // ArrayPool.Shared on the sender and returned on the send loop's thread, BufferSegments, one ArrayPoolMemoryPool
-        // lease per receive segment). Now every phase has windows of exactly 0 B. What is left is the runtime's and the
-        // BCL's own, transient and never per message (seen with the allocation-tick trace): when the thread pool injects
-        // a worker (its Thread object and queues, about 12 KB per thread), and when SslStream's internal buffers (its
-        // 16 KiB + frame-overhead read buffer and its per-write encryption buffer, both from ArrayPool<byte>.Shared's
-        // 32 KiB bucket: 32,792-byte arrays) miss the shared pool on a thread and core that has none cached yet. Both
+        // lease per receive segment). Now every unthrottled phase has windows of exactly 0 B. What is left there is the
+        // runtime's and the BCL's own, transient and never per message (seen with the allocation-tick trace): when the
+        // thread pool injects a worker (its Thread object and queues, about 12 KB per thread), and when SslStream's
+        // internal buffers (its read buffer and its per-write encryption buffers, from ArrayPool<byte>.Shared: mostly
+        // 32,792-byte arrays of the 32 KiB bucket, some of 16 and 64 KiB) miss the shared pool on a thread and core that
+        // has none cached yet. Both
         // stop once the pool's threads and per-core caches are populated, so up to MaxRounds windows are measured per
-        // phase and the last must read exactly 0; an allocation per message, or per 1,000 messages (2,400 B a window),
-        // shows in every window and fails (checked by making the handler allocate once per 1,000 messages).
+        // phase and the last must read exactly 0; an allocation per message, or per 1,000 messages, shows in every window
+        // and fails (checked by making the handler allocate 56 B once per 1,000 messages: every window of every phase then
+        // read 5,600 B or more, and the probe failed).
         using AllocationTickListener? ticks = Environment.GetEnvironmentVariable(TraceVariable) == "1" ? new AllocationTickListener() : null;
         var pool = new LeakTrackingArrayPool<byte>();
-        var options = new TcpConnectionOptions { BufferPool = pool };
-        var serverHandler = new CountingHandler();
-        var clientHandler = new CountingHandler();
-        var accepted = new BlockingCollection<TlsConnection>();
-        using var acceptor = new TlsAcceptor(new IPEndPoint(IPAddress.Loopback, 0), options, new TlsOptions { ServerCertificate = TlsCertificates.Localhost }, c =>
-        {
-            c.Prewarm();
-            c.Start();
-            accepted.Add(c);
-            return serverHandler;
-        });
-        acceptor.Start();
-        TlsConnection client = TlsConnection.ConnectAsync(acceptor.LocalEndPoint, TimeSpan.FromSeconds(5), options,
-            new TlsOptions { TargetHost = "localhost", RemoteCertificateValidation = TlsCertificates.Pinned(TlsCertificates.Localhost) },
-            clientHandler).GetAwaiter().GetResult();
-        client.Prewarm();
-        client.Start();
-        if (!accepted.TryTake(out TlsConnection? server, TimeSpan.FromSeconds(10)))
-        {
-            output.WriteLine("no connection accepted");
-            return 2;
-        }
+        Pair? pair = Pair.Open(new TcpConnectionOptions { BufferPool = pool }, output);
+        if (pair is null) return 2;
         bool ok = true;
-        ok &= MeasurePhase("client->server", client, serverHandler, output, ticks);
-        ok &= MeasurePhase("server->client", server, clientHandler, output, ticks);
+        ok &= MeasurePhase("client->server", pair.Client, pair.ServerHandler, output, ticks);
+        ok &= MeasurePhase("server->client", pair.Server, pair.ClientHandler, output, ticks);
         // Nothing is in flight between phases: the echo phase numbers from 0 again at both ends.
-        serverHandler.Reset();
-        clientHandler.Reset();
-        serverHandler.Echo = true;
-        ok &= MeasurePhase("echo", client, clientHandler, output, ticks);
-        client.Close();
-        if (!SpinWait.SpinUntil(() => server.IsClosed && client.IsClosed && pool.Outstanding == 0, TimeSpan.FromSeconds(10)))
+        pair.ServerHandler.Reset();
+        pair.ClientHandler.Reset();
+        pair.ServerHandler.Echo = true;
+        // At most 1,000 messages (~100 KB) in flight, as an order flow awaiting acknowledgements would be: far below the
+        // socket buffers, so writes complete synchronously (the throttled phase covers writes that pend).
+        ok &= MeasurePhase("echo", pair.Client, pair.ClientHandler, output, ticks, maxInFlight: 1_000);
+        ok &= pair.Close(output);
+
+        // Throttled: a connection whose receiver keeps pausing, so the sender's SslStream writes pend (small socket
+        // buffers and send queue keep each cycle short).
+        pair = Pair.Open(new TcpConnectionOptions { BufferPool = pool, SendQueueBytes = 64 * 1024, SendBufferSize = 32 * 1024, ReceiveBufferSize = 32 * 1024 }, output);
+        if (pair is null) return 2;
+        ok &= MeasureThrottled(pair, output, ticks);
+        ok &= pair.Close(output);
+        if (!SpinWait.SpinUntil(() => pool.Outstanding == 0, TimeSpan.FromSeconds(10)))
         {
-            output.WriteLine($"not torn down: server closed {server.IsClosed}, client closed {client.IsClosed}, {pool.Outstanding} arrays outstanding");
+            output.WriteLine($"{pool.Outstanding} arrays outstanding after teardown");
             ok = false;
         }
         return ok ? 0 : 1;
     }
 
-    /// <summary>Sends from <paramref name="sender"/> until <paramref name="receiver"/> has counted every message: a warm-up, then windows until one reads 0.</summary>
-    private static bool MeasurePhase(string name, TlsConnection sender, CountingHandler receiver, TextWriter output, AllocationTickListener? ticks)
+    /// <summary>Most bytes a window may allocate per SslStream write that did not complete synchronously: the 288 B SslStream
+    /// allocates for one (see <see cref="MeasureThrottled"/>) and a little slack.</summary>
+    internal const int PendingWriteBytesBound = 320;
+
+    /// <summary>
+    /// The receiver pauses; the sender writes until its send queue is full (the socket buffers fill, SslStream's write
+    /// pends, later sends queue); the receiver resumes and takes everything; repeated 25 times a window.
+    /// </summary>
+    /// <remarks>
+    /// SslStream's write path is made of async ValueTask methods with the default builder (its read path uses the pooling
+    /// builder), so a write that cannot complete synchronously allocates two state-machine boxes when it suspends, on the
+    /// thread that called WriteAsync (the sender, or the completion thread that goes on draining): WriteAsyncInternal's
+    /// (136 B) and WriteSingleChunk's CompleteWriteAsync's (152 B), 288 B per pending write (.NET 10, x64; named by the
+    /// allocation-tick trace over windows of 600 cycles and 615 pending writes; clean windows read exactly 288 B times the
+    /// pending writes). This is inside the BCL: what TlsConnection does about it is write whole queued runs at once, so a
+    /// write pends once per socket-buffer-full episode (one per cycle here, each cycle ~800 messages), never per message.
+    /// A window passes when everything it allocated fits in PendingWriteBytesBound per pending write (and some did pend):
+    /// 8 B more per message (about 130 KB a window), or more than 32 B more per cycle, fails.
+    /// </remarks>
+    private static bool MeasureThrottled(Pair pair, TextWriter output, AllocationTickListener? ticks)
     {
+        const int CyclesPerWindow = 20;
+        TlsConnection sender = pair.Client;
+        TlsConnection receiver = pair.Server;
+        CountingHandler counter = pair.ServerHandler;
+        int capacity = sender.Options.SendQueueBytes;
+        var watch = System.Diagnostics.Stopwatch.StartNew();
+        long seq = 0;
+        void Cycle()
+        {
+            receiver.PauseReceive();
+            while (true)
+            {
+                int length = FixMessages.WriteNumbered(sender.GetSendSpan(128), seq);
+                SendResult result = sender.Commit(length);
+                if (result == SendResult.Backpressure)
+                {
+                    if (sender.QueuedSendBytes > capacity - 256) break;
+                    Thread.Yield();
+                    continue;
+                }
+                if (result != SendResult.Queued) throw new InvalidOperationException($"send {seq}: {result}");
+                seq++;
+            }
+            receiver.ResumeReceive();
+            while (Volatile.Read(ref counter.Expected) != seq && counter.Problem is null) Thread.Yield();
+        }
+        for (int i = 0; i < CyclesPerWindow; i++) Cycle();
+        var lines = new List<string>();
+        bool passed = false;
+        for (int round = 0; round < MaxRounds && !passed && counter.Problem is null; round++)
+        {
+            int threadsBefore = ThreadPool.ThreadCount;
+            ticks?.Reset();
+            long seqBefore = seq;
+            long pendingBefore = sender.PendingWriteCount;
+            long totalBefore = GC.GetTotalAllocatedBytes(precise: true);
+            for (int i = 0; i < CyclesPerWindow; i++) Cycle();
+            long total = GC.GetTotalAllocatedBytes(precise: true) - totalBefore;
+            long pending = sender.PendingWriteCount - pendingBefore;
+            long messages = seq - seqBefore;
+            passed = pending > 0 && total <= pending * PendingWriteBytesBound;
+            lines.Add($"throttled: {total} B all threads ({(double)total / messages:0.###} B/msg), {pending} pending writes " +
+                $"({(pending == 0 ? 0 : (double)total / pending):0.#} B per pending write), window {round} of {messages} messages, pool threads {threadsBefore}->{ThreadPool.ThreadCount}");
+            if (ticks is not null) lines.Add("  ticks: " + ticks.Describe());
+        }
+        foreach (string line in lines) output.WriteLine(line);
+        output.WriteLine($"throttled: {seq} messages in {watch.ElapsedMilliseconds} ms, problem: {counter.Problem ?? "none"}, {(passed ? "within" : "above")} {PendingWriteBytesBound} B per pending write");
+        return passed && counter.Problem is null;
+    }
+
+    /// <summary>A loopback TLS client and the server connection it produced, both prewarmed and started, with counting handlers.</summary>
+    private sealed class Pair
+    {
+        private readonly TlsAcceptor _acceptor;
+
+        private Pair(TlsAcceptor acceptor, TlsConnection client, TlsConnection server, CountingHandler clientHandler, CountingHandler serverHandler)
+        {
+            _acceptor = acceptor;
+            Client = client;
+            Server = server;
+            ClientHandler = clientHandler;
+            ServerHandler = serverHandler;
+        }
+
+        public TlsConnection Client { get; }
+        public TlsConnection Server { get; }
+        public CountingHandler ClientHandler { get; }
+        public CountingHandler ServerHandler { get; }
+
+        public static Pair? Open(TcpConnectionOptions options, TextWriter output)
+        {
+            var serverHandler = new CountingHandler();
+            var clientHandler = new CountingHandler();
+            var accepted = new BlockingCollection<TlsConnection>();
+            var acceptor = new TlsAcceptor(new IPEndPoint(IPAddress.Loopback, 0), options, new TlsOptions { ServerCertificate = TlsCertificates.Localhost }, c =>
+            {
+                c.Prewarm();
+                c.Start();
+                accepted.Add(c);
+                return serverHandler;
+            });
+            acceptor.Start();
+            TlsConnection client = TlsConnection.ConnectAsync(acceptor.LocalEndPoint, TimeSpan.FromSeconds(5), options,
+                new TlsOptions { TargetHost = "localhost", RemoteCertificateValidation = TlsCertificates.Pinned(TlsCertificates.Localhost) },
+                clientHandler).GetAwaiter().GetResult();
+            client.Prewarm();
+            client.Start();
+            if (!accepted.TryTake(out TlsConnection? server, TimeSpan.FromSeconds(10)))
+            {
+                output.WriteLine("no connection accepted");
+                acceptor.Dispose();
+                return null;
+            }
+            return new Pair(acceptor, client, server, clientHandler, serverHandler);
+        }
+
+        /// <summary>Closes both ends and the acceptor; false (reported) when they do not tear down.</summary>
+        public bool Close(TextWriter output)
+        {
+            Client.Close();
+            _acceptor.Dispose();
+            if (SpinWait.SpinUntil(() => Server.IsClosed && Client.IsClosed, TimeSpan.FromSeconds(10))) return true;
+            output.WriteLine($"not torn down: server closed {Server.IsClosed}, client closed {Client.IsClosed}");
+            return false;
+        }
+    }
+
+    /// <summary>Sends from <paramref name="sender"/> until <paramref name="receiver"/> has counted every message: a warm-up,
+    /// then windows until one reads 0. With <paramref name="maxInFlight"/>, the sender waits while that many messages have
+    /// not come back yet.</summary>
+    private static bool MeasurePhase(string name, TlsConnection sender, CountingHandler receiver, TextWriter output, AllocationTickListener? ticks,
+        long maxInFlight = long.MaxValue)
+    {
+        var watch = System.Diagnostics.Stopwatch.StartNew();
         long seq = 0;
         void Run(int count)
         {
-            SendNumbered(sender, seq, count);
-            seq += count;
+            long end = seq + count;
+            for (; seq < end; seq++)
+            {
+                while (seq - Volatile.Read(ref receiver.Expected) >= maxInFlight && receiver.Problem is null) Thread.Yield();
+                int length = FixMessages.WriteNumbered(sender.GetSendSpan(128), seq);
+                SendResult result;
+                while ((result = sender.Commit(length)) == SendResult.Backpressure) Thread.Yield();
+                if (result != SendResult.Queued) throw new InvalidOperationException($"send {seq}: {result}");
+            }
             while (Volatile.Read(ref receiver.Expected) != seq && receiver.Problem is null) Thread.Yield();
         }
         Run(Warmup);
         var lines = new List<string>();
         long last = -1;
-        long senderTotal = 0;
         for (int round = 0; round < MaxRounds && last != 0 && receiver.Problem is null; round++)
         {
             int threadsBefore = ThreadPool.ThreadCount;
@@ -137,25 +268,12 @@ public class TlsAllocationTests
             Run(Measured);
             long senderBytes = GC.GetAllocatedBytesForCurrentThread() - senderBefore;
             last = GC.GetTotalAllocatedBytes(precise: true) - totalBefore;
-            senderTotal += senderBytes;
             lines.Add($"{name}: {last} B all threads ({(double)last / Measured:0.###} B/msg), {senderBytes} B sender, window {round} of {Measured} messages, pool threads {threadsBefore}->{ThreadPool.ThreadCount}");
             if (ticks is not null) lines.Add("  ticks: " + ticks.Describe());
         }
         foreach (string line in lines) output.WriteLine(line);
-        output.WriteLine($"{name}: {seq} messages, problem: {receiver.Problem ?? "none"}");
-        return receiver.Problem is null && last == 0 && senderTotal == 0;
-    }
-
-    /// <summary>Sends numbered messages encoded in place, yielding while the send queue is full.</summary>
-    internal static void SendNumbered(TransportConnection sender, long from, long count)
-    {
-        for (long seq = from; seq < from + count; seq++)
-        {
-            int length = FixMessages.WriteNumbered(sender.GetSendSpan(128), seq);
-            SendResult result;
-            while ((result = sender.Commit(length)) == SendResult.Backpressure) Thread.Yield();
-            if (result is not (SendResult.Sent or SendResult.Queued)) throw new InvalidOperationException($"send {seq}: {result}");
-        }
+        output.WriteLine($"{name}: {seq} messages in {watch.ElapsedMilliseconds} ms, problem: {receiver.Problem ?? "none"}");
+        return receiver.Problem is null && last == 0;
     }
 
     /// <summary>Checks that numbered messages arrive in order; with <see cref="Echo"/> it sends each one back from the callback.</summary>
@@ -178,9 +296,7 @@ public class TlsAllocationTests
                 if (result != SendResult.Queued) Problem ??= $"echo of {seq}: {result}";
             }
             Volatile.Write(ref Expected, seq + 1);
-            if (seq % 1000 == 0 && Environment.GetEnvironmentVariable("TLS_PROBE_SELFCHECK") == "1") s_sink = new byte[1];
         }
-        private static object? s_sink;
 
         public void OnFrameError(TransportConnection connection, in FrameResult error, ReadOnlySpan<byte> skipped) => Problem ??= $"frame error {error.Status}";
 
