@@ -31,7 +31,6 @@ internal sealed class SocketConnection : ISessionConnection, IConnectionHandler
     private volatile bool _closed;
     private volatile string? _closeReason;
     private long _lingerUntilNs;
-    private bool _receivePaused;
 
     public SocketConnection(FixEngineHost host, long createdNs, bool guarded)
     {
@@ -126,12 +125,12 @@ internal sealed class SocketConnection : ISessionConnection, IConnectionHandler
     /// draining, see <see cref="FixSession.IsReceivePauseRequested"/>). A completion-mode TCP resume dispatches waiting
     /// messages on the calling thread (TLS restarts its loop on the thread pool), so the agent calls this outside the
     /// session's gate.</summary>
+    /// <remarks>Compares with the transport's own state, not a copy: the receiving thread also pauses (see
+    /// <see cref="IConnectionHandler.OnMessage"/> here), and only the agent resumes.</remarks>
     public void SetReceivePaused(bool paused)
     {
-        if (paused == _receivePaused) return;
-        _receivePaused = paused;
         TransportConnection? c = _connection;
-        if (c is null) return;
+        if (c is null || paused == c.IsReceivePaused) return;
         if (paused) c.PauseReceive();
         else c.ResumeReceive();
     }
@@ -140,7 +139,12 @@ internal sealed class SocketConnection : ISessionConnection, IConnectionHandler
 
     void IConnectionHandler.OnMessage(TransportConnection connection, ReadOnlySpan<byte> message)
     {
-        if (!_closed) _host.OnFrame(this, message);
+        if (_closed) return;
+        _host.OnFrame(this, message);
+        // Inbound flow control without waiting for the agent's duty cycle: when the answer to this message took the
+        // session's backlog past its pause threshold, stop reading at the next socket read (on a loaded machine the agent
+        // may apply the request only after the receive loop has read megabytes more). The agent resumes.
+        if (_slot is { } slot && slot.Session.IsReceivePauseRequested) connection.PauseReceive();
     }
 
     void IConnectionHandler.OnFrameError(TransportConnection connection, in FrameResult error, ReadOnlySpan<byte> skipped)
