@@ -1,5 +1,6 @@
 using System;
 using System.Buffers;
+using System.Collections.Generic;
 using System.Net;
 using System.Net.Security;
 using System.Net.Sockets;
@@ -11,19 +12,22 @@ using System.Threading.Tasks;
 namespace FixEngine.Transport;
 
 // Design:
-// - No async state machines of our own and no pipes: the receive and send paths call SslStream.ReadAsync(Memory<byte>)
-//   and WriteAsync(ReadOnlyMemory<byte>) on pooled arrays and look at the returned ValueTask. One that completed
+// - No async state machines and no pipes, ours or SslStream's: the receive path calls SslStream.ReadAsync(Memory<byte>)
+//   on the pooled receive buffer, the send path SslStream.WriteAsync(ReadOnlyMemory<byte>) on the pooled send queue and
+//   Socket.SendAsync on the pooled ciphertext buffer, and each looks at the returned ValueTask. One that completed
 //   synchronously is consumed inline and the loop goes on; one that is pending gets a continuation cached in the
-//   constructor (ConfiguredValueTaskAwaiter.UnsafeOnCompleted(Action): no execution-context capture, and no
-//   allocation for a ValueTask backed by an IValueTaskSource or a Task), which re-enters the same loop on the
-//   completing thread. So steady-state receive and send allocate nothing in this class. SslStream itself, measured on
-//   every thread by TlsAllocationTests (.NET 10, Linux/OpenSSL, after warm-up): reads allocate nothing (its read path
-//   uses the pooling method builder) and writes that complete synchronously allocate nothing, so 0 B per message while
-//   the socket takes what is written; a write that pends (the socket's send buffer is full) allocates 288 B inside
-//   SslStream (the boxes of two async ValueTask methods with the default builder: WriteAsyncInternal and
-//   WriteSingleChunk's CompleteWriteAsync). The writer hands SslStream the queue's whole contiguous head, so that is once
-//   per socket-full episode, not per message. Its internal buffers come from ArrayPool<byte>.Shared and only allocate
-//   when that pool misses (transient, while the pool's per-thread and per-core caches fill).
+//   constructor (ConfiguredValueTaskAwaiter.UnsafeOnCompleted(Action): no execution-context capture, and no allocation
+//   for a ValueTask backed by an IValueTaskSource or a Task), which re-enters the same loop on the completing thread.
+// - SslStream runs over a TlsSocketStream, not a NetworkStream. Its reads go to Socket.ReceiveAsync (a pending one is
+//   backed by the socket's cached event args; SslStream's read path uses the pooling method builder): no allocation.
+//   Its writes, once the connection exists, land in this connection's ciphertext buffer (CaptureCiphertext), so
+//   SslStream.WriteAsync always completes synchronously and the writer sends the ciphertext itself. PERF: over a
+//   NetworkStream, each SslStream write that pended (the socket's send buffer full) allocated 288 B inside SslStream
+//   (the boxes of WriteAsyncInternal and WriteSingleChunk's CompleteWriteAsync, async ValueTask methods with the default
+//   builder; TlsAllocationTests' throttled phase, allocation-tick trace); now a full socket only delays a Socket.SendAsync.
+//   Measured on every thread by TlsAllocationTests (.NET 10, Linux/OpenSSL, after warm-up): 0 B per message, throttled
+//   or not. SslStream's own buffers come from ArrayPool<byte>.Shared and allocate only when that pool misses (transient,
+//   while its per-thread and per-core caches fill).
 // - Receive: the shared TCP framing path: SslStream decrypts straight into the pooled receive buffer
 //   (GetReceiveSpace: compacted and grown exactly as for TCP, so the MaxReceiveBufferBytes bound holds), and
 //   OnBytesReceived frames and dispatches in place. ReceiveLoop mirrors TcpConnection's completion loop: one read
@@ -38,16 +42,20 @@ namespace FixEngine.Transport;
 //   inline, the loop held the agent and the peer's data kept flowing: the TLS back-pressure engine test saw backlogs of
 //   5-15 MB where 1 MiB pauses; queued, about 2 MB). Decrypted bytes SslStream already holds stay there; no socket
 //   read happens while parked, so TCP flow control reaches the peer.
-// - Send: a circular byte queue of SendQueueBytes (rented on first use or by Prewarm) under _sendLock. A message
-//   that does not fit in the free space gets Backpressure before any byte is queued. The caller that finds no writer
-//   (_writing false) becomes the writer on its own thread (no thread hop): it takes an in-flight count and writes the
-//   queue's contiguous head with SslStream.WriteAsync; while a write is pending, later sends only queue, and the
-//   write's completion continues draining on the completing thread. The bytes being written stay counted in
-//   _queueCount until their write completes, so Enqueue never overwrites them; QueuedSendBytes therefore includes
-//   them. SslStream sees at most one write at a time (the _writing token), alongside at most one read.
-// - Close: OnCloseRequested shuts down (orderly) or sets linger 0 (abort), then disposes the SslStream and the socket,
-//   which fails the pending read and write; their continuations see the failure, ignore it (closing) and leave.
-//   ReleaseResources (nothing in flight) returns the send queue; the base returns the receive buffer.
+// - Send: a circular plaintext queue of SendQueueBytes and a linear ciphertext buffer, both rented on first use or by
+//   Prewarm, under _sendLock. A message that does not fit in the queue's free space gets Backpressure before any byte is
+//   queued. The caller that finds no writer (_writing false) becomes the writer on its own thread (no thread hop): it
+//   takes an in-flight count and loops: ciphertext waiting -> Socket.SendAsync of all of it; else plaintext waiting ->
+//   SslStream.WriteAsync of the queue's contiguous head (at most MaxPlaintextPerWrite), which encrypts into the
+//   ciphertext buffer; else it gives the token back. While a send is pending, later sends only queue, and its completion
+//   goes on draining on the completing thread. SslStream sees one write at a time (the token), beside one read. Bytes
+//   being sent stay in the ciphertext buffer until their send completes, so nothing overwrites them (a buffer that must
+//   grow meanwhile keeps the old array in _retiredCiphertext until then). QueuedSendBytes = plaintext + ciphertext.
+// - SslStream may write on its own inside a read (a post-handshake message it must answer): CaptureCiphertext then finds
+//   no writer and queues one to the thread pool (this thread is inside SslStream), or leaves the bytes to the writer.
+// - Close: OnCloseRequested shuts down (orderly) or sets linger 0 (abort), then disposes the SslStream (and with it the
+//   socket), which fails the pending read and send; their continuations see the failure, ignore it (closing) and
+//   leave. ReleaseResources (nothing in flight) returns the queue and the ciphertext buffer; the base, the receive buffer.
 
 /// <summary>A FIX connection over TLS (SslStream), with the same handler, send and receive-pause contract as <see cref="TcpConnection"/>.</summary>
 /// <remarks>
@@ -56,14 +64,21 @@ namespace FixEngine.Transport;
 /// <see cref="ResumeReceive"/>, a thread-pool thread. Sends return
 /// <see cref="SendResult.Queued"/> (the caller writes the queue to the SslStream itself when no write is in flight, so
 /// the bytes have often left when it returns), <see cref="SendResult.Backpressure"/>, <see cref="SendResult.TooLarge"/>
-/// or <see cref="SendResult.Closed"/>. Steady-state receive, dispatch and send allocate nothing (measured on every thread,
-/// SslStream included, by the TLS allocation test); the handshake allocates.
+/// or <see cref="SendResult.Closed"/>. Steady-state receive, dispatch and send allocate nothing, also while the peer
+/// reads slowly (measured on every thread, SslStream included, by the TLS allocation test); the handshake allocates.
 /// </remarks>
 public sealed class TlsConnection : TransportConnection
 {
     private const int ReceiveRunning = 0;
     private const int ReceivePauseRequested = 1;
     private const int ReceiveParked = 2;
+
+    /// <summary>Most plaintext handed to SslStream in one write (four TLS records): bounds the ciphertext buffer.</summary>
+    private const int MaxPlaintextPerWrite = 64 * 1024;
+
+    /// <summary>The ciphertext buffer: one write's records with room for their headers, padding and tags, and for records
+    /// SslStream writes on its own.</summary>
+    private const int CiphertextBufferBytes = MaxPlaintextPerWrite + 16 * 1024;
 
     private readonly Socket _socket;
     private readonly SslStream _ssl;
@@ -74,8 +89,10 @@ public sealed class TlsConnection : TransportConnection
     private readonly EndPoint? _remote;
     private readonly EndPoint? _local;
     private readonly Action _onReadCompleted;
-    private readonly Action _onWriteCompleted;
-    private readonly ResumeWorkItem _resumeWorkItem;
+    private readonly Action _onEncryptCompleted;
+    private readonly Action _onSendCompleted;
+    private readonly WorkItem _resumeWorkItem;
+    private readonly WorkItem _flushWorkItem;
     private int _started;
     private int _receivePause;
 
@@ -86,18 +103,24 @@ public sealed class TlsConnection : TransportConnection
     private byte[]? _queue;
     private int _queueHead;
     private int _queueCount;
+    private byte[]? _ciphertext;
+    private int _ciphertextStart;
+    private int _ciphertextEnd;
+    private int _ciphertextPending;
+    private List<byte[]>? _retiredCiphertext;
     private bool _writing;
-    private long _bytesSent;
+    private bool _sendInFlight;
 
     // The writer only (whoever set _writing).
-    private ConfiguredValueTaskAwaitable.ConfiguredValueTaskAwaiter _write;
-    private int _writeLength;
-    private long _pendingWrites;
+    private ConfiguredValueTaskAwaitable.ConfiguredValueTaskAwaiter _encrypt;
+    private ConfiguredValueTaskAwaitable<int>.ConfiguredValueTaskAwaiter _send;
+    private int _encryptLength;
+    private long _pendingSends;
 
     // Owner thread only (never pooled, so a late write after teardown cannot corrupt a pool).
     private byte[]? _sendBuffer;
 
-    private TlsConnection(Socket socket, SslStream ssl, TcpConnectionOptions options, IConnectionHandler? handler)
+    private TlsConnection(Socket socket, TlsSocketStream stream, SslStream ssl, TcpConnectionOptions options, IConnectionHandler? handler)
         : base(options, handler)
     {
         _socket = socket;
@@ -108,8 +131,12 @@ public sealed class TlsConnection : TransportConnection
         _remote = socket.RemoteEndPoint;
         _local = socket.LocalEndPoint;
         _onReadCompleted = () => ReceiveLoop(completed: true);
-        _onWriteCompleted = () => WriteLoop(completed: true);
-        _resumeWorkItem = new ResumeWorkItem(this);
+        _onEncryptCompleted = () => WriteLoop(WriteStep.EncryptCompleted);
+        _onSendCompleted = () => WriteLoop(WriteStep.SendCompleted);
+        _resumeWorkItem = new WorkItem(() => ReceiveLoop(completed: false));
+        _flushWorkItem = new WorkItem(() => WriteLoop(WriteStep.Next));
+        // From here on SslStream's writes land in the ciphertext buffer (the handshake's went to the socket).
+        stream.Attach(this);
     }
 
     /// <inheritdoc/>
@@ -119,10 +146,8 @@ public sealed class TlsConnection : TransportConnection
     public override EndPoint? LocalEndPoint => _local;
 
     /// <inheritdoc/>
-    public override int QueuedSendBytes => Volatile.Read(ref _queueCount);
-
-    /// <summary>Plaintext bytes whose write to the SslStream has completed so far.</summary>
-    public long BytesSent => Volatile.Read(ref _bytesSent);
+    /// <remarks>Plaintext waiting to be encrypted plus ciphertext waiting to be sent.</remarks>
+    public override int QueuedSendBytes => Volatile.Read(ref _queueCount) + Volatile.Read(ref _ciphertextPending);
 
     /// <summary>The negotiated protocol.</summary>
     public SslProtocols SslProtocol => _ssl.SslProtocol;
@@ -147,7 +172,8 @@ public sealed class TlsConnection : TransportConnection
         ArgumentNullException.ThrowIfNull(handler);
         Socket socket = await TcpConnector.ConnectSocketAsync(remoteEndPoint, timeout, options, cancellationToken).ConfigureAwait(false);
         ApplySocketOptions(socket, options);
-        var ssl = new SslStream(new NetworkStream(socket, ownsSocket: true), leaveInnerStreamOpen: false);
+        var stream = new TlsSocketStream(socket);
+        var ssl = new SslStream(stream, leaveInnerStreamOpen: false);
         try
         {
             using var timeoutSource = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
@@ -165,7 +191,7 @@ public sealed class TlsConnection : TransportConnection
             await ssl.DisposeAsync().ConfigureAwait(false);
             throw;
         }
-        return new TlsConnection(socket, ssl, options, handler);
+        return new TlsConnection(socket, stream, ssl, options, handler);
     }
 
     /// <summary>Performs the server handshake on an accepted socket.</summary>
@@ -188,7 +214,8 @@ public sealed class TlsConnection : TransportConnection
         }
         options.Validate();
         ApplySocketOptions(socket, options);
-        var ssl = new SslStream(new NetworkStream(socket, ownsSocket: true), leaveInnerStreamOpen: false);
+        var stream = new TlsSocketStream(socket);
+        var ssl = new SslStream(stream, leaveInnerStreamOpen: false);
         try
         {
             using var timeoutSource = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
@@ -206,7 +233,7 @@ public sealed class TlsConnection : TransportConnection
             await ssl.DisposeAsync().ConfigureAwait(false);
             throw;
         }
-        return new TlsConnection(socket, ssl, options, handler);
+        return new TlsConnection(socket, stream, ssl, options, handler);
     }
 
     /// <inheritdoc/>
@@ -256,9 +283,8 @@ public sealed class TlsConnection : TransportConnection
         }
     }
 
-    /// <summary>SslStream writes that did not complete synchronously (the socket's send buffer was full); for tests.</summary>
-    /// <remarks>Each one allocates inside SslStream (see the design note); the allocation test bounds it per pending write.</remarks>
-    internal long PendingWriteCount => Volatile.Read(ref _pendingWrites);
+    /// <summary>Ciphertext sends that did not complete synchronously (the socket's send buffer was full); for tests.</summary>
+    internal long PendingSendCount => Volatile.Read(ref _pendingSends);
 
     /// <summary>True once the send queue's array is rented (by <see cref="Prewarm"/> or the first send); for tests.</summary>
     internal bool HasSendQueue
@@ -282,6 +308,7 @@ public sealed class TlsConnection : TransportConnection
             if (!IsClosing)
             {
                 _queue ??= _pool.Rent(_queueCapacity);
+                _ciphertext ??= _pool.Rent(CiphertextBufferBytes);
             }
         }
     }
@@ -334,7 +361,7 @@ public sealed class TlsConnection : TransportConnection
             _writing = true;
             EnterUnchecked();
         }
-        WriteLoop(completed: false);
+        WriteLoop(WriteStep.Next);
         return SendResult.Queued;
     }
 
@@ -370,10 +397,9 @@ public sealed class TlsConnection : TransportConnection
         Volatile.Write(ref _queueCount, _queueCount + data.Length);
     }
 
-    /// <summary>Drops bytes whose write completed from the head of the queue. Under the lock.</summary>
+    /// <summary>Drops bytes SslStream has encrypted from the head of the queue. Under the lock.</summary>
     private void Dequeue(int count)
     {
-        _bytesSent += count;
         int head = _queueHead + count;
         _queueHead = head >= _queueCapacity ? head - _queueCapacity : head;
         int remaining = _queueCount - count;
@@ -384,18 +410,27 @@ public sealed class TlsConnection : TransportConnection
         Volatile.Write(ref _queueCount, remaining);
     }
 
-    /// <summary>The writer: writes the queue's contiguous head until the queue is empty, a write is pending (its completion
-    /// calls this again with <paramref name="completed"/> true) or it fails. Holds the in-flight count taken with the
-    /// _writing token, and gives both back when it stops.</summary>
-    private void WriteLoop(bool completed)
+    /// <summary>What the writer loop does first: nothing pending (Next), or consume the encryption or send that just completed.</summary>
+    private enum WriteStep
+    {
+        Next,
+        EncryptCompleted,
+        SendCompleted,
+    }
+
+    /// <summary>The writer: sends the ciphertext, encrypts the queue's contiguous head into it, and again, until both are
+    /// empty, a send (or, rarely, an encryption) is pending (its completion calls this again) or it fails. Holds the
+    /// in-flight count taken with the _writing token, and gives both back when it stops.</summary>
+    private void WriteLoop(WriteStep step)
     {
         while (true)
         {
-            if (completed)
+            if (step == WriteStep.SendCompleted)
             {
+                int sent;
                 try
                 {
-                    _write.GetResult();
+                    sent = _send.GetResult();
                 }
                 catch (Exception ex)
                 {
@@ -404,43 +439,175 @@ public sealed class TlsConnection : TransportConnection
                 }
                 lock (_sendLock)
                 {
-                    Dequeue(_writeLength);
+                    OnCiphertextSent(sent);
                 }
             }
-            byte[] queue;
-            int head;
+            else if (step == WriteStep.EncryptCompleted)
+            {
+                try
+                {
+                    _encrypt.GetResult();
+                }
+                catch (Exception ex)
+                {
+                    StopWritingAfterFailure(ex);
+                    return;
+                }
+                lock (_sendLock)
+                {
+                    Dequeue(_encryptLength);
+                }
+            }
+            byte[] buffer;
+            int offset;
             int length;
+            bool encrypt;
             lock (_sendLock)
             {
-                if (_queueCount == 0 || IsClosing)
+                if (IsClosing)
                 {
                     _writing = false;
                     break;
                 }
-                queue = _queue!;
-                head = _queueHead;
-                length = Math.Min(_queueCount, _queueCapacity - head);
+                if (_ciphertextEnd != _ciphertextStart)
+                {
+                    buffer = _ciphertext!;
+                    offset = _ciphertextStart;
+                    length = _ciphertextEnd - _ciphertextStart;
+                    encrypt = false;
+                    _sendInFlight = true;
+                }
+                else if (_queueCount != 0)
+                {
+                    buffer = _queue!;
+                    offset = _queueHead;
+                    length = Math.Min(Math.Min(_queueCount, _queueCapacity - _queueHead), MaxPlaintextPerWrite);
+                    encrypt = true;
+                }
+                else
+                {
+                    _writing = false;
+                    break;
+                }
             }
-            _writeLength = length;
+            if (encrypt)
+            {
+                // Encrypts into the ciphertext buffer through TlsSocketStream: completes synchronously unless SslStream
+                // must first finish a handshake it is in.
+                _encryptLength = length;
+                try
+                {
+                    _encrypt = _ssl.WriteAsync(new ReadOnlyMemory<byte>(buffer, offset, length)).ConfigureAwait(false).GetAwaiter();
+                }
+                catch (Exception ex)
+                {
+                    StopWritingAfterFailure(ex);
+                    return;
+                }
+                if (!_encrypt.IsCompleted)
+                {
+                    _encrypt.UnsafeOnCompleted(_onEncryptCompleted);
+                    return;
+                }
+                step = WriteStep.EncryptCompleted;
+                continue;
+            }
             try
             {
-                _write = _ssl.WriteAsync(new ReadOnlyMemory<byte>(queue, head, length)).ConfigureAwait(false).GetAwaiter();
+                _send = _socket.SendAsync(new ReadOnlyMemory<byte>(buffer, offset, length), SocketFlags.None).ConfigureAwait(false).GetAwaiter();
             }
             catch (Exception ex)
             {
                 StopWritingAfterFailure(ex);
                 return;
             }
-            if (!_write.IsCompleted)
+            if (!_send.IsCompleted)
             {
                 // The writer alone writes it; read by tests.
-                Volatile.Write(ref _pendingWrites, _pendingWrites + 1);
-                _write.UnsafeOnCompleted(_onWriteCompleted);
+                Volatile.Write(ref _pendingSends, _pendingSends + 1);
+                _send.UnsafeOnCompleted(_onSendCompleted);
                 return;
             }
-            completed = true;
+            step = WriteStep.SendCompleted;
         }
         Exit();
+    }
+
+    /// <summary>TlsSocketStream: SslStream wrote these records (on the writer's thread inside <see cref="WriteLoop"/>, or on its
+    /// own inside a read); appends them to the ciphertext buffer for the writer to send.</summary>
+    internal void CaptureCiphertext(ReadOnlySpan<byte> records)
+    {
+        lock (_sendLock)
+        {
+            if (IsClosing)
+            {
+                // Nothing more is sent; the buffer may already be going back to the pool.
+                return;
+            }
+            int end = _ciphertextEnd + records.Length;
+            byte[] ciphertext = _ciphertext ??= _pool.Rent(Math.Max(CiphertextBufferBytes, end));
+            if (ciphertext.Length < end)
+            {
+                ciphertext = GrowCiphertext(end);
+            }
+            records.CopyTo(ciphertext.AsSpan(_ciphertextEnd));
+            _ciphertextEnd = end;
+            Volatile.Write(ref _ciphertextPending, end - _ciphertextStart);
+            if (_writing)
+            {
+                // The writer (maybe this very thread, encrypting) sends it.
+                return;
+            }
+            // SslStream wrote on its own, inside a read: this thread is in SslStream, so the writer runs on the pool.
+            _writing = true;
+            EnterUnchecked();
+        }
+        ThreadPool.UnsafeQueueUserWorkItem(_flushWorkItem, preferLocal: false);
+    }
+
+    /// <summary>A bigger ciphertext buffer; the old one goes back to the pool unless a send still reads it. Under the lock.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private byte[] GrowCiphertext(int needed)
+    {
+        byte[] old = _ciphertext!;
+        byte[] bigger = _pool.Rent(Math.Max(needed, old.Length * 2));
+        Buffer.BlockCopy(old, 0, bigger, 0, _ciphertextEnd);
+        _ciphertext = bigger;
+        if (_sendInFlight)
+        {
+            (_retiredCiphertext ??= []).Add(old);
+        }
+        else
+        {
+            _pool.Return(old);
+        }
+        return bigger;
+    }
+
+    /// <summary>A send of the ciphertext completed. Under the lock.</summary>
+    private void OnCiphertextSent(int sent)
+    {
+        _sendInFlight = false;
+        _ciphertextStart += sent;
+        if (_ciphertextStart == _ciphertextEnd)
+        {
+            _ciphertextStart = 0;
+            _ciphertextEnd = 0;
+        }
+        Volatile.Write(ref _ciphertextPending, _ciphertextEnd - _ciphertextStart);
+        ReturnRetiredCiphertext();
+    }
+
+    private void ReturnRetiredCiphertext()
+    {
+        if (_retiredCiphertext is { Count: > 0 } retired)
+        {
+            foreach (byte[] array in retired)
+            {
+                _pool.Return(array);
+            }
+            retired.Clear();
+        }
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -451,6 +618,8 @@ public sealed class TlsConnection : TransportConnection
         lock (_sendLock)
         {
             _writing = false;
+            // A failed send has completed: nothing reads the buffers any more.
+            _sendInFlight = false;
         }
         Exit();
     }
@@ -567,17 +736,28 @@ public sealed class TlsConnection : TransportConnection
             {
                 _pool.Return(queue);
             }
+            byte[]? ciphertext = _ciphertext;
+            _ciphertext = null;
+            _ciphertextStart = 0;
+            _ciphertextEnd = 0;
+            Volatile.Write(ref _ciphertextPending, 0);
+            if (ciphertext is not null)
+            {
+                _pool.Return(ciphertext);
+            }
+            ReturnRetiredCiphertext();
         }
     }
 
-    /// <summary>Restarts a parked receive loop on a thread-pool thread (queued without allocating; one per connection).</summary>
-    private sealed class ResumeWorkItem(TlsConnection connection) : IThreadPoolWorkItem
+    /// <summary>Work queued to the thread pool without allocating (made once per connection): restarting a parked receive
+    /// loop, or a writer for records SslStream wrote on its own.</summary>
+    private sealed class WorkItem(Action action) : IThreadPoolWorkItem
     {
-        public void Execute() => connection.ReceiveLoop(completed: false);
+        public void Execute() => action();
     }
 
-    /// <summary>The socket options TLS honours: those of <see cref="TcpConnection"/> except non-blocking mode (SslStream runs
-    /// over a <see cref="NetworkStream"/>, which needs a blocking socket; its async calls never block).</summary>
+    /// <summary>The socket options TLS honours: those of <see cref="TcpConnection"/> except non-blocking mode (TLS uses only the
+    /// socket's async operations, which never block either way).</summary>
     private static void ApplySocketOptions(Socket socket, TcpConnectionOptions options)
     {
         socket.NoDelay = options.NoDelay;
