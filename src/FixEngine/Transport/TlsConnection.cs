@@ -62,8 +62,8 @@ namespace FixEngine.Transport;
 /// Receive callbacks run on the thread that completed the read: a thread-pool (socket completion) thread, or the thread
 /// that started receiving (<see cref="Start"/>, or the acceptor's) for data that was already waiting; after
 /// <see cref="ResumeReceive"/>, a thread-pool thread. Sends return
-/// <see cref="SendResult.Queued"/> (the caller writes the queue to the SslStream itself when no write is in flight, so
-/// the bytes have often left when it returns), <see cref="SendResult.Backpressure"/>, <see cref="SendResult.TooLarge"/>
+/// <see cref="SendResult.Queued"/> (when no send is in flight the caller encrypts and sends the queue itself, so the
+/// bytes have often left when it returns), <see cref="SendResult.Backpressure"/>, <see cref="SendResult.TooLarge"/>
 /// or <see cref="SendResult.Closed"/>. Steady-state receive, dispatch and send allocate nothing, also while the peer
 /// reads slowly (measured on every thread, SslStream included, by the TLS allocation test); the handshake allocates.
 /// </remarks>
@@ -355,7 +355,7 @@ public sealed class TlsConnection : TransportConnection
             Enqueue(message);
             if (_writing)
             {
-                // The pending write's completion drains what was just queued.
+                // The writer (a pending send's completion, or the thread encrypting) drains what was just queued.
                 return SendResult.Queued;
             }
             _writing = true;
