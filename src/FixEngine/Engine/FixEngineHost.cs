@@ -39,15 +39,16 @@ namespace FixEngine.Engine;
 /// sessions otherwise). Initiators use their own settings.</para>
 /// <para>Flow control: a session whose transport refuses messages (its bounded send queue is full) keeps them in order
 /// in its send backlog (see <see cref="FixSession.SendBacklogBytes"/>); when that backlog is large and still draining
-/// the session asks to stop reading (<see cref="FixSession.IsReceivePauseRequested"/>), and after each duty cycle the
-/// agent pauses or resumes the TCP receive of that session's connection accordingly, so TCP flow control slows the
-/// peer down instead of the backlog growing. TLS connections are not paused.</para>
+/// the session asks to stop reading (<see cref="FixSession.IsReceivePauseRequested"/>): the receiving thread pauses the
+/// receive of that session's connection (TCP or TLS) right after the message whose answer crossed the threshold, and
+/// after each duty cycle the agent pauses or resumes it as the session asks, so TCP flow control slows the peer down
+/// instead of the backlog growing.</para>
 /// <para>Time: the agent gets monotonic <c>nowNs</c> from the clock (<see cref="EngineOptions.Clock"/>) and derives epoch
 /// time from it with one anchor (refreshed once a second), so the epoch clock is not read per duty cycle; a completion
 /// thread reads the monotonic clock once per message and applies the same anchor. Sessions are given the time, never
 /// read it.</para>
 /// <para>Public members are thread-safe unless stated. Start-up allocates; the duty cycle and the receive paths of busy-poll
-/// and completion-mode TCP do not in steady state (TLS may).</para>
+/// and completion-mode TCP and of TLS do not in steady state.</para>
 /// </remarks>
 public sealed class FixEngineHost : IDisposable
 {

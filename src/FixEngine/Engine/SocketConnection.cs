@@ -15,8 +15,8 @@ namespace FixEngine.Engine;
 /// and queues it to the agent. <see cref="Slot"/> is written once, when the connection is bound to its session (routing
 /// on the receiving thread, or before the connect task queues it) and read by the agent, hence volatile; so are the close
 /// flag and reason, which the transport may set from any thread. Closing lingers: when the session closes while its last
-/// bytes (a Logout, a Reject) still wait in the transport's send queue (TLS always sends asynchronously; a TCP send may
-/// be queued), the connection is marked closed for the session at once and the agent closes the transport once the queue
+/// bytes (a Logout, a Reject) still wait in the transport's send queue (a send the socket
+/// did not take at once is queued, TCP or TLS), the connection is marked closed for the session at once and the agent closes the transport once the queue
 /// has drained or <see cref="LingerNs"/> has passed (<see cref="PollLinger"/>). Allocation-free per message: frames are
 /// handed over as spans of the transport's receive buffer.
 /// </remarks>
@@ -31,7 +31,6 @@ internal sealed class SocketConnection : ISessionConnection, IConnectionHandler
     private volatile bool _closed;
     private volatile string? _closeReason;
     private long _lingerUntilNs;
-    private bool _receivePaused;
 
     public SocketConnection(FixEngineHost host, long createdNs, bool guarded)
     {
@@ -123,14 +122,15 @@ internal sealed class SocketConnection : ISessionConnection, IConnectionHandler
     }
 
     /// <summary>Agent: pauses or resumes reading inbound messages as the session asks (its outbound backlog is large and
-    /// draining, see <see cref="FixSession.IsReceivePauseRequested"/>). A completion-mode resume dispatches waiting
-    /// messages on the calling thread, so the agent calls this outside the session's gate.</summary>
+    /// draining, see <see cref="FixSession.IsReceivePauseRequested"/>). A completion-mode TCP resume dispatches waiting
+    /// messages on the calling thread (TLS restarts its loop on the thread pool), so the agent calls this outside the
+    /// session's gate.</summary>
+    /// <remarks>Compares with the transport's own state, not a copy: the receiving thread also pauses (see
+    /// <see cref="IConnectionHandler.OnMessage"/> here), and only the agent resumes.</remarks>
     public void SetReceivePaused(bool paused)
     {
-        if (paused == _receivePaused) return;
-        _receivePaused = paused;
         TransportConnection? c = _connection;
-        if (c is null) return;
+        if (c is null || paused == c.IsReceivePaused) return;
         if (paused) c.PauseReceive();
         else c.ResumeReceive();
     }
@@ -139,7 +139,12 @@ internal sealed class SocketConnection : ISessionConnection, IConnectionHandler
 
     void IConnectionHandler.OnMessage(TransportConnection connection, ReadOnlySpan<byte> message)
     {
-        if (!_closed) _host.OnFrame(this, message);
+        if (_closed) return;
+        _host.OnFrame(this, message);
+        // Inbound flow control without waiting for the agent's duty cycle: when the answer to this message took the
+        // session's backlog past its pause threshold, stop reading at the next socket read (on a loaded machine the agent
+        // may apply the request only after the receive loop has read megabytes more). The agent resumes.
+        if (_slot is { } slot && slot.Session.IsReceivePauseRequested) connection.PauseReceive();
     }
 
     void IConnectionHandler.OnFrameError(TransportConnection connection, in FrameResult error, ReadOnlySpan<byte> skipped)

@@ -35,8 +35,7 @@ public sealed class TcpConnectionOptions
     public int? LingerSeconds { get; set; }
 
     /// <summary>Initial receive buffer size in bytes. Default 64 KiB.</summary>
-    /// <remarks>TLS receives through a pipe whose segments are this size, capped at 16 KiB (one TLS record); its receive buffer
-    /// starts at this size when a frame straddling two segments first needs to be made contiguous.</remarks>
+    /// <remarks>TCP and TLS alike (SslStream decrypts into the same buffer).</remarks>
     public int InitialReceiveBufferBytes { get; set; } = 64 * 1024;
 
     /// <summary>The receive buffer grows (doubling) up to this many bytes to hold one incomplete frame. Default 4 MiB.</summary>

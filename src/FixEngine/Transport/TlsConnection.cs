@@ -1,10 +1,10 @@
 using System;
 using System.Buffers;
-using System.IO;
-using System.IO.Pipelines;
+using System.Collections.Generic;
 using System.Net;
 using System.Net.Security;
 using System.Net.Sockets;
+using System.Runtime.CompilerServices;
 using System.Security.Authentication;
 using System.Threading;
 using System.Threading.Tasks;
@@ -12,69 +12,131 @@ using System.Threading.Tasks;
 namespace FixEngine.Transport;
 
 // Design:
-// - Not the zero-allocation path: SslStream is async, so receive and send run as async loops (the loops' state
-//   machines, the pipes' segment leases and SslStream's own operations may allocate). Framing, garbage limits,
-//   handler-error handling and close reasons are the shared TransportConnection code, so TLS behaves exactly like
-//   TCP for the handler.
-// - Receive: a System.IO.Pipelines PipeReader over the SslStream (StreamPipeReader; segments of
-//   min(InitialReceiveBufferBytes, 16 KiB) rented from the options' BufferPool). One async loop (holding an in-flight
-//   count until it ends) reads it and hands the ReadOnlySequence to DispatchFrames: a frame within one segment goes
-//   to the handler in place; only a frame that straddles two segments is copied, into the pooled receive buffer.
-//   AdvanceTo(consumed, examined: end): an incomplete frame stays in the pipe and the next read waits for new bytes.
-//   The framer's bound (see TransportConnection.Receive.cs) keeps the unconsumed bytes below MaxReceiveBufferBytes, so
-//   the pipe holds at most that plus the segment being read into: a 100 MB BodyLength is rejected after its header
-//   and its body skipped as it arrives.
-// - Send: callers write into a System.IO.Pipelines Pipe under _sendLock (one writer at a time); an async loop
-//   reads the pipe and writes to the SslStream. _queuedBytes (Interlocked) bounds what waits: a message that
-//   would exceed SendQueueBytes gets Backpressure. The send loop holds an in-flight count until it ends.
-// - Close: completes the send pipe's writer, shuts down/disposes the stream and socket (aborting pending reads and
-//   writes); each loop completes its reader (returning the segments) before it leaves, and the teardown runs when
-//   both have left.
+// - No async state machines and no pipes, ours or SslStream's: the receive path calls SslStream.ReadAsync(Memory<byte>)
+//   on the pooled receive buffer, the send path SslStream.WriteAsync(ReadOnlyMemory<byte>) on the pooled send queue and
+//   Socket.SendAsync on the pooled ciphertext buffer, and each looks at the returned ValueTask. One that completed
+//   synchronously is consumed inline and the loop goes on; one that is pending gets a continuation cached in the
+//   constructor (ConfiguredValueTaskAwaiter.UnsafeOnCompleted(Action): no execution-context capture, and no allocation
+//   for a ValueTask backed by an IValueTaskSource or a Task), which re-enters the same loop on the completing thread.
+// - SslStream runs over a TlsSocketStream, not a NetworkStream. Its reads go to Socket.ReceiveAsync (a pending one is
+//   backed by the socket's cached event args; SslStream's read path uses the pooling method builder): no allocation.
+//   Its writes, once the connection exists, land in this connection's ciphertext buffer (CaptureCiphertext), so
+//   SslStream.WriteAsync always completes synchronously and the writer sends the ciphertext itself. PERF: over a
+//   NetworkStream, each SslStream write that pended (the socket's send buffer full) allocated 288 B inside SslStream
+//   (the boxes of WriteAsyncInternal and WriteSingleChunk's CompleteWriteAsync, async ValueTask methods with the default
+//   builder; TlsAllocationTests' throttled phase, allocation-tick trace); now a full socket only delays a Socket.SendAsync.
+//   Measured on every thread by TlsAllocationTests (.NET 10, Linux/OpenSSL, after warm-up): 0 B per message, throttled
+//   or not. SslStream's own buffers come from ArrayPool<byte>.Shared and allocate only when that pool misses (transient,
+//   while its per-thread and per-core caches fill).
+// - Receive: the shared TCP framing path: SslStream decrypts straight into the pooled receive buffer
+//   (GetReceiveSpace: compacted and grown exactly as for TCP, so the MaxReceiveBufferBytes bound holds), and
+//   OnBytesReceived frames and dispatches in place. ReceiveLoop mirrors TcpConnection's completion loop: one read
+//   outstanding, the loop holds one in-flight count from BeginReceive until it stops. _read is written by the loop
+//   before the continuation is registered and read by the continuation (the value-task source's completion orders them).
+// - Receive pause: _receivePause is Running, PauseRequested or Parked (Interlocked, any thread), as in TcpConnection:
+//   before issuing the next read the loop turns PauseRequested into Parked and leaves, releasing its in-flight count
+//   (so a close while parked tears down at once); ResumeReceive exchanges to Running and, only if it found Parked,
+//   re-enters and queues the loop's restart to the thread pool (a work item made once per connection: no allocation).
+//   Not inline, unlike TCP's completion mode: a peer that keeps writing keeps SslStream's reads completing synchronously,
+//   and the engine resumes from its agent thread, which must get back to its duty cycle to apply the next pause (run
+//   inline, the loop held the agent and the peer's data kept flowing: the TLS back-pressure engine test saw backlogs of
+//   5-15 MB where 1 MiB pauses; queued, about 2 MB). Decrypted bytes SslStream already holds stay there; no socket
+//   read happens while parked, so TCP flow control reaches the peer.
+// - Send: a circular plaintext queue of SendQueueBytes and a linear ciphertext buffer, both rented on first use or by
+//   Prewarm, under _sendLock. A message that does not fit in the queue's free space gets Backpressure before any byte is
+//   queued. The caller that finds no writer (_writing false) becomes the writer on its own thread (no thread hop): it
+//   takes an in-flight count and loops: ciphertext waiting -> Socket.SendAsync of all of it; else plaintext waiting ->
+//   SslStream.WriteAsync of the queue's contiguous head (at most MaxPlaintextPerWrite), which encrypts into the
+//   ciphertext buffer; else it gives the token back. While a send is pending, later sends only queue, and its completion
+//   goes on draining on the completing thread. SslStream sees one write at a time (the token), beside one read. Bytes
+//   being sent stay in the ciphertext buffer until their send completes, so nothing overwrites them (a buffer that must
+//   grow meanwhile keeps the old array in _retiredCiphertext until then). QueuedSendBytes = plaintext + ciphertext.
+// - SslStream may write on its own inside a read (a post-handshake message it must answer): CaptureCiphertext then finds
+//   no writer and queues one to the thread pool (this thread is inside SslStream), or leaves the bytes to the writer.
+// - Close: OnCloseRequested shuts down (orderly) or sets linger 0 (abort), then disposes the SslStream (and with it the
+//   socket), which fails the pending read and send; their continuations see the failure, ignore it (closing) and
+//   leave. ReleaseResources (nothing in flight) returns the queue and the ciphertext buffer; the base, the receive buffer.
 
-/// <summary>A FIX connection over TLS (SslStream), with the same handler and send contract as <see cref="TcpConnection"/>.</summary>
+/// <summary>A FIX connection over TLS (SslStream), with the same handler, send and receive-pause contract as <see cref="TcpConnection"/>.</summary>
 /// <remarks>
-/// Receive callbacks run on thread-pool threads. Sends always return <see cref="SendResult.Queued"/> (bytes go out
-/// asynchronously), <see cref="SendResult.Backpressure"/>, <see cref="SendResult.TooLarge"/> or <see cref="SendResult.Closed"/>.
-/// This path may allocate (async I/O); use plain TCP (e.g. behind a TLS terminator) for the zero-allocation path.
+/// Receive callbacks run on the thread that completed the read: a thread-pool (socket completion) thread, or the thread
+/// that started receiving (<see cref="Start"/>, or the acceptor's) for data that was already waiting; after
+/// <see cref="ResumeReceive"/>, a thread-pool thread. Sends return
+/// <see cref="SendResult.Queued"/> (when no send is in flight the caller encrypts and sends the queue itself, so the
+/// bytes have often left when it returns), <see cref="SendResult.Backpressure"/>, <see cref="SendResult.TooLarge"/>
+/// or <see cref="SendResult.Closed"/>. Steady-state receive, dispatch and send allocate nothing, also while the peer
+/// reads slowly (measured on every thread, SslStream included, by the TLS allocation test); the handshake allocates.
 /// </remarks>
 public sealed class TlsConnection : TransportConnection
 {
-    /// <summary>Largest TLS record payload: one SslStream read returns at most this many bytes.</summary>
-    private const int MaxTlsRecordBytes = 16 * 1024;
+    private const int ReceiveRunning = 0;
+    private const int ReceivePauseRequested = 1;
+    private const int ReceiveParked = 2;
 
-    /// <summary>Free bytes below which the receive pipe starts a new segment for the next read (at most a quarter of a segment).</summary>
-    private const int MinimumReadBytes = 1024;
+    /// <summary>Most plaintext handed to SslStream in one write (four TLS records): bounds the ciphertext buffer.</summary>
+    private const int MaxPlaintextPerWrite = 64 * 1024;
+
+    /// <summary>The ciphertext buffer: one write's records with room for their headers, padding and tags, and for records
+    /// SslStream writes on its own.</summary>
+    private const int CiphertextBufferBytes = MaxPlaintextPerWrite + 16 * 1024;
 
     private readonly Socket _socket;
     private readonly SslStream _ssl;
-    private readonly Pipe _pipe;
-    private readonly PipeReader _receiveReader;
+    private readonly ArrayPool<byte> _pool;
     private readonly Lock _sendLock = new();
     private readonly int _queueCapacity;
     private readonly int _initialSendBytes;
     private readonly EndPoint? _remote;
     private readonly EndPoint? _local;
-    private byte[]? _sendBuffer;
-    private int _queuedBytes;
+    private readonly Action _onReadCompleted;
+    private readonly Action _onEncryptCompleted;
+    private readonly Action _onSendCompleted;
+    private readonly WorkItem _resumeWorkItem;
+    private readonly WorkItem _flushWorkItem;
     private int _started;
-    private bool _writerCompleted;
+    private int _receivePause;
 
-    private TlsConnection(Socket socket, SslStream ssl, TcpConnectionOptions options, IConnectionHandler? handler)
+    // Receive loop only (one read outstanding).
+    private ConfiguredValueTaskAwaitable<int>.ConfiguredValueTaskAwaiter _read;
+
+    // Guarded by _sendLock.
+    private byte[]? _queue;
+    private int _queueHead;
+    private int _queueCount;
+    private byte[]? _ciphertext;
+    private int _ciphertextStart;
+    private int _ciphertextEnd;
+    private int _ciphertextPending;
+    private List<byte[]>? _retiredCiphertext;
+    private bool _writing;
+    private bool _sendInFlight;
+
+    // The writer only (whoever set _writing).
+    private ConfiguredValueTaskAwaitable.ConfiguredValueTaskAwaiter _encrypt;
+    private ConfiguredValueTaskAwaitable<int>.ConfiguredValueTaskAwaiter _send;
+    private int _encryptLength;
+    private long _pendingSends;
+
+    // Owner thread only (never pooled, so a late write after teardown cannot corrupt a pool).
+    private byte[]? _sendBuffer;
+
+    private TlsConnection(Socket socket, TlsSocketStream stream, SslStream ssl, TcpConnectionOptions options, IConnectionHandler? handler)
         : base(options, handler)
     {
         _socket = socket;
         _ssl = ssl;
+        _pool = options.BufferPool ?? ArrayPool<byte>.Shared;
         _queueCapacity = options.SendQueueBytes;
         _initialSendBytes = options.InitialSendBufferBytes;
-        _pipe = new Pipe(new PipeOptions(pauseWriterThreshold: 0, useSynchronizationContext: false));
-        int segmentBytes = Math.Min(options.InitialReceiveBufferBytes, MaxTlsRecordBytes);
-        _receiveReader = PipeReader.Create(ssl, new StreamPipeReaderOptions(
-            pool: new ArrayPoolMemoryPool(options.BufferPool ?? ArrayPool<byte>.Shared),
-            bufferSize: segmentBytes,
-            minimumReadSize: Math.Min(MinimumReadBytes, segmentBytes / 4),
-            leaveOpen: true));
         _remote = socket.RemoteEndPoint;
         _local = socket.LocalEndPoint;
+        _onReadCompleted = () => ReceiveLoop(completed: true);
+        _onEncryptCompleted = () => WriteLoop(WriteStep.EncryptCompleted);
+        _onSendCompleted = () => WriteLoop(WriteStep.SendCompleted);
+        _resumeWorkItem = new WorkItem(() => ReceiveLoop(completed: false));
+        _flushWorkItem = new WorkItem(() => WriteLoop(WriteStep.Next));
+        // From here on SslStream's writes land in the ciphertext buffer (the handshake's went to the socket).
+        stream.Attach(this);
     }
 
     /// <inheritdoc/>
@@ -84,7 +146,8 @@ public sealed class TlsConnection : TransportConnection
     public override EndPoint? LocalEndPoint => _local;
 
     /// <inheritdoc/>
-    public override int QueuedSendBytes => Volatile.Read(ref _queuedBytes);
+    /// <remarks>Plaintext waiting to be encrypted plus ciphertext waiting to be sent.</remarks>
+    public override int QueuedSendBytes => Volatile.Read(ref _queueCount) + Volatile.Read(ref _ciphertextPending);
 
     /// <summary>The negotiated protocol.</summary>
     public SslProtocols SslProtocol => _ssl.SslProtocol;
@@ -108,7 +171,9 @@ public sealed class TlsConnection : TransportConnection
         ArgumentNullException.ThrowIfNull(tls);
         ArgumentNullException.ThrowIfNull(handler);
         Socket socket = await TcpConnector.ConnectSocketAsync(remoteEndPoint, timeout, options, cancellationToken).ConfigureAwait(false);
-        var ssl = new SslStream(new NetworkStream(socket, ownsSocket: true), leaveInnerStreamOpen: false);
+        ApplySocketOptions(socket, options);
+        var stream = new TlsSocketStream(socket);
+        var ssl = new SslStream(stream, leaveInnerStreamOpen: false);
         try
         {
             using var timeoutSource = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
@@ -126,7 +191,7 @@ public sealed class TlsConnection : TransportConnection
             await ssl.DisposeAsync().ConfigureAwait(false);
             throw;
         }
-        return new TlsConnection(socket, ssl, options, handler);
+        return new TlsConnection(socket, stream, ssl, options, handler);
     }
 
     /// <summary>Performs the server handshake on an accepted socket.</summary>
@@ -148,8 +213,9 @@ public sealed class TlsConnection : TransportConnection
             TransportThrowHelper.ThrowInvalidOperation("TlsOptions.ServerCertificate is required on the server side.");
         }
         options.Validate();
-        socket.NoDelay = options.NoDelay;
-        var ssl = new SslStream(new NetworkStream(socket, ownsSocket: true), leaveInnerStreamOpen: false);
+        ApplySocketOptions(socket, options);
+        var stream = new TlsSocketStream(socket);
+        var ssl = new SslStream(stream, leaveInnerStreamOpen: false);
         try
         {
             using var timeoutSource = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
@@ -167,7 +233,7 @@ public sealed class TlsConnection : TransportConnection
             await ssl.DisposeAsync().ConfigureAwait(false);
             throw;
         }
-        return new TlsConnection(socket, ssl, options, handler);
+        return new TlsConnection(socket, stream, ssl, options, handler);
     }
 
     /// <inheritdoc/>
@@ -187,11 +253,7 @@ public sealed class TlsConnection : TransportConnection
     {
         if (TryEnter())
         {
-            _ = ReceiveLoopAsync();
-        }
-        if (TryEnter())
-        {
-            _ = SendLoopAsync();
+            ReceiveLoop(completed: false);
         }
     }
 
@@ -199,17 +261,65 @@ public sealed class TlsConnection : TransportConnection
     public override int Poll(long nowNs) => 0;
 
     /// <inheritdoc/>
+    public override bool IsReceivePaused => Volatile.Read(ref _receivePause) != ReceiveRunning;
+
+    /// <summary>True while a paused receive loop has stopped (no read issued); for tests.</summary>
+    internal bool IsReceiveParked => Volatile.Read(ref _receivePause) == ReceiveParked;
+
+    /// <inheritdoc/>
+    public override void PauseReceive() => Interlocked.CompareExchange(ref _receivePause, ReceivePauseRequested, ReceiveRunning);
+
+    /// <inheritdoc/>
+    public override void ResumeReceive()
+    {
+        if (Interlocked.Exchange(ref _receivePause, ReceiveRunning) != ReceiveParked)
+        {
+            return;
+        }
+        // The loop had left (Parked): restart it on the thread pool, not inline (see the design note).
+        if (TryEnter())
+        {
+            ThreadPool.UnsafeQueueUserWorkItem(_resumeWorkItem, preferLocal: false);
+        }
+    }
+
+    /// <summary>Ciphertext sends that did not complete synchronously (the socket's send buffer was full); for tests.</summary>
+    internal long PendingSendCount => Volatile.Read(ref _pendingSends);
+
+    /// <summary>True once the send queue's array is rented (by <see cref="Prewarm"/> or the first send); for tests.</summary>
+    internal bool HasSendQueue
+    {
+        get
+        {
+            lock (_sendLock)
+            {
+                return _queue is not null;
+            }
+        }
+    }
+
+    /// <inheritdoc/>
+    public override void Prewarm()
+    {
+        base.Prewarm();
+        GetSendSpan(_initialSendBytes);
+        lock (_sendLock)
+        {
+            if (!IsClosing)
+            {
+                _queue ??= _pool.Rent(_queueCapacity);
+                _ciphertext ??= _pool.Rent(CiphertextBufferBytes);
+            }
+        }
+    }
+
+    /// <inheritdoc/>
     public override Span<byte> GetSendSpan(int sizeHint)
     {
-        if ((uint)sizeHint > (uint)_queueCapacity)
-        {
-            TransportThrowHelper.ThrowArgumentOutOfRange(nameof(sizeHint), sizeHint, $"Messages are limited to SendQueueBytes ({_queueCapacity}).");
-        }
         byte[]? buffer = _sendBuffer;
         if (buffer is null || buffer.Length < sizeHint)
         {
-            buffer = new byte[Math.Max(sizeHint, Math.Max(_initialSendBytes, (_sendBuffer?.Length ?? 0) * 2))];
-            _sendBuffer = buffer;
+            buffer = GrowSendBuffer(sizeHint);
         }
         return buffer;
     }
@@ -234,96 +344,343 @@ public sealed class TlsConnection : TransportConnection
         }
         lock (_sendLock)
         {
-            if (IsClosing || _writerCompleted)
+            if (IsClosing)
             {
                 return SendResult.Closed;
             }
-            if (Volatile.Read(ref _queuedBytes) + message.Length > _queueCapacity)
+            if (_queueCapacity - _queueCount < message.Length)
             {
                 return SendResult.Backpressure;
             }
-            PipeWriter writer = _pipe.Writer;
-            message.CopyTo(writer.GetSpan(message.Length));
-            writer.Advance(message.Length);
-            Interlocked.Add(ref _queuedBytes, message.Length);
-            // No pause threshold: the flush completes synchronously and only signals the send loop.
-            _ = writer.FlushAsync();
+            Enqueue(message);
+            if (_writing)
+            {
+                // The writer (a pending send's completion, or the thread encrypting) drains what was just queued.
+                return SendResult.Queued;
+            }
+            _writing = true;
+            EnterUnchecked();
         }
+        WriteLoop(WriteStep.Next);
         return SendResult.Queued;
     }
 
-    private async Task ReceiveLoopAsync()
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private byte[] GrowSendBuffer(int sizeHint)
     {
-        PipeReader reader = _receiveReader;
-        // Bytes the last AdvanceTo left unconsumed: the start of an incomplete frame.
-        long pending = 0;
-        try
+        if ((uint)sizeHint > (uint)_queueCapacity)
         {
-            while (!IsClosing)
+            TransportThrowHelper.ThrowArgumentOutOfRange(nameof(sizeHint), sizeHint, $"Messages are limited to SendQueueBytes ({_queueCapacity}).");
+        }
+        int size = Math.Max(_initialSendBytes, _sendBuffer?.Length ?? 0);
+        while (size < sizeHint)
+        {
+            size = (int)Math.Min((long)size * 2, _queueCapacity);
+        }
+        byte[] bigger = GC.AllocateUninitializedArray<byte>(size);
+        _sendBuffer = bigger;
+        return bigger;
+    }
+
+    /// <summary>Copies bytes to the tail of the queue (the caller checked the free space). Under the lock.</summary>
+    private void Enqueue(ReadOnlySpan<byte> data)
+    {
+        byte[] queue = _queue ??= _pool.Rent(_queueCapacity);
+        int tail = _queueHead + _queueCount;
+        if (tail >= _queueCapacity)
+        {
+            tail -= _queueCapacity;
+        }
+        int first = Math.Min(data.Length, _queueCapacity - tail);
+        data.Slice(0, first).CopyTo(queue.AsSpan(tail));
+        data.Slice(first).CopyTo(queue);
+        Volatile.Write(ref _queueCount, _queueCount + data.Length);
+    }
+
+    /// <summary>Drops bytes SslStream has encrypted from the head of the queue. Under the lock.</summary>
+    private void Dequeue(int count)
+    {
+        int head = _queueHead + count;
+        _queueHead = head >= _queueCapacity ? head - _queueCapacity : head;
+        int remaining = _queueCount - count;
+        if (remaining == 0)
+        {
+            _queueHead = 0;
+        }
+        Volatile.Write(ref _queueCount, remaining);
+    }
+
+    /// <summary>What the writer loop does first: nothing pending (Next), or consume the encryption or send that just completed.</summary>
+    private enum WriteStep
+    {
+        Next,
+        EncryptCompleted,
+        SendCompleted,
+    }
+
+    /// <summary>The writer: sends the ciphertext, encrypts the queue's contiguous head into it, and again, until both are
+    /// empty, a send (or, rarely, an encryption) is pending (its completion calls this again) or it fails. Holds the
+    /// in-flight count taken with the _writing token, and gives both back when it stops.</summary>
+    private void WriteLoop(WriteStep step)
+    {
+        while (true)
+        {
+            if (step == WriteStep.SendCompleted)
             {
-                ReadResult result = await reader.ReadAsync().ConfigureAwait(false);
-                if (result.IsCanceled || IsClosing)
+                int sent;
+                try
                 {
+                    sent = _send.GetResult();
+                }
+                catch (Exception ex)
+                {
+                    StopWritingAfterFailure(ex);
+                    return;
+                }
+                lock (_sendLock)
+                {
+                    OnCiphertextSent(sent);
+                }
+            }
+            else if (step == WriteStep.EncryptCompleted)
+            {
+                try
+                {
+                    _encrypt.GetResult();
+                }
+                catch (Exception ex)
+                {
+                    StopWritingAfterFailure(ex);
+                    return;
+                }
+                lock (_sendLock)
+                {
+                    Dequeue(_encryptLength);
+                }
+            }
+            byte[] buffer;
+            int offset;
+            int length;
+            bool encrypt;
+            lock (_sendLock)
+            {
+                if (IsClosing)
+                {
+                    _writing = false;
                     break;
                 }
-                ReadOnlySequence<byte> data = result.Buffer;
-                AddBytesReceived(data.Length - pending);
-                long consumed = DispatchFrames(data);
-                pending = data.Length - consumed;
-                // Everything was examined: the next read completes only when new bytes arrive.
-                reader.AdvanceTo(data.GetPosition(consumed), data.End);
-                if (result.IsCompleted)
+                if (_ciphertextEnd != _ciphertextStart)
                 {
-                    OnPeerClosed(pending);
+                    buffer = _ciphertext!;
+                    offset = _ciphertextStart;
+                    length = _ciphertextEnd - _ciphertextStart;
+                    encrypt = false;
+                    _sendInFlight = true;
+                }
+                else if (_queueCount != 0)
+                {
+                    buffer = _queue!;
+                    offset = _queueHead;
+                    length = Math.Min(Math.Min(_queueCount, _queueCapacity - _queueHead), MaxPlaintextPerWrite);
+                    encrypt = true;
+                }
+                else
+                {
+                    _writing = false;
                     break;
                 }
             }
+            if (encrypt)
+            {
+                // Encrypts into the ciphertext buffer through TlsSocketStream: completes synchronously unless SslStream
+                // must first finish a handshake it is in.
+                _encryptLength = length;
+                try
+                {
+                    _encrypt = _ssl.WriteAsync(new ReadOnlyMemory<byte>(buffer, offset, length)).ConfigureAwait(false).GetAwaiter();
+                }
+                catch (Exception ex)
+                {
+                    StopWritingAfterFailure(ex);
+                    return;
+                }
+                if (!_encrypt.IsCompleted)
+                {
+                    _encrypt.UnsafeOnCompleted(_onEncryptCompleted);
+                    return;
+                }
+                step = WriteStep.EncryptCompleted;
+                continue;
+            }
+            try
+            {
+                _send = _socket.SendAsync(new ReadOnlyMemory<byte>(buffer, offset, length), SocketFlags.None).ConfigureAwait(false).GetAwaiter();
+            }
+            catch (Exception ex)
+            {
+                StopWritingAfterFailure(ex);
+                return;
+            }
+            if (!_send.IsCompleted)
+            {
+                // The writer alone writes it; read by tests.
+                Volatile.Write(ref _pendingSends, _pendingSends + 1);
+                _send.UnsafeOnCompleted(_onSendCompleted);
+                return;
+            }
+            step = WriteStep.SendCompleted;
         }
-        catch (Exception ex)
+        Exit();
+    }
+
+    /// <summary>TlsSocketStream: SslStream wrote these records (on the writer's thread inside <see cref="WriteLoop"/>, or on its
+    /// own inside a read); appends them to the ciphertext buffer for the writer to send.</summary>
+    internal void CaptureCiphertext(ReadOnlySpan<byte> records)
+    {
+        lock (_sendLock)
         {
-            CloseForException(ex, "receive");
+            if (IsClosing)
+            {
+                // Nothing more is sent; the buffer may already be going back to the pool.
+                return;
+            }
+            int end = _ciphertextEnd + records.Length;
+            byte[] ciphertext = _ciphertext ??= _pool.Rent(Math.Max(CiphertextBufferBytes, end));
+            if (ciphertext.Length < end)
+            {
+                ciphertext = GrowCiphertext(end);
+            }
+            records.CopyTo(ciphertext.AsSpan(_ciphertextEnd));
+            _ciphertextEnd = end;
+            Volatile.Write(ref _ciphertextPending, end - _ciphertextStart);
+            if (_writing)
+            {
+                // The writer (maybe this very thread, encrypting) sends it.
+                return;
+            }
+            // SslStream wrote on its own, inside a read: this thread is in SslStream, so the writer runs on the pool.
+            _writing = true;
+            EnterUnchecked();
         }
-        finally
+        ThreadPool.UnsafeQueueUserWorkItem(_flushWorkItem, preferLocal: false);
+    }
+
+    /// <summary>A bigger ciphertext buffer; the old one goes back to the pool unless a send still reads it. Under the lock.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private byte[] GrowCiphertext(int needed)
+    {
+        byte[] old = _ciphertext!;
+        byte[] bigger = _pool.Rent(Math.Max(needed, old.Length * 2));
+        Buffer.BlockCopy(old, 0, bigger, 0, _ciphertextEnd);
+        _ciphertext = bigger;
+        if (_sendInFlight)
         {
-            // Returns the pipe's segments to the pool; the SslStream is left to the close (leaveOpen).
-            await reader.CompleteAsync().ConfigureAwait(false);
-            Exit();
+            (_retiredCiphertext ??= []).Add(old);
+        }
+        else
+        {
+            _pool.Return(old);
+        }
+        return bigger;
+    }
+
+    /// <summary>A send of the ciphertext completed. Under the lock.</summary>
+    private void OnCiphertextSent(int sent)
+    {
+        _sendInFlight = false;
+        _ciphertextStart += sent;
+        if (_ciphertextStart == _ciphertextEnd)
+        {
+            _ciphertextStart = 0;
+            _ciphertextEnd = 0;
+        }
+        Volatile.Write(ref _ciphertextPending, _ciphertextEnd - _ciphertextStart);
+        ReturnRetiredCiphertext();
+    }
+
+    private void ReturnRetiredCiphertext()
+    {
+        if (_retiredCiphertext is { Count: > 0 } retired)
+        {
+            foreach (byte[] array in retired)
+            {
+                _pool.Return(array);
+            }
+            retired.Clear();
         }
     }
 
-    private async Task SendLoopAsync()
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void StopWritingAfterFailure(Exception ex)
     {
-        PipeReader reader = _pipe.Reader;
-        try
+        // Close first: a send that then finds the token free also finds the connection closing, so no writer follows.
+        CloseForException(ex, "send");
+        lock (_sendLock)
         {
-            while (true)
+            _writing = false;
+            // A failed send has completed: nothing reads the buffers any more.
+            _sendInFlight = false;
+        }
+        Exit();
+    }
+
+    /// <summary>The receive loop: reads into the receive buffer and dispatches, until a read is pending (its completion
+    /// calls this again with <paramref name="completed"/> true), the peer closes, an error, a close or a pause. Holds the
+    /// in-flight count taken by <see cref="BeginReceive"/> or <see cref="ResumeReceive"/> until it stops.</summary>
+    private void ReceiveLoop(bool completed)
+    {
+        while (true)
+        {
+            if (completed)
             {
-                ReadResult result = await reader.ReadAsync().ConfigureAwait(false);
-                ReadOnlySequence<byte> buffer = result.Buffer;
-                foreach (ReadOnlyMemory<byte> segment in buffer)
+                int received;
+                try
                 {
-                    await _ssl.WriteAsync(segment).ConfigureAwait(false);
+                    received = _read.GetResult();
                 }
-                int length = (int)buffer.Length;
-                reader.AdvanceTo(buffer.End);
-                Interlocked.Add(ref _queuedBytes, -length);
-                if (result.IsCompleted || result.IsCanceled)
+                catch (Exception ex)
                 {
+                    CloseForException(ex, "receive");
                     break;
                 }
+                if (received == 0)
+                {
+                    OnPeerClosed();
+                    break;
+                }
+                OnBytesReceived(received);
             }
+            if (IsClosing)
+            {
+                break;
+            }
+            if (Volatile.Read(ref _receivePause) == ReceivePauseRequested
+                && Interlocked.CompareExchange(ref _receivePause, ReceiveParked, ReceivePauseRequested) == ReceivePauseRequested)
+            {
+                // Paused: read nothing more; ResumeReceive restarts the loop. Leaving releases the in-flight count.
+                break;
+            }
+            GetReceiveSpace(out byte[] buffer, out int offset, out int count);
+            try
+            {
+                _read = _ssl.ReadAsync(new Memory<byte>(buffer, offset, count)).ConfigureAwait(false).GetAwaiter();
+            }
+            catch (Exception ex)
+            {
+                CloseForException(ex, "receive");
+                break;
+            }
+            if (!_read.IsCompleted)
+            {
+                _read.UnsafeOnCompleted(_onReadCompleted);
+                return;
+            }
+            completed = true;
         }
-        catch (Exception ex)
-        {
-            CloseForException(ex, "send");
-        }
-        finally
-        {
-            await reader.CompleteAsync().ConfigureAwait(false);
-            Exit();
-        }
+        Exit();
     }
 
+    [MethodImpl(MethodImplOptions.NoInlining)]
     private void CloseForException(Exception ex, string operation)
     {
         if (IsClosing)
@@ -343,14 +700,6 @@ public sealed class TlsConnection : TransportConnection
 
     private protected override void OnCloseRequested(DisconnectReason reason, bool abortive)
     {
-        lock (_sendLock)
-        {
-            if (!_writerCompleted)
-            {
-                _writerCompleted = true;
-                _pipe.Writer.Complete();
-            }
-        }
         try
         {
             if (abortive)
@@ -371,12 +720,62 @@ public sealed class TlsConnection : TransportConnection
         }
         _ssl.Dispose();
         _socket.Dispose();
-        _pipe.Reader.CancelPendingRead();
     }
 
     private protected override void ReleaseResources()
     {
         _ssl.Dispose();
         _socket.Dispose();
+        lock (_sendLock)
+        {
+            byte[]? queue = _queue;
+            _queue = null;
+            _queueHead = 0;
+            Volatile.Write(ref _queueCount, 0);
+            if (queue is not null)
+            {
+                _pool.Return(queue);
+            }
+            byte[]? ciphertext = _ciphertext;
+            _ciphertext = null;
+            _ciphertextStart = 0;
+            _ciphertextEnd = 0;
+            Volatile.Write(ref _ciphertextPending, 0);
+            if (ciphertext is not null)
+            {
+                _pool.Return(ciphertext);
+            }
+            ReturnRetiredCiphertext();
+        }
+    }
+
+    /// <summary>Work queued to the thread pool without allocating (made once per connection): restarting a parked receive
+    /// loop, or a writer for records SslStream wrote on its own.</summary>
+    private sealed class WorkItem(Action action) : IThreadPoolWorkItem
+    {
+        public void Execute() => action();
+    }
+
+    /// <summary>The socket options TLS honours: those of <see cref="TcpConnection"/> except non-blocking mode (TLS uses only the
+    /// socket's async operations, which never block either way).</summary>
+    private static void ApplySocketOptions(Socket socket, TcpConnectionOptions options)
+    {
+        socket.NoDelay = options.NoDelay;
+        if (options.ReceiveBufferSize is int receive)
+        {
+            socket.ReceiveBufferSize = receive;
+        }
+        if (options.SendBufferSize is int send)
+        {
+            socket.SendBufferSize = send;
+        }
+        if (options.KeepAlive)
+        {
+            socket.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.KeepAlive, true);
+        }
+        if (options.LingerSeconds is int linger)
+        {
+            socket.LingerState = new LingerOption(true, linger);
+        }
     }
 }

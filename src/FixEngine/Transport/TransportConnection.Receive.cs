@@ -12,11 +12,10 @@ namespace FixEngine.Transport;
 //   receive loop; one receive is outstanding at a time, so they never overlap). The counters are written by that
 //   thread only (plain increments of aligned longs) and read by other threads with Volatile.Read; _handlerErrors is
 //   also written by the teardown thread, so it is Interlocked.
-// - One framing and dispatch core for every transport, DispatchFrames(span): FixFramer cuts messages in place and
-//   the handler gets each one as a span of the bytes received, no copy.
-//   TCP receives into the pooled receive buffer and frames it in place (GetReceiveSpace compacts and grows it).
-//   TLS frames the PipeReader's segments in place (DispatchFrames(sequence)) and copies only a frame that straddles
-//   two segments into the same pooled buffer, used there as scratch space.
+// - One receive buffer and one framing and dispatch core for every transport: TCP receives from the socket, and TLS
+//   has SslStream decrypt, into the pooled receive buffer at GetReceiveSpace (which compacts and grows it), then
+//   OnBytesReceived runs DispatchFrames: FixFramer cuts messages in place and the handler gets each one as a span of
+//   the bytes received, no copy.
 // - Buffer bound: FixFramer returns NeedMoreData only for a prefix of at most MaxMessageBodyLength + 54 bytes
 //   (8=, a 16-byte BeginString, 9=, 9 digits and the trailer search slack; TransportBufferBoundTests checks it) and
 //   TcpConnectionOptions.Validate requires MaxReceiveBufferBytes >= MaxMessageBodyLength + FrameOverheadBytes (64).
@@ -30,9 +29,6 @@ namespace FixEngine.Transport;
 
 public abstract partial class TransportConnection
 {
-    /// <summary>Smallest prefix copied to frame a message that straddles two pipe segments (TLS).</summary>
-    private const int MinStraddleCopyBytes = 512;
-
     // Receiving thread only.
     private byte[]? _receiveBuffer;
     private int _receiveCapacity;
@@ -65,8 +61,8 @@ public abstract partial class TransportConnection
     public long HandlerErrors => Interlocked.Read(ref _handlerErrors);
 
     /// <summary>Current receive buffer capacity in bytes (0 before the first receive and after teardown).</summary>
-    /// <remarks>TCP receives into this buffer; TLS uses it only to make a frame that straddles two pipe segments contiguous.
-    /// It never exceeds <see cref="TcpConnectionOptions.MaxReceiveBufferBytes"/>.</remarks>
+    /// <remarks>TCP and TLS receive into this buffer (TLS: SslStream decrypts into it). It never exceeds
+    /// <see cref="TcpConnectionOptions.MaxReceiveBufferBytes"/>.</remarks>
     public int ReceiveBufferCapacity => Volatile.Read(ref _receiveCapacity);
 
     /// <summary>Where the next receive may write: after the buffered bytes, compacting or growing the buffer when it is nearly full.</summary>
@@ -115,7 +111,7 @@ public abstract partial class TransportConnection
         return bigger;
     }
 
-    /// <summary>TCP: frames and dispatches after <paramref name="count"/> bytes landed at the offset given by <see cref="GetReceiveSpace"/>.</summary>
+    /// <summary>Frames and dispatches after <paramref name="count"/> bytes landed at the offset given by <see cref="GetReceiveSpace"/>.</summary>
     /// <returns>Messages delivered; check <see cref="IsClosing"/> afterwards.</returns>
     private protected int OnBytesReceived(int count)
     {
@@ -134,95 +130,6 @@ public abstract partial class TransportConnection
             _receiveStart = start;
         }
         return (int)(_messagesReceived - before);
-    }
-
-    /// <summary>TLS: counts bytes that arrived in the pipe.</summary>
-    private protected void AddBytesReceived(long count) => _bytesReceived += count;
-
-    /// <summary>TLS: frames and dispatches the complete messages at the start of <paramref name="data"/>, in place where a frame lies in one segment.</summary>
-    /// <returns>Bytes consumed (messages and skipped bytes); the rest is the start of one incomplete frame (or closing stopped it).</returns>
-    private protected long DispatchFrames(in ReadOnlySequence<byte> data)
-    {
-        if (data.IsSingleSegment)
-        {
-            return DispatchFrames(data.FirstSpan);
-        }
-        long consumed = 0;
-        ReadOnlySequence<byte> rest = data;
-        while (!rest.IsEmpty && !IsClosing)
-        {
-            // Fast path: every frame that lies wholly in this segment, framed in place.
-            ReadOnlySpan<byte> first = rest.FirstSpan;
-            int used = first.IsEmpty ? 0 : DispatchFrames(first);
-            consumed += used;
-            if (used != 0 && used == first.Length)
-            {
-                rest = rest.Slice(used);
-                continue;
-            }
-            if (IsClosing || rest.IsSingleSegment)
-            {
-                break;
-            }
-            // The segment ends inside a frame that continues in the next one.
-            rest = rest.Slice(used);
-            int straddling = DispatchStraddlingFrame(rest, first.Length - used);
-            if (straddling == 0)
-            {
-                break;
-            }
-            consumed += straddling;
-            rest = rest.Slice(straddling);
-        }
-        return consumed;
-    }
-
-    /// <summary>Frames a message that starts in the first segment of <paramref name="rest"/> and continues past it, by copying a growing prefix into the receive buffer.</summary>
-    /// <returns>Bytes consumed; 0 when even every buffered byte is an incomplete frame.</returns>
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private int DispatchStraddlingFrame(in ReadOnlySequence<byte> rest, int inFirstSegment)
-    {
-        // PERF: the copy doubles from twice the part in the first segment, so a frame costs at most about three copies of
-        // itself, and a small frame is copied once (only the straddling frame is copied, not the data after it).
-        int available = (int)Math.Min(rest.Length, _maxReceiveBytes);
-        int length = (int)Math.Min(available, Math.Max(2L * inFirstSegment, MinStraddleCopyBytes));
-        while (true)
-        {
-            byte[] scratch = EnsureReceiveBuffer(length);
-            rest.Slice(0, length).CopyTo(scratch);
-            int used = DispatchFrames(new ReadOnlySpan<byte>(scratch, 0, length));
-            if (used != 0 || IsClosing || length == available)
-            {
-                // The buffer bound in the design note: an incomplete frame is shorter than the receive buffer's maximum.
-                Debug.Assert(used != 0 || IsClosing || available < _maxReceiveBytes, "an incomplete frame reached MaxReceiveBufferBytes");
-                return used;
-            }
-            length = (int)Math.Min(available, 2L * length);
-        }
-    }
-
-    /// <summary>The receive buffer with room for <paramref name="size"/> bytes (at most the maximum); its content is not kept when it grows.</summary>
-    private byte[] EnsureReceiveBuffer(int size)
-    {
-        byte[]? array = _receiveBuffer;
-        int capacity = _receiveCapacity;
-        if (array is not null && capacity >= size)
-        {
-            return array;
-        }
-        int newCapacity = Math.Max(capacity, _initialReceiveBytes);
-        while (newCapacity < size)
-        {
-            newCapacity = (int)Math.Min((long)newCapacity * 2, _maxReceiveBytes);
-        }
-        byte[] bigger = _pool.Rent(newCapacity);
-        _receiveBuffer = bigger;
-        Volatile.Write(ref _receiveCapacity, newCapacity);
-        if (array is not null)
-        {
-            _pool.Return(array);
-        }
-        return bigger;
     }
 
     /// <summary>Frames and dispatches every complete message at the start of <paramref name="data"/>, in place; stops at an incomplete frame or once closing.</summary>
@@ -294,7 +201,7 @@ public abstract partial class TransportConnection
         $"too much garbage: {_consecutiveFrameErrors} consecutive frame errors skipping {_consecutiveGarbageBytes} bytes without a valid message " +
         $"(limits {_maxFrameErrors} errors, {_maxGarbageBytes} bytes)");
 
-    /// <summary>TCP: the peer's FIN; reports <see cref="DisconnectReason.PeerClosedMidMessage"/> when part of a frame is buffered.</summary>
+    /// <summary>The peer's FIN (TLS: its close_notify or FIN); reports <see cref="DisconnectReason.PeerClosedMidMessage"/> when part of a frame is buffered.</summary>
     private protected void OnPeerClosed() => OnPeerClosed(_receiveEnd - _receiveStart);
 
     /// <summary>The peer's FIN with <paramref name="incompleteBytes"/> of an incomplete frame buffered.</summary>

@@ -35,7 +35,8 @@ namespace FixEngine.Transport;
 /// normally the owner (the session's thread), including from inside a receive callback on that thread; other threads
 /// hand bytes to the owner (the session layer does this through an SPSC ring). <see cref="Close"/>, <see cref="Abort"/>
 /// and the status properties are safe from any thread.</para>
-/// <para>Allocation: the TCP receive and send paths allocate nothing in steady state; the TLS path is async and may.</para>
+/// <para>Allocation: the TCP and TLS receive and send paths allocate nothing in steady state (TLS: measured with SslStream's
+/// own work included; the handshake allocates).</para>
 /// </remarks>
 public abstract partial class TransportConnection : IAgent, IDisposable
 {
@@ -156,8 +157,8 @@ public abstract partial class TransportConnection : IAgent, IDisposable
     /// <remarks>
     /// Any thread; idempotent. Bytes already received are still framed and dispatched: the pause takes effect at the
     /// next socket read (busy-poll: <see cref="Poll"/> skips the receive but still drains the send queue; completion
-    /// mode: the receive loop posts no new receive once the current one has been dispatched). The TLS connection does
-    /// not pause (its reads are driven by SslStream); this is a no-op there. Allocation-free.
+    /// mode and TLS: the receive loop issues no new read once the current one has been dispatched; TLS bytes SslStream
+    /// has already decrypted wait in it). Allocation-free.
     /// </remarks>
     public virtual void PauseReceive()
     {
@@ -165,7 +166,8 @@ public abstract partial class TransportConnection : IAgent, IDisposable
 
     /// <summary>Reads from the socket again after <see cref="PauseReceive"/>.</summary>
     /// <remarks>Any thread; idempotent. In completion mode a stopped receive loop is restarted on the calling thread, so
-    /// bytes already waiting are dispatched to the handler on it before this returns. Allocation-free.</remarks>
+    /// bytes already waiting are dispatched to the handler on it before this returns; TLS restarts it on a thread-pool
+    /// thread (a peer that keeps writing could otherwise hold the calling thread in the loop). Allocation-free.</remarks>
     public virtual void ResumeReceive()
     {
     }

@@ -21,6 +21,7 @@ internal static class IsolatedProcess
     private static readonly Dictionary<string, Func<TextWriter, int>> s_probes = new()
     {
         [TcpAllocationTests.CompletionModeProbe] = TcpAllocationTests.MeasureCompletionModeAllocation,
+        [TlsAllocationTests.Probe] = TlsAllocationTests.MeasureAllocation,
     };
 
     /// <summary>Runs <paramref name="probe"/> in a child process; returns its exit code and stdout (stderr appended).</summary>

@@ -118,14 +118,14 @@ public class TlsConnectionTests
             new TlsOptions { TargetHost = "localhost" }, new RecordingHandler()));
     }
 
-    public static readonly TheoryData<int> SegmentSizes = new() { 256, 64 * 1024 };
+    public static readonly TheoryData<int> ReceiveBufferSizes = new() { 256, 64 * 1024 };
 
     [Theory]
-    [MemberData(nameof(SegmentSizes))]
+    [MemberData(nameof(ReceiveBufferSizes))]
     public void AMessageSplitAtEveryByteIsReassembled(int initialReceiveBufferBytes)
     {
-        // 256: the receive pipe's segments are 256 bytes and a read starts a new one when fewer than 64 are free, so frames
-        // straddle segments and go through the copy; 64 KiB: 16 KiB segments, every frame lies in one (framed in place).
+        // 256: the receive buffer starts smaller than a TLS record and than the 300-byte message, so SslStream's reads are
+        // cut short, the buffer compacts and grows; 64 KiB: every read lands in room to spare.
         using var loop = new TlsLoopback(new TcpConnectionOptions { InitialReceiveBufferBytes = initialReceiveBufferBytes });
         var (ssl, _, server, handler) = loop.ConnectRaw();
         byte[] stream = FixMessages.Numbered(1).Concat(FixMessages.Numbered(2, 300)).Concat(FixMessages.Numbered(3)).ToArray();
@@ -143,12 +143,12 @@ public class TlsConnectionTests
     }
 
     [Theory]
-    [MemberData(nameof(SegmentSizes))]
+    [MemberData(nameof(ReceiveBufferSizes))]
     public void ManyMessagesPerReadAreAllDeliveredInOrder(int initialReceiveBufferBytes)
     {
         using var loop = new TlsLoopback(new TcpConnectionOptions { InitialReceiveBufferBytes = initialReceiveBufferBytes });
         var (ssl, _, server, handler) = loop.ConnectRaw();
-        // Mixed sizes so frame boundaries fall everywhere relative to segment and TLS record boundaries.
+        // Mixed sizes so frame boundaries fall everywhere relative to receive-buffer and TLS record boundaries.
         byte[] batch = Enumerable.Range(0, 500).SelectMany(i => FixMessages.Numbered(i, i % 7 == 0 ? 700 : 0)).ToArray();
         ssl.Write(batch);
         ssl.Flush();
@@ -164,7 +164,7 @@ public class TlsConnectionTests
     }
 
     [Theory]
-    [MemberData(nameof(SegmentSizes))]
+    [MemberData(nameof(ReceiveBufferSizes))]
     public void GarbageBetweenMessagesIsReportedAndSkipped(int initialReceiveBufferBytes)
     {
         using var loop = new TlsLoopback(new TcpConnectionOptions { InitialReceiveBufferBytes = initialReceiveBufferBytes });
@@ -229,7 +229,7 @@ public class TlsConnectionTests
         Assert.Equal(7, FixMessages.ReadSeq(handler.Messages.Single()));
         Assert.False(server.IsClosing);
         Assert.InRange(handler.MaxCapacitySeen, 0, options.MaxReceiveBufferBytes);
-        // Pipe segments in flight plus the receive buffer: far below the 4 MB sent.
+        // The receive buffer (and the send queue, never used here): far below the 4 MB sent.
         Assert.InRange(loop.Bytes.PeakBytes, 0, 256 * 1024);
         ssl.Dispose();
         Assert.True(handler.Disconnected.Wait(Loopback.Wait));
