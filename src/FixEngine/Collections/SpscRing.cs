@@ -53,6 +53,8 @@ public sealed class SpscRing<T>
     /// <summary>The largest supported capacity.</summary>
     public const int MaxCapacity = 1 << 30;
 
+    private const int MaxChasePauses = 3;
+
     private readonly Slot[] _slots;
     private readonly long _mask;
     private readonly long _releaseMask;
@@ -61,6 +63,7 @@ public sealed class SpscRing<T>
     private PaddedLong _released;
     private PaddedLong _head;
     private PaddedLong _tailCache;
+    private PaddedLong _chasePauses;
 
     /// <summary>Creates a ring holding at most <paramref name="capacity"/> items.</summary>
     /// <param name="capacity">A power of two between 2 and <see cref="MaxCapacity"/>.</param>
@@ -209,13 +212,27 @@ public sealed class SpscRing<T>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private long RefreshTailCacheOrRelease(long head)
     {
+        int pauses = (int)_chasePauses.Value;
+        if (pauses != 0)
+        {
+            Thread.SpinWait(pauses);
+        }
         // Acquire: pairs with the producer's release of _tail, so the slots before it are visible.
         long tail = _tail.VolatileValue;
         _tailCache.Value = tail;
-        if (tail <= head && _released.Value != head)
+        long available = tail - head;
+        if (available <= 0)
         {
-            // Release: the consumer ran dry; the slots it read are free (their reads completed above).
-            _released.VolatileValue = head;
+            _chasePauses.Value = 0;
+            if (_released.Value != head)
+            {
+                // Release: the consumer ran dry; the slots it read are free (their reads completed above).
+                _released.VolatileValue = head;
+            }
+        }
+        else
+        {
+            _chasePauses.Value = available > _releaseMask ? 0 : Math.Min(pauses * 2 + 1, MaxChasePauses);
         }
         return tail;
     }
