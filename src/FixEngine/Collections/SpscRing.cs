@@ -53,7 +53,7 @@ public sealed class SpscRing<T>
     /// <summary>The largest supported capacity.</summary>
     public const int MaxCapacity = 1 << 30;
 
-    private const int MaxChasePauses = 3;
+    private const long MaxSmallRefreshes = 3;
 
     private readonly Slot[] _slots;
     private readonly long _mask;
@@ -63,7 +63,7 @@ public sealed class SpscRing<T>
     private PaddedLong _released;
     private PaddedLong _head;
     private PaddedLong _tailCache;
-    private PaddedLong _chasePauses;
+    private PaddedLong _smallRefreshes;
 
     /// <summary>Creates a ring holding at most <paramref name="capacity"/> items.</summary>
     /// <param name="capacity">A power of two between 2 and <see cref="MaxCapacity"/>.</param>
@@ -212,10 +212,11 @@ public sealed class SpscRing<T>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private long RefreshTailCacheOrRelease(long head)
     {
-        int pauses = (int)_chasePauses.Value;
-        if (pauses != 0)
+        long smallRefreshes = _smallRefreshes.Value;
+        if (smallRefreshes > 1)
         {
-            Thread.SpinWait(pauses);
+            // 1, then 3 spin iterations (see the design notes: chase back-off).
+            Thread.SpinWait((1 << (int)(smallRefreshes - 1)) - 1);
         }
         // Acquire: pairs with the producer's release of _tail, so the slots before it are visible.
         long tail = _tail.VolatileValue;
@@ -223,7 +224,7 @@ public sealed class SpscRing<T>
         long available = tail - head;
         if (available <= 0)
         {
-            _chasePauses.Value = 0;
+            _smallRefreshes.Value = 0;
             if (_released.Value != head)
             {
                 // Release: the consumer ran dry; the slots it read are free (their reads completed above).
@@ -232,7 +233,10 @@ public sealed class SpscRing<T>
         }
         else
         {
-            _chasePauses.Value = available > _releaseMask ? 0 : Math.Min(pauses * 2 + 1, MaxChasePauses);
+            // Chase back-off level for the next refresh (design notes): 0 after a batch; after a small refresh, the count
+            // of small refreshes in a row or the number of items found, whichever is larger, up to 3. So a lone item (a
+            // hand-off) costs no pause, two items or a second small refresh one spin iteration, more three.
+            _smallRefreshes.Value = available > _releaseMask ? 0 : Math.Min(Math.Max(smallRefreshes + 1, available), MaxSmallRefreshes);
         }
         return tail;
     }
