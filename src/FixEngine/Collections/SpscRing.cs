@@ -8,7 +8,7 @@ namespace FixEngine.Collections;
 // Design:
 // - Bounded single-producer/single-consumer queue over a power-of-two array, indexed with a mask.
 //   Positions are 64-bit counters that only grow; slot = position & mask; count = tail - head.
-// - Five PaddedLongs, each value alone on its cache line (no line shared with another field, the
+// - Six PaddedLongs, each value alone on its cache line (no line shared with another field, the
 //   object header or a neighbouring object) and 128 bytes from the next (never in one prefetch pair):
 //     _tail       producer writes (next slot to fill), consumer reads when its cache runs out
 //     _headCache  producer only: the last _released it read (stale, never ahead of the real one)
@@ -16,6 +16,7 @@ namespace FixEngine.Collections;
 //                 says full
 //     _head       consumer only (next slot to read); Count reads it from any thread
 //     _tailCache  consumer only: the last tail it read (stale, never ahead of the real tail)
+//     _smallRefreshes consumer only: chase back-off level (0 to 3, see below)
 //   The cache fields are written and read by one thread only, so their lines stay in that core's cache
 //   in the modified state; a side touches its own lines, the slot, and the other side's position
 //   only when its cache says it cannot make progress (once per batch in steady state, not per item).
@@ -29,6 +30,25 @@ namespace FixEngine.Collections;
 //   capacity 4096: see the benchmark's remarks for the measured before/after. The cost: a producer can
 //   find the ring full while up to ReleaseBatch - 1 consumed slots are not handed back yet (the consumer
 //   is busy then, so it releases them within ReleaseBatch items or when it runs dry).
+// - Chase back-off. A tail refresh that finds fewer than ReleaseBatch items means the consumer has caught up
+//   with the producer. Each refresh pulls the producer's tail line and the slot line it is filling to the
+//   consumer's core; the producer's next store to each must fetch the line back, and since x64 stores
+//   become visible in order, every store queued behind it waits too. With the consumer refreshing every few
+//   items this slows the producer to the consumer's pace, so the consumer never falls behind again: the
+//   "bad mode" of the per-item benchmark (scratch harness, 1M items, capacity 4096: 70,000-130,000 tail
+//   refreshes of 8-10 items on average, some 10,000 empty polls, 15-25 ns per item; in the good mode a
+//   few hundred refreshes of thousands of items, 3-5 ns). So the refresh after a small one first spins
+//   (Thread.SpinWait) 1 or 3 iterations: 3 after a refresh that found 3 or more items, 1 after one that
+//   found 2 or after a second small refresh in a row, none after a lone item (a hand-off, as in a
+//   request/response exchange) and none after a batch or an empty ring. The producer fills whole lines
+//   meanwhile. What a refresh finds is always handed out at once (never a false "empty"); the spin only
+//   delays the next look at the tail, by at most 3 spin iterations (about 150 ns on the benchmark
+//   machine, where one iteration is a PAUSE of about 50 ns), and only while the producer keeps
+//   publishing. PERF: scratch harness (/tmp/spscprobe: the benchmark's loops, 30 x 1M items per run,
+//   `dotnet bin/Release/net10.0/spscprobe.dll v <capacity> 30 30`), mean of the 30 per-run ns/item,
+//   ConcurrentQueue in the same process ~15-18: before 5.4-12.5 at 4096 and 6.2-21 at 2^20; after 4.0-6.0
+//   and 5.4-5.6. SpscRingThroughputBenchmarks (BDN, 15 iterations) and SpscRingPingPongBenchmarks: see the
+//   throughput benchmark's remarks for the before/after tables.
 // - Publication: the producer writes the slot, then Volatile.Write(_tail) (release) so the slot is
 //   visible before the new tail. The consumer reads _tail with Volatile.Read (acquire) before reading
 //   slots. Symmetrically the consumer reads (and clears) slots, then Volatile.Write(_released)
@@ -46,7 +66,10 @@ namespace FixEngine.Collections;
 /// (possibly different) thread the consumer members (<see cref="TryDequeue"/>, <see cref="Drain{THandler}"/>).
 /// <see cref="Count"/> may be read from any thread and is approximate. The consumer hands slots back to the producer in
 /// groups of <see cref="ReleaseBatch"/> and whenever it finds the ring empty, so <see cref="TryEnqueue"/> may report a
-/// full ring while fewer than <see cref="ReleaseBatch"/> consumed slots are still held. No member allocates.
+/// full ring while fewer than <see cref="ReleaseBatch"/> consumed slots are still held. A consumer that keeps finding
+/// only a few new items (it has caught up with a producer that is still publishing) spins briefly, at most three
+/// <see cref="Thread.SpinWait(int)"/> iterations, before it looks for more, so that the producer can fill whole cache
+/// lines; items it has seen are always returned at once. No member allocates.
 /// </remarks>
 public sealed class SpscRing<T>
 {
