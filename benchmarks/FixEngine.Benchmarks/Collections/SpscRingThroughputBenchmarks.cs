@@ -30,12 +30,12 @@ namespace FixEngine.Benchmarks.Collections;
 /// <para>That only helped while the producer stayed ahead. Per-item TryDequeue stayed bimodal: once the consumer caught
 /// up (every run starts with an empty ring), each tail refresh found a handful of items, and pulling the producer's tail
 /// and slot lines every few items slowed the producer to the consumer's pace, so the chase never ended (scratch harness,
-/// capacity 4096: 70,000-130,000 refreshes per million items at 8-10 items each, 15-25 ns per item, against a few hundred
-/// refreshes and 3-5 ns in the good mode). The chase back-off (SpscRing design notes: a spin of 1 or 3 iterations before
-/// the refresh that follows a small one) lets the producer fill whole lines meanwhile. BDN, this class, 15 iterations
-/// (ns per item, mean / median, ratio to ConcurrentQueue): capacity 4096 before 6.9 / 4.6 (0.44), 5.4 / 5.3 (0.33), after
-/// 6.0 / 6.2 (0.38), 6.4 / 6.1 (0.38); capacity 2^20 before 9.2 / 7.1 (0.55), 9.9 / 10.1 (0.60), after 6.2 / 6.2 (0.38),
-/// 4.8 / 4.6 (0.29). SpscRingPingPongBenchmarks round trip: 384 ns before, 334 ns after.</para>
+/// capacity 4096: 80,000-210,000 refreshes per million items at 8-13 items each, 17-47 ns per item, against a few hundred
+/// refreshes and 2.5-5 ns in the good mode). The chase back-off (SpscRing design notes: a spin of 1, then 3 iterations
+/// before the refresh that follows a small one) lets the producer fill whole lines meanwhile. BDN, this class, 15
+/// iterations (SpscRing ns per item, mean / median, ratio to ConcurrentQueue): capacity 4096 before 6.9 / 4.6 (0.44),
+/// 5.4 / 5.3 (0.33), after 3.9 / 3.7 (0.25), 3.4 / 3.3 (0.18); capacity 2^20 before 9.2 / 7.1 (0.55), 9.9 / 10.1
+/// (0.60), after 5.6 / 5.5 (0.31), 4.1 / 4.0 (0.25).</para>
 /// </remarks>
 [MemoryDiagnoser]
 public class SpscRingThroughputBenchmarks

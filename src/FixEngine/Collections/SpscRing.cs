@@ -16,7 +16,7 @@ namespace FixEngine.Collections;
 //                 says full
 //     _head       consumer only (next slot to read); Count reads it from any thread
 //     _tailCache  consumer only: the last tail it read (stale, never ahead of the real tail)
-//     _smallRefreshes consumer only: chase back-off level (0 to 3, see below)
+//     _chasePauses consumer only: spin iterations before its next tail refresh (0, 1 or 3, see below)
 //   The cache fields are written and read by one thread only, so their lines stay in that core's cache
 //   in the modified state; a side touches its own lines, the slot, and the other side's position
 //   only when its cache says it cannot make progress (once per batch in steady state, not per item).
@@ -35,20 +35,26 @@ namespace FixEngine.Collections;
 //   consumer's core; the producer's next store to each must fetch the line back, and since x64 stores
 //   become visible in order, every store queued behind it waits too. With the consumer refreshing every few
 //   items this slows the producer to the consumer's pace, so the consumer never falls behind again: the
-//   "bad mode" of the per-item benchmark (scratch harness, 1M items, capacity 4096: 70,000-130,000 tail
-//   refreshes of 8-10 items on average, some 10,000 empty polls, 15-25 ns per item; in the good mode a
-//   few hundred refreshes of thousands of items, 3-5 ns). So the refresh after a small one first spins
-//   (Thread.SpinWait) 1 or 3 iterations: 3 after a refresh that found 3 or more items, 1 after one that
-//   found 2 or after a second small refresh in a row, none after a lone item (a hand-off, as in a
-//   request/response exchange) and none after a batch or an empty ring. The producer fills whole lines
-//   meanwhile. What a refresh finds is always handed out at once (never a false "empty"); the spin only
-//   delays the next look at the tail, by at most 3 spin iterations (about 150 ns on the benchmark
-//   machine, where one iteration is a PAUSE of about 50 ns), and only while the producer keeps
-//   publishing. PERF: scratch harness (/tmp/spscprobe: the benchmark's loops, 30 x 1M items per run,
-//   `dotnet bin/Release/net10.0/spscprobe.dll v <capacity> 30 30`), mean of the 30 per-run ns/item,
-//   ConcurrentQueue in the same process ~15-18: before 5.4-12.5 at 4096 and 6.2-21 at 2^20; after 4.0-6.0
-//   and 5.4-5.6. SpscRingThroughputBenchmarks (BDN, 15 iterations) and SpscRingPingPongBenchmarks: see the
-//   throughput benchmark's remarks for the before/after tables.
+//   "bad mode" of the per-item benchmark (scratch harness, 1M items, capacity 4096: 80,000-210,000 tail
+//   refreshes of 8-13 items on average and up to 85,000 empty polls, 17-47 ns per item; in the good mode a
+//   few hundred refreshes of thousands of items, 2.5-5 ns). So the refresh after a small one first spins
+//   (Thread.SpinWait): 1 iteration after the first small refresh, 3 after each further one in a row, none
+//   after a refresh that found a batch or an empty ring. The producer fills whole lines meanwhile. What a
+//   refresh finds is always handed out at once (never a false "empty"); the spin only delays the next look
+//   at the tail, by at most 3 spin iterations (about 150 ns on the benchmark machine, where one iteration
+//   is a PAUSE of about 50 ns), and only while the producer keeps publishing: the first item after an empty
+//   ring is seen without delay. PERF: SpscRingThroughputBenchmarks.SpscRing (BDN, 15 iterations, mean ns
+//   per item, ConcurrentQueue 15.6-18.4 in the same runs): capacity 4096 from 6.9 and 5.4 to 3.9 and 3.4,
+//   capacity 2^20 from 9.2 and 9.9 to 5.6 and 4.1 (tables in the benchmark's remarks);
+//   SpscRingPingPongBenchmarks round trip 384 ns before, 376-424 ns after (noise level). Scratch harness
+//   (/tmp/spscprobe, not in the repository: the benchmark's loops, 30 runs of 1M items after 30 warm-up
+//   runs, `dotnet bin/Release/net10.0/spscprobe.dll v <capacity> 30 30`), mean of the per-run ns/item:
+//   before 5.4-12.5 at 4096 and 6.2-21 at 2^20, after 4.6-6.0 and 5.0-7.7. Tried and not kept: skipping
+//   the pause after a lone item (to spare request/response hand-offs; capacity 4096 stayed at about 6 ns
+//   in BDN, and ping-pong did not measurably gain), starting the pause only at the second small refresh
+//   (worse in the harness), longer pauses (7 or 15 iterations: no better), a software prefetch ahead of
+//   the consumer, per-slot sequence flags instead of the tail (the consumer never reads the producer's
+//   line; 16-byte slots for long, about 5-7 ns either way) and a producer kept 512 slots behind the consumer.
 // - Publication: the producer writes the slot, then Volatile.Write(_tail) (release) so the slot is
 //   visible before the new tail. The consumer reads _tail with Volatile.Read (acquire) before reading
 //   slots. Symmetrically the consumer reads (and clears) slots, then Volatile.Write(_released)
@@ -76,7 +82,7 @@ public sealed class SpscRing<T>
     /// <summary>The largest supported capacity.</summary>
     public const int MaxCapacity = 1 << 30;
 
-    private const long MaxSmallRefreshes = 3;
+    private const int MaxChasePauses = 3;
 
     private readonly Slot[] _slots;
     private readonly long _mask;
@@ -86,7 +92,7 @@ public sealed class SpscRing<T>
     private PaddedLong _released;
     private PaddedLong _head;
     private PaddedLong _tailCache;
-    private PaddedLong _smallRefreshes;
+    private PaddedLong _chasePauses;
 
     /// <summary>Creates a ring holding at most <paramref name="capacity"/> items.</summary>
     /// <param name="capacity">A power of two between 2 and <see cref="MaxCapacity"/>.</param>
@@ -235,11 +241,11 @@ public sealed class SpscRing<T>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private long RefreshTailCacheOrRelease(long head)
     {
-        long smallRefreshes = _smallRefreshes.Value;
-        if (smallRefreshes > 1)
+        int pauses = (int)_chasePauses.Value;
+        if (pauses != 0)
         {
-            // 1, then 3 spin iterations (see the design notes: chase back-off).
-            Thread.SpinWait((1 << (int)(smallRefreshes - 1)) - 1);
+            // Chase back-off (design notes): the last refresh found only a few items.
+            Thread.SpinWait(pauses);
         }
         // Acquire: pairs with the producer's release of _tail, so the slots before it are visible.
         long tail = _tail.VolatileValue;
@@ -247,7 +253,7 @@ public sealed class SpscRing<T>
         long available = tail - head;
         if (available <= 0)
         {
-            _smallRefreshes.Value = 0;
+            _chasePauses.Value = 0;
             if (_released.Value != head)
             {
                 // Release: the consumer ran dry; the slots it read are free (their reads completed above).
@@ -256,10 +262,9 @@ public sealed class SpscRing<T>
         }
         else
         {
-            // Chase back-off level for the next refresh (design notes): 0 after a batch; after a small refresh, the count
-            // of small refreshes in a row or the number of items found, whichever is larger, up to 3. So a lone item (a
-            // hand-off) costs no pause, two items or a second small refresh one spin iteration, more three.
-            _smallRefreshes.Value = available > _releaseMask ? 0 : Math.Min(Math.Max(smallRefreshes + 1, available), MaxSmallRefreshes);
+            // Fewer than ReleaseBatch items: the consumer has caught up; pause before the next refresh, 1 spin iteration
+            // the first time, 3 while it lasts. A batch resets it.
+            _chasePauses.Value = available > _releaseMask ? 0 : pauses == 0 ? 1 : MaxChasePauses;
         }
         return tail;
     }

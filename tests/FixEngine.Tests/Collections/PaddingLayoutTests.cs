@@ -63,7 +63,7 @@ public class PaddingLayoutTests
         // runtime's field order); everything else is set once in the constructor.
         FieldInfo[] fields = typeof(SpscRing<long>).GetFields(BindingFlags.Instance | BindingFlags.NonPublic | BindingFlags.Public);
         Assert.Equal(
-            ["_head", "_headCache", "_released", "_smallRefreshes", "_tail", "_tailCache"],
+            ["_chasePauses", "_head", "_headCache", "_released", "_tail", "_tailCache"],
             fields.Where(f => f.FieldType == typeof(PaddedLong)).Select(f => f.Name).Order().ToArray());
         Assert.All(fields.Where(f => f.FieldType != typeof(PaddedLong)), f => Assert.True(f.IsInitOnly, f.Name));
 
@@ -78,7 +78,7 @@ public class PaddingLayoutTests
             ValueOffset(ref data, ref SpscRingFields.Released(ring)),
             ValueOffset(ref data, ref SpscRingFields.Head(ring)),
             ValueOffset(ref data, ref SpscRingFields.TailCache(ring)),
-            ValueOffset(ref data, ref SpscRingFields.SmallRefreshes(ring)),
+            ValueOffset(ref data, ref SpscRingFields.ChasePauses(ring)),
         ];
         foreach (long value in values)
         {
@@ -115,8 +115,8 @@ public class PaddingLayoutTests
         [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_tailCache")]
         public static extern ref PaddedLong TailCache(SpscRing<long> ring);
 
-        [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_smallRefreshes")]
-        public static extern ref PaddedLong SmallRefreshes(SpscRing<long> ring);
+        [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_chasePauses")]
+        public static extern ref PaddedLong ChasePauses(SpscRing<long> ring);
     }
 
     [Fact]
