@@ -34,8 +34,8 @@ namespace FixEngine.Benchmarks.Collections;
 /// refreshes and 2.5-5 ns in the good mode). The chase back-off (SpscRing design notes: a spin of 1, then 3 iterations
 /// before the refresh that follows a small one) lets the producer fill whole lines meanwhile. BDN, this class, 15
 /// iterations (SpscRing ns per item, mean / median, ratio to ConcurrentQueue): capacity 4096 before 6.9 / 4.6 (0.44),
-/// 5.4 / 5.3 (0.33), after 3.9 / 3.7 (0.25), 3.4 / 3.3 (0.18); capacity 2^20 before 9.2 / 7.1 (0.55), 9.9 / 10.1
-/// (0.60), after 5.6 / 5.5 (0.31), 4.1 / 4.0 (0.25).</para>
+/// 5.4 / 5.3 (0.33), after 3.9 / 3.7 (0.25), 3.4 / 3.3 (0.18), 3.2 / 3.1 (0.20); capacity 2^20 before 9.2 / 7.1
+/// (0.55), 9.9 / 10.1 (0.60), after 5.6 / 5.5 (0.31), 4.1 / 4.0 (0.25), 3.1 / 3.0 (0.20).</para>
 /// </remarks>
 [MemoryDiagnoser]
 public class SpscRingThroughputBenchmarks

@@ -44,8 +44,8 @@ namespace FixEngine.Collections;
 //   at the tail, by at most 3 spin iterations (about 150 ns on the benchmark machine, where one iteration
 //   is a PAUSE of about 50 ns), and only while the producer keeps publishing: the first item after an empty
 //   ring is seen without delay. PERF: SpscRingThroughputBenchmarks.SpscRing (BDN, 15 iterations, mean ns
-//   per item, ConcurrentQueue 15.6-18.4 in the same runs): capacity 4096 from 6.9 and 5.4 to 3.9 and 3.4,
-//   capacity 2^20 from 9.2 and 9.9 to 5.6 and 4.1 (tables in the benchmark's remarks);
+//   per item, ConcurrentQueue 15.5-18.4 in the same runs): capacity 4096 from 6.9 and 5.4 to 3.9, 3.4 and
+//   3.2, capacity 2^20 from 9.2 and 9.9 to 5.6, 4.1 and 3.1 (tables in the benchmark's remarks);
 //   SpscRingPingPongBenchmarks round trip 384 ns before, 376-424 ns after (noise level). Scratch harness
 //   (/tmp/spscprobe, not in the repository: the benchmark's loops, 30 runs of 1M items after 30 warm-up
 //   runs, `dotnet bin/Release/net10.0/spscprobe.dll v <capacity> 30 30`), mean of the per-run ns/item:
