@@ -63,11 +63,11 @@ public class PaddingLayoutTests
         // runtime's field order); everything else is set once in the constructor.
         FieldInfo[] fields = typeof(SpscRing<long>).GetFields(BindingFlags.Instance | BindingFlags.NonPublic | BindingFlags.Public);
         Assert.Equal(
-            ["_head", "_headCache", "_released", "_tail", "_tailCache"],
+            ["_chasePauses", "_head", "_headCache", "_released", "_tail", "_tailCache"],
             fields.Where(f => f.FieldType == typeof(PaddedLong)).Select(f => f.Name).Order().ToArray());
         Assert.All(fields.Where(f => f.FieldType != typeof(PaddedLong)), f => Assert.True(f.IsInitOnly, f.Name));
 
-        // And at run time the five values sit FalseSharingRange apart (never in one 128-byte line pair), each inside
+        // And at run time the six values sit FalseSharingRange apart (never in one 128-byte line pair), each inside
         // its own PaddedLong and so clear of the object header and of _slots/_mask.
         var ring = new SpscRing<long>(16);
         ref byte data = ref Unsafe.As<RawObject>(ring).Data; // first byte after the method table pointer
@@ -78,6 +78,7 @@ public class PaddingLayoutTests
             ValueOffset(ref data, ref SpscRingFields.Released(ring)),
             ValueOffset(ref data, ref SpscRingFields.Head(ring)),
             ValueOffset(ref data, ref SpscRingFields.TailCache(ring)),
+            ValueOffset(ref data, ref SpscRingFields.ChasePauses(ring)),
         ];
         foreach (long value in values)
         {
@@ -113,6 +114,9 @@ public class PaddingLayoutTests
 
         [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_tailCache")]
         public static extern ref PaddedLong TailCache(SpscRing<long> ring);
+
+        [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_chasePauses")]
+        public static extern ref PaddedLong ChasePauses(SpscRing<long> ring);
     }
 
     [Fact]

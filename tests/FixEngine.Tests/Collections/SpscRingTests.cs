@@ -192,6 +192,32 @@ public class SpscRingTests
         Assert.Equal(64, ring.Count);
     }
 
+    [Fact]
+    public void ConsumerThatKeepsFindingFewItemsStillGetsEveryItemAtOnce()
+    {
+        // Each refresh finds fewer than ReleaseBatch items, so the consumer backs off before its next refresh; the back-off
+        // may only delay that refresh, never hide an item already published (no false "empty").
+        var ring = new SpscRing<long>(1024); // ReleaseBatch 64
+        long next = 0, expected = 0;
+        for (int round = 0; round < 2000; round++)
+        {
+            int burst = 1 + round % 5;
+            for (int i = 0; i < burst; i++) Assert.True(ring.TryEnqueue(next++));
+            for (int i = 0; i < burst; i++)
+            {
+                Assert.True(ring.TryDequeue(out long item));
+                Assert.Equal(expected++, item);
+            }
+            if (round % 3 == 0) Assert.False(ring.TryDequeue(out _)); // runs dry now and then: the back-off resets
+        }
+        var handler = new OrderHandler { Expected = expected };
+        for (int i = 0; i < 3; i++) Assert.True(ring.TryEnqueue(next++));
+        Assert.Equal(3, ring.Drain(ref handler, 100));
+        Assert.Equal(0, handler.Errors);
+        Assert.Equal(next, handler.Expected);
+        Assert.Equal(0, ring.Count);
+    }
+
     [Theory]
     [InlineData(1024)]
     [InlineData(64)]
