@@ -45,7 +45,6 @@ public sealed class TcpConnection : TransportConnection
     private readonly EventArgsPool _argsPool;
     private readonly ArrayPool<byte> _pool;
     private readonly int _queueCapacity;
-    private readonly int _initialSendBytes;
     private readonly Lock _sendLock = new();
     private readonly EndPoint? _remote;
     private readonly EndPoint? _local;
@@ -65,9 +64,6 @@ public sealed class TcpConnection : TransportConnection
     private bool _sendInFlight;
     private long _bytesSent;
 
-    // Owner thread only (never pooled, so a late write after teardown cannot corrupt a pool).
-    private byte[]? _sendBuffer;
-
     internal TcpConnection(Socket socket, TcpConnectionOptions options, IConnectionHandler? handler)
         : base(options, handler)
     {
@@ -76,7 +72,6 @@ public sealed class TcpConnection : TransportConnection
         _argsPool = options.EventArgsPool;
         _pool = options.BufferPool ?? ArrayPool<byte>.Shared;
         _queueCapacity = options.SendQueueBytes;
-        _initialSendBytes = options.InitialSendBufferBytes;
         _remote = SafeEndPoint(socket, remote: true);
         _local = SafeEndPoint(socket, remote: false);
         ApplySocketOptions(socket, options);
@@ -160,7 +155,6 @@ public sealed class TcpConnection : TransportConnection
     public override void Prewarm()
     {
         base.Prewarm();
-        GetSendSpan(_initialSendBytes);
         lock (_sendLock)
         {
             if (!IsClosing)
@@ -195,28 +189,6 @@ public sealed class TcpConnection : TransportConnection
         {
             Exit();
         }
-    }
-
-    /// <inheritdoc/>
-    public override Span<byte> GetSendSpan(int sizeHint)
-    {
-        byte[]? buffer = _sendBuffer;
-        if (buffer is null || buffer.Length < sizeHint)
-        {
-            buffer = GrowSendBuffer(sizeHint);
-        }
-        return buffer;
-    }
-
-    /// <inheritdoc/>
-    public override SendResult Commit(int length)
-    {
-        byte[]? buffer = _sendBuffer;
-        if (buffer is null || (uint)length > (uint)buffer.Length)
-        {
-            TransportThrowHelper.ThrowArgumentOutOfRange(nameof(length), length, "Commit length exceeds the span returned by GetSendSpan.");
-        }
-        return Send(new ReadOnlySpan<byte>(buffer, 0, length));
     }
 
     /// <inheritdoc/>
@@ -297,23 +269,6 @@ public sealed class TcpConnection : TransportConnection
             Exit();
         }
         return result;
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private byte[] GrowSendBuffer(int sizeHint)
-    {
-        if ((uint)sizeHint > (uint)_queueCapacity)
-        {
-            TransportThrowHelper.ThrowArgumentOutOfRange(nameof(sizeHint), sizeHint, $"Messages are limited to SendQueueBytes ({_queueCapacity}).");
-        }
-        int size = Math.Max(_initialSendBytes, _sendBuffer?.Length ?? 0);
-        while (size < sizeHint)
-        {
-            size = (int)Math.Min((long)size * 2, _queueCapacity);
-        }
-        byte[] bigger = GC.AllocateUninitializedArray<byte>(size);
-        _sendBuffer = bigger;
-        return bigger;
     }
 
     /// <summary>Copies bytes to the tail of the queue (caller checked the free space). Under the lock.</summary>

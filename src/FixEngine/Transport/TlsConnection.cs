@@ -85,7 +85,6 @@ public sealed class TlsConnection : TransportConnection
     private readonly ArrayPool<byte> _pool;
     private readonly Lock _sendLock = new();
     private readonly int _queueCapacity;
-    private readonly int _initialSendBytes;
     private readonly EndPoint? _remote;
     private readonly EndPoint? _local;
     private readonly Action _onReadCompleted;
@@ -117,9 +116,6 @@ public sealed class TlsConnection : TransportConnection
     private int _encryptLength;
     private long _pendingSends;
 
-    // Owner thread only (never pooled, so a late write after teardown cannot corrupt a pool).
-    private byte[]? _sendBuffer;
-
     private TlsConnection(Socket socket, TlsSocketStream stream, SslStream ssl, TcpConnectionOptions options, IConnectionHandler? handler)
         : base(options, handler)
     {
@@ -127,7 +123,6 @@ public sealed class TlsConnection : TransportConnection
         _ssl = ssl;
         _pool = options.BufferPool ?? ArrayPool<byte>.Shared;
         _queueCapacity = options.SendQueueBytes;
-        _initialSendBytes = options.InitialSendBufferBytes;
         _remote = socket.RemoteEndPoint;
         _local = socket.LocalEndPoint;
         _onReadCompleted = () => ReceiveLoop(completed: true);
@@ -302,7 +297,6 @@ public sealed class TlsConnection : TransportConnection
     public override void Prewarm()
     {
         base.Prewarm();
-        GetSendSpan(_initialSendBytes);
         lock (_sendLock)
         {
             if (!IsClosing)
@@ -311,28 +305,6 @@ public sealed class TlsConnection : TransportConnection
                 _ciphertext ??= _pool.Rent(CiphertextBufferBytes);
             }
         }
-    }
-
-    /// <inheritdoc/>
-    public override Span<byte> GetSendSpan(int sizeHint)
-    {
-        byte[]? buffer = _sendBuffer;
-        if (buffer is null || buffer.Length < sizeHint)
-        {
-            buffer = GrowSendBuffer(sizeHint);
-        }
-        return buffer;
-    }
-
-    /// <inheritdoc/>
-    public override SendResult Commit(int length)
-    {
-        byte[]? buffer = _sendBuffer;
-        if (buffer is null || (uint)length > (uint)buffer.Length)
-        {
-            TransportThrowHelper.ThrowArgumentOutOfRange(nameof(length), length, "Commit length exceeds the span returned by GetSendSpan.");
-        }
-        return TrySend(new ReadOnlySpan<byte>(buffer, 0, length));
     }
 
     /// <inheritdoc/>
@@ -363,23 +335,6 @@ public sealed class TlsConnection : TransportConnection
         }
         WriteLoop(WriteStep.Next);
         return SendResult.Queued;
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private byte[] GrowSendBuffer(int sizeHint)
-    {
-        if ((uint)sizeHint > (uint)_queueCapacity)
-        {
-            TransportThrowHelper.ThrowArgumentOutOfRange(nameof(sizeHint), sizeHint, $"Messages are limited to SendQueueBytes ({_queueCapacity}).");
-        }
-        int size = Math.Max(_initialSendBytes, _sendBuffer?.Length ?? 0);
-        while (size < sizeHint)
-        {
-            size = (int)Math.Min((long)size * 2, _queueCapacity);
-        }
-        byte[] bigger = GC.AllocateUninitializedArray<byte>(size);
-        _sendBuffer = bigger;
-        return bigger;
     }
 
     /// <summary>Copies bytes to the tail of the queue (the caller checked the free space). Under the lock.</summary>

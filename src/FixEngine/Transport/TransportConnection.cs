@@ -52,6 +52,11 @@ public abstract partial class TransportConnection : IAgent, IDisposable
     private readonly int _maxBodyLength;
     private readonly int _maxFrameErrors;
     private readonly int _maxGarbageBytes;
+    private readonly int _initialSendBytes;
+    private readonly int _maxSendBytes;
+    // Encode buffer for GetSendSpan/Commit. Owner thread only (never pooled, so a late write after teardown cannot
+    // corrupt a pool).
+    private byte[]? _sendBuffer;
     private IConnectionHandler? _handler;
     private int _state;
     private int _closeClaimed;
@@ -72,6 +77,8 @@ public abstract partial class TransportConnection : IAgent, IDisposable
         _maxBodyLength = options.MaxMessageBodyLength;
         _maxFrameErrors = options.MaxConsecutiveFrameErrors;
         _maxGarbageBytes = options.MaxConsecutiveGarbageBytes;
+        _initialSendBytes = options.InitialSendBufferBytes;
+        _maxSendBytes = options.SendQueueBytes;
         _handler = handler;
         _startGate = handler is null ? 0 : HandlerSetBit;
         Id = Interlocked.Increment(ref s_nextId);
@@ -147,6 +154,7 @@ public abstract partial class TransportConnection : IAgent, IDisposable
                 Exit();
             }
         }
+        GetSendSpan(_initialSendBytes);
     }
 
     /// <summary>True while reading from the socket is paused (<see cref="PauseReceive"/>).</summary>
@@ -176,12 +184,45 @@ public abstract partial class TransportConnection : IAgent, IDisposable
     /// <param name="sizeHint">Bytes needed (at most <see cref="TcpConnectionOptions.SendQueueBytes"/>).</param>
     /// <returns>The connection's encode buffer; valid until <see cref="Commit"/> or the next call.</returns>
     /// <exception cref="ArgumentOutOfRangeException">The hint is negative or above the send queue size.</exception>
-    public abstract Span<byte> GetSendSpan(int sizeHint);
+    public Span<byte> GetSendSpan(int sizeHint)
+    {
+        byte[]? buffer = _sendBuffer;
+        if (buffer is null || buffer.Length < sizeHint)
+        {
+            buffer = GrowSendBuffer(sizeHint);
+        }
+        return buffer;
+    }
 
     /// <summary>Sends the first <paramref name="length"/> bytes written into the span from <see cref="GetSendSpan"/>.</summary>
     /// <param name="length">Bytes written.</param>
     /// <returns>The send result; on <see cref="SendResult.Backpressure"/> nothing was sent and the bytes stay in the encode buffer.</returns>
-    public abstract SendResult Commit(int length);
+    public SendResult Commit(int length)
+    {
+        byte[]? buffer = _sendBuffer;
+        if (buffer is null || (uint)length > (uint)buffer.Length)
+        {
+            TransportThrowHelper.ThrowArgumentOutOfRange(nameof(length), length, "Commit length exceeds the span returned by GetSendSpan.");
+        }
+        return TrySend(new ReadOnlySpan<byte>(buffer, 0, length));
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private byte[] GrowSendBuffer(int sizeHint)
+    {
+        if ((uint)sizeHint > (uint)_maxSendBytes)
+        {
+            TransportThrowHelper.ThrowArgumentOutOfRange(nameof(sizeHint), sizeHint, $"Messages are limited to SendQueueBytes ({_maxSendBytes}).");
+        }
+        int size = Math.Max(_initialSendBytes, _sendBuffer?.Length ?? 0);
+        while (size < sizeHint)
+        {
+            size = (int)Math.Min((long)size * 2, _maxSendBytes);
+        }
+        byte[] bigger = GC.AllocateUninitializedArray<byte>(size);
+        _sendBuffer = bigger;
+        return bigger;
+    }
 
     /// <summary>Sends pre-encoded bytes (e.g. a shared <see cref="FixEngine.Buffers.RefCountedBuffer"/>); copied only if the socket does not take them all.</summary>
     /// <param name="message">The bytes.</param>
