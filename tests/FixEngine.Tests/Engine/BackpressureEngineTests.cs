@@ -11,6 +11,7 @@ using FixEngine.Engine;
 using FixEngine.Session;
 using FixEngine.Tests.Transport;
 using static FixEngine.Tests.Engine.EngineTestSupport;
+using static FixEngine.Tests.Engine.RawPeerMessages;
 
 namespace FixEngine.Tests.Engine;
 
@@ -169,26 +170,19 @@ public sealed class BackpressureEngineTests
         Assert.True(session.SendBacklogHighWaterBytes < 4L << 20, $"backlog reached {session.SendBacklogHighWaterBytes} B");
     }
 
-    /// <summary>Order <paramref name="id"/> (ClOrdID = id) with MsgSeqNum id + 2 (after the Logon).</summary>
-    private static byte[] Order(int id) => Message(id + 2, $"35=D|11={id}|55=EURUSD|54=1|38=100|40=1|60={Now()}");
-
-    private static string Now() => DateTime.UtcNow.ToString("yyyyMMdd-HH:mm:ss.fff", CultureInfo.InvariantCulture);
-
-    private static byte[] Message(int seq, string fields) =>
-        FixMessages.Build("FIX.4.4", $"{fields.Substring(0, fields.IndexOf('|'))}|34={seq}|49=CLIENT|56=EXEC|52={Now()}|{fields.Substring(fields.IndexOf('|') + 1)}|");
-
     /// <summary>The raw peer's non-blocking socket: one message pending to write, and a framer over what it reads
     /// that checks the ExecutionReports' ClOrdIDs (0, 1, 2, ...) and MsgSeqNums (contiguous after the Logon).</summary>
     private sealed class PeerStream(Socket socket)
     {
         private readonly byte[] _in = new byte[1 << 20];
+        private readonly ExecutionReportChecker _checker = new();
         private byte[] _pending = [];
         private int _pendingAt;
         private int _inLength;
-        private int _lastSeq;
 
-        public long Reports;
-        public readonly List<string> Problems = [];
+        public long Reports => _checker.Reports;
+
+        public List<string> Problems => _checker.Problems;
 
         public bool HasPending => _pendingAt < _pending.Length;
 
@@ -216,33 +210,8 @@ public sealed class BackpressureEngineTests
             if (error == SocketError.WouldBlock) return false;
             Assert.Equal(SocketError.Success, error);
             Assert.True(n > 0, "the acceptor closed the connection");
-            _inLength += n;
-            int at = 0;
-            while (true)
-            {
-                ReadOnlySpan<byte> rest = _in.AsSpan(at, _inLength - at);
-                FrameResult frame = FixFramer.Frame(rest, 1 << 20);
-                if (!frame.IsComplete) break;
-                Check(rest.Slice(0, frame.Length));
-                at += frame.Length;
-            }
-            Buffer.BlockCopy(_in, at, _in, 0, _inLength - at);
-            _inLength -= at;
+            _inLength = _checker.Consume(_in, _inLength + n);
             return true;
-        }
-
-        private void Check(ReadOnlySpan<byte> frame)
-        {
-            var index = new FixMessageIndex(64);
-            index.Parse(frame);
-            FixMessage m = index.Bind(frame);
-            m.TryGetInt(FixTags.MsgSeqNum, out int seq);
-            if (seq != _lastSeq + 1) Problems.Add($"MsgSeqNum {seq} after {_lastSeq}");
-            _lastSeq = seq;
-            if (!m.MsgType.SequenceEqual(MsgTypes.ExecutionReport)) return;
-            m.TryGetLong(FixTags.ClOrdID, out long id);
-            if (id != Reports) Problems.Add($"report {id} when {Reports} was expected");
-            Reports = id + 1;
         }
     }
 

@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
+using System.Globalization;
 using System.IO;
 using System.Net;
 using System.Net.Sockets;
@@ -243,5 +244,57 @@ internal sealed class ClientApp : RecordingApp
             Volatile.Write(ref News, n + 1);
         }
         return FromAppResult.Accepted;
+    }
+}
+
+/// <summary>Messages a raw-socket peer (CLIENT to EXEC, FIX.4.4) writes in the engine back-pressure tests.</summary>
+internal static class RawPeerMessages
+{
+    /// <summary>Order <paramref name="id"/> (ClOrdID = id) with MsgSeqNum id + 2 (after the Logon).</summary>
+    public static byte[] Order(int id) => Message(id + 2, $"35=D|11={id}|55=EURUSD|54=1|38=100|40=1|60={Now()}");
+
+    public static string Now() => DateTime.UtcNow.ToString("yyyyMMdd-HH:mm:ss.fff", CultureInfo.InvariantCulture);
+
+    /// <summary>A message from <paramref name="fields"/> ('|' for SOH, MsgType first) with the standard header inserted.</summary>
+    public static byte[] Message(int seq, string fields) =>
+        Transport.FixMessages.Build("FIX.4.4", $"{fields.Substring(0, fields.IndexOf('|'))}|34={seq}|49=CLIENT|56=EXEC|52={Now()}|{fields.Substring(fields.IndexOf('|') + 1)}|");
+}
+
+/// <summary>Frames what the peer read and checks the ExecutionReports' ClOrdIDs (0, 1, 2, ...) and the MsgSeqNums (contiguous after the Logon).</summary>
+internal sealed class ExecutionReportChecker
+{
+    private int _lastSeq;
+
+    public long Reports;
+    public readonly List<string> Problems = [];
+
+    /// <summary>Checks every complete frame in the first <paramref name="length"/> bytes and moves the rest to the front; returns its length.</summary>
+    public int Consume(byte[] buffer, int length)
+    {
+        int at = 0;
+        while (true)
+        {
+            ReadOnlySpan<byte> rest = buffer.AsSpan(at, length - at);
+            FrameResult frame = FixFramer.Frame(rest, 1 << 20);
+            if (!frame.IsComplete) break;
+            Check(rest.Slice(0, frame.Length));
+            at += frame.Length;
+        }
+        Buffer.BlockCopy(buffer, at, buffer, 0, length - at);
+        return length - at;
+    }
+
+    private void Check(ReadOnlySpan<byte> frame)
+    {
+        var index = new FixMessageIndex(64);
+        index.Parse(frame);
+        FixMessage m = index.Bind(frame);
+        m.TryGetInt(FixTags.MsgSeqNum, out int seq);
+        if (seq != _lastSeq + 1) Problems.Add($"MsgSeqNum {seq} after {_lastSeq}");
+        _lastSeq = seq;
+        if (!m.MsgType.SequenceEqual(MsgTypes.ExecutionReport)) return;
+        m.TryGetLong(FixTags.ClOrdID, out long id);
+        if (id != Reports) Problems.Add($"report {id} when {Reports} was expected");
+        Reports = id + 1;
     }
 }

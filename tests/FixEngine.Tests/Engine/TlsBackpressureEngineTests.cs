@@ -15,6 +15,7 @@ using FixEngine.Session;
 using FixEngine.Tests.Transport;
 using Xunit.Abstractions;
 using static FixEngine.Tests.Engine.EngineTestSupport;
+using static FixEngine.Tests.Engine.RawPeerMessages;
 
 namespace FixEngine.Tests.Engine;
 
@@ -128,7 +129,7 @@ public sealed class TlsBackpressureEngineTests : IDisposable
             FixSession session = filler.Session!;
 
             // Phase 2: read the reports; the writer goes on as the acceptor reads again.
-            var reports = new ReportChecker();
+            var reports = new ExecutionReportChecker();
             byte[] buffer = new byte[1 << 20];
             int length = 0;
             while (reports.Reports < Orders && watch.Elapsed < Wait + Wait)
@@ -185,50 +186,4 @@ public sealed class TlsBackpressureEngineTests : IDisposable
         private static readonly byte[] s_text = System.Text.Encoding.ASCII.GetBytes(new string('t', 900));
     }
 
-    /// <summary>Order <paramref name="id"/> (ClOrdID = id) with MsgSeqNum id + 2 (after the Logon).</summary>
-    private static byte[] Order(int id) => Message(id + 2, $"35=D|11={id}|55=EURUSD|54=1|38=100|40=1|60={Now()}");
-
-    private static string Now() => DateTime.UtcNow.ToString("yyyyMMdd-HH:mm:ss.fff", CultureInfo.InvariantCulture);
-
-    private static byte[] Message(int seq, string fields) =>
-        FixMessages.Build("FIX.4.4", $"{fields.Substring(0, fields.IndexOf('|'))}|34={seq}|49=CLIENT|56=EXEC|52={Now()}|{fields.Substring(fields.IndexOf('|') + 1)}|");
-
-    /// <summary>Frames what the peer read and checks the ExecutionReports' ClOrdIDs (0, 1, 2, ...) and the MsgSeqNums (contiguous after the Logon).</summary>
-    private sealed class ReportChecker
-    {
-        private int _lastSeq;
-
-        public long Reports;
-        public readonly List<string> Problems = [];
-
-        /// <summary>Checks every complete frame in the first <paramref name="length"/> bytes and moves the rest to the front; returns its length.</summary>
-        public int Consume(byte[] buffer, int length)
-        {
-            int at = 0;
-            while (true)
-            {
-                ReadOnlySpan<byte> rest = buffer.AsSpan(at, length - at);
-                FrameResult frame = FixFramer.Frame(rest, 1 << 20);
-                if (!frame.IsComplete) break;
-                Check(rest.Slice(0, frame.Length));
-                at += frame.Length;
-            }
-            Buffer.BlockCopy(buffer, at, buffer, 0, length - at);
-            return length - at;
-        }
-
-        private void Check(ReadOnlySpan<byte> frame)
-        {
-            var index = new FixMessageIndex(64);
-            index.Parse(frame);
-            FixMessage m = index.Bind(frame);
-            m.TryGetInt(FixTags.MsgSeqNum, out int seq);
-            if (seq != _lastSeq + 1) Problems.Add($"MsgSeqNum {seq} after {_lastSeq}");
-            _lastSeq = seq;
-            if (!m.MsgType.SequenceEqual(MsgTypes.ExecutionReport)) return;
-            m.TryGetLong(FixTags.ClOrdID, out long id);
-            if (id != Reports) Problems.Add($"report {id} when {Reports} was expected");
-            Reports = id + 1;
-        }
-    }
 }
