@@ -15,7 +15,11 @@ public sealed partial class FixSession
     {
         int work = 0;
         _nowNs = nowNs;
-        if (_connection is null) return DrainOutboxWhileDisconnected(nowNs);
+        if (_connection is null)
+        {
+            CheckSchedule(nowNs);
+            return 0;
+        }
         work += FlushSendBacklog(nowNs);
         work += ContinueReplay(nowNs);
         if (!_schedule.IsNonStop && !_schedule.IsInSession(nowNs))
@@ -72,12 +76,6 @@ public sealed partial class FixSession
             return work + 1;
         }
         return work;
-    }
-
-    private int DrainOutboxWhileDisconnected(long nowNs)
-    {
-        CheckSchedule(nowNs);
-        return 0;
     }
 
     // A new schedule period starts a new session incarnation: sequence numbers back to 1.

@@ -80,9 +80,13 @@ public sealed class UnsupportedMessageTypeException : Exception
 
 /// <summary>Callbacks from a <see cref="FixSession"/> to the application, in the QuickFIX shape.</summary>
 /// <remarks>
-/// Every callback runs on the session's owner thread (the engine agent), inline in message processing: it must not
-/// block. Inbound messages are zero-copy <see cref="FixMessage"/> readers valid only during the callback. The
-/// application may call <c>FixSession.Send</c> from inside a callback. Default implementations do nothing.
+/// Every callback runs on the thread currently running the session, inline in message processing, so it must not
+/// block: the engine agent for a busy-poll session; for a completion-mode or TLS session, the socket completion
+/// thread for inbound messages and the agent for timers and the outbox, one at a time under the session's gate
+/// (README "How a message travels"). Callbacks of one session never run concurrently. Inbound messages are zero-copy
+/// <see cref="FixMessage"/> readers valid only during the callback. The application may call <c>FixSession.Send</c>
+/// from inside a callback; from any other thread it uses <c>FixSession.TrySendFromAnyThread</c>. Default
+/// implementations do nothing.
 /// </remarks>
 public interface IApplication
 {
