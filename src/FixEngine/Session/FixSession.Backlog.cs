@@ -102,7 +102,7 @@ public sealed partial class FixSession
         }
         long size = _backlog.Bytes;
         Volatile.Write(ref _sendBacklogBytes, size);
-        if (size > _sendBacklogHighWaterBytes) Volatile.Write(ref _sendBacklogHighWaterBytes, size);
+        _counters.OnSendBacklogSize(size);
         UpdateReceivePause(nowNs);
         return SendResult.Queued;
     }

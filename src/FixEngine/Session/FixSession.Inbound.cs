@@ -166,7 +166,7 @@ public sealed partial class FixSession
     private void OnTargetTooHigh(FixMessage message, int seq, long nowNs)
     {
         int expected = _store.NextTargetMsgSeqNum;
-        _gapsDetected++;
+        _counters.OnGapDetected();
         _log.OnEvent("MsgSeqNum too high, expecting " + expected + " but received " + seq, nowNs);
         Enqueue(seq, message.Buffer);
         if (!_settings.SendRedundantResendRequests && _resendRangeEnd != 0 && seq >= _resendRangeBegin)

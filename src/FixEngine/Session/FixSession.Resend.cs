@@ -29,7 +29,7 @@ public sealed partial class FixSession
             _resendGapEnd = 0;
         }
         _resendRangeBegin = begin;
-        _resendRequestsSent++;
+        _counters.OnResendRequestSent();
         _log.OnEvent("Sent ResendRequest from " + begin + " to " + sentEnd, nowNs);
         SendResendRequest(nowNs, begin, sentEnd);
     }
@@ -69,7 +69,7 @@ public sealed partial class FixSession
         {
             end = nextSender - 1;
         }
-        _resendRequestsReceived++;
+        _counters.OnResendRequestReceived();
         _log.OnEvent("Received ResendRequest from " + begin + " to " + end, nowNs);
         if (end < begin) return;
         if (!_settings.PersistMessages)

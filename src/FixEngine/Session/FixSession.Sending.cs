@@ -168,7 +168,7 @@ public sealed partial class FixSession
         {
             case SendResult.Backpressure:
                 // The transport's queue is full and took nothing: hold the message back, never drop it.
-                _sendBackpressureCount++;
+                _counters.OnSendBackpressure();
                 return AppendToBacklog(bytes, nowNs);
             case SendResult.TooLarge:
                 _log.OnEvent("Outbound message of " + bytes.Length + " bytes is larger than the transport's send queue; not sent", nowNs);

@@ -45,6 +45,7 @@ public sealed partial class FixSession : IDisposable
     private readonly byte[] _sendBuffer;
     private readonly SpscByteRing _outbox;
     private readonly Dictionary<int, PooledBuffer> _queue = [];
+    private readonly SessionCounters _counters = new();
 
     private ISessionConnection? _connection;
     private SessionState _state;
@@ -153,6 +154,28 @@ public sealed partial class FixSession : IDisposable
 
     /// <summary>The schedule that decides when the session may be connected.</summary>
     public SessionSchedule Schedule => _schedule;
+
+    /// <summary>Outbound messages the transport refused with <see cref="Transport.SendResult.Backpressure"/> (its send
+    /// queue was full) and that the session therefore held back in its own backlog.</summary>
+    /// <remarks>Written by the session's thread; any thread may read it (a recent value). Allocation-free.</remarks>
+    public long SendBackpressureCount => _counters.SendBackpressure;
+
+    /// <summary>The most bytes the session has held back in its send backlog at once (0 when the transport never
+    /// refused a message).</summary>
+    /// <remarks>Written by the session's thread; any thread may read it (a recent value). Allocation-free.</remarks>
+    public long SendBacklogHighWaterBytes => _counters.SendBacklogHighWaterBytes;
+
+    /// <summary>Inbound messages whose MsgSeqNum(34) was higher than expected (a gap in what the peer sent arrived).</summary>
+    /// <remarks>Written by the session's thread; any thread may read it (a recent value). Allocation-free.</remarks>
+    public long GapsDetected => _counters.GapsDetected;
+
+    /// <summary>ResendRequests this session sent.</summary>
+    /// <remarks>Written by the session's thread; any thread may read it (a recent value). Allocation-free.</remarks>
+    public long ResendRequestsSent => _counters.ResendRequestsSent;
+
+    /// <summary>ResendRequests this session received and answered.</summary>
+    /// <remarks>Written by the session's thread; any thread may read it (a recent value). Allocation-free.</remarks>
+    public long ResendRequestsReceived => _counters.ResendRequestsReceived;
 
     /// <summary>Number of early messages waiting for a gap to be filled.</summary>
     public int QueuedMessageCount => _queue.Count;
