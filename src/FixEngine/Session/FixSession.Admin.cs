@@ -121,7 +121,7 @@ public sealed partial class FixSession
         {
             _log.OnEvent("SequenceReset: next expected inbound " + expected + " -> " + newSeqNo, nowNs);
             _store.SetNextTargetMsgSeqNum(newSeqNo);
-            DropStaleQueued(newSeqNo);
+            _gapQueue.DropBelow(newSeqNo);
         }
         else if (newSeqNo < expected)
         {

@@ -168,7 +168,7 @@ public sealed partial class FixSession
         int expected = _store.NextTargetMsgSeqNum;
         _counters.OnGapDetected();
         _log.OnEvent("MsgSeqNum too high, expecting " + expected + " but received " + seq, nowNs);
-        Enqueue(seq, message.Buffer);
+        _gapQueue.Add(seq, message.Buffer);
         if (!_settings.SendRedundantResendRequests && _resendRangeEnd != 0 && seq >= _resendRangeBegin)
         {
             _log.OnEvent("Already sent ResendRequest from " + _resendRangeBegin + " to " + _resendRangeEnd + "; not sending another", nowNs);
@@ -204,27 +204,19 @@ public sealed partial class FixSession
         _log.OnEvent("Duplicate message " + seq + " ignored", nowNs);
     }
 
-    private void Enqueue(int seq, ReadOnlySpan<byte> frame)
-    {
-        if (_queue.Remove(seq, out PooledBuffer old)) old.Dispose();
-        PooledBuffer copy = PooledBuffer.Rent(frame.Length);
-        frame.CopyTo(copy.Span);
-        _queue[seq] = copy;
-    }
-
     // Processes queued early messages that have become the expected one, in order.
     private void ProcessQueue(long nowNs)
     {
-        if (_queue.Count == 0) return;
+        if (_gapQueue.Count == 0) return;
         _processingQueue = true;
         try
         {
-            while (_connection is not null && _queue.Count > 0)
+            while (_connection is not null && _gapQueue.Count > 0)
             {
                 int expected = _store.NextTargetMsgSeqNum;
-                if (!_queue.Remove(expected, out PooledBuffer buffer))
+                if (!_gapQueue.TryTake(expected, out PooledBuffer buffer))
                 {
-                    DropStaleQueued(expected);
+                    _gapQueue.DropBelow(expected);
                     break;
                 }
                 using (buffer)
@@ -247,20 +239,6 @@ public sealed partial class FixSession
         finally
         {
             _processingQueue = false;
-        }
-    }
-
-    private void DropStaleQueued(int expected)
-    {
-        Span<int> stale = stackalloc int[16];
-        int n = 0;
-        foreach (int key in _queue.Keys)
-        {
-            if (key < expected && n < stale.Length) stale[n++] = key;
-        }
-        for (int i = 0; i < n; i++)
-        {
-            if (_queue.Remove(stale[i], out PooledBuffer b)) b.Dispose();
         }
     }
 

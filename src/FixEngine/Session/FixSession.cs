@@ -44,7 +44,7 @@ public sealed partial class FixSession : IDisposable
     private readonly FixMessageIndex _resendIndex;
     private readonly byte[] _sendBuffer;
     private readonly SpscByteRing _outbox;
-    private readonly Dictionary<int, PooledBuffer> _queue = [];
+    private readonly InboundGapQueue _gapQueue = new();
     private readonly SessionCounters _counters = new();
 
     private ISessionConnection? _connection;
@@ -178,7 +178,7 @@ public sealed partial class FixSession : IDisposable
     public long ResendRequestsReceived => _counters.ResendRequestsReceived;
 
     /// <summary>Number of early messages waiting for a gap to be filled.</summary>
-    public int QueuedMessageCount => _queue.Count;
+    public int QueuedMessageCount => _gapQueue.Count;
 
     /// <summary>Attaches a new connection. An initiator sends its Logon at once; an acceptor waits for one.</summary>
     /// <param name="connection">The transport.</param>
@@ -243,7 +243,7 @@ public sealed partial class FixSession : IDisposable
         _resendRangeBegin = 0;
         _resendRangeEnd = 0;
         _resendGapEnd = 0;
-        ClearQueue();
+        _gapQueue.Clear();
         ClearSendBacklog("Disconnected", nowNs, release: true);
         if (_settings.ResetOnDisconnect) ResetStore(nowNs);
         if (wasLoggedOn) _application.OnLogout(this);
@@ -256,7 +256,7 @@ public sealed partial class FixSession : IDisposable
     private void ResetStore(long nowNs)
     {
         _store.Reset(nowNs);
-        ClearQueue();
+        _gapQueue.Clear();
         ClearSendBacklog("Sequence numbers reset", nowNs, release: false);
         _resendRangeBegin = 0;
         _resendRangeEnd = 0;
@@ -269,18 +269,11 @@ public sealed partial class FixSession : IDisposable
     private void RefreshStore(long nowNs)
     {
         _store.Refresh();
-        ClearQueue();
+        _gapQueue.Clear();
         _resendRangeBegin = 0;
         _resendRangeEnd = 0;
         _resendGapEnd = 0;
         _log.OnEvent("Store refreshed on logon: next sender " + _store.NextSenderMsgSeqNum + ", next target " + _store.NextTargetMsgSeqNum, nowNs);
-    }
-
-    private void ClearQueue()
-    {
-        if (_queue.Count == 0) return;
-        foreach (KeyValuePair<int, PooledBuffer> entry in _queue) entry.Value.Dispose();
-        _queue.Clear();
     }
 
     /// <summary>Disconnects and disposes the store.</summary>
@@ -289,7 +282,7 @@ public sealed partial class FixSession : IDisposable
         if (_disposed) return;
         _disposed = true;
         Disconnect("session disposed", 0);
-        ClearQueue();
+        _gapQueue.Clear();
         _backlog.Release();
         _store.Dispose();
     }
