@@ -46,12 +46,6 @@ public sealed partial class FixSession
     private long _lastBacklogProgressNs;
     private bool _receivePauseRequested;
 
-    // Replay (answer to a ResendRequest) in progress: next sequence number to read, last one, and the start of a pending
-    // run of admin or missing messages to cover with a GapFill (0 = none). _replayEndSeq == 0: no replay.
-    private int _replayNextSeq;
-    private int _replayEndSeq;
-    private int _replayGapStart;
-
     /// <summary>Bytes of outbound messages the transport has refused so far and that wait, in order, in the session's
     /// backlog to be sent as the transport frees up.</summary>
     /// <remarks>Written by the session's thread; any thread may read it (a recent value). Allocation-free.</remarks>
@@ -86,7 +80,7 @@ public sealed partial class FixSession
     public void PrewarmSendBacklog() => _backlog.Reserve();
 
     /// <summary>True while a replay answering a ResendRequest has messages left to send.</summary>
-    internal bool IsReplayPending => _replayEndSeq != 0;
+    internal bool IsReplayPending => _resend.IsReplayPending;
 
     // The transport refused a message, or earlier ones still wait: keep it, in order.
     private SendResult AppendToBacklog(ReadOnlySpan<byte> bytes, long nowNs)
@@ -146,9 +140,6 @@ public sealed partial class FixSession
     // incarnation, dropped from the store too.
     private void ClearSendBacklog(string why, long nowNs, bool release)
     {
-        _replayNextSeq = 0;
-        _replayEndSeq = 0;
-        _replayGapStart = 0;
         if (!_backlog.IsEmpty)
         {
             _log.OnEvent(why + ": " + _backlog.Count + " backlogged messages (" + _backlog.Bytes + " bytes) not sent", nowNs);

@@ -139,11 +139,10 @@ public sealed partial class FixSession
             OnTargetTooLow(message, seq, expected, nowNs);
             return false;
         }
-        if ((checkTooHigh || checkTooLow) && _resendRangeEnd != 0 && _resendGapEnd == 0 && seq >= _resendRangeEnd)
+        if ((checkTooHigh || checkTooLow) && _resend.IsSatisfiedBy(seq))
         {
             _log.OnEvent("ResendRequest satisfied", nowNs);
-            _resendRangeBegin = 0;
-            _resendRangeEnd = 0;
+            _resend.EndRequest();
         }
         _lastReceivedNs = nowNs;
         _testRequestCounter = 0;
@@ -169,9 +168,9 @@ public sealed partial class FixSession
         _counters.OnGapDetected();
         _log.OnEvent("MsgSeqNum too high, expecting " + expected + " but received " + seq, nowNs);
         _gapQueue.Add(seq, message.Buffer);
-        if (!_settings.SendRedundantResendRequests && _resendRangeEnd != 0 && seq >= _resendRangeBegin)
+        if (!_settings.SendRedundantResendRequests && _resend.IsAlreadyRequested(seq))
         {
-            _log.OnEvent("Already sent ResendRequest from " + _resendRangeBegin + " to " + _resendRangeEnd + "; not sending another", nowNs);
+            _log.OnEvent("Already sent ResendRequest from " + _resend.RequestBegin + " to " + _resend.RequestEnd + "; not sending another", nowNs);
             return;
         }
         RequestResend(expected, seq - 1, nowNs);

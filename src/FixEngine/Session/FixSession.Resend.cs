@@ -14,21 +14,8 @@ public sealed partial class FixSession
     // once the inbound sequence has passed this one (ContinueChunkedResend); the last chunk asks "to the end".
     private void RequestResend(int begin, int end, long nowNs)
     {
-        int chunk = _settings.ResendRequestChunkSize;
-        int sentEnd;
-        if (chunk > 0 && end - begin + 1 > chunk)
-        {
-            sentEnd = begin + chunk - 1;
-            _resendRangeEnd = sentEnd;
-            _resendGapEnd = end;
-        }
-        else
-        {
-            sentEnd = _beginStringVersion >= 42 ? InfiniteEndSeqNo42 : InfiniteEndSeqNoOld;
-            _resendRangeEnd = end;
-            _resendGapEnd = 0;
-        }
-        _resendRangeBegin = begin;
+        int sentEnd = _resend.StartRequest(begin, end, _settings.ResendRequestChunkSize,
+            _beginStringVersion >= 42 ? InfiniteEndSeqNo42 : InfiniteEndSeqNoOld);
         _counters.OnResendRequestSent();
         _log.OnEvent("Sent ResendRequest from " + begin + " to " + sentEnd, nowNs);
         SendResendRequest(nowNs, begin, sentEnd);
@@ -39,20 +26,18 @@ public sealed partial class FixSession
     // request the next chunk; when the whole gap is filled, the resend is over.
     private void ContinueChunkedResend(long nowNs)
     {
-        if (_resendGapEnd == 0 || _connection is null) return;
+        int gapEnd = _resend.GapEnd;
+        if (gapEnd == 0 || _connection is null) return;
         int expected = _store.NextTargetMsgSeqNum;
-        if (expected <= _resendRangeEnd) return;
-        int gapEnd = _resendGapEnd;
+        if (expected <= _resend.RequestEnd) return;
         if (expected <= gapEnd)
         {
-            _log.OnEvent("ResendRequest chunk to " + _resendRangeEnd + " satisfied", nowNs);
+            _log.OnEvent("ResendRequest chunk to " + _resend.RequestEnd + " satisfied", nowNs);
             RequestResend(expected, gapEnd, nowNs);
             return;
         }
         _log.OnEvent("ResendRequest satisfied", nowNs);
-        _resendRangeBegin = 0;
-        _resendRangeEnd = 0;
-        _resendGapEnd = 0;
+        _resend.EndRequest();
     }
 
     // Answering side: replay [begin, end] from the store. Application messages go out again with their original
@@ -77,29 +62,24 @@ public sealed partial class FixSession
             SendSequenceResetGapFill(nowNs, begin, end + 1);
             return;
         }
-        _replayNextSeq = begin;
-        _replayEndSeq = end;
-        _replayGapStart = 0;
+        _resend.StartReplay(begin, end);
         ContinueReplay(nowNs);
     }
 
     // One step of the replay in progress; returns 1 when it sent something.
     private int ContinueReplay(long nowNs)
     {
-        int end = _replayEndSeq;
+        int end = _resend.ReplayEndSeq;
         if (end == 0 || _connection is null || _backlog.Bytes >= ReplayBudgetBytes) return 0;
-        var replay = new ResendHandler(this, _replayNextSeq, _replayGapStart, nowNs);
-        _store.ReadRange(_replayNextSeq, end, ref replay);
+        var replay = new ResendHandler(this, _resend.ReplayNextSeq, _resend.ReplayGapStart, nowNs);
+        _store.ReadRange(_resend.ReplayNextSeq, end, ref replay);
         if (_connection is null) return 1;
         if (replay.Paused && replay.Current <= end)
         {
-            _replayNextSeq = replay.Current;
-            _replayGapStart = replay.GapStart;
+            _resend.PauseReplay(replay.Current, replay.GapStart);
             return 1;
         }
-        _replayNextSeq = 0;
-        _replayEndSeq = 0;
-        _replayGapStart = 0;
+        _resend.EndReplay();
         int gapStart = replay.GapStart != 0 ? replay.GapStart : replay.Current;
         if (gapStart <= end)
         {

@@ -95,7 +95,7 @@ public sealed partial class FixSession
     private int DrainOutbox(long nowNs)
     {
         int work = 0;
-        while (work < 256 && _backlog.IsEmpty && _replayEndSeq == 0 && _state == SessionState.LoggedOn && _outbox.TryRead(out ReadOnlySpan<byte> record))
+        while (work < 256 && _backlog.IsEmpty && !_resend.IsReplayPending && _state == SessionState.LoggedOn && _outbox.TryRead(out ReadOnlySpan<byte> record))
         {
             int typeLength = record[0];
             ReadOnlySpan<byte> msgType = record.Slice(1, typeLength);

@@ -46,6 +46,7 @@ public sealed partial class FixSession : IDisposable
     private readonly SpscByteRing _outbox;
     private readonly InboundGapQueue _gapQueue = new();
     private readonly SessionCounters _counters = new();
+    private readonly ResendState _resend = new();
 
     private ISessionConnection? _connection;
     private SessionState _state;
@@ -56,9 +57,6 @@ public sealed partial class FixSession : IDisposable
     private long _lastReceivedNs;
     private long _stateSinceNs;
     private int _testRequestCounter;
-    private int _resendRangeBegin;
-    private int _resendRangeEnd;
-    private int _resendGapEnd;
     private bool _processingQueue;
     private bool _disposed;
     private long _nowNs;
@@ -240,9 +238,7 @@ public sealed partial class FixSession : IDisposable
         _log.OnEvent("Disconnected: " + reason, nowNs);
         _state = SessionState.Disconnected;
         _receivedLogon = false;
-        _resendRangeBegin = 0;
-        _resendRangeEnd = 0;
-        _resendGapEnd = 0;
+        _resend.Reset();
         _gapQueue.Clear();
         ClearSendBacklog("Disconnected", nowNs, release: true);
         if (_settings.ResetOnDisconnect) ResetStore(nowNs);
@@ -257,10 +253,8 @@ public sealed partial class FixSession : IDisposable
     {
         _store.Reset(nowNs);
         _gapQueue.Clear();
+        _resend.Reset();
         ClearSendBacklog("Sequence numbers reset", nowNs, release: false);
-        _resendRangeBegin = 0;
-        _resendRangeEnd = 0;
-        _resendGapEnd = 0;
         _log.OnEvent("Sequence numbers reset", nowNs);
     }
 
@@ -270,9 +264,7 @@ public sealed partial class FixSession : IDisposable
     {
         _store.Refresh();
         _gapQueue.Clear();
-        _resendRangeBegin = 0;
-        _resendRangeEnd = 0;
-        _resendGapEnd = 0;
+        _resend.Reset();
         _log.OnEvent("Store refreshed on logon: next sender " + _store.NextSenderMsgSeqNum + ", next target " + _store.NextTargetMsgSeqNum, nowNs);
     }
 
