@@ -70,7 +70,7 @@ public sealed partial class FixSession
     private int ContinueReplay(long nowNs)
     {
         int end = _resend.ReplayEndSeq;
-        if (end == 0 || _connection is null || _backlog.Bytes >= ReplayBudgetBytes) return 0;
+        if (end == 0 || _connection is null || !_flow.HasReplayBudget) return 0;
         var replay = new ResendHandler(this, _resend.ReplayNextSeq, _resend.ReplayGapStart, nowNs);
         _store.ReadRange(_resend.ReplayNextSeq, end, ref replay);
         if (_connection is null) return 1;
@@ -121,7 +121,7 @@ public sealed partial class FixSession
             }
             Current = seqNum + 1;
             if (_session._connection is null) return false;
-            Paused = _session._backlog.Bytes >= ReplayBudgetBytes;
+            Paused = !_session._flow.HasReplayBudget;
             return !Paused;
         }
     }

@@ -95,7 +95,7 @@ public sealed partial class FixSession
     private int DrainOutbox(long nowNs)
     {
         int work = 0;
-        while (work < 256 && _backlog.IsEmpty && !_resend.IsReplayPending && _state == SessionState.LoggedOn && _outbox.TryRead(out ReadOnlySpan<byte> record))
+        while (work < 256 && _flow.IsEmpty && !_resend.IsReplayPending && _state == SessionState.LoggedOn && _outbox.TryRead(out ReadOnlySpan<byte> record))
         {
             int typeLength = record[0];
             ReadOnlySpan<byte> msgType = record.Slice(1, typeLength);
@@ -162,14 +162,14 @@ public sealed partial class FixSession
         _lastSentNs = nowNs;
         _log.OnOutgoing(bytes, nowNs);
         // Behind messages that wait for the transport: keep the order.
-        if (!_backlog.IsEmpty) return AppendToBacklog(bytes, nowNs);
+        if (!_flow.IsEmpty) return Hold(bytes, nowNs);
         SendResult result = connection.Send(bytes);
         switch (result)
         {
             case SendResult.Backpressure:
                 // The transport's queue is full and took nothing: hold the message back, never drop it.
                 _counters.OnSendBackpressure();
-                return AppendToBacklog(bytes, nowNs);
+                return Hold(bytes, nowNs);
             case SendResult.TooLarge:
                 _log.OnEvent("Outbound message of " + bytes.Length + " bytes is larger than the transport's send queue; not sent", nowNs);
                 break;

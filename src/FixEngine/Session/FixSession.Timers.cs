@@ -53,7 +53,7 @@ public sealed partial class FixSession
 
         long heartBtIntNs = _heartBtIntSec * NsPerSecond;
         // While we hold back reading, the peer's silence is ours: its reading our backlog shows it is alive.
-        if (_receivePauseRequested && _lastBacklogProgressNs > _lastReceivedNs) _lastReceivedNs = _lastBacklogProgressNs;
+        _lastReceivedNs = _flow.PeerActivityNs(_lastReceivedNs);
         long sinceReceived = nowNs - _lastReceivedNs;
         long sinceSent = nowNs - _lastSentNs;
         if (sinceReceived < heartBtIntNs && sinceSent < heartBtIntNs) return work;

@@ -47,6 +47,7 @@ public sealed partial class FixSession : IDisposable
     private readonly InboundGapQueue _gapQueue = new();
     private readonly SessionCounters _counters = new();
     private readonly ResendState _resend = new();
+    private readonly OutboundFlowControl _flow;
 
     private ISessionConnection? _connection;
     private SessionState _state;
@@ -111,6 +112,7 @@ public sealed partial class FixSession : IDisposable
         _resendIndex = new FixMessageIndex();
         _sendBuffer = new byte[Math.Max(settings.MaxMessageSize, 4096) + 256];
         _outbox = new SpscByteRing(1 << 20);
+        _flow = new OutboundFlowControl(_log, _counters);
         _application.OnCreate(this);
     }
 
@@ -240,7 +242,7 @@ public sealed partial class FixSession : IDisposable
         _receivedLogon = false;
         _resend.Reset();
         _gapQueue.Clear();
-        ClearSendBacklog("Disconnected", nowNs, release: true);
+        _flow.Clear("Disconnected", nowNs, release: true);
         if (_settings.ResetOnDisconnect) ResetStore(nowNs);
         if (wasLoggedOn) _application.OnLogout(this);
     }
@@ -254,7 +256,7 @@ public sealed partial class FixSession : IDisposable
         _store.Reset(nowNs);
         _gapQueue.Clear();
         _resend.Reset();
-        ClearSendBacklog("Sequence numbers reset", nowNs, release: false);
+        _flow.Clear("Sequence numbers reset", nowNs, release: false);
         _log.OnEvent("Sequence numbers reset", nowNs);
     }
 
@@ -275,7 +277,7 @@ public sealed partial class FixSession : IDisposable
         _disposed = true;
         Disconnect("session disposed", 0);
         _gapQueue.Clear();
-        _backlog.Release();
+        _flow.Release();
         _store.Dispose();
     }
 

@@ -126,7 +126,7 @@ public sealed class SendBackpressureTests
         h.Connection.FreeBytes = 0;
         h.Receive("35=2|34=2|7=2|16=0");
         Assert.True(h.Session.IsReplayPending);
-        Assert.True(h.Session.SendBacklogBytes <= FixSession.ReplayBudgetBytes + 1024, $"replay copied {h.Session.SendBacklogBytes} B at once");
+        Assert.True(h.Session.SendBacklogBytes <= OutboundFlowControl.ReplayBudgetBytes + 1024, $"replay copied {h.Session.SendBacklogBytes} B at once");
         h.ExpectNothing();
 
         for (int poll = 0; poll < 10_000 && (h.Session.IsReplayPending || h.Session.SendBacklogBytes > 0); poll++)
@@ -136,7 +136,7 @@ public sealed class SendBackpressureTests
         }
         Assert.False(h.Session.IsReplayPending);
         Assert.Equal(0, h.Session.SendBacklogBytes);
-        Assert.True(h.Session.SendBacklogHighWaterBytes <= FixSession.ReplayBudgetBytes + 1024, $"backlog reached {h.Session.SendBacklogHighWaterBytes} B");
+        Assert.True(h.Session.SendBacklogHighWaterBytes <= OutboundFlowControl.ReplayBudgetBytes + 1024, $"backlog reached {h.Session.SendBacklogHighWaterBytes} B");
         // Every order again, PossDup, in order.
         ExpectOrders(h, 1, orders, seqOffset: 1, possDup: true);
         h.ExpectNothing();
@@ -194,18 +194,18 @@ public sealed class SendBackpressureTests
         h.Logon();
         h.Connection.FreeBytes = 0;
         long id = 0;
-        while (h.Session.SendBacklogBytes < FixSession.ReceivePauseThresholdBytes + 4096) SendOrder(h, ++id);
+        while (h.Session.SendBacklogBytes < OutboundFlowControl.ReceivePauseThresholdBytes + 4096) SendOrder(h, ++id);
         Assert.True(h.Session.IsReceivePauseRequested);
 
         // The peer reads a little within the stall bound: still paused (it reads, just slowly).
-        h.Now += FixSession.BacklogStallNs / 2;
+        h.Now += OutboundFlowControl.BacklogStallNs / 2;
         h.Connection.FreeBytes = 200;
         h.Session.Poll(h.Now);
         Assert.True(h.Session.IsReceivePauseRequested);
 
         // Then nothing for longer than the bound: the request is withdrawn, so two sides waiting for each other to read
         // cannot deadlock.
-        h.Now += FixSession.BacklogStallNs;
+        h.Now += OutboundFlowControl.BacklogStallNs;
         h.Session.Poll(h.Now);
         Assert.False(h.Session.IsReceivePauseRequested);
 
@@ -224,7 +224,7 @@ public sealed class SendBackpressureTests
         h.Logon(heartBtInt: 30);
         h.Connection.FreeBytes = 0;
         long id = 0;
-        while (h.Session.SendBacklogBytes < FixSession.ReceivePauseThresholdBytes + 64 * 1024) SendOrder(h, ++id);
+        while (h.Session.SendBacklogBytes < OutboundFlowControl.ReceivePauseThresholdBytes + 64 * 1024) SendOrder(h, ++id);
         Assert.True(h.Session.IsReceivePauseRequested);
         // 100 s (over 2.4 x HeartBtInt) in which we read nothing (paused) but the peer reads a little every half second.
         for (int step = 0; step < 200; step++)
