@@ -46,7 +46,7 @@ public sealed partial class FixSession
             OnGarbled(frame, "the first three fields are not 8, 9, 35", nowNs);
             return;
         }
-        if (!message.BeginString.SequenceEqual(_beginString))
+        if (!message.BeginString.SequenceEqual(_header.BeginString))
         {
             if (_receivedLogon && _state == SessionState.LoggedOn)
             {
@@ -158,8 +158,8 @@ public sealed partial class FixSession
 
     private bool IsCorrectCompId(FixMessage message)
     {
-        return message.TryGetSpan(FixTags.SenderCompID, out ReadOnlySpan<byte> sender) && sender.SequenceEqual(_targetCompId)
-            && message.TryGetSpan(FixTags.TargetCompID, out ReadOnlySpan<byte> target) && target.SequenceEqual(_senderCompId);
+        return message.TryGetSpan(FixTags.SenderCompID, out ReadOnlySpan<byte> sender) && sender.SequenceEqual(_header.TargetCompId)
+            && message.TryGetSpan(FixTags.TargetCompID, out ReadOnlySpan<byte> target) && target.SequenceEqual(_header.SenderCompId);
     }
 
     private void OnTargetTooHigh(FixMessage message, int seq, long nowNs)

@@ -151,13 +151,8 @@ public sealed partial class FixSession
         }
         if (bodyStart > trailerStart) bodyStart = trailerStart;
 
-        var w = new FixWriter(_sendBuffer);
-        w.Begin(_beginString, msgType);
-        w.Write(FixTags.MsgSeqNum, seqNum);
-        w.Write(FixTags.PossDupFlag, 'Y');
-        w.Write(FixTags.SenderCompID, _senderCompId);
-        w.WriteTimestamp(FixTags.SendingTime, nowNs, _precision, _timestampCache);
-        w.Write(FixTags.TargetCompID, _targetCompId);
+        FixWriter w = _header.CreateWriter();
+        _header.WritePossDupHeader(ref w, msgType, seqNum, nowNs);
         bool wroteOrig = false;
         for (int i = 3; i < bodyStart; i++)
         {
@@ -181,7 +176,7 @@ public sealed partial class FixSession
             w.WriteRaw(stored.Slice(from, to - from));
         }
         if (!w.TryFinish(out int length)) return false;
-        ReadOnlySpan<byte> bytes = _sendBuffer.AsSpan(0, length);
+        ReadOnlySpan<byte> bytes = _header.Encoded(length);
         _application.ToApp(this, bytes);
         Transmit(bytes, nowNs);
         return true;

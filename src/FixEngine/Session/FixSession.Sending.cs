@@ -11,20 +11,10 @@ namespace FixEngine.Session;
 /// <param name="state">The state given to <c>FixSession.Send</c>.</param>
 public delegate void BodyWriter<TState>(ref FixWriter writer, scoped in TState state) where TState : allows ref struct;
 
-/// <summary>Routing fields copied into the header of a Reject (already reversed).</summary>
-internal ref struct RoutingFields
-{
-    public ReadOnlySpan<byte> OnBehalfOfCompId;
-    public ReadOnlySpan<byte> OnBehalfOfSubId;
-    public ReadOnlySpan<byte> DeliverToCompId;
-    public ReadOnlySpan<byte> DeliverToSubId;
-    public ReadOnlySpan<byte> OnBehalfOfLocationId;
-    public ReadOnlySpan<byte> DeliverToLocationId;
-}
-
 public sealed partial class FixSession
 {
     private const int OutboxMsgTypeMax = 16;
+    private const int MaxRefMsgTypeLength = 16;
 
     /// <summary>Encodes and sends an application (or custom admin) message with the next sequence number.</summary>
     /// <typeparam name="TState">State for <paramref name="body"/>; pass a static lambda so nothing is allocated.</typeparam>
@@ -41,10 +31,10 @@ public sealed partial class FixSession
         where TState : allows ref struct
     {
         ArgumentNullException.ThrowIfNull(body);
-        var w = new FixWriter(_sendBuffer);
+        FixWriter w = _header.CreateWriter();
         int seq = _store.NextSenderMsgSeqNum;
         RoutingFields routing = default;
-        WriteHeader(ref w, msgType, seq, nowNs, ref routing);
+        _header.WriteHeader(ref w, msgType, seq, nowNs, ref routing);
         body(ref w, in state);
         return FinishAndSend(ref w, seq, nowNs, isApp: !DataDictionaryIsAdmin(msgType));
     }
@@ -74,7 +64,7 @@ public sealed partial class FixSession
     {
         ArgumentNullException.ThrowIfNull(body);
         if (msgType.IsEmpty || msgType.Length > OutboxMsgTypeMax) return false;
-        int max = Math.Min(_outbox.MaxRecordLength, _sendBuffer.Length - 256);
+        int max = Math.Min(_outbox.MaxRecordLength, _header.BufferLength - SessionHeaderWriter.HeaderAllowanceBytes);
         if (!_outbox.TryClaim(max, out Span<byte> span)) return false;
         span[0] = (byte)msgType.Length;
         msgType.CopyTo(span.Slice(1));
@@ -100,10 +90,10 @@ public sealed partial class FixSession
             int typeLength = record[0];
             ReadOnlySpan<byte> msgType = record.Slice(1, typeLength);
             ReadOnlySpan<byte> fields = record.Slice(1 + typeLength);
-            var w = new FixWriter(_sendBuffer);
+            FixWriter w = _header.CreateWriter();
             int seq = _store.NextSenderMsgSeqNum;
             RoutingFields routing = default;
-            WriteHeader(ref w, msgType, seq, nowNs, ref routing);
+            _header.WriteHeader(ref w, msgType, seq, nowNs, ref routing);
             w.WriteRaw(fields);
             FinishAndSend(ref w, seq, nowNs, isApp: true);
             _outbox.Release();
@@ -115,31 +105,6 @@ public sealed partial class FixSession
     private bool DataDictionaryIsAdmin(ReadOnlySpan<byte> msgType) =>
         _sessionDictionary?.IsAdminMessage(msgType) ?? Dictionary.DataDictionary.IsStandardAdminMsgType(msgType);
 
-    // Header order: 8, 9, 35, then every other header field in ascending tag order (QuickFIX's order).
-    private void WriteHeader(ref FixWriter w, ReadOnlySpan<byte> msgType, int seq, long nowNs, ref RoutingFields routing)
-    {
-        w.Begin(_beginString, msgType);
-        w.Write(FixTags.MsgSeqNum, seq);
-        w.Write(FixTags.SenderCompID, _senderCompId);
-        w.WriteTimestamp(FixTags.SendingTime, nowNs, _precision, _timestampCache);
-        w.Write(FixTags.TargetCompID, _targetCompId);
-        if (!routing.OnBehalfOfCompId.IsEmpty) w.Write(FixTags.OnBehalfOfCompID, routing.OnBehalfOfCompId);
-        if (!routing.OnBehalfOfSubId.IsEmpty) w.Write(FixTags.OnBehalfOfSubID, routing.OnBehalfOfSubId);
-        if (!routing.DeliverToCompId.IsEmpty) w.Write(FixTags.DeliverToCompID, routing.DeliverToCompId);
-        if (!routing.DeliverToSubId.IsEmpty) w.Write(FixTags.DeliverToSubID, routing.DeliverToSubId);
-        if (!routing.OnBehalfOfLocationId.IsEmpty) w.Write(FixTags.OnBehalfOfLocationID, routing.OnBehalfOfLocationId);
-        if (!routing.DeliverToLocationId.IsEmpty) w.Write(FixTags.DeliverToLocationID, routing.DeliverToLocationId);
-        WriteLastMsgSeqNumProcessed(ref w);
-    }
-
-    // LastMsgSeqNumProcessed(369), when enabled: the last inbound MsgSeqNum fully processed, i.e. one below the next
-    // expected. A message sent while an inbound message is being processed (a reply from FromApp, a Logon or Heartbeat
-    // answer) therefore carries the number before that message's, as in QuickFIX.
-    private void WriteLastMsgSeqNumProcessed(ref FixWriter w)
-    {
-        if (_settings.EnableLastMsgSeqNumProcessed) w.Write(FixTags.LastMsgSeqNumProcessed, _store.NextTargetMsgSeqNum - 1);
-    }
-
     private SendResult FinishAndSend(ref FixWriter w, int seq, long nowNs, bool isApp)
     {
         if (!w.TryFinish(out int length))
@@ -147,7 +112,7 @@ public sealed partial class FixSession
             _log.OnEvent("Outbound message did not fit in MaxMessageSize; not sent", nowNs);
             return SendResult.Backpressure;
         }
-        ReadOnlySpan<byte> bytes = _sendBuffer.AsSpan(0, length);
+        ReadOnlySpan<byte> bytes = _header.Encoded(length);
         // Stored BEFORE it reaches the transport, so a message reported sent is never lost by a crash.
         if (_settings.PersistMessages) _store.AppendAndIncrement(seq, bytes);
         else _store.IncrNextSenderMsgSeqNum();
@@ -177,138 +142,58 @@ public sealed partial class FixSession
         return result;
     }
 
-    private void SendAdmin(ReadOnlySpan<byte> msgType, long nowNs, ref RoutingFields routing, AdminBody body, int intValue, ReadOnlySpan<byte> text, int tag2, int int2, int int3)
+    // Every message the session composes itself (not a resend or GapFill) goes this way: header, typed body, the
+    // application's fields (ToAdmin), then stored and sent with the next sequence number.
+    private void SendAdmin<TBody>(scoped in TBody body, long nowNs, ref RoutingFields routing)
+        where TBody : IAdminMessageBody, allows ref struct
     {
-        var w = new FixWriter(_sendBuffer);
+        FixWriter w = _header.CreateWriter();
         int seq = _store.NextSenderMsgSeqNum;
-        WriteHeader(ref w, msgType, seq, nowNs, ref routing);
-        switch (body)
-        {
-            case AdminBody.Heartbeat:
-                if (!text.IsEmpty) w.Write(FixTags.TestReqID, text);
-                break;
-            case AdminBody.TestRequest:
-                w.Write(FixTags.TestReqID, text);
-                break;
-            case AdminBody.ResendRequest:
-                w.Write(FixTags.BeginSeqNo, intValue);
-                w.Write(FixTags.EndSeqNo, int2);
-                break;
-            case AdminBody.Logout:
-                if (!text.IsEmpty) w.Write(FixTags.Text, text);
-                break;
-            case AdminBody.Reject:
-                // 45, 58, 371, 372, 373 (ascending).
-                if (intValue >= 0) w.Write(FixTags.RefSeqNum, intValue);
-                w.Write(FixTags.Text, text);
-                if (tag2 != int.MinValue) w.Write(FixTags.RefTagID, tag2);
-                if (!_rejectRefMsgType.IsEmpty) w.Write(FixTags.RefMsgType, _rejectRefMsgType);
-                if (int3 >= 0) w.Write(FixTags.SessionRejectReason, int3);
-                break;
-            case AdminBody.BusinessReject:
-                if (intValue >= 0) w.Write(FixTags.RefSeqNum, intValue);
-                w.Write(FixTags.Text, text);
-                w.Write(FixTags.RefMsgType, _rejectRefMsgType);
-                w.Write(FixTags.BusinessRejectReason, int3);
-                break;
-        }
+        ReadOnlySpan<byte> msgType = body.MsgType;
+        _header.WriteHeader(ref w, msgType, seq, nowNs, ref routing);
+        body.WriteTo(ref w);
         _application.ToAdmin(this, msgType, ref w);
         FinishAndSend(ref w, seq, nowNs, isApp: false);
     }
 
-    private ReadOnlySpan<byte> _rejectRefMsgType => _rejectMsgTypeLength == 0 ? default : _rejectMsgType.AsSpan(0, _rejectMsgTypeLength);
-
-    private readonly byte[] _rejectMsgType = new byte[OutboxMsgTypeMax];
-    private int _rejectMsgTypeLength;
-
-    private void SetRejectMsgType(ReadOnlySpan<byte> msgType)
+    private void SendAdmin<TBody>(scoped in TBody body, long nowNs)
+        where TBody : IAdminMessageBody, allows ref struct
     {
-        int n = Math.Min(msgType.Length, _rejectMsgType.Length);
-        msgType.Slice(0, n).CopyTo(_rejectMsgType);
-        _rejectMsgTypeLength = n;
+        RoutingFields none = default;
+        SendAdmin(in body, nowNs, ref none);
     }
 
-    private readonly byte[] _text = new byte[512];
+    private void SendHeartbeat(long nowNs, ReadOnlySpan<byte> testReqId) => SendAdmin(new HeartbeatBody(testReqId), nowNs);
 
-    private int CopyText(string? text)
-    {
-        if (text is null) return 0;
-        int n = Math.Min(text.Length, _text.Length);
-        for (int i = 0; i < n; i++) _text[i] = (byte)text[i];
-        return n;
-    }
+    private void SendTestRequest(long nowNs, ReadOnlySpan<byte> testReqId) => SendAdmin(new TestRequestBody(testReqId), nowNs);
 
-    private enum AdminBody : byte
-    {
-        Heartbeat,
-        TestRequest,
-        ResendRequest,
-        Logout,
-        Reject,
-        BusinessReject,
-    }
-
-    private void SendHeartbeat(long nowNs, ReadOnlySpan<byte> testReqId)
-    {
-        RoutingFields r = default;
-        SendAdmin(MsgTypes.Heartbeat, nowNs, ref r, AdminBody.Heartbeat, 0, testReqId, 0, 0, 0);
-    }
-
-    private void SendTestRequest(long nowNs, ReadOnlySpan<byte> testReqId)
-    {
-        RoutingFields r = default;
-        SendAdmin(MsgTypes.TestRequest, nowNs, ref r, AdminBody.TestRequest, 0, testReqId, 0, 0, 0);
-    }
+    private void SendResendRequest(long nowNs, int beginSeqNo, int endSeqNo) => SendAdmin(new ResendRequestBody(beginSeqNo, endSeqNo), nowNs);
 
     private void SendLogout(long nowNs, string? text)
     {
-        RoutingFields r = default;
-        int n = CopyText(text);
-        SendAdmin(MsgTypes.Logout, nowNs, ref r, AdminBody.Logout, 0, _text.AsSpan(0, n), 0, 0, 0);
+        SendAdmin(new LogoutBody(_header.Ascii(text)), nowNs);
         _state = SessionState.LogoutSent;
         _stateSinceNs = nowNs;
         if (text is not null) _log.OnEvent("Sent Logout: " + text, nowNs);
     }
 
-    private void SendResendRequest(long nowNs, int beginSeqNo, int endSeqNo)
-    {
-        RoutingFields r = default;
-        SendAdmin(MsgTypes.ResendRequest, nowNs, ref r, AdminBody.ResendRequest, beginSeqNo, default, 0, endSeqNo, 0);
-    }
-
     private void SendLogon(long nowNs, bool resetSeqNumFlag, int peerHeartBtInt)
     {
-        var w = new FixWriter(_sendBuffer);
-        int seq = _store.NextSenderMsgSeqNum;
-        RoutingFields routing = default;
-        WriteHeader(ref w, MsgTypes.Logon, seq, nowNs, ref routing);
-        w.Write(FixTags.EncryptMethod, 0);
-        w.Write(FixTags.HeartBtInt, peerHeartBtInt > 0 ? peerHeartBtInt : _heartBtIntSec);
-        if (resetSeqNumFlag) w.Write(FixTags.ResetSeqNumFlag, 'Y');
-        if (_settings.EnableNextExpectedMsgSeqNum && _beginStringVersion >= 44)
-        {
-            w.Write(FixTags.NextExpectedMsgSeqNum, _store.NextTargetMsgSeqNum);
-        }
-        if (_isFixt && _defaultApplVerId.Length > 0) w.Write(FixTags.DefaultApplVerID, _defaultApplVerId);
-        _application.ToAdmin(this, MsgTypes.Logon, ref w);
-        FinishAndSend(ref w, seq, nowNs, isApp: false);
+        int nextExpected = _settings.EnableNextExpectedMsgSeqNum && _beginStringVersion >= 44 ? _store.NextTargetMsgSeqNum : 0;
+        ReadOnlySpan<byte> defaultApplVerId = _isFixt ? _defaultApplVerId : default;
+        SendAdmin(new LogonBody(peerHeartBtInt > 0 ? peerHeartBtInt : _heartBtIntSec, resetSeqNumFlag, nextExpected, defaultApplVerId), nowNs);
     }
 
+    // A GapFill is a resend: it carries the sequence number it replaces, is not stored and does not consume a number.
     private void SendSequenceResetGapFill(long nowNs, int seq, int newSeqNo)
     {
-        // A resend: carries the sequence number it replaces, is not stored and does not consume a number.
-        var w = new FixWriter(_sendBuffer);
-        w.Begin(_beginString, MsgTypes.SequenceReset);
-        w.Write(FixTags.MsgSeqNum, seq);
-        w.Write(FixTags.PossDupFlag, 'Y');
-        w.Write(FixTags.SenderCompID, _senderCompId);
-        w.WriteTimestamp(FixTags.SendingTime, nowNs, _precision, _timestampCache);
-        w.Write(FixTags.TargetCompID, _targetCompId);
-        w.WriteTimestamp(FixTags.OrigSendingTime, nowNs, _precision, _timestampCache);
-        WriteLastMsgSeqNumProcessed(ref w);
+        FixWriter w = _header.CreateWriter();
+        _header.WritePossDupHeader(ref w, MsgTypes.SequenceReset, seq, nowNs);
+        _header.WriteTimestamp(ref w, FixTags.OrigSendingTime, nowNs);
+        _header.WriteLastMsgSeqNumProcessed(ref w);
         w.Write(FixTags.NewSeqNo, newSeqNo);
         w.Write(FixTags.GapFillFlag, 'Y');
-        if (w.TryFinish(out int length)) Transmit(_sendBuffer.AsSpan(0, length), nowNs);
+        if (w.TryFinish(out int length)) Transmit(_header.Encoded(length), nowNs);
     }
 
     // Reject for the message currently indexed in _index.
@@ -321,8 +206,7 @@ public sealed partial class FixSession
         }
         RoutingFields routing = ReverseRouting(offending);
         int refSeqNum = offending.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : -1;
-        SetRejectMsgType(offending.MsgType);
-        if (_beginStringVersion < 42) _rejectMsgTypeLength = 0;
+        ReadOnlySpan<byte> refMsgType = _beginStringVersion < 42 ? default : RefMsgType(offending);
         int code = reason;
         if (_sessionDictionary is not null)
         {
@@ -334,19 +218,23 @@ public sealed partial class FixSession
         {
             code = -1;
         }
-        string s58 = SessionRejectReason.GetText(reason);
-        int n = CopyText(s58);
-        SendAdmin(MsgTypes.Reject, nowNs, ref routing, AdminBody.Reject, refSeqNum, _text.AsSpan(0, n), hasRefTag ? refTagId : int.MinValue, 0, code);
-        _log.OnEvent("Sent Reject: " + s58 + (hasRefTag ? " tag " + refTagId : ""), nowNs);
+        string text = SessionRejectReason.GetText(reason);
+        SendAdmin(new RejectBody(refSeqNum, _header.Ascii(text), hasRefTag ? refTagId : int.MinValue, refMsgType, code), nowNs, ref routing);
+        _log.OnEvent("Sent Reject: " + text + (hasRefTag ? " tag " + refTagId : ""), nowNs);
     }
 
     private void SendBusinessReject(FixMessage offending, long nowNs, int reason, string text)
     {
         RoutingFields routing = ReverseRouting(offending);
         int refSeqNum = offending.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : -1;
-        SetRejectMsgType(offending.MsgType);
-        int n = CopyText(text);
-        SendAdmin(MsgTypes.BusinessMessageReject, nowNs, ref routing, AdminBody.BusinessReject, refSeqNum, _text.AsSpan(0, n), 0, 0, reason);
+        SendAdmin(new BusinessMessageRejectBody(refSeqNum, _header.Ascii(text), RefMsgType(offending), reason), nowNs, ref routing);
+    }
+
+    // RefMsgType(372) echoes the offending MsgType, cut at MaxRefMsgTypeLength bytes.
+    private static ReadOnlySpan<byte> RefMsgType(FixMessage offending)
+    {
+        ReadOnlySpan<byte> msgType = offending.MsgType;
+        return msgType.Length > MaxRefMsgTypeLength ? msgType.Slice(0, MaxRefMsgTypeLength) : msgType;
     }
 
     private static RoutingFields ReverseRouting(FixMessage m)

@@ -31,18 +31,13 @@ public sealed partial class FixSession : IDisposable
     private readonly MessageValidator? _validator;
     private readonly DataDictionary? _sessionDictionary;
     private readonly SessionSchedule _schedule;
-    private readonly byte[] _beginString;
-    private readonly byte[] _senderCompId;
-    private readonly byte[] _targetCompId;
+    private readonly SessionHeaderWriter _header;
     private readonly byte[] _defaultApplVerId;
     private readonly bool _isFixt;
     private readonly int _beginStringVersion;
     private readonly bool _isInitiator;
-    private readonly TimestampPrecision _precision;
-    private readonly UtcTimestampCache _timestampCache = new();
     private readonly FixMessageIndex _index;
     private readonly FixMessageIndex _resendIndex;
-    private readonly byte[] _sendBuffer;
     private readonly SpscByteRing _outbox;
     private readonly InboundGapQueue _gapQueue = new();
     private readonly SessionCounters _counters = new();
@@ -82,21 +77,13 @@ public sealed partial class FixSession : IDisposable
         _log = log ?? NullSessionLog.Instance;
         Id = settings.SessionId;
         _schedule = settings.CreateSchedule();
-        _beginString = Encoding.ASCII.GetBytes(settings.BeginString!);
-        _senderCompId = Encoding.ASCII.GetBytes(settings.SenderCompID!);
-        _targetCompId = Encoding.ASCII.GetBytes(settings.TargetCompID!);
+        _header = new SessionHeaderWriter(settings.BeginString!, settings.SenderCompID!, settings.TargetCompID!,
+            settings.EffectiveTimestampPrecision, settings.EnableLastMsgSeqNumProcessed, settings.MaxMessageSize, store);
         _isFixt = settings.BeginString == "FIXT.1.1";
         _beginStringVersion = VersionOf(settings.BeginString!);
         _defaultApplVerId = Encoding.ASCII.GetBytes(ToApplVerId(settings.DefaultApplVerID));
         _isInitiator = settings.ConnectionType == ConnectionType.Initiator;
         _heartBtIntSec = settings.HeartBtInt ?? 30;
-        _precision = settings.EffectiveTimestampPrecision switch
-        {
-            0 => TimestampPrecision.Seconds,
-            6 => TimestampPrecision.Micros,
-            9 => TimestampPrecision.Nanos,
-            _ => TimestampPrecision.Millis,
-        };
         _sessionDictionary = sessionDictionary;
         if (settings.UseDataDictionary && sessionDictionary is not null)
         {
@@ -110,7 +97,6 @@ public sealed partial class FixSession : IDisposable
         }
         _index = new FixMessageIndex();
         _resendIndex = new FixMessageIndex();
-        _sendBuffer = new byte[Math.Max(settings.MaxMessageSize, 4096) + 256];
         _outbox = new SpscByteRing(1 << 20);
         _flow = new OutboundFlowControl(_log, _counters);
         _application.OnCreate(this);
