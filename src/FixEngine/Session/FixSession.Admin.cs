@@ -10,7 +10,7 @@ public sealed partial class FixSession
         bool resetFlag = message.TryGetBool(FixTags.ResetSeqNumFlag, out bool r) == FixValueStatus.Ok && r;
         int seq = message.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : 0;
 
-        if (_receivedLogon)
+        if (IsLoggedOn)
         {
             // Mid-session Logon: only a sequence reset (141=Y, 34=1) is legal.
             if (resetFlag && seq == 1)
@@ -36,7 +36,7 @@ public sealed partial class FixSession
         {
             ResetStore(nowNs);
         }
-        else if (_isInitiator && resetFlag && !_sentReset)
+        else if (_isInitiator && resetFlag && !_sentResetSeqNumFlag)
         {
             ResetStore(nowNs);
         }
@@ -50,22 +50,19 @@ public sealed partial class FixSession
         catch (RejectLogonException e)
         {
             _log.OnEvent("Logon refused by the application: " + e.Message, nowNs);
-            _receivedLogon = true;
             SendLogout(nowNs, e.Message);
             Disconnect("Logon refused: " + e.Message, nowNs);
             return;
         }
 
-        _receivedLogon = true;
         if (!_isInitiator)
         {
             int hb = message.TryGetInt(FixTags.HeartBtInt, out int peerHb) == FixValueStatus.Ok ? peerHb : _heartBtIntSec;
             _heartBtIntSec = hb;
             SendLogon(nowNs, resetFlag, hb);
         }
-        _sentReset = false;
-        _state = SessionState.LoggedOn;
-        _stateSinceNs = nowNs;
+        _sentResetSeqNumFlag = false;
+        EnterState(SessionState.LoggedOn, nowNs);
         _log.OnEvent("Logon received; logged on", nowNs);
 
         if (_settings.EnableNextExpectedMsgSeqNum && _beginStringVersion >= 44

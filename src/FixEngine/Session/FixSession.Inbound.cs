@@ -34,7 +34,7 @@ public sealed partial class FixSession
     {
         if (_connection is null) return;
         _log.OnEvent("Garbled message ignored: " + reason, nowNs);
-        if (!_receivedLogon) Disconnect("garbled message before Logon: " + reason, nowNs);
+        if (!IsLoggedOn) Disconnect("garbled message before Logon: " + reason, nowNs);
     }
 
     private void ProcessFrame(ReadOnlySpan<byte> frame, long nowNs)
@@ -48,7 +48,7 @@ public sealed partial class FixSession
         }
         if (!message.BeginString.SequenceEqual(_header.BeginString))
         {
-            if (_receivedLogon && _state == SessionState.LoggedOn)
+            if (_state == SessionState.LoggedOn)
             {
                 SendLogout(nowNs, "Incorrect BeginString");
             }
@@ -57,7 +57,7 @@ public sealed partial class FixSession
         }
         ReadOnlySpan<byte> msgType = message.MsgType;
         bool isLogon = msgType.SequenceEqual(MsgTypes.Logon);
-        if (!_receivedLogon)
+        if (!IsLoggedOn)
         {
             if (!isLogon)
             {

@@ -172,8 +172,7 @@ public sealed partial class FixSession
     private void SendLogout(long nowNs, string? text)
     {
         SendAdmin(new LogoutBody(_header.Ascii(text)), nowNs);
-        _state = SessionState.LogoutSent;
-        _stateSinceNs = nowNs;
+        if (IsLoggedOn) EnterState(SessionState.LogoutSent, nowNs);
         if (text is not null) _log.OnEvent("Sent Logout: " + text, nowNs);
     }
 
@@ -199,7 +198,7 @@ public sealed partial class FixSession
     // Reject for the message currently indexed in _index.
     private void SendReject(FixMessage offending, long nowNs, int reason, int refTagId, bool hasRefTag)
     {
-        if (!_receivedLogon)
+        if (!IsLoggedOn)
         {
             Disconnect("Reject before Logon: " + SessionRejectReason.GetText(reason), nowNs);
             return;

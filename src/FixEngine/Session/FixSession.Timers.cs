@@ -49,7 +49,7 @@ public sealed partial class FixSession
         {
             work += DrainOutbox(nowNs);
         }
-        if (!_receivedLogon || _heartBtIntSec <= 0) return work;
+        if (!IsLoggedOn || _heartBtIntSec <= 0) return work;
 
         long heartBtIntNs = _heartBtIntSec * NsPerSecond;
         // While we hold back reading, the peer's silence is ours: its reading our backlog shows it is alive.

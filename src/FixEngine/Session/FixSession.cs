@@ -12,18 +12,60 @@ namespace FixEngine.Session;
 
 /// <summary>One FIX session (FIX.4.x or FIXT.1.1): state machine, sequencing, validation, resend/gap-fill, timers.</summary>
 /// <remarks>
-/// Design: single-threaded. One thread at a time calls every member except <see cref="TrySendFromAnyThread{TState}"/>:
-/// the engine agent for a busy-poll session; for a completion-mode or TLS session the socket completion thread
-/// (inbound) or the agent (timers, outbox), serialised by the engine's per-session gate, which also orders their memory
-/// accesses; or a test. One other producer thread may call <see cref="TrySendFromAnyThread{TState}"/>; its messages
-/// travel through an SPSC byte ring drained by <see cref="Poll"/>, so sequence numbers stay single-writer. The session never reads a
-/// clock: every entry point takes <c>nowNs</c>, nanoseconds since the Unix epoch (UTC), used both for SendingTime and
-/// for timers. Steady-state processing allocates nothing: inbound messages are indexed in place, outbound messages
-/// are encoded into one reusable buffer, early messages (gaps) are copied once into pooled buffers.
-/// The class is split by role: state (this file), inbound processing, admin messages, resend/gap-fill, timers, sending.
+/// <para>Design: single-threaded. One thread at a time calls every member except
+/// <see cref="TrySendFromAnyThread{TState}"/>: the engine agent for a busy-poll session; for a completion-mode or TLS
+/// session the socket completion thread (inbound) or the agent (timers, outbox), serialised by the engine's per-session
+/// gate, which also orders their memory accesses; or a test. One other producer thread may call
+/// <see cref="TrySendFromAnyThread{TState}"/>; its messages travel through an SPSC byte ring drained by
+/// <see cref="Poll"/>, so sequence numbers stay single-writer. The session never reads a clock: every entry point takes
+/// <c>nowNs</c>, nanoseconds since the Unix epoch (UTC), used both for SendingTime and for timers. Steady-state
+/// processing allocates nothing: inbound messages are indexed in place, outbound messages are encoded into one reusable
+/// buffer, early messages (gaps) are copied once into pooled buffers.</para>
+/// <para>States (<see cref="State"/>) and transitions. "Logged on" (<see cref="IsLoggedOn"/>) means LoggedOn or
+/// LogoutSent: both Logons were exchanged. Leaving a logged-on state raises <see cref="IApplication.OnLogout"/>.</para>
+/// <code>
+/// from           event                                             action                          to
+/// -------------  ------------------------------------------------  ------------------------------  -------------
+/// Disconnected   OnConnected, initiator                            send Logon                      LogonSent
+/// Disconnected   OnConnected, acceptor                             -                               AwaitingLogon
+/// AwaitingLogon  valid Logon                                       send Logon, OnLogon             LoggedOn
+/// LogonSent      valid Logon                                       OnLogon                         LoggedOn
+/// AwaitingLogon  first message not a Logon, garbled message,       disconnect                      Disconnected
+///  or LogonSent   Reject needed, wrong BeginString, LogonTimeout
+/// AwaitingLogon  Logon refused (RejectLogonException) or its       send Logout, disconnect         Disconnected
+///  or LogonSent   MsgSeqNum too low
+/// LoggedOn       Logout(), end of the schedule, SendingTime or     send Logout                     LogoutSent
+///                 CompID problem (after the Reject)
+/// LogoutSent     SendingTime or CompID problem                     send Logout again (timer anew)  LogoutSent
+/// LoggedOn       peer's Logout                                     send Logout, disconnect         Disconnected
+/// LogoutSent     peer's Logout                                     disconnect                      Disconnected
+/// LoggedOn or    MsgSeqNum too low without PossDupFlag, Logon      send Logout, disconnect         Disconnected
+///  LogoutSent     other than a reset (141=Y, 34=1), wrong BeginString
+///                 (Logout only from LoggedOn)
+/// LoggedOn or    Logon with 141=Y and 34=1                         reset sequence numbers, send    unchanged
+///  LogoutSent                                                       Logon with 141=Y
+/// LogoutSent     LogoutTimeout                                     disconnect                      Disconnected
+/// LoggedOn or    nothing heard for 2.4 x HeartBtInt (a             disconnect                      Disconnected
+///  LogoutSent     TestRequest at 1.2 x)
+/// LogonSent,     outside the schedule                              disconnect                      Disconnected
+///  AwaitingLogon
+/// any connected  OnDisconnected, Disconnect(), send backlog limit, disconnect                      Disconnected
+///                 Logout() while not LoggedOn
+/// </code>
+/// <para>Besides the state, three facts are orthogonal to it: whether our Logon carried ResetSeqNumFlag=Y (so the
+/// peer's 141=Y reply does not reset again), whether queued early messages are being processed (re-entrancy guard),
+/// and whether the session is disposed. Everything else lives in one type per concern: <see cref="ResendState"/>
+/// (gap recovery both ways), <see cref="InboundGapQueue"/> (early messages), <see cref="SessionHeaderWriter"/> and the
+/// typed admin bodies (encoding), <see cref="OutboundFlowControl"/> (send backlog and receive pause) and
+/// <see cref="SessionCounters"/>.</para>
+/// <para>The class is split by role: the state machine and life cycle (this file), the receive path
+/// (FixSession.Inbound), inbound admin messages (FixSession.Admin), resend and gap-fill (FixSession.Resend), timers
+/// (FixSession.Timers), the send path and the messages the session composes (FixSession.Sending), and outbound flow
+/// control (FixSession.FlowControl).</para>
 /// </remarks>
 public sealed partial class FixSession : IDisposable
 {
+    // Configuration and collaborators, fixed at construction.
     private readonly SessionSettings _settings;
     private readonly IApplication _application;
     private readonly IMessageStore _store;
@@ -31,31 +73,35 @@ public sealed partial class FixSession : IDisposable
     private readonly MessageValidator? _validator;
     private readonly DataDictionary? _sessionDictionary;
     private readonly SessionSchedule _schedule;
-    private readonly SessionHeaderWriter _header;
     private readonly byte[] _defaultApplVerId;
     private readonly bool _isFixt;
     private readonly int _beginStringVersion;
     private readonly bool _isInitiator;
+
+    // The parts, one type per concern.
+    private readonly SessionHeaderWriter _header;
+    private readonly InboundGapQueue _gapQueue = new();
+    private readonly ResendState _resend = new();
+    private readonly SessionCounters _counters = new();
+    private readonly OutboundFlowControl _flow;
+    private readonly SpscByteRing _outbox;
     private readonly FixMessageIndex _index;
     private readonly FixMessageIndex _resendIndex;
-    private readonly SpscByteRing _outbox;
-    private readonly InboundGapQueue _gapQueue = new();
-    private readonly SessionCounters _counters = new();
-    private readonly ResendState _resend = new();
-    private readonly OutboundFlowControl _flow;
 
+    // State machine.
     private ISessionConnection? _connection;
     private SessionState _state;
-    private bool _receivedLogon;
-    private bool _sentReset;
+    private long _stateSinceNs;
+    private bool _sentResetSeqNumFlag;
+    private bool _processingQueue;
+    private bool _disposed;
+
+    // Timers: the time of the call being processed, and what the heartbeat checks.
+    private long _nowNs;
     private int _heartBtIntSec;
     private long _lastSentNs;
     private long _lastReceivedNs;
-    private long _stateSinceNs;
     private int _testRequestCounter;
-    private bool _processingQueue;
-    private bool _disposed;
-    private long _nowNs;
 
     /// <summary>Creates a session. Nothing is sent until a connection is attached.</summary>
     /// <param name="settings">Validated settings of this session.</param>
@@ -112,7 +158,7 @@ public sealed partial class FixSession : IDisposable
     public SessionState State => _state;
 
     /// <summary>True once both Logons have been exchanged and until logout or disconnect. Owner thread only.</summary>
-    public bool IsLoggedOn => _state is SessionState.LoggedOn or SessionState.LogoutSent && _receivedLogon;
+    public bool IsLoggedOn => _state is SessionState.LoggedOn or SessionState.LogoutSent;
 
     /// <summary>True while a connection is attached.</summary>
     public bool IsConnected => _connection is not null;
@@ -175,24 +221,22 @@ public sealed partial class FixSession : IDisposable
         if (_connection is not null) Disconnect("replaced by a new connection", nowNs);
         _connection = connection;
         _nowNs = nowNs;
-        _receivedLogon = false;
         _testRequestCounter = 0;
         _lastReceivedNs = nowNs;
         _lastSentNs = nowNs;
-        _stateSinceNs = nowNs;
         CheckSchedule(nowNs);
         _log.OnEvent("Connected", nowNs);
         if (_isInitiator)
         {
             if (_settings.RefreshOnLogon) RefreshStore(nowNs);
             if (_settings.ResetOnLogon) ResetStore(nowNs);
-            _sentReset = _settings.ResetOnLogon;
-            _state = SessionState.LogonSent;
-            SendLogon(nowNs, _sentReset, 0);
+            _sentResetSeqNumFlag = _settings.ResetOnLogon;
+            EnterState(SessionState.LogonSent, nowNs);
+            SendLogon(nowNs, _sentResetSeqNumFlag, 0);
         }
         else
         {
-            _state = SessionState.AwaitingLogon;
+            EnterState(SessionState.AwaitingLogon, nowNs);
         }
     }
 
@@ -222,15 +266,20 @@ public sealed partial class FixSession : IDisposable
 
     private void AfterDisconnect(string reason, long nowNs)
     {
-        bool wasLoggedOn = _receivedLogon && _state is SessionState.LoggedOn or SessionState.LogoutSent;
+        bool wasLoggedOn = IsLoggedOn;
         _log.OnEvent("Disconnected: " + reason, nowNs);
-        _state = SessionState.Disconnected;
-        _receivedLogon = false;
+        EnterState(SessionState.Disconnected, nowNs);
         _resend.Reset();
         _gapQueue.Clear();
         _flow.Clear("Disconnected", nowNs, release: true);
         if (_settings.ResetOnDisconnect) ResetStore(nowNs);
         if (wasLoggedOn) _application.OnLogout(this);
+    }
+
+    private void EnterState(SessionState state, long nowNs)
+    {
+        _state = state;
+        _stateSinceNs = nowNs;
     }
 
     /// <summary>Resets both sequence numbers to 1 and drops stored messages (a new session incarnation).</summary>

@@ -1,6 +1,7 @@
 namespace FixEngine.Session;
 
 /// <summary>Where a <see cref="FixSession"/> is in its connection life cycle.</summary>
+/// <remarks>The transitions are tabled in the remarks of <see cref="FixSession"/>.</remarks>
 public enum SessionState : byte
 {
     /// <summary>No connection.</summary>
@@ -15,6 +16,7 @@ public enum SessionState : byte
     /// <summary>Logon exchanged; messages flow.</summary>
     LoggedOn,
 
-    /// <summary>Our Logout is sent; waiting for the counterparty's Logout or the LogoutTimeout.</summary>
+    /// <summary>Logged on and our Logout is sent; waiting for the counterparty's Logout or the LogoutTimeout. (A
+    /// Logout sent before the Logon exchange completed is followed at once by a disconnect.)</summary>
     LogoutSent,
 }

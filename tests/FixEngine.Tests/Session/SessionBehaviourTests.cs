@@ -71,6 +71,9 @@ public abstract class SessionBehaviourTests
         Assert.Equal("bad password", h.Expect("5")[58]);
         Assert.True(h.Connection.Disconnected);
         Assert.Equal(0, h.App.Logons);
+        // Never logged on, so no OnLogout either (IApplication.OnLogout: "after logon").
+        Assert.Equal(0, h.App.Logouts);
+        Assert.Equal(SessionState.Disconnected, h.Session.State);
     }
 
     [Fact]
