@@ -154,24 +154,31 @@ internal readonly ref struct RejectBody : IAdminMessageBody
     }
 }
 
-/// <summary>BusinessMessageReject(j): 45, 58, 372, 380.</summary>
+/// <summary>BusinessMessageReject(j): 45, 58, 372, 380, and on FIXT.1.1 the session's DefaultApplVerID(1137).</summary>
+/// <remarks>BusinessMessageReject is the one application-level message the session composes on its own. On a FIXT.1.1
+/// session it names the application version it is written in, as the QuickFIX reference engines do (their
+/// BusinessMessageReject ends with <c>380=3|1137=...</c>).</remarks>
 internal readonly ref struct BusinessMessageRejectBody : IAdminMessageBody
 {
     private readonly int _refSeqNum;
     private readonly ReadOnlySpan<byte> _text;
     private readonly ReadOnlySpan<byte> _refMsgType;
     private readonly int _businessRejectReason;
+    private readonly ReadOnlySpan<byte> _defaultApplVerId;
 
     /// <param name="refSeqNum">RefSeqNum(45), negative for none.</param>
     /// <param name="text">Text(58).</param>
     /// <param name="refMsgType">RefMsgType(372).</param>
     /// <param name="businessRejectReason">BusinessRejectReason(380).</param>
-    public BusinessMessageRejectBody(int refSeqNum, ReadOnlySpan<byte> text, ReadOnlySpan<byte> refMsgType, int businessRejectReason)
+    /// <param name="defaultApplVerId">DefaultApplVerID(1137) on FIXT.1.1, empty otherwise.</param>
+    public BusinessMessageRejectBody(int refSeqNum, ReadOnlySpan<byte> text, ReadOnlySpan<byte> refMsgType, int businessRejectReason,
+        ReadOnlySpan<byte> defaultApplVerId)
     {
         _refSeqNum = refSeqNum;
         _text = text;
         _refMsgType = refMsgType;
         _businessRejectReason = businessRejectReason;
+        _defaultApplVerId = defaultApplVerId;
     }
 
     public ReadOnlySpan<byte> MsgType => MsgTypes.BusinessMessageReject;
@@ -182,5 +189,6 @@ internal readonly ref struct BusinessMessageRejectBody : IAdminMessageBody
         w.Write(FixTags.Text, _text);
         w.Write(FixTags.RefMsgType, _refMsgType);
         w.Write(FixTags.BusinessRejectReason, _businessRejectReason);
+        if (!_defaultApplVerId.IsEmpty) w.Write(FixTags.DefaultApplVerID, _defaultApplVerId);
     }
 }

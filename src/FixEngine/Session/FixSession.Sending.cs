@@ -226,7 +226,8 @@ public sealed partial class FixSession
     {
         RoutingFields routing = ReverseRouting(offending);
         int refSeqNum = offending.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : -1;
-        SendAdmin(new BusinessMessageRejectBody(refSeqNum, _header.Ascii(text), RefMsgType(offending), reason), nowNs, ref routing);
+        ReadOnlySpan<byte> defaultApplVerId = _isFixt ? _defaultApplVerId : default;
+        SendAdmin(new BusinessMessageRejectBody(refSeqNum, _header.Ascii(text), RefMsgType(offending), reason, defaultApplVerId), nowNs, ref routing);
     }
 
     // RefMsgType(372) echoes the offending MsgType, cut at MaxRefMsgTypeLength bytes.

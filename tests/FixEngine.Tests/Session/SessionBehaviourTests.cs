@@ -283,6 +283,8 @@ public abstract class SessionBehaviourTests
         Assert.Equal("3", bmr[380]);
         Assert.Equal("B", bmr[372]);
         Assert.Equal("2", bmr[45]);
+        // DefaultApplVerID(1137) only on FIXT.1.1 (see Fixt11SessionTests).
+        Assert.Equal(BeginString == "FIXT.1.1" ? "9" : null, bmr[1137]);
         Assert.Equal(3, h.Session.NextTargetMsgSeqNum);
     }
 
@@ -540,6 +542,19 @@ public sealed class Fixt11SessionTests : SessionBehaviourTests
     protected override string BeginString => "FIXT.1.1";
 
     protected override bool SendsExtendedRejectReasons => true;
+
+    [Fact]
+    public void BusinessMessageRejectCarriesDefaultApplVerIdAsQuickFixSendsIt()
+    {
+        // The QuickFIX reference (FIXT acceptance 2r_UnregisteredMsgType) answers an unsupported message with
+        // ...|45=2|58=Unsupported Message Type|372=8|380=3|1137=<its DefaultApplVerID>|10=...
+        using var h = Create();
+        h.Logon();
+        h.Receive("35=8|34=2|37=id|17=id1|150=0|39=0|55=WLRI|54=1|151=100|14=0|6=0.0");
+        Sent bmr = h.Expect("j");
+        Assert.EndsWith("|45=2|58=Unsupported Message Type|372=8|380=3|1137=9|10=" + bmr[10] + "|", bmr.Text, StringComparison.Ordinal);
+        Assert.Equal(3, h.Session.NextTargetMsgSeqNum);
+    }
 
     [Fact]
     public void LogonWithoutDefaultApplVerIdDisconnects()
