@@ -3,6 +3,9 @@ using FixEngine.Codec;
 
 namespace FixEngine.Session;
 
+// Role: what the session does with each inbound admin message (Logon, Heartbeat, TestRequest, Reject,
+// SequenceReset, Logout, ResendRequest), and the public Logout.
+
 public sealed partial class FixSession
 {
     private void OnLogon(FixMessage message, long nowNs)

@@ -4,6 +4,9 @@ using FixEngine.Codec;
 
 namespace FixEngine.Session;
 
+// Role: the receive path. OnMessage and OnGarbled, the checks every message passes (Verify), early messages kept in
+// the InboundGapQueue and processed once the gap is filled, and application messages handed to FromApp.
+
 public sealed partial class FixSession
 {
     /// <summary>Processes one framed inbound message (CheckSum and BodyLength already verified by the framer).</summary>

@@ -4,6 +4,9 @@ using FixEngine.Store;
 
 namespace FixEngine.Session;
 
+// Role: resend and gap-fill in both directions, on the state kept in ResendState: asking the peer for a gap (in chunks
+// when configured) and replaying our stored messages when the peer asks.
+
 public sealed partial class FixSession
 {
     private const int InfiniteEndSeqNo42 = 0;

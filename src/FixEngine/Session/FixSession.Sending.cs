@@ -11,6 +11,10 @@ namespace FixEngine.Session;
 /// <param name="state">The state given to <c>FixSession.Send</c>.</param>
 public delegate void BodyWriter<TState>(ref FixWriter writer, scoped in TState state) where TState : allows ref struct;
 
+// Role: the send path. Application messages (Send, TrySendFromAnyThread and the outbox), the messages the session
+// composes itself (typed admin bodies through SendAdmin, the GapFill), and the common tail: store, ToApp, transmit or
+// hold back in the send backlog.
+
 public sealed partial class FixSession
 {
     private const int OutboxMsgTypeMax = 16;
@@ -195,7 +199,7 @@ public sealed partial class FixSession
         if (w.TryFinish(out int length)) Transmit(_header.Encoded(length), nowNs);
     }
 
-    // Reject for the message currently indexed in _index.
+    // Session-level Reject of an inbound message; before the Logon exchange a Reject is not allowed: disconnect instead.
     private void SendReject(FixMessage offending, long nowNs, int reason, int refTagId, bool hasRefTag)
     {
         if (!IsLoggedOn)

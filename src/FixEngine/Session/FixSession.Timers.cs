@@ -2,6 +2,9 @@ using System;
 
 namespace FixEngine.Session;
 
+// Role: time. Poll runs the logon/logout timeouts, heartbeats and test requests and the session schedule, and drives
+// the send backlog, the replay and the cross-thread outbox.
+
 public sealed partial class FixSession
 {
     private const long NsPerSecond = 1_000_000_000L;

@@ -269,8 +269,7 @@ public sealed partial class FixSession : IDisposable
         bool wasLoggedOn = IsLoggedOn;
         _log.OnEvent("Disconnected: " + reason, nowNs);
         EnterState(SessionState.Disconnected, nowNs);
-        _resend.Reset();
-        _gapQueue.Clear();
+        ForgetRecovery();
         _flow.Clear("Disconnected", nowNs, release: true);
         if (_settings.ResetOnDisconnect) ResetStore(nowNs);
         if (wasLoggedOn) _application.OnLogout(this);
@@ -282,6 +281,14 @@ public sealed partial class FixSession : IDisposable
         _stateSinceNs = nowNs;
     }
 
+    // Gap recovery belongs to one connection and one run of sequence numbers: a disconnect, a reset or a store refresh
+    // drops the early messages kept, our outstanding ResendRequest and any replay for the peer.
+    private void ForgetRecovery()
+    {
+        _gapQueue.Clear();
+        _resend.Reset();
+    }
+
     /// <summary>Resets both sequence numbers to 1 and drops stored messages (a new session incarnation).</summary>
     /// <param name="nowNs">Now, epoch nanoseconds (the store's new creation time).</param>
     public void ResetSequenceNumbers(long nowNs) => ResetStore(nowNs);
@@ -289,8 +296,7 @@ public sealed partial class FixSession : IDisposable
     private void ResetStore(long nowNs)
     {
         _store.Reset(nowNs);
-        _gapQueue.Clear();
-        _resend.Reset();
+        ForgetRecovery();
         _flow.Clear("Sequence numbers reset", nowNs, release: false);
         _log.OnEvent("Sequence numbers reset", nowNs);
     }
@@ -300,8 +306,7 @@ public sealed partial class FixSession : IDisposable
     private void RefreshStore(long nowNs)
     {
         _store.Refresh();
-        _gapQueue.Clear();
-        _resend.Reset();
+        ForgetRecovery();
         _log.OnEvent("Store refreshed on logon: next sender " + _store.NextSenderMsgSeqNum + ", next target " + _store.NextTargetMsgSeqNum, nowNs);
     }
 
