@@ -46,9 +46,9 @@ public sealed partial class FixSession
     // Answering side: replay [begin, end] from the store. Application messages go out again with their original
     // MsgSeqNum, PossDupFlag=Y and OrigSendingTime; runs of admin messages and missing numbers become one
     // SequenceReset-GapFill each. Nothing here consumes a new sequence number. The replay runs in steps
-    // (ContinueReplay): it stops reading the store while the send backlog holds ReplayBudgetBytes or more and goes on
-    // from Poll as the transport drains, so a long replay is never copied into memory at once. A new ResendRequest
-    // replaces a replay still in progress.
+    // (ContinueReplay): it stops reading the store while the send backlog holds OutboundFlowControl.ReplayBudgetBytes
+    // or more and goes on from Poll as the transport drains, so a long replay is never copied into memory at once. A
+    // new ResendRequest replaces a replay still in progress.
     private void ResendRange(int begin, int end, long nowNs)
     {
         int nextSender = _store.NextSenderMsgSeqNum;
