@@ -62,6 +62,7 @@ public abstract partial class TransportConnection : IAgent, IDisposable
     private int _closeClaimed;
     private int _tornDown;
     private int _startGate;
+    private ReceivePause _receivePause;
     private DisconnectReason _reason;
     private string? _detail;
     private string? _name;
@@ -89,9 +90,6 @@ public abstract partial class TransportConnection : IAgent, IDisposable
 
     /// <summary>The options this connection was created with.</summary>
     public TcpConnectionOptions Options { get; }
-
-    /// <summary>Free slot for the owner (e.g. the session bound to this connection).</summary>
-    public object? UserState { get; set; }
 
     /// <summary>The remote end point, or null when unknown.</summary>
     public abstract EndPoint? RemoteEndPoint { get; }
@@ -139,9 +137,10 @@ public abstract partial class TransportConnection : IAgent, IDisposable
     /// <inheritdoc/>
     public int DoWork(long nowNs) => Poll(nowNs);
 
-    /// <summary>Rents the receive buffer, the encode buffer and the send queue now, so the first messages do not pay for them.</summary>
+    /// <summary>Rents the receive buffer and the send queue (and, in completion mode, the send event args; TLS: the
+    /// ciphertext buffer) now, so the first messages and the first back-pressure do not pay for them.</summary>
     /// <remarks>Call on the owning thread before <see cref="Start"/> or the first <see cref="Poll"/>. Allocates (that is its purpose).</remarks>
-    public virtual void Prewarm()
+    public void Prewarm()
     {
         if (TryEnter())
         {
@@ -154,11 +153,14 @@ public abstract partial class TransportConnection : IAgent, IDisposable
                 Exit();
             }
         }
-        GetSendSpan(_initialSendBytes);
+        PrewarmSend();
     }
 
     /// <summary>True while reading from the socket is paused (<see cref="PauseReceive"/>).</summary>
-    public virtual bool IsReceivePaused => false;
+    public bool IsReceivePaused => !_receivePause.IsRunning;
+
+    /// <summary>True while a paused completion-mode or TLS receive loop has stopped (no read outstanding); for tests.</summary>
+    internal bool IsReceiveParked => _receivePause.IsParked;
 
     /// <summary>Stops reading from the socket until <see cref="ResumeReceive"/>, so TCP flow control slows the peer down
     /// (inbound back-pressure, e.g. while the owner's outbound backlog drains).</summary>
@@ -168,16 +170,19 @@ public abstract partial class TransportConnection : IAgent, IDisposable
     /// mode and TLS: the receive loop issues no new read once the current one has been dispatched; TLS bytes SslStream
     /// has already decrypted wait in it). Allocation-free.
     /// </remarks>
-    public virtual void PauseReceive()
-    {
-    }
+    public void PauseReceive() => _receivePause.Request();
 
     /// <summary>Reads from the socket again after <see cref="PauseReceive"/>.</summary>
     /// <remarks>Any thread; idempotent. In completion mode a stopped receive loop is restarted on the calling thread, so
     /// bytes already waiting are dispatched to the handler on it before this returns; TLS restarts it on a thread-pool
     /// thread (a peer that keeps writing could otherwise hold the calling thread in the loop). Allocation-free.</remarks>
-    public virtual void ResumeReceive()
+    public void ResumeReceive()
     {
+        // Only the resume that found the loop parked restarts it; the loop's in-flight count is taken again here.
+        if (_receivePause.Resume() && TryEnter())
+        {
+            RestartReceiveLoop();
+        }
     }
 
     /// <summary>A span of at least <paramref name="sizeHint"/> bytes to encode one message into; then call <see cref="Commit"/>.</summary>
@@ -262,6 +267,18 @@ public abstract partial class TransportConnection : IAgent, IDisposable
 
     /// <summary>Called by <see cref="Start"/> after its already-started check: true when the handler is set and the caller begins receiving now; false when <see cref="SetHandler"/> will call <see cref="BeginReceive"/>.</summary>
     private protected bool TryClaimReceiveStart() => (Interlocked.Or(ref _startGate, StartRequestedBit) & HandlerSetBit) != 0;
+
+    /// <summary>Busy-poll: true unless a pause was requested (the read is skipped while paused).</summary>
+    private protected bool IsReceiveRunning => _receivePause.IsRunning;
+
+    /// <summary>Receive loop, before it issues its next read: true when a pause was requested and the loop must leave now (see <see cref="ReceivePause"/>).</summary>
+    private protected bool TryParkReceive() => _receivePause.TryPark();
+
+    /// <summary>Restarts a receive loop that parked for a pause; the caller took an in-flight count for it.</summary>
+    private protected abstract void RestartReceiveLoop();
+
+    /// <summary>Rents the subclass's send resources for <see cref="Prewarm"/> (under its send lock, unless closing).</summary>
+    private protected abstract void PrewarmSend();
 
     /// <summary>Begins receiving (completion mode and TLS); called once, by <see cref="Start"/> or by a <see cref="SetHandler"/> that found a deferred start.</summary>
     private protected abstract void BeginReceive();
