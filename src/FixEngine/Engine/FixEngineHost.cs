@@ -153,7 +153,7 @@ public sealed class FixEngineHost : IDisposable
                 {
                     TcpConnectionOptions transport = EngineConfiguration.TransportOptions(s, s.MaxMessageSize);
                     EngineTls.InitiatorTls? tls = s.SocketUseSSL ? EngineTls.ForInitiator(s, _owned) : null;
-                    var slot = new SessionSlot(session, transport.ReceiveMode == Transport.ReceiveMode.Completion, new InitiatorState(s.SocketConnectEndpoints, transport, tls));
+                    var slot = new SessionSlot(session, transport.ReceiveMode == ReceiveMode.Completion, new InitiatorState(s.SocketConnectEndpoints, transport, tls));
                     _slots.Add(slot);
                     _initiators.Add(slot);
                 }
@@ -590,7 +590,7 @@ public sealed class FixEngineHost : IDisposable
         private TlsAcceptor? _tls;
 
         /// <summary>Completion-mode or TLS: its sessions are processed on completion threads under their gates.</summary>
-        public bool Guarded { get; } = tls is not null || options.ReceiveMode == Transport.ReceiveMode.Completion;
+        public bool Guarded { get; } = tls is not null || options.ReceiveMode == ReceiveMode.Completion;
 
         public int BoundPort { get; private set; }
 
