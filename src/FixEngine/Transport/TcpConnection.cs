@@ -136,8 +136,7 @@ public sealed class TcpConnection : TransportConnection
         }
     }
 
-    /// <inheritdoc/>
-    public override int Poll(long nowNs)
+    private protected override int PollCore(long nowNs)
     {
         if (_mode != ReceiveMode.BusyPoll || !TryEnter())
         {

@@ -243,8 +243,7 @@ public sealed class TlsConnection : TransportConnection
         }
     }
 
-    /// <inheritdoc/>
-    public override int Poll(long nowNs) => 0;
+    private protected override int PollCore(long nowNs) => 0;
 
     // The loop had parked: restart it on the thread pool, not inline (see the design note).
     private protected override void RestartReceiveLoop() => ThreadPool.UnsafeQueueUserWorkItem(_resumeWorkItem, preferLocal: false);

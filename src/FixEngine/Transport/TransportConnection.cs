@@ -9,7 +9,13 @@ using FixEngine.Hosting;
 namespace FixEngine.Transport;
 
 // Design:
-// - Lifecycle in two ints. _closeClaimed: the first Close/Abort (from any thread) wins a CAS and alone writes
+// - The one close lifecycle of a connection: Open -> (Flushing) -> Closing -> TornDown. Flushing is optional: an orderly
+//   close that first lets queued bytes leave (CloseAfterFlush), bounded by FlushTimeoutNs of the time Poll is given.
+//   _flushUntilNs: 0 = not flushing; FlushClaiming while the first caller writes the reason; FlushRequested once it is
+//   written, until the first Poll turns it into a deadline (so the deadline is in the poller's monotonic time and
+//   nobody reads a clock here); then the deadline. Poll closes once the queue is empty or the deadline passed, and a
+//   flush request that finds the queue already empty closes at once.
+// - Closing and TornDown in two ints. _closeClaimed: the first Close/Abort (from any thread) wins a CAS and alone writes
 //   _reason/_detail. _state: low 30 bits count operations in flight that use pooled resources (a Poll, the
 //   completion-mode receive loop, an async send); bit 30 (ClosingFlag) is set by the winner after it wrote
 //   the reason (Interlocked.Or is a full fence, so whoever sees the flag sees the reason).
@@ -44,6 +50,12 @@ public abstract partial class TransportConnection : IAgent, IDisposable
     private const int ActiveMask = ClosingFlag - 1;
     private const int HandlerSetBit = 1;
     private const int StartRequestedBit = 2;
+    private const long FlushClaiming = -2;
+    private const long FlushRequested = -1;
+
+    /// <summary>Longest wait, in the time given to <see cref="Poll"/>, for queued bytes to leave before a
+    /// <see cref="CloseAfterFlush"/> closes anyway.</summary>
+    public const long FlushTimeoutNs = 2_000_000_000L;
     private static long s_nextId;
 
     private readonly ArrayPool<byte> _pool;
@@ -63,6 +75,9 @@ public abstract partial class TransportConnection : IAgent, IDisposable
     private int _tornDown;
     private int _startGate;
     private ReceivePause _receivePause;
+    private long _flushUntilNs;
+    private DisconnectReason _flushReason;
+    private string? _flushDetail;
     private DisconnectReason _reason;
     private string? _detail;
     private string? _name;
@@ -100,6 +115,9 @@ public abstract partial class TransportConnection : IAgent, IDisposable
     /// <summary>Name used in diagnostics and as the agent name.</summary>
     public string Name => _name ??= $"{GetType().Name}#{Id} {RemoteEndPoint}";
 
+    /// <summary>True between <see cref="CloseAfterFlush"/> and the close it ends with: queued bytes are still leaving.</summary>
+    public bool IsFlushing => Volatile.Read(ref _flushUntilNs) != 0 && !IsClosing;
+
     /// <summary>True once a close has been requested (by either side); sends then return <see cref="SendResult.Closed"/>.</summary>
     public bool IsClosing => Volatile.Read(ref _closeClaimed) != 0;
 
@@ -127,12 +145,69 @@ public abstract partial class TransportConnection : IAgent, IDisposable
     /// <exception cref="InvalidOperationException">Already started.</exception>
     public abstract void Start();
 
-    /// <summary>Busy-poll duty cycle: one non-blocking receive (framing and dispatching every complete message) and a drain of the send queue.</summary>
-    /// <param name="nowNs">The caller's current time (unused by TCP; kept for the duty-cycle contract).</param>
+    /// <summary>Duty cycle: busy-poll receives once without blocking (framing and dispatching every complete message) and
+    /// drains the send queue; every mode finishes a <see cref="CloseAfterFlush"/> whose queue has emptied or whose time is up.</summary>
+    /// <param name="nowNs">The caller's monotonic time (the flush deadline is measured in it).</param>
     /// <returns>Work done (0 = idle).</returns>
-    /// <remarks>Call from the single owning thread; any thread may own it, and one thread may poll many connections. In completion mode and TLS it does nothing and returns 0.
-    /// An accepted connection receives nothing until its accept handler has returned the handler. Allocation-free.</remarks>
-    public abstract int Poll(long nowNs);
+    /// <remarks>Call from the single owning thread; any thread may own it, and one thread may poll many connections. In
+    /// completion mode and TLS it only checks a flushing close. An accepted connection receives nothing until its accept
+    /// handler has returned the handler. Allocation-free.</remarks>
+    public int Poll(long nowNs)
+    {
+        int work = PollCore(nowNs);
+        if (Volatile.Read(ref _flushUntilNs) != 0)
+        {
+            work += PollFlush(nowNs);
+        }
+        return work;
+    }
+
+    /// <summary>The transport's own duty cycle (busy-poll receive and send drain; nothing in completion mode and TLS).</summary>
+    private protected abstract int PollCore(long nowNs);
+
+    /// <summary>Closes orderly once the bytes already queued have been sent (or <see cref="FlushTimeoutNs"/> of
+    /// <see cref="Poll"/> time has passed); at once when nothing is queued.</summary>
+    /// <param name="reason">Reported to <see cref="IConnectionHandler.OnDisconnected"/>.</param>
+    /// <param name="detail">Explanation passed along.</param>
+    /// <remarks>Any thread; idempotent (the first request wins). While flushing, <see cref="IsFlushing"/> is true, the
+    /// queue drains as usual (busy-poll: in <see cref="Poll"/>) and bytes received are still dispatched; the owner must
+    /// keep calling <see cref="Poll"/>, which closes the connection when the queue is empty or the time is up.</remarks>
+    public void CloseAfterFlush(DisconnectReason reason = DisconnectReason.Local, string? detail = null)
+    {
+        if (IsClosing || Interlocked.CompareExchange(ref _flushUntilNs, FlushClaiming, 0) != 0)
+        {
+            return;
+        }
+        _flushReason = reason;
+        _flushDetail = detail;
+        // Release: whoever sees FlushRequested sees the reason.
+        Volatile.Write(ref _flushUntilNs, FlushRequested);
+        if (QueuedSendBytes == 0)
+        {
+            Close(reason, detail);
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private int PollFlush(long nowNs)
+    {
+        long until = Volatile.Read(ref _flushUntilNs);
+        if (until == FlushClaiming || IsClosing)
+        {
+            return 0;
+        }
+        if (until == FlushRequested)
+        {
+            until = nowNs + FlushTimeoutNs;
+            Volatile.Write(ref _flushUntilNs, until);
+        }
+        if (QueuedSendBytes != 0 && nowNs < until)
+        {
+            return 0;
+        }
+        Close(_flushReason, _flushDetail);
+        return 1;
+    }
 
     /// <inheritdoc/>
     public int DoWork(long nowNs) => Poll(nowNs);
