@@ -21,12 +21,10 @@ namespace FixEngine.Transport;
 // - SslStream runs over a TlsSocketStream, not a NetworkStream. Its reads go to Socket.ReceiveAsync (a pending one is
 //   backed by the socket's cached event args; SslStream's read path uses the pooling method builder): no allocation.
 //   Its writes, once the connection exists, land in this connection's ciphertext buffer (CaptureCiphertext), so
-//   SslStream.WriteAsync always completes synchronously and the writer sends the ciphertext itself. PERF: over a
-//   NetworkStream, each SslStream write that pended (the socket's send buffer full) allocated 288 B inside SslStream
-//   (the boxes of WriteAsyncInternal and WriteSingleChunk's CompleteWriteAsync, async ValueTask methods with the default
-//   builder; TlsAllocationTests' throttled phase, allocation-tick trace); now a full socket only delays a Socket.SendAsync.
-//   Measured on every thread by TlsAllocationTests (.NET 10, Linux/OpenSSL, after warm-up): 0 B per message, throttled
-//   or not. SslStream's own buffers come from ArrayPool<byte>.Shared and allocate only when that pool misses (transient,
+//   SslStream.WriteAsync always completes synchronously and the writer sends the ciphertext itself, and a full socket
+//   only delays a Socket.SendAsync. PERF: a write that pends inside SslStream allocates there; this keeps TLS at 0 B per
+//   message, throttled or not, on every thread (TlsAllocationTests; history in docs/benchmarks/engine-transport-notes.md).
+//   SslStream's own buffers come from ArrayPool<byte>.Shared and allocate only when that pool misses (transient,
 //   while its per-thread and per-core caches fill).
 // - Receive: the shared TCP framing path: SslStream decrypts straight into the pooled receive buffer
 //   (GetReceiveSpace: compacted and grown exactly as for TCP, so the MaxReceiveBufferBytes bound holds), and
