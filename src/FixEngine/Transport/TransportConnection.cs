@@ -23,6 +23,9 @@ namespace FixEngine.Transport;
 //   Interlocked.Decrement. Whoever observes "flag set, count 0" (the closer, or the last operation to leave)
 //   runs the teardown, made exactly-once by an Interlocked.Exchange on _tornDown. So pooled buffers are returned only
 //   when no thread can touch them, and OnDisconnected is called exactly once, after that.
+// - Receive pause: one ReceivePause state machine for TCP and TLS (see ReceivePause.cs); the subclass's receive loop
+//   parks through TryParkReceive, and ResumeReceive restarts a parked loop through RestartReceiveLoop (TCP inline, TLS
+//   on the thread pool).
 // - The receive buffer and framing state (_receive*, _consecutive*) belong to the single receiving thread
 //   (busy-poll owner or the completion loop, which never overlap: one receive is outstanding at a time).
 // - Close from another thread does not wait: it wakes blocked/pending operations (subclass OnCloseRequested)
