@@ -29,7 +29,8 @@ public sealed class TransportConnectException : Exception
 
 /// <summary>Opens outbound TCP connections with a timeout.</summary>
 /// <remarks>
-/// Thread-safe. The blocking variants wait for the connect on the calling thread (no thread-pool thread is needed). The returned connection is not receiving yet: call <see cref="TransportConnection.Start"/> (completion mode)
+/// Thread-safe. The blocking variants wait for the connect on the calling thread (no thread-pool thread is needed).
+/// The returned connection is not receiving yet: call <see cref="TransportConnection.Start"/> (completion mode)
 /// or poll it (busy-poll mode) from its owning thread. Connecting allocates (not a hot path); the blocking variants block
 /// the caller for up to the timeout, so an agent thread should use <see cref="ConnectAsync"/> and check the task each duty cycle.
 /// </remarks>
