@@ -250,7 +250,7 @@ public static class RoundTripSelfCheck
 
     private static string? SessionRoleRoundTrips()
     {
-        var spec = new EngineSessionSpec(FixEngine.Config.IdleStrategyKind.Yielding, true, FixEngine.Config.ReceiveMode.Completion, 51_234);
+        var spec = new EngineSessionSpec(FixEngine.Config.IdleStrategyKind.Yielding, true, FixEngine.Transport.ReceiveMode.Completion, 51_234);
         if (!EngineSessionSpec.TryParseRole(spec.ToRole(), out EngineSessionSpec parsed) || parsed != spec) return $"'{spec.ToRole()}' does not parse back";
         foreach (string bad in new[] { "codec", "session:Yielding:mem:BusyPoll", "session:Fast:mem:BusyPoll:10", "session:Yielding:disk:BusyPoll:10", "session:Yielding:mem:BusyPoll:-1" })
         {

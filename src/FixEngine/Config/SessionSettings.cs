@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Security.Authentication;
+using FixEngine.Transport;
 
 namespace FixEngine.Config;
 

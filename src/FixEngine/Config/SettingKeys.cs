@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.Globalization;
 using System.Security.Authentication;
+using FixEngine.Transport;
 
 namespace FixEngine.Config;
 

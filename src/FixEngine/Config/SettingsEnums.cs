@@ -9,15 +9,6 @@ public enum ConnectionType
     Initiator,
 }
 
-/// <summary>How the transport receives (<c>ReceiveMode</c>).</summary>
-public enum ReceiveMode
-{
-    /// <summary>Asynchronous socket completions (shares threads; default).</summary>
-    Completion,
-    /// <summary>A duty-cycle agent polls the socket without blocking (lowest latency, burns a core).</summary>
-    BusyPoll,
-}
-
 /// <summary>What a duty-cycle agent does when it found no work (<c>IdleStrategy</c>).</summary>
 public enum IdleStrategyKind
 {
@@ -27,7 +18,7 @@ public enum IdleStrategyKind
     Yielding,
     /// <summary>Spin, then yield, then park for growing intervals (default).</summary>
     Backoff,
-    /// <summary>Block until work arrives.</summary>
+    /// <summary>Sleep 1 ms after every duty cycle that found no work (lowest CPU use; work waits up to about a millisecond).</summary>
     Blocking,
 }
 

@@ -62,7 +62,7 @@ internal static class EngineConfiguration
     /// <summary>Transport options for a listening port (from its first session; the port check made them agree) or an initiator.</summary>
     public static TcpConnectionOptions TransportOptions(SessionSettings s, int maxMessageSize) => new()
     {
-        ReceiveMode = s.SocketUseSSL || s.ReceiveMode == Config.ReceiveMode.Completion ? Transport.ReceiveMode.Completion : Transport.ReceiveMode.BusyPoll,
+        ReceiveMode = s.SocketUseSSL ? ReceiveMode.Completion : s.ReceiveMode,
         MaxMessageBodyLength = maxMessageSize,
         MaxReceiveBufferBytes = Math.Max(4 << 20, maxMessageSize * 2 + 1024),
         SendQueueBytes = Math.Max(1 << 20, maxMessageSize + 1024),

@@ -20,9 +20,9 @@ public sealed class SessionFactory : IDisposable
     /// <summary>Creates a session.</summary>
     /// <param name="settings">Its settings (validated here).</param>
     /// <param name="application">Application callbacks.</param>
-    /// <param name="nowEpochNs">Now, for new stores.</param>
+    /// <param name="epochNs">Now (epoch nanoseconds), for new stores.</param>
     /// <returns>The session, owning its store and log.</returns>
-    public FixSession Create(SessionSettings settings, Session.IApplication application, long nowEpochNs)
+    public FixSession Create(SessionSettings settings, Session.IApplication application, long epochNs)
     {
         ArgumentNullException.ThrowIfNull(settings);
         settings.Validate();
@@ -40,7 +40,7 @@ public sealed class SessionFactory : IDisposable
 
         string name = settings.SessionId.ToString();
         IMessageStore store = settings.FileStorePath is string storePath
-            ? new FileMessageStore(storePath, name, nowEpochNs, new FileMessageStoreOptions
+            ? new FileMessageStore(storePath, name, epochNs, new FileMessageStoreOptions
             {
                 SyncPolicy = ToPolicy(settings.FileStoreSync),
                 InitialIndexCapacity = settings.StoreIndexCapacity,
@@ -48,7 +48,7 @@ public sealed class SessionFactory : IDisposable
                 SharedAccess = settings.RefreshOnLogon,
             })
             : new MemoryMessageStore(
-                nowEpochNs, initialIndexCapacity: settings.StoreIndexCapacity, initialCapacityInBytes: settings.MemoryStoreCapacityBytes);
+                epochNs, initialIndexCapacity: settings.StoreIndexCapacity, initialCapacityInBytes: settings.MemoryStoreCapacityBytes);
 
         Session.ISessionLog? log = null;
         if (settings.FileLogPath is string logPath)

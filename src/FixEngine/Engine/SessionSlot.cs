@@ -1,29 +1,32 @@
-using System.Collections.Generic;
-using FixEngine.Config;
+using System.Threading;
 using FixEngine.Session;
-using FixEngine.Transport;
 
 namespace FixEngine.Engine;
 
 // Design:
-// - One slot per session. Gate is the session's serialisation: null for a busy-poll session (the engine agent is its
-//   only thread, today's lock-free path); for a completion-mode or TLS session a private object locked (Monitor) by
-//   whichever thread runs the session: the socket completion thread for inbound messages, the agent for timers, the
-//   outbox, connect/disconnect handling and stop. Uncontended in practice (the agent holds it for one Poll).
-//   PERF: Monitor rather than System.Threading.Lock: a contended Lock allocates its wait event on the managed heap
-//   the first time (192-416 B measured on .NET 10), Monitor's contention path does not
-//   (FixEngineHostTests.SessionGateContentionAllocatesNothing); both cost tens of ns uncontended.
-// - Immutable after construction except InitiatorState, which the agent and the connect task share (Connecting is
-//   volatile; the rest is agent-only).
+// - One slot per session, made by the FixEngineHost constructor and immutable after it, except _lastEpochNs.
+// - The gate is how any thread enters the session: Enter returns a SessionScope, the one construct every engine path
+//   uses ("using (SessionScope scope = slot.Enter(epochNs)) { ... scope.EpochNs ... }"). Busy-poll session: no gate (the
+//   engine agent is its only thread), the scope costs a null check. Completion-mode or TLS session: a private object
+//   locked (Monitor) by whichever thread runs the session: a socket completion thread for inbound messages, the agent
+//   for timers, the outbox, connect/disconnect handling and stop. Uncontended in practice (the agent holds it for one
+//   Poll).
+//   PERF: Monitor rather than System.Threading.Lock: a contended Lock allocates its wait event on the managed heap the
+//   first time, Monitor's contention path does not (CompletionAllocationTests.SessionGateContentionAllocatesNothing).
+// - Time for a gated session: each thread brings its own epoch time (the agent its duty-cycle time, a completion thread
+//   one clock read per message), and they can arrive out of order. _lastEpochNs, written only under the gate, is the
+//   latest time any entry gave the session; the scope hands the session max(given, last), so its time never goes back.
+//   Time flows one way: engine -> scope -> session; the engine never reads time back from the session.
 
-/// <summary>A session with its serialisation gate and, for initiators, its connect state.</summary>
+/// <summary>A session with its gate and, for initiators, its connector.</summary>
 internal sealed class SessionSlot
 {
-    public SessionSlot(FixSession session, bool guarded, InitiatorState? initiator)
+    private long _lastEpochNs;
+
+    public SessionSlot(FixSession session, bool guarded)
     {
         Session = session;
         Gate = guarded ? new object() : null;
-        Initiator = initiator;
     }
 
     public FixSession Session { get; }
@@ -31,20 +34,55 @@ internal sealed class SessionSlot
     /// <summary>Locked around every use of the session by any thread; null for busy-poll sessions (agent only).</summary>
     public object? Gate { get; }
 
-    public InitiatorState? Initiator { get; }
+    /// <summary>The initiator's connect/reconnect state; null for an acceptor session (set once, by the host's constructor).</summary>
+    public InitiatorConnector? Initiator { get; set; }
+
+    /// <summary>Enters the session: takes its gate (if it has one) until the scope is disposed.</summary>
+    /// <param name="epochNs">The caller's epoch time.</param>
+    /// <returns>The scope; its <see cref="SessionScope.EpochNs"/> is the time to give the session.</returns>
+    public SessionScope Enter(long epochNs) => new(this, epochNs);
+
+    /// <summary>Inside the session's scope: gives the session its new connection (an initiator sends its Logon now).</summary>
+    /// <param name="connection">The connection.</param>
+    /// <param name="epochNs">The scope's time.</param>
+    /// <param name="prewarmBacklog">Rent the session's send backlog now (<see cref="EngineOptions.PrewarmConnections"/>).</param>
+    public void Connect(SessionConnection connection, long epochNs, bool prewarmBacklog)
+    {
+        Session.OnConnected(connection, epochNs);
+        if (prewarmBacklog) Session.PrewarmSendBacklog();
+    }
+
+    /// <summary>Under the gate: the time to give the session, never earlier than the last one.</summary>
+    internal long Stamp(long epochNs)
+    {
+        if (epochNs < _lastEpochNs) return _lastEpochNs;
+        _lastEpochNs = epochNs;
+        return epochNs;
+    }
 }
 
-/// <summary>Reconnect/failover state of an initiator session.</summary>
-internal sealed class InitiatorState(IReadOnlyList<SocketEndpoint> endpoints, TcpConnectionOptions transportOptions, EngineTls.InitiatorTls? tls)
+/// <summary>Holds a session's gate (when it has one) for a <c>using</c> block; see <see cref="SessionSlot.Enter"/>.</summary>
+internal readonly ref struct SessionScope
 {
-    public IReadOnlyList<SocketEndpoint> Endpoints { get; } = endpoints;
+    private readonly object? _gate;
 
-    public TcpConnectionOptions TransportOptions { get; } = transportOptions;
+    public SessionScope(SessionSlot slot, long epochNs)
+    {
+        _gate = slot.Gate;
+        if (_gate is null)
+        {
+            EpochNs = epochNs;
+            return;
+        }
+        Monitor.Enter(_gate);
+        EpochNs = slot.Stamp(epochNs);
+    }
 
-    /// <summary>TLS setup when SocketUseSSL=Y, else null.</summary>
-    public EngineTls.InitiatorTls? Tls { get; } = tls;
+    /// <summary>The epoch time to pass to the session inside this scope.</summary>
+    public long EpochNs { get; }
 
-    public int NextEndpoint;
-    public long NextAttemptNs;
-    public volatile bool Connecting;
+    public void Dispose()
+    {
+        if (_gate is not null) Monitor.Exit(_gate);
+    }
 }

@@ -6,8 +6,8 @@ namespace FixEngine.Session;
 /// <summary>The transport side of a session: what the session needs from one connected socket.</summary>
 /// <remarks>
 /// Called only by the thread currently running the session (one at a time). <see cref="Send"/> must copy or write the bytes before it returns
-/// (the session reuses its buffer) and must not call back into the session. Implementations: the engine's socket
-/// adapter, and in-memory fakes in tests.
+/// (the session reuses its buffer) and must not call back into the session. Implementations: the engine's
+/// <c>SessionConnection</c> (over a TCP or TLS transport connection), and in-memory fakes in tests.
 /// </remarks>
 public interface ISessionConnection
 {
@@ -20,7 +20,8 @@ public interface ISessionConnection
     /// send backlog and offers it again, whole and in order, on a later <see cref="FixSession.Poll"/>.</remarks>
     SendResult Send(ReadOnlySpan<byte> message);
 
-    /// <summary>Closes the connection. Must not call back into the session; the session already knows.</summary>
+    /// <summary>Closes the connection; bytes already taken by <see cref="Send"/> still leave first (the engine bounds that
+    /// wait). Must not call back into the session; the session already knows.</summary>
     /// <param name="reason">Why, for the log.</param>
     void Disconnect(string reason);
 }

@@ -35,8 +35,8 @@ public sealed class TcpAcceptor : IDisposable
     /// <param name="endPoint">Address and port to bind (port 0 picks a free one; see <see cref="LocalEndPoint"/>).</param>
     /// <param name="options">Options for every accepted connection.</param>
     /// <param name="acceptHandler">Supplies each connection's handler.</param>
-    /// <param name="backlog">Listen backlog.</param>
-    public TcpAcceptor(IPEndPoint endPoint, TcpConnectionOptions options, IAcceptHandler acceptHandler, int backlog = 1024)
+    /// <param name="backlog">Listen backlog (capped by the OS, on Linux at net.core.somaxconn).</param>
+    public TcpAcceptor(IPEndPoint endPoint, TcpConnectionOptions options, IAcceptHandler acceptHandler, int backlog = SocketSetup.DefaultBacklog)
     {
         ArgumentNullException.ThrowIfNull(endPoint);
         ArgumentNullException.ThrowIfNull(options);
@@ -53,8 +53,8 @@ public sealed class TcpAcceptor : IDisposable
     /// <param name="endPoint">Address and port to bind.</param>
     /// <param name="options">Options for every accepted connection.</param>
     /// <param name="onAccepted">Returns each connection's handler, or null to refuse it.</param>
-    /// <param name="backlog">Listen backlog.</param>
-    public TcpAcceptor(IPEndPoint endPoint, TcpConnectionOptions options, Func<TcpConnection, IConnectionHandler?> onAccepted, int backlog = 1024)
+    /// <param name="backlog">Listen backlog (capped by the OS, on Linux at net.core.somaxconn).</param>
+    public TcpAcceptor(IPEndPoint endPoint, TcpConnectionOptions options, Func<TcpConnection, IConnectionHandler?> onAccepted, int backlog = SocketSetup.DefaultBacklog)
         : this(endPoint, options, new DelegateAcceptHandler(onAccepted ?? throw new ArgumentNullException(nameof(onAccepted))), backlog)
     {
     }
@@ -80,27 +80,7 @@ public sealed class TcpAcceptor : IDisposable
         {
             TransportThrowHelper.ThrowInvalidOperation("The TcpAcceptor was already started.");
         }
-        var listener = new Socket(_endPoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
-        try
-        {
-            if (_endPoint.AddressFamily == AddressFamily.InterNetworkV6 && _endPoint.Address.Equals(IPAddress.IPv6Any))
-            {
-                listener.DualMode = true;
-            }
-            if (!OperatingSystem.IsWindows())
-            {
-                // SO_REUSEADDR on Unix only allows rebinding over TIME_WAIT; it does not let two listeners share a port.
-                listener.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
-            }
-            listener.Bind(_endPoint);
-            listener.Listen(_backlog);
-        }
-        catch
-        {
-            listener.Dispose();
-            throw;
-        }
-        _listener = listener;
+        _listener = SocketSetup.Listen(_endPoint, _backlog);
         var args = new SocketAsyncEventArgs(unsafeSuppressExecutionContextFlow: true);
         args.Completed += (_, e) => AcceptLoop(e, completed: true);
         _acceptArgs = args;

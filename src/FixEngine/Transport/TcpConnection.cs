@@ -18,17 +18,14 @@ namespace FixEngine.Transport;
 //   runs on the SAEA send completion thread, and with the teardown that returns the queue array.
 //   PERF: an uncontended Lock enter/exit is tens of ns against a multi-µs send syscall (transport-pingpong).
 // - Fast path: queue empty and no async send in flight -> Socket.Send straight from the caller's span (no
-//   copy). Only the remainder the socket refused is copied into the queue: a circular byte buffer of exactly
+//   copy). Only the remainder the socket refused is copied into the queue: a SendByteQueue of exactly
 //   SendQueueBytes, rented from the pool on first use. A message that does not fit in the free space gets
 //   Backpressure before any byte is sent, so a message is never half sent and half dropped.
 // - Completion-mode drain: a pooled send SAEA over the queue's contiguous head segment; an async send holds
 //   an "in flight" count (taken under the lock while not closing) until it completes.
-// - Receive pause (inbound flow control): _receivePause is Running, PauseRequested or Parked, changed with
-//   Interlocked from any thread. Busy-poll: Poll skips the receive while it is not Running. Completion: before posting
-//   the next receive the loop turns PauseRequested into Parked (CAS) and leaves, releasing its in-flight count, so a
-//   close while parked tears down at once; ResumeReceive exchanges the state to Running and, only if it found Parked
-//   (the loop has left), re-enters and restarts the loop. A resume that finds PauseRequested just cancels it (the loop
-//   never left), so there is never more than one loop.
+// - Receive pause (inbound flow control): the shared ReceivePause state machine in TransportConnection. Busy-poll:
+//   Poll skips the receive while paused. Completion: the loop parks before posting its next receive, and a resume that
+//   found it parked restarts it inline on the resuming thread (RestartReceiveLoop).
 // - Close: OnCloseRequested flushes what the socket takes now (orderly) or sets linger 0 (abort), shuts down
 //   and disposes the socket, which aborts pending SAEAs; socket calls that race with the dispose catch
 //   ObjectDisposedException. ReleaseResources (nothing in flight) returns the SAEAs and the queue.
@@ -43,24 +40,17 @@ public sealed class TcpConnection : TransportConnection
     private readonly Socket _socket;
     private readonly ReceiveMode _mode;
     private readonly EventArgsPool _argsPool;
-    private readonly ArrayPool<byte> _pool;
     private readonly int _queueCapacity;
     private readonly Lock _sendLock = new();
     private readonly EndPoint? _remote;
     private readonly EndPoint? _local;
-    private const int ReceiveRunning = 0;
-    private const int ReceivePauseRequested = 1;
-    private const int ReceiveParked = 2;
 
     private ConnectionEventArgs? _receiveArgs;
     private int _started;
-    private int _receivePause;
 
-    // Guarded by _sendLock.
+    // Guarded by _sendLock (the queue's Count is also read by other threads).
     private ConnectionEventArgs? _sendArgs;
-    private byte[]? _queue;
-    private int _queueHead;
-    private int _queueCount;
+    private SendByteQueue _queue;
     private bool _sendInFlight;
     private long _bytesSent;
 
@@ -70,11 +60,11 @@ public sealed class TcpConnection : TransportConnection
         _socket = socket;
         _mode = options.ReceiveMode;
         _argsPool = options.EventArgsPool;
-        _pool = options.BufferPool ?? ArrayPool<byte>.Shared;
         _queueCapacity = options.SendQueueBytes;
+        _queue = new SendByteQueue(options.BufferPool ?? ArrayPool<byte>.Shared, options.SendQueueBytes);
         _remote = SafeEndPoint(socket, remote: true);
         _local = SafeEndPoint(socket, remote: false);
-        ApplySocketOptions(socket, options);
+        SocketSetup.ApplyOptions(socket, options, nonBlocking: true);
     }
 
     /// <summary>The receive mode.</summary>
@@ -87,7 +77,7 @@ public sealed class TcpConnection : TransportConnection
     public override EndPoint? LocalEndPoint => _local;
 
     /// <inheritdoc/>
-    public override int QueuedSendBytes => Volatile.Read(ref _queueCount);
+    public override int QueuedSendBytes => _queue.Count;
 
     /// <summary>Bytes handed to the socket so far.</summary>
     public long BytesSent => Volatile.Read(ref _bytesSent);
@@ -116,50 +106,28 @@ public sealed class TcpConnection : TransportConnection
         ReceiveLoop(completed: false);
     }
 
-    /// <inheritdoc/>
-    public override bool IsReceivePaused => Volatile.Read(ref _receivePause) != ReceiveRunning;
+    // The completion loop had parked: restart it here; data already waiting is dispatched on this thread.
+    private protected override void RestartReceiveLoop() => ReceiveLoop(completed: false);
 
-    /// <summary>True while a paused completion-mode receive loop has stopped (no receive posted); for tests.</summary>
-    internal bool IsReceiveParked => Volatile.Read(ref _receivePause) == ReceiveParked;
-
-    /// <inheritdoc/>
-    public override void PauseReceive() => Interlocked.CompareExchange(ref _receivePause, ReceivePauseRequested, ReceiveRunning);
-
-    /// <inheritdoc/>
-    public override void ResumeReceive()
-    {
-        if (Interlocked.Exchange(ref _receivePause, ReceiveRunning) != ReceiveParked)
-        {
-            return;
-        }
-        // The completion loop had left (Parked): restart it here; data already waiting is dispatched on this thread.
-        if (TryEnter())
-        {
-            ReceiveLoop(completed: false);
-        }
-    }
-
-    /// <summary>True once the send queue's array is rented (by <see cref="Prewarm"/> or the first partial send); for tests.</summary>
+    /// <summary>True once the send queue's array is rented (by <see cref="TransportConnection.Prewarm"/> or the first partial send); for tests.</summary>
     internal bool HasSendQueue
     {
         get
         {
             lock (_sendLock)
             {
-                return _queue is not null;
+                return _queue.IsRented;
             }
         }
     }
 
-    /// <inheritdoc/>
-    public override void Prewarm()
+    private protected override void PrewarmSend()
     {
-        base.Prewarm();
         lock (_sendLock)
         {
             if (!IsClosing)
             {
-                _queue ??= _pool.Rent(_queueCapacity);
+                _queue.Rent();
                 if (_mode == ReceiveMode.Completion)
                 {
                     _sendArgs ??= _argsPool.Rent(this, isSend: true);
@@ -168,8 +136,7 @@ public sealed class TcpConnection : TransportConnection
         }
     }
 
-    /// <inheritdoc/>
-    public override int Poll(long nowNs)
+    private protected override int PollCore(long nowNs)
     {
         if (_mode != ReceiveMode.BusyPoll || !TryEnter())
         {
@@ -178,8 +145,8 @@ public sealed class TcpConnection : TransportConnection
         try
         {
             // An accepted connection may be polled before its accept handler returned: its bytes wait in the socket.
-            int work = HasHandler && Volatile.Read(ref _receivePause) == ReceiveRunning ? ReceiveOnce() : 0;
-            if (Volatile.Read(ref _queueCount) != 0)
+            int work = HasHandler && IsReceiveRunning ? ReceiveOnce() : 0;
+            if (_queue.Count != 0)
             {
                 work += DrainQueue();
             }
@@ -209,7 +176,7 @@ public sealed class TcpConnection : TransportConnection
             {
                 return SendResult.Closed;
             }
-            if (_queueCount != 0 && !_sendInFlight && _mode == ReceiveMode.BusyPoll)
+            if (_queue.Count != 0 && !_sendInFlight && _mode == ReceiveMode.BusyPoll)
             {
                 error = DrainUnderLock();
             }
@@ -217,7 +184,7 @@ public sealed class TcpConnection : TransportConnection
             {
                 result = SendResult.Closed;
             }
-            else if (_queueCount == 0 && !_sendInFlight)
+            else if (_queue.Count == 0 && !_sendInFlight)
             {
                 int sent;
                 try
@@ -244,18 +211,18 @@ public sealed class TcpConnection : TransportConnection
                     {
                         return SendResult.Sent;
                     }
-                    Enqueue(data.Slice(sent));
+                    _queue.Enqueue(data.Slice(sent));
                     exitAfter = StartAsyncSendUnderLock(ref error);
                     result = error == SocketError.Success ? SendResult.Queued : SendResult.Closed;
                 }
             }
-            else if (_queueCapacity - _queueCount < data.Length)
+            else if (_queue.Free < data.Length)
             {
                 return SendResult.Backpressure;
             }
             else
             {
-                Enqueue(data);
+                _queue.Enqueue(data);
                 exitAfter = !_sendInFlight && StartAsyncSendUnderLock(ref error);
                 result = error == SocketError.Success ? SendResult.Queued : SendResult.Closed;
             }
@@ -271,32 +238,11 @@ public sealed class TcpConnection : TransportConnection
         return result;
     }
 
-    /// <summary>Copies bytes to the tail of the queue (caller checked the free space). Under the lock.</summary>
-    private void Enqueue(ReadOnlySpan<byte> data)
-    {
-        byte[] queue = _queue ??= _pool.Rent(_queueCapacity);
-        int tail = _queueHead + _queueCount;
-        if (tail >= _queueCapacity)
-        {
-            tail -= _queueCapacity;
-        }
-        int first = Math.Min(data.Length, _queueCapacity - tail);
-        data.Slice(0, first).CopyTo(queue.AsSpan(tail));
-        data.Slice(first).CopyTo(queue);
-        Volatile.Write(ref _queueCount, _queueCount + data.Length);
-    }
-
+    /// <summary>Drops bytes the socket took from the head of the queue. Under the lock.</summary>
     private void Dequeue(int count)
     {
         _bytesSent += count;
-        int head = _queueHead + count;
-        _queueHead = head >= _queueCapacity ? head - _queueCapacity : head;
-        int remaining = _queueCount - count;
-        if (remaining == 0)
-        {
-            _queueHead = 0;
-        }
-        Volatile.Write(ref _queueCount, remaining);
+        _queue.Dequeue(count);
     }
 
     private int DrainQueue()
@@ -319,15 +265,14 @@ public sealed class TcpConnection : TransportConnection
     /// <summary>Busy-poll drain: sends queued bytes until the socket would block. Under the lock.</summary>
     private SocketError DrainUnderLock()
     {
-        byte[] queue = _queue!;
-        while (_queueCount != 0)
+        while (_queue.Count != 0)
         {
-            int segment = Math.Min(_queueCount, _queueCapacity - _queueHead);
+            _queue.Head(int.MaxValue, out byte[] queue, out int head, out int segment);
             int sent;
             SocketError error;
             try
             {
-                sent = _socket.Send(new ReadOnlySpan<byte>(queue, _queueHead, segment), SocketFlags.None, out error);
+                sent = _socket.Send(new ReadOnlySpan<byte>(queue, head, segment), SocketFlags.None, out error);
             }
             catch (ObjectDisposedException)
             {
@@ -368,12 +313,13 @@ public sealed class TcpConnection : TransportConnection
     {
         while (true)
         {
-            if (_queueCount == 0 || IsClosing)
+            if (_queue.Count == 0 || IsClosing)
             {
                 _sendInFlight = false;
                 return true;
             }
-            args.SetBuffer(_queue, _queueHead, Math.Min(_queueCount, _queueCapacity - _queueHead));
+            _queue.Head(int.MaxValue, out byte[] queue, out int head, out int segment);
+            args.SetBuffer(queue, head, segment);
             bool pending;
             try
             {
@@ -491,8 +437,7 @@ public sealed class TcpConnection : TransportConnection
             {
                 break;
             }
-            if (Volatile.Read(ref _receivePause) == ReceivePauseRequested
-                && Interlocked.CompareExchange(ref _receivePause, ReceiveParked, ReceivePauseRequested) == ReceivePauseRequested)
+            if (TryParkReceive())
             {
                 // Paused: post nothing; ResumeReceive restarts the loop. Leaving releases the in-flight count.
                 break;
@@ -544,11 +489,11 @@ public sealed class TcpConnection : TransportConnection
             }
             else
             {
-                if (_mode == ReceiveMode.BusyPoll && Volatile.Read(ref _queueCount) != 0)
+                if (_mode == ReceiveMode.BusyPoll && _queue.Count != 0)
                 {
                     lock (_sendLock)
                     {
-                        if (_queue is not null)
+                        if (_queue.IsRented)
                         {
                             DrainUnderLock();
                         }
@@ -584,38 +529,8 @@ public sealed class TcpConnection : TransportConnection
             {
                 _argsPool.Return(sendArgs);
             }
-            byte[]? queue = _queue;
-            _queue = null;
-            _queueHead = 0;
-            Volatile.Write(ref _queueCount, 0);
-            if (queue is not null)
-            {
-                _pool.Return(queue);
-            }
+            _queue.Release();
         }
-    }
-
-    internal static void ApplySocketOptions(Socket socket, TcpConnectionOptions options)
-    {
-        socket.NoDelay = options.NoDelay;
-        if (options.ReceiveBufferSize is int receive)
-        {
-            socket.ReceiveBufferSize = receive;
-        }
-        if (options.SendBufferSize is int send)
-        {
-            socket.SendBufferSize = send;
-        }
-        if (options.KeepAlive)
-        {
-            socket.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.KeepAlive, true);
-        }
-        if (options.LingerSeconds is int linger)
-        {
-            socket.LingerState = new LingerOption(true, linger);
-        }
-        // Non-blocking: busy-poll receives and every direct send must never block the owner.
-        socket.Blocking = false;
     }
 
     private static EndPoint? SafeEndPoint(Socket socket, bool remote)

@@ -29,7 +29,8 @@ public sealed class TransportConnectException : Exception
 
 /// <summary>Opens outbound TCP connections with a timeout.</summary>
 /// <remarks>
-/// Thread-safe. The returned connection is not receiving yet: call <see cref="TransportConnection.Start"/> (completion mode)
+/// Thread-safe. The blocking variants wait for the connect on the calling thread (no thread-pool thread is needed).
+/// The returned connection is not receiving yet: call <see cref="TransportConnection.Start"/> (completion mode)
 /// or poll it (busy-poll mode) from its owning thread. Connecting allocates (not a hot path); the blocking variants block
 /// the caller for up to the timeout, so an agent thread should use <see cref="ConnectAsync"/> and check the task each duty cycle.
 /// </remarks>
@@ -68,6 +69,16 @@ public static class TcpConnector
         options.Validate();
         connection = null;
         Socket socket = CreateSocket(remoteEndPoint);
+        if (remoteEndPoint is IPEndPoint ip)
+        {
+            SocketError result = ConnectBlocking(socket, ip, timeout);
+            if (result != SocketError.Success)
+            {
+                socket.Dispose();
+                return result;
+            }
+            return Wrap(socket, options, handler, out connection);
+        }
         using var done = new ManualResetEventSlim(false);
         using var args = new SocketAsyncEventArgs { RemoteEndPoint = remoteEndPoint };
         args.Completed += (_, _) => done.Set();
@@ -147,6 +158,39 @@ public static class TcpConnector
         {
             socket.Dispose();
             throw;
+        }
+    }
+
+    /// <summary>A non-blocking connect, then a wait for it on this thread (Socket.Poll), so the caller that blocks anyway
+    /// does not also need a thread-pool thread to run a completion callback: under a starved pool that callback could
+    /// arrive after the timeout and turn a connect that succeeded into TimedOut.</summary>
+    private static SocketError ConnectBlocking(Socket socket, IPEndPoint remoteEndPoint, TimeSpan timeout)
+    {
+        socket.Blocking = false;
+        try
+        {
+            socket.Connect(remoteEndPoint);
+            return SocketError.Success;
+        }
+        catch (SocketException ex) when (ex.SocketErrorCode is SocketError.WouldBlock or SocketError.InProgress)
+        {
+        }
+        catch (SocketException ex)
+        {
+            return ex.SocketErrorCode;
+        }
+        try
+        {
+            if (!socket.Poll(timeout, SelectMode.SelectWrite) && !socket.Poll(0, SelectMode.SelectError))
+            {
+                return SocketError.TimedOut;
+            }
+            // SO_ERROR: the connect's outcome (translated to a SocketError by the runtime).
+            return (SocketError)(int)socket.GetSocketOption(SocketOptionLevel.Socket, SocketOptionName.Error)!;
+        }
+        catch (SocketException ex)
+        {
+            return ex.SocketErrorCode;
         }
     }
 

@@ -28,13 +28,14 @@ public sealed class TlsAcceptor : IDisposable
     /// <param name="options">Connection options.</param>
     /// <param name="tls">TLS options with <see cref="TlsOptions.ServerCertificate"/>.</param>
     /// <param name="onAccepted">Returns the handler for each authenticated connection, or null to refuse it.</param>
-    /// <param name="backlog">Listen backlog.</param>
-    public TlsAcceptor(IPEndPoint endPoint, TcpConnectionOptions options, TlsOptions tls, Func<TlsConnection, IConnectionHandler?> onAccepted, int backlog = 512)
+    /// <param name="backlog">Listen backlog (capped by the OS, on Linux at net.core.somaxconn).</param>
+    public TlsAcceptor(IPEndPoint endPoint, TcpConnectionOptions options, TlsOptions tls, Func<TlsConnection, IConnectionHandler?> onAccepted, int backlog = SocketSetup.DefaultBacklog)
     {
         ArgumentNullException.ThrowIfNull(endPoint);
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(tls);
         ArgumentNullException.ThrowIfNull(onAccepted);
+        ArgumentOutOfRangeException.ThrowIfNegative(backlog);
         options.Validate();
         _endPoint = endPoint;
         _options = options;
@@ -55,21 +56,7 @@ public sealed class TlsAcceptor : IDisposable
     /// <summary>Binds, listens and starts accepting.</summary>
     public void Start()
     {
-        var listener = new Socket(_endPoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
-        try
-        {
-            if (_endPoint.AddressFamily == AddressFamily.InterNetworkV6 && _endPoint.Address.Equals(IPAddress.IPv6Any))
-            {
-                listener.DualMode = true;
-            }
-            listener.Bind(_endPoint);
-            listener.Listen(_backlog);
-        }
-        catch
-        {
-            listener.Dispose();
-            throw;
-        }
+        Socket listener = SocketSetup.Listen(_endPoint, _backlog);
         _listener = listener;
         _ = AcceptLoopAsync(listener);
     }

@@ -21,28 +21,23 @@ namespace FixEngine.Transport;
 // - SslStream runs over a TlsSocketStream, not a NetworkStream. Its reads go to Socket.ReceiveAsync (a pending one is
 //   backed by the socket's cached event args; SslStream's read path uses the pooling method builder): no allocation.
 //   Its writes, once the connection exists, land in this connection's ciphertext buffer (CaptureCiphertext), so
-//   SslStream.WriteAsync always completes synchronously and the writer sends the ciphertext itself. PERF: over a
-//   NetworkStream, each SslStream write that pended (the socket's send buffer full) allocated 288 B inside SslStream
-//   (the boxes of WriteAsyncInternal and WriteSingleChunk's CompleteWriteAsync, async ValueTask methods with the default
-//   builder; TlsAllocationTests' throttled phase, allocation-tick trace); now a full socket only delays a Socket.SendAsync.
-//   Measured on every thread by TlsAllocationTests (.NET 10, Linux/OpenSSL, after warm-up): 0 B per message, throttled
-//   or not. SslStream's own buffers come from ArrayPool<byte>.Shared and allocate only when that pool misses (transient,
+//   SslStream.WriteAsync always completes synchronously and the writer sends the ciphertext itself, and a full socket
+//   only delays a Socket.SendAsync. PERF: a write that pends inside SslStream allocates there; this keeps TLS at 0 B per
+//   message, throttled or not, on every thread (TlsAllocationTests; history in docs/benchmarks/engine-transport-notes.md).
+//   SslStream's own buffers come from ArrayPool<byte>.Shared and allocate only when that pool misses (transient,
 //   while its per-thread and per-core caches fill).
 // - Receive: the shared TCP framing path: SslStream decrypts straight into the pooled receive buffer
 //   (GetReceiveSpace: compacted and grown exactly as for TCP, so the MaxReceiveBufferBytes bound holds), and
 //   OnBytesReceived frames and dispatches in place. ReceiveLoop mirrors TcpConnection's completion loop: one read
 //   outstanding, the loop holds one in-flight count from BeginReceive until it stops. _read is written by the loop
 //   before the continuation is registered and read by the continuation (the value-task source's completion orders them).
-// - Receive pause: _receivePause is Running, PauseRequested or Parked (Interlocked, any thread), as in TcpConnection:
-//   before issuing the next read the loop turns PauseRequested into Parked and leaves, releasing its in-flight count
-//   (so a close while parked tears down at once); ResumeReceive exchanges to Running and, only if it found Parked,
-//   re-enters and queues the loop's restart to the thread pool (a work item made once per connection: no allocation).
-//   Not inline, unlike TCP's completion mode: a peer that keeps writing keeps SslStream's reads completing synchronously,
-//   and the engine resumes from its agent thread, which must get back to its duty cycle to apply the next pause (run
-//   inline, the loop held the agent and the peer's data kept flowing: the TLS back-pressure engine test saw backlogs of
-//   5-15 MB where 1 MiB pauses; queued, about 2 MB). Decrypted bytes SslStream already holds stay there; no socket
-//   read happens while parked, so TCP flow control reaches the peer.
-// - Send: a circular plaintext queue of SendQueueBytes and a linear ciphertext buffer, both rented on first use or by
+// - Receive pause: the shared ReceivePause state machine in TransportConnection: before issuing the next read the loop
+//   parks and leaves. A resume that found it parked queues the loop's restart to the thread pool (a work item made once
+//   per connection: no allocation), not inline as TCP's completion mode does: a peer that keeps writing keeps SslStream's
+//   reads completing synchronously, and the engine resumes from its agent thread, which must get back to its duty cycle
+//   to apply the next pause (measurements: docs/benchmarks/engine-transport-notes.md). Decrypted bytes SslStream already
+//   holds stay there; no socket read happens while parked, so TCP flow control reaches the peer.
+// - Send: a circular plaintext queue (SendByteQueue) of SendQueueBytes and a linear ciphertext buffer, both rented on first use or by
 //   Prewarm, under _sendLock. A message that does not fit in the queue's free space gets Backpressure before any byte is
 //   queued. The caller that finds no writer (_writing false) becomes the writer on its own thread (no thread hop): it
 //   takes an in-flight count and loops: ciphertext waiting -> Socket.SendAsync of all of it; else plaintext waiting ->
@@ -61,7 +56,7 @@ namespace FixEngine.Transport;
 /// <remarks>
 /// Receive callbacks run on the thread that completed the read: a thread-pool (socket completion) thread, or the thread
 /// that started receiving (<see cref="Start"/>, or the acceptor's) for data that was already waiting; after
-/// <see cref="ResumeReceive"/>, a thread-pool thread. Sends return
+/// <see cref="TransportConnection.ResumeReceive"/>, a thread-pool thread. Sends return
 /// <see cref="SendResult.Queued"/> (when no send is in flight the caller encrypts and sends the queue itself, so the
 /// bytes have often left when it returns), <see cref="SendResult.Backpressure"/>, <see cref="SendResult.TooLarge"/>
 /// or <see cref="SendResult.Closed"/>. Steady-state receive, dispatch and send allocate nothing, also while the peer
@@ -69,10 +64,6 @@ namespace FixEngine.Transport;
 /// </remarks>
 public sealed class TlsConnection : TransportConnection
 {
-    private const int ReceiveRunning = 0;
-    private const int ReceivePauseRequested = 1;
-    private const int ReceiveParked = 2;
-
     /// <summary>Most plaintext handed to SslStream in one write (four TLS records): bounds the ciphertext buffer.</summary>
     private const int MaxPlaintextPerWrite = 64 * 1024;
 
@@ -93,15 +84,12 @@ public sealed class TlsConnection : TransportConnection
     private readonly WorkItem _resumeWorkItem;
     private readonly WorkItem _flushWorkItem;
     private int _started;
-    private int _receivePause;
 
     // Receive loop only (one read outstanding).
     private ConfiguredValueTaskAwaitable<int>.ConfiguredValueTaskAwaiter _read;
 
     // Guarded by _sendLock.
-    private byte[]? _queue;
-    private int _queueHead;
-    private int _queueCount;
+    private SendByteQueue _queue;
     private byte[]? _ciphertext;
     private int _ciphertextStart;
     private int _ciphertextEnd;
@@ -123,6 +111,7 @@ public sealed class TlsConnection : TransportConnection
         _ssl = ssl;
         _pool = options.BufferPool ?? ArrayPool<byte>.Shared;
         _queueCapacity = options.SendQueueBytes;
+        _queue = new SendByteQueue(_pool, options.SendQueueBytes);
         _remote = socket.RemoteEndPoint;
         _local = socket.LocalEndPoint;
         _onReadCompleted = () => ReceiveLoop(completed: true);
@@ -142,7 +131,7 @@ public sealed class TlsConnection : TransportConnection
 
     /// <inheritdoc/>
     /// <remarks>Plaintext waiting to be encrypted plus ciphertext waiting to be sent.</remarks>
-    public override int QueuedSendBytes => Volatile.Read(ref _queueCount) + Volatile.Read(ref _ciphertextPending);
+    public override int QueuedSendBytes => _queue.Count + Volatile.Read(ref _ciphertextPending);
 
     /// <summary>The negotiated protocol.</summary>
     public SslProtocols SslProtocol => _ssl.SslProtocol;
@@ -166,7 +155,7 @@ public sealed class TlsConnection : TransportConnection
         ArgumentNullException.ThrowIfNull(tls);
         ArgumentNullException.ThrowIfNull(handler);
         Socket socket = await TcpConnector.ConnectSocketAsync(remoteEndPoint, timeout, options, cancellationToken).ConfigureAwait(false);
-        ApplySocketOptions(socket, options);
+        SocketSetup.ApplyOptions(socket, options, nonBlocking: false);
         var stream = new TlsSocketStream(socket);
         var ssl = new SslStream(stream, leaveInnerStreamOpen: false);
         try
@@ -208,7 +197,7 @@ public sealed class TlsConnection : TransportConnection
             TransportThrowHelper.ThrowInvalidOperation("TlsOptions.ServerCertificate is required on the server side.");
         }
         options.Validate();
-        ApplySocketOptions(socket, options);
+        SocketSetup.ApplyOptions(socket, options, nonBlocking: false);
         var stream = new TlsSocketStream(socket);
         var ssl = new SslStream(stream, leaveInnerStreamOpen: false);
         try
@@ -252,56 +241,33 @@ public sealed class TlsConnection : TransportConnection
         }
     }
 
-    /// <inheritdoc/>
-    public override int Poll(long nowNs) => 0;
+    private protected override int PollCore(long nowNs) => 0;
 
-    /// <inheritdoc/>
-    public override bool IsReceivePaused => Volatile.Read(ref _receivePause) != ReceiveRunning;
-
-    /// <summary>True while a paused receive loop has stopped (no read issued); for tests.</summary>
-    internal bool IsReceiveParked => Volatile.Read(ref _receivePause) == ReceiveParked;
-
-    /// <inheritdoc/>
-    public override void PauseReceive() => Interlocked.CompareExchange(ref _receivePause, ReceivePauseRequested, ReceiveRunning);
-
-    /// <inheritdoc/>
-    public override void ResumeReceive()
-    {
-        if (Interlocked.Exchange(ref _receivePause, ReceiveRunning) != ReceiveParked)
-        {
-            return;
-        }
-        // The loop had left (Parked): restart it on the thread pool, not inline (see the design note).
-        if (TryEnter())
-        {
-            ThreadPool.UnsafeQueueUserWorkItem(_resumeWorkItem, preferLocal: false);
-        }
-    }
+    // The loop had parked: restart it on the thread pool, not inline (see the design note).
+    private protected override void RestartReceiveLoop() => ThreadPool.UnsafeQueueUserWorkItem(_resumeWorkItem, preferLocal: false);
 
     /// <summary>Ciphertext sends that did not complete synchronously (the socket's send buffer was full); for tests.</summary>
     internal long PendingSendCount => Volatile.Read(ref _pendingSends);
 
-    /// <summary>True once the send queue's array is rented (by <see cref="Prewarm"/> or the first send); for tests.</summary>
+    /// <summary>True once the send queue's array is rented (by <see cref="TransportConnection.Prewarm"/> or the first send); for tests.</summary>
     internal bool HasSendQueue
     {
         get
         {
             lock (_sendLock)
             {
-                return _queue is not null;
+                return _queue.IsRented;
             }
         }
     }
 
-    /// <inheritdoc/>
-    public override void Prewarm()
+    private protected override void PrewarmSend()
     {
-        base.Prewarm();
         lock (_sendLock)
         {
             if (!IsClosing)
             {
-                _queue ??= _pool.Rent(_queueCapacity);
+                _queue.Rent();
                 _ciphertext ??= _pool.Rent(CiphertextBufferBytes);
             }
         }
@@ -320,11 +286,11 @@ public sealed class TlsConnection : TransportConnection
             {
                 return SendResult.Closed;
             }
-            if (_queueCapacity - _queueCount < message.Length)
+            if (_queue.Free < message.Length)
             {
                 return SendResult.Backpressure;
             }
-            Enqueue(message);
+            _queue.Enqueue(message);
             if (_writing)
             {
                 // The writer (a pending send's completion, or the thread encrypting) drains what was just queued.
@@ -335,34 +301,6 @@ public sealed class TlsConnection : TransportConnection
         }
         WriteLoop(WriteStep.Next);
         return SendResult.Queued;
-    }
-
-    /// <summary>Copies bytes to the tail of the queue (the caller checked the free space). Under the lock.</summary>
-    private void Enqueue(ReadOnlySpan<byte> data)
-    {
-        byte[] queue = _queue ??= _pool.Rent(_queueCapacity);
-        int tail = _queueHead + _queueCount;
-        if (tail >= _queueCapacity)
-        {
-            tail -= _queueCapacity;
-        }
-        int first = Math.Min(data.Length, _queueCapacity - tail);
-        data.Slice(0, first).CopyTo(queue.AsSpan(tail));
-        data.Slice(first).CopyTo(queue);
-        Volatile.Write(ref _queueCount, _queueCount + data.Length);
-    }
-
-    /// <summary>Drops bytes SslStream has encrypted from the head of the queue. Under the lock.</summary>
-    private void Dequeue(int count)
-    {
-        int head = _queueHead + count;
-        _queueHead = head >= _queueCapacity ? head - _queueCapacity : head;
-        int remaining = _queueCount - count;
-        if (remaining == 0)
-        {
-            _queueHead = 0;
-        }
-        Volatile.Write(ref _queueCount, remaining);
     }
 
     /// <summary>What the writer loop does first: nothing pending (Next), or consume the encryption or send that just completed.</summary>
@@ -410,7 +348,7 @@ public sealed class TlsConnection : TransportConnection
                 }
                 lock (_sendLock)
                 {
-                    Dequeue(_encryptLength);
+                    _queue.Dequeue(_encryptLength);
                 }
             }
             byte[] buffer;
@@ -432,11 +370,9 @@ public sealed class TlsConnection : TransportConnection
                     encrypt = false;
                     _sendInFlight = true;
                 }
-                else if (_queueCount != 0)
+                else if (_queue.Count != 0)
                 {
-                    buffer = _queue!;
-                    offset = _queueHead;
-                    length = Math.Min(Math.Min(_queueCount, _queueCapacity - _queueHead), MaxPlaintextPerWrite);
+                    _queue.Head(MaxPlaintextPerWrite, out buffer, out offset, out length);
                     encrypt = true;
                 }
                 else
@@ -581,7 +517,7 @@ public sealed class TlsConnection : TransportConnection
 
     /// <summary>The receive loop: reads into the receive buffer and dispatches, until a read is pending (its completion
     /// calls this again with <paramref name="completed"/> true), the peer closes, an error, a close or a pause. Holds the
-    /// in-flight count taken by <see cref="BeginReceive"/> or <see cref="ResumeReceive"/> until it stops.</summary>
+    /// in-flight count taken by <see cref="BeginReceive"/> or <see cref="TransportConnection.ResumeReceive"/> until it stops.</summary>
     private void ReceiveLoop(bool completed)
     {
         while (true)
@@ -609,8 +545,7 @@ public sealed class TlsConnection : TransportConnection
             {
                 break;
             }
-            if (Volatile.Read(ref _receivePause) == ReceivePauseRequested
-                && Interlocked.CompareExchange(ref _receivePause, ReceiveParked, ReceivePauseRequested) == ReceivePauseRequested)
+            if (TryParkReceive())
             {
                 // Paused: read nothing more; ResumeReceive restarts the loop. Leaving releases the in-flight count.
                 break;
@@ -683,14 +618,7 @@ public sealed class TlsConnection : TransportConnection
         _socket.Dispose();
         lock (_sendLock)
         {
-            byte[]? queue = _queue;
-            _queue = null;
-            _queueHead = 0;
-            Volatile.Write(ref _queueCount, 0);
-            if (queue is not null)
-            {
-                _pool.Return(queue);
-            }
+            _queue.Release();
             byte[]? ciphertext = _ciphertext;
             _ciphertext = null;
             _ciphertextStart = 0;
@@ -709,28 +637,5 @@ public sealed class TlsConnection : TransportConnection
     private sealed class WorkItem(Action action) : IThreadPoolWorkItem
     {
         public void Execute() => action();
-    }
-
-    /// <summary>The socket options TLS honours: those of <see cref="TcpConnection"/> except non-blocking mode (TLS uses only the
-    /// socket's async operations, which never block either way).</summary>
-    private static void ApplySocketOptions(Socket socket, TcpConnectionOptions options)
-    {
-        socket.NoDelay = options.NoDelay;
-        if (options.ReceiveBufferSize is int receive)
-        {
-            socket.ReceiveBufferSize = receive;
-        }
-        if (options.SendBufferSize is int send)
-        {
-            socket.SendBufferSize = send;
-        }
-        if (options.KeepAlive)
-        {
-            socket.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.KeepAlive, true);
-        }
-        if (options.LingerSeconds is int linger)
-        {
-            socket.LingerState = new LingerOption(true, linger);
-        }
     }
 }

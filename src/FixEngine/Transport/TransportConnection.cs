@@ -9,7 +9,13 @@ using FixEngine.Hosting;
 namespace FixEngine.Transport;
 
 // Design:
-// - Lifecycle in two ints. _closeClaimed: the first Close/Abort (from any thread) wins a CAS and alone writes
+// - The one close lifecycle of a connection: Open -> (Flushing) -> Closing -> TornDown. Flushing is optional: an orderly
+//   close that first lets queued bytes leave (CloseAfterFlush), bounded by FlushTimeoutNs of the time Poll is given.
+//   _flushUntilNs: 0 = not flushing; FlushClaiming while the first caller writes the reason; FlushRequested once it is
+//   written, until the first Poll turns it into a deadline (so the deadline is in the poller's monotonic time and
+//   nobody reads a clock here); then the deadline. Poll closes once the queue is empty or the deadline passed, and a
+//   flush request that finds the queue already empty closes at once.
+// - Closing and TornDown in two ints. _closeClaimed: the first Close/Abort (from any thread) wins a CAS and alone writes
 //   _reason/_detail. _state: low 30 bits count operations in flight that use pooled resources (a Poll, the
 //   completion-mode receive loop, an async send); bit 30 (ClosingFlag) is set by the winner after it wrote
 //   the reason (Interlocked.Or is a full fence, so whoever sees the flag sees the reason).
@@ -17,6 +23,9 @@ namespace FixEngine.Transport;
 //   Interlocked.Decrement. Whoever observes "flag set, count 0" (the closer, or the last operation to leave)
 //   runs the teardown, made exactly-once by an Interlocked.Exchange on _tornDown. So pooled buffers are returned only
 //   when no thread can touch them, and OnDisconnected is called exactly once, after that.
+// - Receive pause: one ReceivePause state machine for TCP and TLS (see ReceivePause.cs); the subclass's receive loop
+//   parks through TryParkReceive, and ResumeReceive restarts a parked loop through RestartReceiveLoop (TCP inline, TLS
+//   on the thread pool).
 // - The receive buffer and framing state (_receive*, _consecutive*) belong to the single receiving thread
 //   (busy-poll owner or the completion loop, which never overlap: one receive is outstanding at a time).
 // - Close from another thread does not wait: it wakes blocked/pending operations (subclass OnCloseRequested)
@@ -44,6 +53,12 @@ public abstract partial class TransportConnection : IAgent, IDisposable
     private const int ActiveMask = ClosingFlag - 1;
     private const int HandlerSetBit = 1;
     private const int StartRequestedBit = 2;
+    private const long FlushClaiming = -2;
+    private const long FlushRequested = -1;
+
+    /// <summary>Longest wait, in the time given to <see cref="Poll"/>, for queued bytes to leave before a
+    /// <see cref="CloseAfterFlush"/> closes anyway.</summary>
+    public const long FlushTimeoutNs = 2_000_000_000L;
     private static long s_nextId;
 
     private readonly ArrayPool<byte> _pool;
@@ -62,6 +77,10 @@ public abstract partial class TransportConnection : IAgent, IDisposable
     private int _closeClaimed;
     private int _tornDown;
     private int _startGate;
+    private ReceivePause _receivePause;
+    private long _flushUntilNs;
+    private DisconnectReason _flushReason;
+    private string? _flushDetail;
     private DisconnectReason _reason;
     private string? _detail;
     private string? _name;
@@ -90,9 +109,6 @@ public abstract partial class TransportConnection : IAgent, IDisposable
     /// <summary>The options this connection was created with.</summary>
     public TcpConnectionOptions Options { get; }
 
-    /// <summary>Free slot for the owner (e.g. the session bound to this connection).</summary>
-    public object? UserState { get; set; }
-
     /// <summary>The remote end point, or null when unknown.</summary>
     public abstract EndPoint? RemoteEndPoint { get; }
 
@@ -101,6 +117,9 @@ public abstract partial class TransportConnection : IAgent, IDisposable
 
     /// <summary>Name used in diagnostics and as the agent name.</summary>
     public string Name => _name ??= $"{GetType().Name}#{Id} {RemoteEndPoint}";
+
+    /// <summary>True between <see cref="CloseAfterFlush"/> and the close it ends with: queued bytes are still leaving.</summary>
+    public bool IsFlushing => Volatile.Read(ref _flushUntilNs) != 0 && !IsClosing;
 
     /// <summary>True once a close has been requested (by either side); sends then return <see cref="SendResult.Closed"/>.</summary>
     public bool IsClosing => Volatile.Read(ref _closeClaimed) != 0;
@@ -129,19 +148,77 @@ public abstract partial class TransportConnection : IAgent, IDisposable
     /// <exception cref="InvalidOperationException">Already started.</exception>
     public abstract void Start();
 
-    /// <summary>Busy-poll duty cycle: one non-blocking receive (framing and dispatching every complete message) and a drain of the send queue.</summary>
-    /// <param name="nowNs">The caller's current time (unused by TCP; kept for the duty-cycle contract).</param>
+    /// <summary>Duty cycle: busy-poll receives once without blocking (framing and dispatching every complete message) and
+    /// drains the send queue; every mode finishes a <see cref="CloseAfterFlush"/> whose queue has emptied or whose time is up.</summary>
+    /// <param name="nowNs">The caller's monotonic time (the flush deadline is measured in it).</param>
     /// <returns>Work done (0 = idle).</returns>
-    /// <remarks>Call from the single owning thread; any thread may own it, and one thread may poll many connections. In completion mode and TLS it does nothing and returns 0.
-    /// An accepted connection receives nothing until its accept handler has returned the handler. Allocation-free.</remarks>
-    public abstract int Poll(long nowNs);
+    /// <remarks>Call from the single owning thread; any thread may own it, and one thread may poll many connections. In
+    /// completion mode and TLS it only checks a flushing close. An accepted connection receives nothing until its accept
+    /// handler has returned the handler. Allocation-free.</remarks>
+    public int Poll(long nowNs)
+    {
+        int work = PollCore(nowNs);
+        if (Volatile.Read(ref _flushUntilNs) != 0)
+        {
+            work += PollFlush(nowNs);
+        }
+        return work;
+    }
+
+    /// <summary>The transport's own duty cycle (busy-poll receive and send drain; nothing in completion mode and TLS).</summary>
+    private protected abstract int PollCore(long nowNs);
+
+    /// <summary>Closes orderly once the bytes already queued have been sent (or <see cref="FlushTimeoutNs"/> of
+    /// <see cref="Poll"/> time has passed); at once when nothing is queued.</summary>
+    /// <param name="reason">Reported to <see cref="IConnectionHandler.OnDisconnected"/>.</param>
+    /// <param name="detail">Explanation passed along.</param>
+    /// <remarks>Any thread; idempotent (the first request wins). While flushing, <see cref="IsFlushing"/> is true, the
+    /// queue drains as usual (busy-poll: in <see cref="Poll"/>) and bytes received are still dispatched; the owner must
+    /// keep calling <see cref="Poll"/>, which closes the connection when the queue is empty or the time is up.</remarks>
+    public void CloseAfterFlush(DisconnectReason reason = DisconnectReason.Local, string? detail = null)
+    {
+        if (IsClosing || Interlocked.CompareExchange(ref _flushUntilNs, FlushClaiming, 0) != 0)
+        {
+            return;
+        }
+        _flushReason = reason;
+        _flushDetail = detail;
+        // Release: whoever sees FlushRequested sees the reason.
+        Volatile.Write(ref _flushUntilNs, FlushRequested);
+        if (QueuedSendBytes == 0)
+        {
+            Close(reason, detail);
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private int PollFlush(long nowNs)
+    {
+        long until = Volatile.Read(ref _flushUntilNs);
+        if (until == FlushClaiming || IsClosing)
+        {
+            return 0;
+        }
+        if (until == FlushRequested)
+        {
+            until = nowNs + FlushTimeoutNs;
+            Volatile.Write(ref _flushUntilNs, until);
+        }
+        if (QueuedSendBytes != 0 && nowNs < until)
+        {
+            return 0;
+        }
+        Close(_flushReason, _flushDetail);
+        return 1;
+    }
 
     /// <inheritdoc/>
     public int DoWork(long nowNs) => Poll(nowNs);
 
-    /// <summary>Rents the receive buffer, the encode buffer and the send queue now, so the first messages do not pay for them.</summary>
+    /// <summary>Rents the receive buffer and the send queue (and, in completion mode, the send event args; TLS: the
+    /// ciphertext buffer) now, so the first messages and the first back-pressure do not pay for them.</summary>
     /// <remarks>Call on the owning thread before <see cref="Start"/> or the first <see cref="Poll"/>. Allocates (that is its purpose).</remarks>
-    public virtual void Prewarm()
+    public void Prewarm()
     {
         if (TryEnter())
         {
@@ -154,11 +231,14 @@ public abstract partial class TransportConnection : IAgent, IDisposable
                 Exit();
             }
         }
-        GetSendSpan(_initialSendBytes);
+        PrewarmSend();
     }
 
     /// <summary>True while reading from the socket is paused (<see cref="PauseReceive"/>).</summary>
-    public virtual bool IsReceivePaused => false;
+    public bool IsReceivePaused => !_receivePause.IsRunning;
+
+    /// <summary>True while a paused completion-mode or TLS receive loop has stopped (no read outstanding); for tests.</summary>
+    internal bool IsReceiveParked => _receivePause.IsParked;
 
     /// <summary>Stops reading from the socket until <see cref="ResumeReceive"/>, so TCP flow control slows the peer down
     /// (inbound back-pressure, e.g. while the owner's outbound backlog drains).</summary>
@@ -168,16 +248,19 @@ public abstract partial class TransportConnection : IAgent, IDisposable
     /// mode and TLS: the receive loop issues no new read once the current one has been dispatched; TLS bytes SslStream
     /// has already decrypted wait in it). Allocation-free.
     /// </remarks>
-    public virtual void PauseReceive()
-    {
-    }
+    public void PauseReceive() => _receivePause.Request();
 
     /// <summary>Reads from the socket again after <see cref="PauseReceive"/>.</summary>
     /// <remarks>Any thread; idempotent. In completion mode a stopped receive loop is restarted on the calling thread, so
     /// bytes already waiting are dispatched to the handler on it before this returns; TLS restarts it on a thread-pool
     /// thread (a peer that keeps writing could otherwise hold the calling thread in the loop). Allocation-free.</remarks>
-    public virtual void ResumeReceive()
+    public void ResumeReceive()
     {
+        // Only the resume that found the loop parked restarts it; the loop's in-flight count is taken again here.
+        if (_receivePause.Resume() && TryEnter())
+        {
+            RestartReceiveLoop();
+        }
     }
 
     /// <summary>A span of at least <paramref name="sizeHint"/> bytes to encode one message into; then call <see cref="Commit"/>.</summary>
@@ -262,6 +345,18 @@ public abstract partial class TransportConnection : IAgent, IDisposable
 
     /// <summary>Called by <see cref="Start"/> after its already-started check: true when the handler is set and the caller begins receiving now; false when <see cref="SetHandler"/> will call <see cref="BeginReceive"/>.</summary>
     private protected bool TryClaimReceiveStart() => (Interlocked.Or(ref _startGate, StartRequestedBit) & HandlerSetBit) != 0;
+
+    /// <summary>Busy-poll: true unless a pause was requested (the read is skipped while paused).</summary>
+    private protected bool IsReceiveRunning => _receivePause.IsRunning;
+
+    /// <summary>Receive loop, before it issues its next read: true when a pause was requested and the loop must leave now (see <see cref="ReceivePause"/>).</summary>
+    private protected bool TryParkReceive() => _receivePause.TryPark();
+
+    /// <summary>Restarts a receive loop that parked for a pause; the caller took an in-flight count for it.</summary>
+    private protected abstract void RestartReceiveLoop();
+
+    /// <summary>Rents the subclass's send resources for <see cref="Prewarm"/> (under its send lock, unless closing).</summary>
+    private protected abstract void PrewarmSend();
 
     /// <summary>Begins receiving (completion mode and TLS); called once, by <see cref="Start"/> or by a <see cref="SetHandler"/> that found a deferred start.</summary>
     private protected abstract void BeginReceive();

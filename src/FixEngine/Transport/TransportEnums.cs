@@ -47,9 +47,6 @@ public enum DisconnectReason
 
     /// <summary>A handler callback (<see cref="IConnectionHandler.OnMessage"/> or <see cref="IConnectionHandler.OnFrameError"/>) threw; the detail names the callback and the exception (see <see cref="TransportConnection.HandlerErrors"/>).</summary>
     HandlerError = 9,
-
-    /// <summary>The TLS handshake failed.</summary>
-    TlsHandshakeFailed = 10,
 }
 
 /// <summary>Outcome of a send on a <see cref="TransportConnection"/>.</summary>

@@ -2,6 +2,7 @@ using System;
 using System.IO;
 using System.Linq;
 using FixEngine.Config;
+using FixEngine.Transport;
 using FixEngine.Tests.Infrastructure;
 
 namespace FixEngine.Tests.Config;

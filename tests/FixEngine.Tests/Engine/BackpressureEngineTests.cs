@@ -140,7 +140,7 @@ public sealed class BackpressureEngineTests
             long before = stuck.NowNs;
             Thread.Sleep(500);
             agentState = $" session time moved {(stuck.NowNs - before) / 1_000_000} ms in 500 ms;"
-                + $" transport paused {(stuck.Connection as SocketConnection)?.Transport?.IsReceivePaused}";
+                + $" transport paused {(stuck.Connection as SessionConnection)?.Transport.IsReceivePaused}";
         }
         Assert.True(pausedAndBlocked, agentState + $" the peer wrote {nextOrder} orders without reading and was never held back by a paused acceptor"
             + $" (acceptor app saw {Volatile.Read(ref filler.Orders)} orders; session connected {filler.Session?.IsConnected},"

@@ -98,8 +98,9 @@ public class CompletionAllocationTests
         }
     }
 
-    /// <summary>The evidence for the session gate's type: a contended Monitor enter (the waiter blocks, then gets the
-    /// gate) allocates nothing on the managed heap, where a System.Threading.Lock allocates its wait event the first time.</summary>
+    /// <summary>The evidence for the session gate's type: a contended entry into a gated session (the waiter blocks in
+    /// SessionSlot.Enter, then gets the gate) allocates nothing on the managed heap, where a System.Threading.Lock
+    /// allocates its wait event the first time.</summary>
     [Fact]
     public void SessionGateContentionAllocatesNothing()
     {
@@ -109,7 +110,7 @@ public class CompletionAllocationTests
             SocketAcceptPort = 7001, NonStopSession = true, UseDataDictionary = false,
         };
         using var session = new FixSession(settings, new ProbedFiller(), new FixEngine.Store.MemoryMessageStore(0));
-        object gate = new SessionSlot(session, guarded: true, initiator: null).Gate!;
+        var slot = new SessionSlot(session, guarded: true);
         for (int round = 0; round < 3; round++)
         {
             long waiterBytes = -1;
@@ -118,14 +119,14 @@ public class CompletionAllocationTests
             {
                 holding.Wait();
                 long before = GC.GetAllocatedBytesForCurrentThread();
-                lock (gate)
+                using (SessionScope scope = slot.Enter(0))
                 {
-                    session.Poll(0);
+                    session.Poll(scope.EpochNs);
                 }
                 waiterBytes = GC.GetAllocatedBytesForCurrentThread() - before;
             });
             waiter.Start();
-            lock (gate)
+            using (slot.Enter(0))
             {
                 holding.Set();
                 // Hold long enough for the waiter to spin out and block.

@@ -4,6 +4,7 @@ using System.IO;
 using FixEngine.Config;
 using FixEngine.Engine;
 using FixEngine.Session;
+using FixEngine.Transport;
 
 namespace FixEngine.Tests.Engine;
 

@@ -24,7 +24,7 @@ public sealed class PrewarmEngineTests
         """;
 
     private static TcpConnection TransportOf(FixSession session) =>
-        Assert.IsType<TcpConnection>(Assert.IsType<SocketConnection>(session.Connection).Transport);
+        Assert.IsType<TcpConnection>(Assert.IsType<SessionConnection>(session.Connection).Transport);
 
     [Theory]
     [InlineData("BusyPoll", true)]

@@ -1,0 +1,85 @@
+using System;
+using System.Collections.Generic;
+using System.Text;
+using FixEngine.Codec;
+using FixEngine.Config;
+using FixEngine.Session;
+
+namespace FixEngine.Engine;
+
+// Design:
+// - Owner: the receiving threads of acceptor connections not yet bound to a session (the engine agent for busy-poll
+//   ports, socket completion threads for completion-mode and TLS ports), serialised by _routeGate. The route table is
+//   filled by the FixEngineHost constructor and only read afterwards.
+// - The routing index is shared, so the lookup runs under _routeGate (once per connection); the session is then
+//   attached inside its scope (order: route gate, then session gate; nothing takes them the other way round).
+
+/// <summary>Binds an accepted connection to its acceptor session by the first message's (BeginString, TargetCompID,
+/// SenderCompID), and attaches it if the session may take it.</summary>
+internal sealed class AcceptorRouter(EngineAgent agent, EngineConsole console, bool prewarm)
+{
+    private readonly Dictionary<string, SessionSlot> _routes = new(StringComparer.Ordinal);
+    private readonly FixMessageIndex _routingIndex = new(64);
+    private readonly object _routeGate = new();
+
+    /// <summary>Constructor only: the session <paramref name="slot"/> answers Logons addressed to its CompIDs.</summary>
+    public void Add(SessionSettings settings, SessionSlot slot) => _routes.Add(Key(settings.BeginString!, settings.SenderCompID!, settings.TargetCompID!), slot);
+
+    /// <summary>Receiving thread: the first message of <paramref name="connection"/> picks its session.</summary>
+    public void Route(SessionConnection connection, ReadOnlySpan<byte> frame, long epochNs)
+    {
+        SessionSlot? slot;
+        lock (_routeGate)
+        {
+            _routingIndex.Parse(frame);
+            var m = new FixMessage(frame, _routingIndex);
+            if (!m.TryGetSpan(FixTags.BeginString, out ReadOnlySpan<byte> begin)
+                || !m.TryGetSpan(FixTags.SenderCompID, out ReadOnlySpan<byte> theirSender)
+                || !m.TryGetSpan(FixTags.TargetCompID, out ReadOnlySpan<byte> theirTarget))
+            {
+                connection.Close("first message lacks BeginString or CompIDs");
+                return;
+            }
+            string key = Key(Encoding.ASCII.GetString(begin), Encoding.ASCII.GetString(theirTarget), Encoding.ASCII.GetString(theirSender));
+            if (!_routes.TryGetValue(key, out slot))
+            {
+                console.Refused(connection.RemoteEndPoint,
+                    $"no session for {Encoding.ASCII.GetString(begin)} {Encoding.ASCII.GetString(theirSender)}->{Encoding.ASCII.GetString(theirTarget)}");
+                connection.Close("unknown session");
+                return;
+            }
+        }
+        if (agent.IsStopping)
+        {
+            connection.Close("engine stopping");
+            return;
+        }
+        using SessionScope scope = slot.Enter(epochNs);
+        Attach(slot, connection, frame, scope.EpochNs);
+    }
+
+    // Inside the session's scope.
+    private void Attach(SessionSlot slot, SessionConnection connection, ReadOnlySpan<byte> frame, long epochNs)
+    {
+        FixSession session = slot.Session;
+        // The previous connection may be closed without the agent having noticed yet: let the reconnect in now.
+        if (session.Connection is SessionConnection previous && previous.IsClosed) session.OnDisconnected(previous.CloseReason, epochNs);
+        if (session.IsConnected)
+        {
+            console.Refused(connection.RemoteEndPoint, $"{session.Id} is already connected");
+            connection.Close("session already connected");
+            return;
+        }
+        if (!session.IsSessionTime(epochNs))
+        {
+            connection.Close("outside the session schedule");
+            return;
+        }
+        connection.Slot = slot;
+        slot.Connect(connection, epochNs, prewarm);
+        session.OnMessage(frame, epochNs);
+        if (session.IsLoggedOn) console.LoggedOn(session.Id, connection.RemoteEndPoint);
+    }
+
+    private static string Key(string beginString, string ourSender, string ourTarget) => beginString + "\u0001" + ourSender + "\u0001" + ourTarget;
+}

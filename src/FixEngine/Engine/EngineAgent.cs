@@ -1,0 +1,176 @@
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Threading;
+using FixEngine.Hosting;
+using FixEngine.Session;
+
+namespace FixEngine.Engine;
+
+// Design:
+// - Owner thread: the engine agent (one AgentRunner thread per engine). It alone touches _connections, the initiators'
+//   schedules and the busy-poll sessions; it enters gated sessions through their scopes.
+// - Other threads hand it connections through _incoming (the accept thread, the connect tasks) and read IsStopping.
+//   _stopState is Running -> Stopping (FixEngineHost.Stop, any thread) -> LoggedOut (the agent, once no session is
+//   connected); _loggedOut is signalled then, and again when the agent closes, so Stop waits on it instead of polling.
+// - Duty cycle (DoWork): take queued connections (an initiator's is attached to its session here), poll every
+//   connection (busy-poll receive and send; a flushing close in every mode), close connections that sent no Logon in
+//   time and drop closed ones, service every session inside its scope (notice a transport-side close, timers and
+//   outbox, logout at stop), apply each session's receive pause, then start due initiator connects. Allocation-free in
+//   steady state.
+
+/// <summary>The engine's duty cycle: connections, session timers and outboxes, initiator reconnects, stop.</summary>
+internal sealed class EngineAgent : IAgent
+{
+    private const long NsPerSecond = 1_000_000_000L;
+    private const int Running = 0;
+    private const int Stopping = 1;
+    private const int LoggedOut = 2;
+
+    private readonly List<SessionSlot> _slots;
+    private readonly List<InitiatorConnector> _initiators = [];
+    private readonly List<SessionConnection> _connections = [];
+    private readonly ConcurrentQueue<SessionConnection> _incoming = new();
+    private readonly ManualResetEventSlim _loggedOut = new(false);
+    private readonly EpochAnchor _time;
+    private readonly EngineConsole _console;
+    private readonly long _logonTimeoutNs;
+    private readonly bool _prewarm;
+    private volatile int _stopState;
+
+    public EngineAgent(List<SessionSlot> slots, EpochAnchor time, EngineConsole console, int logonTimeoutSeconds, bool prewarm)
+    {
+        _slots = slots;
+        _time = time;
+        _console = console;
+        _logonTimeoutNs = logonTimeoutSeconds * NsPerSecond;
+        _prewarm = prewarm;
+    }
+
+    public string Name => "fix-engine";
+
+    /// <summary>True once <see cref="BeginStop"/> was called (any thread).</summary>
+    public bool IsStopping => _stopState != Running;
+
+    /// <summary>Constructor only.</summary>
+    public void AddInitiator(InitiatorConnector initiator) => _initiators.Add(initiator);
+
+    /// <summary>Hands a new connection to the agent (accept thread, connect task).</summary>
+    public void Enqueue(SessionConnection connection) => _incoming.Enqueue(connection);
+
+    /// <summary>Asks the agent to log every session out; false when already stopping (any thread).</summary>
+    public bool BeginStop() => Interlocked.CompareExchange(ref _stopState, Stopping, Running) == Running;
+
+    /// <summary>Waits until no session is connected any more or the agent has closed; false on timeout.</summary>
+    public bool WaitLoggedOut(System.TimeSpan timeout) => _loggedOut.Wait(timeout);
+
+    public int DoWork(long nowNs)
+    {
+        long epochNs = _time.BeginCycle(nowNs);
+        int work = TakeIncoming(nowNs, epochNs);
+        work += PollConnections(nowNs);
+
+        bool stopping = _stopState != Running;
+        bool anyConnected = false;
+        for (int i = 0; i < _slots.Count; i++)
+        {
+            SessionSlot slot = _slots[i];
+            using (SessionScope scope = slot.Enter(epochNs))
+            {
+                work += ServiceSession(slot.Session, scope.EpochNs, stopping, ref anyConnected);
+            }
+            // Outside the scope: a completion-mode resume dispatches waiting messages on this thread, entering the
+            // session itself. The connection may be a duty cycle stale: pausing or resuming one the session has just
+            // dropped is harmless.
+            if (slot.Session.Connection is SessionConnection connection) connection.SyncReceivePause(slot.Session);
+        }
+        if (stopping)
+        {
+            if (!anyConnected && _stopState == Stopping)
+            {
+                _stopState = LoggedOut;
+                _loggedOut.Set();
+            }
+            return work;
+        }
+
+        for (int i = 0; i < _initiators.Count; i++) work += _initiators[i].Poll(nowNs, epochNs);
+        return work;
+    }
+
+    public void OnClose()
+    {
+        while (_incoming.TryDequeue(out SessionConnection? queued)) _connections.Add(queued);
+        foreach (SessionConnection c in _connections) c.CloseNow("engine stopped");
+        long epochNs = _time.EpochNow();
+        foreach (SessionSlot slot in _slots)
+        {
+            using SessionScope scope = slot.Enter(epochNs);
+            slot.Session.OnDisconnected("engine stopped", scope.EpochNs);
+        }
+        _loggedOut.Set();
+    }
+
+    private int TakeIncoming(long nowNs, long epochNs)
+    {
+        int work = 0;
+        while (_incoming.TryDequeue(out SessionConnection? connection))
+        {
+            work++;
+            connection.AcceptedNs = nowNs;
+            _connections.Add(connection);
+            if (connection.Slot is SessionSlot slot && slot.Initiator is InitiatorConnector initiator)
+            {
+                initiator.Connected();
+                _console.Connected(slot.Session.Id, connection.RemoteEndPoint);
+                using (SessionScope scope = slot.Enter(epochNs))
+                {
+                    slot.Connect(connection, scope.EpochNs, _prewarm);
+                }
+                // After OnConnected (the Logon is out): a completion-mode connection may deliver the answer at once.
+                connection.Start();
+            }
+            else
+            {
+                // Completion-mode and TLS acceptor connections were started by the accept thread.
+                if (!connection.Guarded) connection.Start();
+                _console.Accepted(connection.RemoteEndPoint);
+            }
+        }
+        return work;
+    }
+
+    private int PollConnections(long nowNs)
+    {
+        int work = 0;
+        for (int i = _connections.Count - 1; i >= 0; i--)
+        {
+            SessionConnection c = _connections[i];
+            work += c.Poll(nowNs);
+            if (c.Slot is null && !c.IsClosed && nowNs - c.AcceptedNs > _logonTimeoutNs) c.Close("no Logon received");
+            if (c.Transport.IsClosing) _connections.RemoveAt(i);
+        }
+        return work;
+    }
+
+    // Inside the session's scope.
+    private int ServiceSession(FixSession session, long epochNs, bool stopping, ref bool anyConnected)
+    {
+        int work = 0;
+        if (session.Connection is SessionConnection c && c.IsClosed)
+        {
+            bool wasLoggedOn = session.IsLoggedOn;
+            string reason = c.CloseReason;
+            session.OnDisconnected(reason, epochNs);
+            if (wasLoggedOn || session.State == SessionState.Disconnected) _console.Disconnected(session.Id, reason);
+            work++;
+        }
+        work += session.Poll(epochNs);
+        if (stopping && session.IsConnected)
+        {
+            anyConnected = true;
+            if (session.State == SessionState.LoggedOn) session.Logout("Engine stopping", epochNs);
+            else if (session.State is SessionState.AwaitingLogon or SessionState.LogonSent) session.Disconnect("engine stopping", epochNs);
+        }
+        return work;
+    }
+}

@@ -1,0 +1,24 @@
+using System;
+using System.Net;
+using FixEngine.Config;
+
+namespace FixEngine.Engine;
+
+/// <summary>The engine's event lines (connections, logons, refusals) for <see cref="EngineOptions.Console"/>.</summary>
+/// <remarks>Any thread (the sink must be thread-safe). Builds no string when there is no sink.</remarks>
+internal sealed class EngineConsole(Action<string>? sink)
+{
+    public void Accepted(string remote) => sink?.Invoke($"Accepted connection from {remote}");
+
+    public void Connecting(SessionId session, SocketEndpoint endpoint, bool tls) => sink?.Invoke($"Connecting {session} to {endpoint}{(tls ? " (TLS)" : "")}");
+
+    public void Connected(SessionId session, string remote) => sink?.Invoke($"Connected to {remote} for {session}");
+
+    public void ConnectFailed(SocketEndpoint endpoint, Exception error) => sink?.Invoke($"Connect to {endpoint} failed: {error.Message}");
+
+    public void LoggedOn(SessionId session, string remote) => sink?.Invoke($"Logon {session} from {remote}");
+
+    public void Disconnected(SessionId session, string reason) => sink?.Invoke($"Disconnected {session}: {reason}");
+
+    public void Refused(string remote, string why) => sink?.Invoke($"Refused {remote}: {why}");
+}
