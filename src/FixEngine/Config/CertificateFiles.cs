@@ -99,12 +99,12 @@ public static class CertificateFiles
         }
         string text = Encoding.ASCII.GetString(bytes);
         List<(string Label, string Pem, string Headers)> blocks = PemBlocks(text);
-        (string Label, string Pem, string Headers)? certificateBlock = blocks.Find(b => b.Label == "CERTIFICATE");
-        if (certificateBlock is null)
+        int certificateIndex = blocks.FindIndex(b => b.Label == "CERTIFICATE");
+        if (certificateIndex < 0)
         {
             throw new CertificateFileException($"'{certificatePath}' holds no certificate (no -----BEGIN CERTIFICATE----- block)", false);
         }
-        using X509Certificate2 certificate = X509CertificateLoader.LoadCertificate(Convert.FromBase64String(certificateBlock.Value.Pem));
+        using X509Certificate2 certificate = X509CertificateLoader.LoadCertificate(Convert.FromBase64String(blocks[certificateIndex].Pem));
         return Combine(certificate, certificatePath, keyPath ?? certificatePath, password);
     }
 
@@ -219,15 +219,15 @@ public static class CertificateFiles
         byte[] keyBytes = separate ? Read(keyPath, inKeyFile: true) : File.ReadAllBytes(certificatePath);
         if (!IsPem(keyBytes)) throw new CertificateFileException($"'{keyPath}' is not a PEM private key file", separate);
         List<(string Label, string Pem, string Headers)> blocks = PemBlocks(Encoding.ASCII.GetString(keyBytes));
-        (string Label, string Pem, string Headers)? keyBlock = blocks.Find(b => b.Label.EndsWith("PRIVATE KEY", StringComparison.Ordinal));
-        if (keyBlock is null)
+        int keyIndex = blocks.FindIndex(b => b.Label.EndsWith("PRIVATE KEY", StringComparison.Ordinal));
+        if (keyIndex < 0)
         {
             throw new CertificateFileException(separate
                 ? $"'{keyPath}' holds no private key (no -----BEGIN ... PRIVATE KEY----- block)"
                 : $"'{certificatePath}' holds no private key: put it in the file or name the key file (SSLCertificateKeyFile, or ServerCertificateKeyFile/ClientCertificateKeyFile)",
                 separate);
         }
-        (string label, string base64, string headers) = keyBlock.Value;
+        (string label, string base64, string headers) = blocks[keyIndex];
         if (headers.Contains("ENCRYPTED", StringComparison.OrdinalIgnoreCase))
         {
             throw new CertificateFileException(

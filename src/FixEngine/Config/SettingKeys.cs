@@ -60,7 +60,9 @@ internal static class SettingKeys
         Str("DataDictionary", (s, v) => s with { DataDictionary = v }, s => s.DataDictionary),
         Str("TransportDataDictionary", (s, v) => s with { TransportDataDictionary = v }, s => s.TransportDataDictionary),
         Str("AppDataDictionary", (s, v) => s with { AppDataDictionary = v }, s => s.AppDataDictionary),
-        Bool("UseDataDictionary", (s, v) => s with { UseDataDictionary = v }, s => s.UseDataDictionary),
+        // The default Y is not written back for settings without a dictionary: written, it would be refused on reading.
+        new("UseDataDictionary", (s, v) => s with { UseDataDictionary = ParseBool(v) },
+            s => !s.UseDataDictionary ? "N" : s.DataDictionary is null && s.TransportDataDictionary is null && s.AppDataDictionary is null ? null : "Y"),
         Bool("ResetOnLogon", (s, v) => s with { ResetOnLogon = v }, s => s.ResetOnLogon),
         Bool("ResetOnLogout", (s, v) => s with { ResetOnLogout = v }, s => s.ResetOnLogout),
         Bool("ResetOnDisconnect", (s, v) => s with { ResetOnDisconnect = v }, s => s.ResetOnDisconnect),

@@ -257,6 +257,7 @@ public static class SettingsFile
             }
             CheckDictionaries(settings, origin, warnings);
             CheckHosts(settings, origin);
+            warnings.Sort((a, b) => a.LineNumber.CompareTo(b.LineNumber));
             return settings with { Warnings = warnings.ToArray() };
         }
 
