@@ -391,6 +391,20 @@ public sealed class QuickFixSettingsTests
     }
 
     [Fact]
+    public void CompatibilityTableListsEveryKey()
+    {
+        string? root = AppContext.BaseDirectory;
+        while (root is not null && !File.Exists(Path.Combine(root, "FixEngine.sln"))) root = Path.GetDirectoryName(root);
+        Assert.NotNull(root);
+        string doc = File.ReadAllText(Path.Combine(root, "docs", "quickfix-compatibility.md"));
+        var names = SettingKeys.All.Select(k => k.Name)
+            .Concat(CompatibilityKeys.All.Select(w => w.Name))
+            .Concat(CompatibilityKeys.RoleKeys.Select(r => r.Name))
+            .Append(CompatibilityKeys.VerifyLevel);
+        Assert.All(names, name => Assert.Contains("`" + name, doc, StringComparison.Ordinal));
+    }
+
+    [Fact]
     public void CodeBuiltSettingsHaveNoOriginOrWarnings()
     {
         var s = new SessionSettings { ConnectionType = ConnectionType.Acceptor, BeginString = "FIX.4.4", SenderCompID = "A", TargetCompID = "B", SocketAcceptPort = 1, NonStopSession = true };
