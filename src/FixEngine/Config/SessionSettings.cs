@@ -279,14 +279,6 @@ public sealed record SessionSettings
     /// <summary>Log session events verbosely (QuickFIX/n <c>Verbose</c>). Default N.</summary>
     public bool Verbose { get; init; }
 
-    /// <summary>Keys that were accepted but cannot apply as written (QuickFIX keys FixEngine does not act on, values it
-    /// rounds or drops), each naming the file, line and key; empty for settings built in code. The engine logs them at
-    /// start; <see cref="SettingsFile.Warnings"/> gathers them for a whole file.</summary>
-    public IReadOnlyList<ConfigWarning> Warnings { get; init; } = [];
-
-    /// <summary>The file and lines these settings were loaded from; null for settings built in code.</summary>
-    public SettingsOrigin? Origin { get; init; }
-
     /// <summary>The session's identity; call after <see cref="Validate"/> (CompIDs and BeginString must be set).</summary>
     public SessionId SessionId => new(BeginString ?? "", SenderCompID ?? "", TargetCompID ?? "", SessionQualifier ?? "");
 
@@ -409,4 +401,15 @@ public sealed record SessionSettings
     }
 
     private static bool IsPort(int port) => port is >= 1 and <= 65535;
+
+    // Filled by SettingsFile: where the settings came from and what could not apply.
+
+    /// <summary>Keys that were accepted but cannot apply as written (QuickFIX keys FixEngine does not act on, values it
+    /// rounds or drops), each naming the file, line and key; empty for settings built in code. Log them at start;
+    /// <see cref="SettingsFile.Warnings"/> gathers them for a whole file, once each.</summary>
+    public IReadOnlyList<ConfigWarning> Warnings { get; init; } = [];
+
+    /// <summary>The file and lines these settings were loaded from (used to name the line of a host that does not resolve
+    /// or a certificate that does not load); null for settings built in code.</summary>
+    public SettingsOrigin? Origin { get; init; }
 }

@@ -256,6 +256,7 @@ public static class SettingsFile
                 throw new ConfigException(fileName, origin.LineOf(errorKey), errorKey, errorReason);
             }
             CheckDictionaries(settings, origin, warnings);
+            WarnNonStopSchedule(settings, origin, warnings);
             CheckHosts(settings, origin);
             warnings.Sort((a, b) => a.LineNumber.CompareTo(b.LineNumber));
             return settings with { Warnings = warnings.ToArray() };
@@ -327,15 +328,52 @@ public static class SettingsFile
         // C++ turns it on by choosing the SSL acceptor/initiator, which its certificate keys stand for here.
         private SessionSettings ImplySsl(SessionSettings settings, SettingsOrigin origin, List<ConfigWarning> warnings)
         {
-            if (settings.SSLCertificate is null) return settings;
             bool explicitSsl = origin.Has(nameof(SessionSettings.SocketUseSSL)) || origin.Has("SSLEnable");
-            if (!explicitSsl) return settings with { SocketUseSSL = true };
-            if (!settings.SocketUseSSL)
+            if (settings.SSLCertificate is not null && !explicitSsl) return settings with { SocketUseSSL = true };
+            if (settings.SocketUseSSL) return settings;
+            if (settings.SSLCertificate is not null)
             {
                 string key = origin.Has(nameof(SessionSettings.SocketUseSSL)) ? nameof(SessionSettings.SocketUseSSL) : "SSLEnable";
                 warnings.Add(new ConfigWarning(fileName, origin.LineOf(key), key, "N: TLS is off although a certificate is configured"));
+                return settings;
+            }
+            // Other TLS keys without TLS: say so once, at the first of them.
+            int firstLine = int.MaxValue;
+            string? first = null;
+            foreach (string key in s_tlsKeys)
+            {
+                if (origin.Has(key) && origin.LineOf(key) < firstLine)
+                {
+                    firstLine = origin.LineOf(key);
+                    first = key;
+                }
+            }
+            if (first is not null)
+            {
+                warnings.Add(new ConfigWarning(fileName, firstLine, first, "TLS is off (SocketUseSSL/SSLEnable not Y): the SSL keys of this session have no effect"));
             }
             return settings;
+        }
+
+        private static readonly string[] s_tlsKeys =
+        [
+            nameof(SessionSettings.SSLCertificateKeyFile), nameof(SessionSettings.SSLCertificatePassword), nameof(SessionSettings.SSLServerName),
+            nameof(SessionSettings.SSLRequireClientCertificate), nameof(SessionSettings.SSLCACertificate), "CertificationAuthoritiesFile",
+            nameof(SessionSettings.SSLCACertificateDirectory), "CertificationAuthoritiesDirectory", nameof(SessionSettings.SSLProtocols), "SSLProtocol",
+            nameof(SessionSettings.SSLCheckCertificateRevocation), CompatibilityKeys.VerifyLevel,
+        ];
+
+        // QuickFIX/n refuses schedule times with NonStopSession=Y; FixEngine ignores them, and says so.
+        private void WarnNonStopSchedule(SessionSettings settings, SettingsOrigin origin, List<ConfigWarning> warnings)
+        {
+            if (!settings.NonStopSession) return;
+            foreach (string key in (string[])["StartTime", "EndTime", "StartDay", "EndDay", "Weekdays", "UseLocalTime", "TimeZone"])
+            {
+                if (origin.Has(key))
+                {
+                    warnings.Add(new ConfigWarning(fileName, origin.LineOf(key), key, "ignored: NonStopSession=Y (the session never ends)"));
+                }
+            }
         }
 
         // QuickFIX C++ refuses UseDataDictionary=Y without a dictionary; QuickFIX/n runs with basic checks. An explicit Y

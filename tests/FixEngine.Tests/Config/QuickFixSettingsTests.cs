@@ -175,7 +175,7 @@ public sealed class QuickFixSettingsTests
     [InlineData("SSLProtocol=TLSv1 +TLSv1_2", SslProtocols.Tls12, "TLSv1 not offered (insecure, disabled by the platform); the other versions are used")]
     public void SslProtocolSpellings(string line, SslProtocols expected, string? warning)
     {
-        SessionSettings s = One(Acceptor + "\n" + line);
+        SessionSettings s = One(Acceptor + "\nSSLCertificate=server.pfx\n" + line);
         Assert.Equal(expected, s.SSLProtocols);
         if (warning is null) Assert.Empty(s.Warnings);
         else Assert.Equal(warning, Assert.Single(s.Warnings).Reason);
@@ -285,6 +285,19 @@ public sealed class QuickFixSettingsTests
     }
 
     [Fact]
+    public void SettingsThatCannotTakeEffectAreWarned()
+    {
+        // TLS keys without TLS.
+        SessionSettings plain = One(Acceptor + "\nSSLServerName=venue\nCertificationAuthoritiesFile=ca.pem");
+        Assert.Equal(new ConfigWarning("venue.cfg", 11, "SSLServerName", "TLS is off (SocketUseSSL/SSLEnable not Y): the SSL keys of this session have no effect"),
+            Assert.Single(plain.Warnings));
+        // Schedule keys with NonStopSession=Y (QuickFIX/n refuses them; FixEngine ignores them and says so).
+        SessionSettings nonStop = One(Acceptor + "\nNonStopSession=Y");
+        Assert.Equal(new[] { ("StartTime", 4), ("EndTime", 5) }, nonStop.Warnings.Select(w => (w.Key, w.LineNumber)).ToArray());
+        Assert.All(nonStop.Warnings, w => Assert.Equal("ignored: NonStopSession=Y (the session never ends)", w.Reason));
+    }
+
+    [Fact]
     public void TwoSpellingsOfOneSettingInOneSectionAreAnErrorAndASessionOverridesDefaults()
     {
         ConfigException e = Fails(Acceptor + "\nSSLEnable=Y\nSocketUseSSL=N");
@@ -300,7 +313,8 @@ public sealed class QuickFixSettingsTests
     public void EveryWarnedKeyIsAcceptedWithAWarningNamingItsLine()
     {
         var text = new StringBuilder(Acceptor);
-        var keys = CompatibilityKeys.All;
+        // A key another part of the engine has since learned to apply is no longer warned.
+        var keys = CompatibilityKeys.All.Where(w => SettingKeys.Find(w.Name) is null).ToArray();
         foreach (CompatibilityKeys.Warned w in keys)
         {
             string value = w.Kind switch
