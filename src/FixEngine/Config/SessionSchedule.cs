@@ -4,7 +4,8 @@ namespace FixEngine.Config;
 
 /// <summary>When a session is open, and which session period (the span between two sequence resets) an instant belongs to.</summary>
 /// <remarks>
-/// Built from StartTime/EndTime (daily), plus StartDay/EndDay (weekly), in a time zone; or non-stop. Time is always passed in
+/// Built from StartTime/EndTime (daily, optionally only on some weekdays), plus StartDay/EndDay (weekly), in a time zone;
+/// or non-stop. Time is always passed in
 /// as nanoseconds since the Unix epoch (UTC) and never read inside. Both ends of a window are inclusive, as in QuickFIX.
 /// StartTime == EndTime makes a daily session that is always open and rolls over to a new period at that time each day.
 /// A start that falls in a DST gap moves forward by the gap; one that falls in a repeated hour uses its standard-time
@@ -20,6 +21,7 @@ public sealed class SessionSchedule
     private readonly TimeZoneInfo _zone;
     private readonly DayOfWeek? _startDay;
     private readonly DayOfWeek? _endDay;
+    private readonly int _weekdayMask;
 
     /// <summary>A session that is always open and never starts a new period.</summary>
     public static SessionSchedule NonStop { get; } = new();
@@ -31,11 +33,25 @@ public sealed class SessionSchedule
     }
 
     /// <summary>A daily schedule (both days null) or a weekly one (both days set).</summary>
-    /// <exception cref="ArgumentException">Only one of the days is set.</exception>
-    public SessionSchedule(TimeOnly startTime, TimeOnly endTime, TimeZoneInfo timeZone, DayOfWeek? startDay = null, DayOfWeek? endDay = null)
+    /// <param name="startTime">Start of each period, local to <paramref name="timeZone"/>.</param>
+    /// <param name="endTime">End of each period (inclusive).</param>
+    /// <param name="timeZone">Zone of the times and days.</param>
+    /// <param name="startDay">First day of a weekly session, or null.</param>
+    /// <param name="endDay">Last day of a weekly session, or null.</param>
+    /// <param name="weekdays">Daily sessions only: the days on which a period may start (QuickFIX/n <c>Weekdays</c>); null
+    /// or empty for every day.</param>
+    /// <exception cref="ArgumentException">Only one of the days is set, or weekdays are given for a weekly schedule.</exception>
+    public SessionSchedule(
+        TimeOnly startTime, TimeOnly endTime, TimeZoneInfo timeZone, DayOfWeek? startDay = null, DayOfWeek? endDay = null,
+        System.Collections.Generic.IReadOnlyList<DayOfWeek>? weekdays = null)
     {
         ArgumentNullException.ThrowIfNull(timeZone);
         if (startDay is null != endDay is null) throw new ArgumentException("StartDay and EndDay must be set together.", nameof(startDay));
+        if (weekdays is { Count: > 0 } && startDay is not null) throw new ArgumentException("Weekdays cannot be combined with StartDay/EndDay.", nameof(weekdays));
+        if (weekdays is not null)
+        {
+            foreach (DayOfWeek d in weekdays) _weekdayMask |= 1 << (int)d;
+        }
         _start = startTime;
         _end = endTime;
         _zone = timeZone;
@@ -54,8 +70,13 @@ public sealed class SessionSchedule
     {
         if (IsNonStop) return true;
         long startTicks = PeriodStartTicks(ToUtcTicks(utcEpochNs));
+        if (_weekdayMask != 0 && (_weekdayMask & (1 << (int)LocalDayOf(startTicks))) == 0) return false;
         return ToUtcTicks(utcEpochNs) <= PeriodEndTicks(startTicks);
     }
+
+    // The local calendar day a period starting at startUtcTicks belongs to.
+    private DayOfWeek LocalDayOf(long startUtcTicks)
+        => TimeZoneInfo.ConvertTimeFromUtc(new DateTime(startUtcTicks, DateTimeKind.Utc), _zone).DayOfWeek;
 
     /// <summary>
     /// Start (ns since the epoch, UTC) of the latest period that began at or before <paramref name="utcEpochNs"/>;
@@ -113,5 +134,18 @@ public sealed class SessionSchedule
 
     /// <inheritdoc/>
     public override string ToString()
-        => IsNonStop ? "NonStop" : IsWeekly ? $"{_startDay} {_start}-{_endDay} {_end} {_zone.Id}" : $"{_start}-{_end} {_zone.Id}";
+        => IsNonStop ? "NonStop"
+            : IsWeekly ? $"{_startDay} {_start}-{_endDay} {_end} {_zone.Id}"
+            : _weekdayMask != 0 ? $"{_start}-{_end} {_zone.Id} on {WeekdayList()}"
+            : $"{_start}-{_end} {_zone.Id}";
+
+    private string WeekdayList()
+    {
+        var days = new System.Collections.Generic.List<string>();
+        for (int d = 0; d < 7; d++)
+        {
+            if ((_weekdayMask & (1 << d)) != 0) days.Add(((DayOfWeek)d).ToString().Substring(0, 3));
+        }
+        return string.Join(",", days);
+    }
 }

@@ -46,13 +46,14 @@ public sealed record SessionSettings
     /// <summary>Heartbeat interval in seconds. Required for initiators; acceptors take it from the Logon.</summary>
     public int? HeartBtInt { get; init; }
 
-    /// <summary>Address an acceptor binds to; all interfaces when null.</summary>
+    /// <summary>Address or host name an acceptor binds to (a name binds to every address it resolves to, see
+    /// <see cref="HostResolver"/>); all interfaces when null.</summary>
     public string? SocketAcceptHost { get; init; }
 
     /// <summary>Port an acceptor listens on (1..65535). Required for acceptors.</summary>
     public int? SocketAcceptPort { get; init; }
 
-    /// <summary>Host an initiator connects to. Required for initiators.</summary>
+    /// <summary>Host name or address an initiator connects to. Required for initiators.</summary>
     public string? SocketConnectHost { get; init; }
 
     /// <summary>Port an initiator connects to (1..65535). Required for initiators.</summary>
@@ -78,6 +79,14 @@ public sealed record SessionSettings
 
     /// <summary>TimeZoneInfo id for StartTime/EndTime, e.g. <c>America/New_York</c>. Default UTC.</summary>
     public string TimeZone { get; init; } = "UTC";
+
+    /// <summary>StartTime/EndTime are in the machine's local time zone (QuickFIX <c>UseLocalTime</c>); cannot be combined
+    /// with a <see cref="TimeZone"/> other than UTC. Default N.</summary>
+    public bool UseLocalTime { get; init; }
+
+    /// <summary>QuickFIX/n <c>Weekdays</c>: a daily session (StartTime-EndTime) that runs only on these days (the day each
+    /// period starts); every day when empty. Cannot be combined with StartDay/EndDay.</summary>
+    public IReadOnlyList<DayOfWeek> Weekdays { get; init; } = [];
 
     /// <summary>First day of a weekly session; set together with <see cref="EndDay"/>.</summary>
     public DayOfWeek? StartDay { get; init; }
@@ -139,7 +148,8 @@ public sealed record SessionSettings
     /// <summary>Reject group members out of dictionary order. Default Y.</summary>
     public bool ValidateUnorderedGroupFields { get; init; } = true;
 
-    /// <summary>Check BodyLength and CheckSum of incoming messages. Default Y.</summary>
+    /// <summary>Check BodyLength and CheckSum of incoming messages; N accepts messages whose BodyLength(9) or CheckSum(10)
+    /// is wrong, as QuickFIX does. Default Y.</summary>
     public bool ValidateLengthAndChecksum { get; init; } = true;
 
     /// <summary>Accept fields not defined for the message type. Default N.</summary>
@@ -226,10 +236,17 @@ public sealed record SessionSettings
     /// <summary>Use TLS. Default N.</summary>
     public bool SocketUseSSL { get; init; }
 
-    /// <summary>Path of the certificate (PFX) for TLS; required for TLS acceptors.</summary>
+    /// <summary>Path of our certificate for TLS, with its private key: a PKCS#12 file (.pfx/.p12), or PEM (any
+    /// extension, e.g. .pem or .crt) with the key in the same file or in <see cref="SSLCertificateKeyFile"/>; required for
+    /// TLS acceptors. QuickFIX C++ <c>ServerCertificateFile</c> (acceptors) and <c>ClientCertificateFile</c> (initiators)
+    /// set it.</summary>
     public string? SSLCertificate { get; init; }
 
-    /// <summary>Password of <see cref="SSLCertificate"/>.</summary>
+    /// <summary>PEM private key of <see cref="SSLCertificate"/> when it is in a separate file (PKCS#8, encrypted PKCS#8,
+    /// PKCS#1 RSA or SEC1 EC). QuickFIX C++ <c>ServerCertificateKeyFile</c>/<c>ClientCertificateKeyFile</c> set it.</summary>
+    public string? SSLCertificateKeyFile { get; init; }
+
+    /// <summary>Password of <see cref="SSLCertificate"/> (PKCS#12) or of an encrypted PEM private key.</summary>
     public string? SSLCertificatePassword { get; init; }
 
     /// <summary>Server name an initiator expects on the acceptor's certificate; SocketConnectHost when null.</summary>
@@ -241,9 +258,20 @@ public sealed record SessionSettings
     /// <summary>Allowed TLS versions (<c>Tls12,Tls13</c>); None = OS default.</summary>
     public SslProtocols SSLProtocols { get; init; } = SslProtocols.None;
 
-    /// <summary>Path of a certificate (PEM or DER) that is the only trusted root for the peer's certificate; the system
-    /// trust store when null.</summary>
+    /// <summary>Path of the certificates trusted to sign the peer's certificate, instead of the system trust store: a PEM
+    /// bundle (every certificate in it is used), a DER certificate or a PKCS#12 file. QuickFIX C++
+    /// <c>CertificationAuthoritiesFile</c> sets it. The system trust store when neither this nor
+    /// <see cref="SSLCACertificateDirectory"/> is set.</summary>
     public string? SSLCACertificate { get; init; }
+
+    /// <summary>A directory whose certificate files (PEM or DER, e.g. an OpenSSL <c>c_rehash</c> directory) are all trusted,
+    /// together with <see cref="SSLCACertificate"/>. QuickFIX C++ <c>CertificationAuthoritiesDirectory</c> sets it.</summary>
+    public string? SSLCACertificateDirectory { get; init; }
+
+    /// <summary>Check the revocation status of the peer's certificate chain online (CRL/OCSP from the certificates'
+    /// distribution points) when <see cref="SSLValidateCertificates"/> is Y. Default N (QuickFIX/n defaults to Y;
+    /// QuickFIX C++ checks only CRL files it is given).</summary>
+    public bool SSLCheckCertificateRevocation { get; init; }
 
     /// <summary>Validate the peer's certificate (chain, and on initiators the name). Default Y; N accepts any certificate
     /// (testing only).</summary>
@@ -281,7 +309,7 @@ public sealed record SessionSettings
         Validate();
         return NonStopSession
             ? SessionSchedule.NonStop
-            : new SessionSchedule(StartTime!.Value, EndTime!.Value, ResolveTimeZone(TimeZone)!, StartDay, EndDay);
+            : new SessionSchedule(StartTime!.Value, EndTime!.Value, UseLocalTime ? TimeZoneInfo.Local : ResolveTimeZone(TimeZone)!, StartDay, EndDay, Weekdays);
     }
 
     internal static TimeZoneInfo? ResolveTimeZone(string id)
@@ -356,6 +384,11 @@ public sealed record SessionSettings
             return StartDay is null ? (nameof(StartDay), "missing (EndDay is set)") : (nameof(EndDay), "missing (StartDay is set)");
         }
         if (ResolveTimeZone(TimeZone) is null) return (nameof(TimeZone), $"unknown time zone '{TimeZone}'");
+        if (UseLocalTime && !TimeZone.Equals("UTC", StringComparison.OrdinalIgnoreCase))
+        {
+            return (nameof(TimeZone), $"'{TimeZone}' conflicts with UseLocalTime=Y (set one of them)");
+        }
+        if (Weekdays.Count > 0 && StartDay is not null) return (nameof(Weekdays), "cannot be combined with StartDay/EndDay");
 
         if (SocketUseSSL && ConnectionType == Config.ConnectionType.Acceptor && string.IsNullOrEmpty(SSLCertificate))
         {
@@ -369,4 +402,15 @@ public sealed record SessionSettings
     }
 
     private static bool IsPort(int port) => port is >= 1 and <= 65535;
+
+    // Filled by SettingsFile: where the settings came from and what could not apply.
+
+    /// <summary>Keys that were accepted but cannot apply as written (QuickFIX keys FixEngine does not act on, values it
+    /// rounds or drops), each naming the file, line and key; empty for settings built in code. Log them at start;
+    /// <see cref="SettingsFile.Warnings"/> gathers them for a whole file, once each.</summary>
+    public IReadOnlyList<ConfigWarning> Warnings { get; init; } = [];
+
+    /// <summary>The file and lines these settings were loaded from (used to name the line of a host that does not resolve
+    /// or a certificate that does not load); null for settings built in code.</summary>
+    public SettingsOrigin? Origin { get; init; }
 }

@@ -12,7 +12,16 @@ internal static class SettingKeys
     /// <summary>A value that does not parse; the loader adds file, line and key.</summary>
     internal sealed class BadValueException(string reason) : Exception(reason);
 
-    internal sealed record Key(string Name, Func<SessionSettings, string, SessionSettings> Apply, Func<SessionSettings, string?> Format);
+    /// <summary>A supported key: how its value is applied and written back.</summary>
+    /// <param name="Name">The key as documented.</param>
+    /// <param name="Apply">Parses the value into the settings; throws <see cref="BadValueException"/>.</param>
+    /// <param name="Format">The value to write back, or null to leave the key out (aliases write nothing).</param>
+    /// <param name="Note">A warning about an accepted value (e.g. a precision rounded up), or null.</param>
+    internal sealed record Key(
+        string Name,
+        Func<SessionSettings, string, SessionSettings> Apply,
+        Func<SessionSettings, string?> Format,
+        Func<string, string?>? Note = null);
 
     public static readonly Key[] All =
     [
@@ -42,21 +51,26 @@ internal static class SettingKeys
         new("StartTime", (s, v) => s with { StartTime = ParseTime(v) }, s => FormatTime(s.StartTime)),
         new("EndTime", (s, v) => s with { EndTime = ParseTime(v) }, s => FormatTime(s.EndTime)),
         Str("TimeZone", (s, v) => s with { TimeZone = v }, s => s.TimeZone),
+        Bool("UseLocalTime", (s, v) => s with { UseLocalTime = v }, s => s.UseLocalTime),
         new("StartDay", (s, v) => s with { StartDay = ParseDay(v) }, s => s.StartDay?.ToString()),
         new("EndDay", (s, v) => s with { EndDay = ParseDay(v) }, s => s.EndDay?.ToString()),
+        new("Weekdays", (s, v) => s with { Weekdays = ParseDays(v) }, s => s.Weekdays.Count == 0 ? null : string.Join(",", s.Weekdays)),
         Bool("NonStopSession", (s, v) => s with { NonStopSession = v }, s => s.NonStopSession),
         Str("FileStorePath", (s, v) => s with { FileStorePath = v }, s => s.FileStorePath),
         Str("FileLogPath", (s, v) => s with { FileLogPath = v }, s => s.FileLogPath),
         Str("DataDictionary", (s, v) => s with { DataDictionary = v }, s => s.DataDictionary),
         Str("TransportDataDictionary", (s, v) => s with { TransportDataDictionary = v }, s => s.TransportDataDictionary),
         Str("AppDataDictionary", (s, v) => s with { AppDataDictionary = v }, s => s.AppDataDictionary),
-        Bool("UseDataDictionary", (s, v) => s with { UseDataDictionary = v }, s => s.UseDataDictionary),
+        // The default Y is not written back for settings without a dictionary: written, it would be refused on reading.
+        new("UseDataDictionary", (s, v) => s with { UseDataDictionary = ParseBool(v) },
+            s => !s.UseDataDictionary ? "N" : s.DataDictionary is null && s.TransportDataDictionary is null && s.AppDataDictionary is null ? null : "Y"),
         Bool("ResetOnLogon", (s, v) => s with { ResetOnLogon = v }, s => s.ResetOnLogon),
         Bool("ResetOnLogout", (s, v) => s with { ResetOnLogout = v }, s => s.ResetOnLogout),
         Bool("ResetOnDisconnect", (s, v) => s with { ResetOnDisconnect = v }, s => s.ResetOnDisconnect),
         Bool("RefreshOnLogon", (s, v) => s with { RefreshOnLogon = v }, s => s.RefreshOnLogon),
         Bool("SendRedundantResendRequests", (s, v) => s with { SendRedundantResendRequests = v }, s => s.SendRedundantResendRequests),
         Int("ResendRequestChunkSize", (s, v) => s with { ResendRequestChunkSize = v }, s => s.ResendRequestChunkSize),
+        Alias("MaxMessagesInResendRequest", "ResendRequestChunkSize"),
         Bool("ValidateFieldsOutOfOrder", (s, v) => s with { ValidateFieldsOutOfOrder = v }, s => s.ValidateFieldsOutOfOrder),
         Bool("ValidateFieldsHaveValues", (s, v) => s with { ValidateFieldsHaveValues = v }, s => s.ValidateFieldsHaveValues),
         Bool("ValidateUserDefinedFields", (s, v) => s with { ValidateUserDefinedFields = v }, s => s.ValidateUserDefinedFields),
@@ -68,7 +82,8 @@ internal static class SettingKeys
         Bool("CheckCompID", (s, v) => s with { CheckCompID = v }, s => s.CheckCompID),
         Bool("PersistMessages", (s, v) => s with { PersistMessages = v }, s => s.PersistMessages),
         Bool("MillisecondsInTimeStamp", (s, v) => s with { MillisecondsInTimeStamp = v }, s => s.MillisecondsInTimeStamp),
-        Int("TimestampPrecision", (s, v) => s with { TimestampPrecision = v }, s => s.TimestampPrecision),
+        new("TimestampPrecision", (s, v) => s with { TimestampPrecision = ParsePrecision(v) },
+            s => s.TimestampPrecision?.ToString(CultureInfo.InvariantCulture), PrecisionNote),
         Bool("EnableLastMsgSeqNumProcessed", (s, v) => s with { EnableLastMsgSeqNumProcessed = v }, s => s.EnableLastMsgSeqNumProcessed),
         Bool("EnableNextExpectedMsgSeqNum", (s, v) => s with { EnableNextExpectedMsgSeqNum = v }, s => s.EnableNextExpectedMsgSeqNum),
         Bool("SocketNodelay", (s, v) => s with { SocketNodelay = v }, s => s.SocketNodelay),
@@ -79,20 +94,39 @@ internal static class SettingKeys
         Enum("ReceiveMode", (s, v) => s with { ReceiveMode = v }, s => s.ReceiveMode),
         new("CpuAffinity", (s, v) => s with { CpuAffinity = ParseCpus(v) }, s => s.CpuAffinity.Count == 0 ? null : string.Join(",", s.CpuAffinity)),
         Enum("IdleStrategy", (s, v) => s with { IdleStrategy = v }, s => s.IdleStrategy),
-        Enum("FileStoreSync", (s, v) => s with { FileStoreSync = v }, s => s.FileStoreSync),
+        new("FileStoreSync", (s, v) => s with { FileStoreSync = ParseStoreSync(v) }, s => s.FileStoreSync.ToString()),
         Int("MaxMessageSize", (s, v) => s with { MaxMessageSize = v }, s => s.MaxMessageSize),
         Int("StoreIndexCapacity", (s, v) => s with { StoreIndexCapacity = v }, s => s.StoreIndexCapacity),
         Int("MemoryStoreCapacityBytes", (s, v) => s with { MemoryStoreCapacityBytes = v }, s => s.MemoryStoreCapacityBytes),
         Bool("SocketUseSSL", (s, v) => s with { SocketUseSSL = v }, s => s.SocketUseSSL),
+        Alias("SSLEnable", "SocketUseSSL"),
         Str("SSLCertificate", (s, v) => s with { SSLCertificate = v }, s => s.SSLCertificate),
+        Str("SSLCertificateKeyFile", (s, v) => s with { SSLCertificateKeyFile = v }, s => s.SSLCertificateKeyFile),
         Str("SSLCertificatePassword", (s, v) => s with { SSLCertificatePassword = v }, s => s.SSLCertificatePassword),
         Str("SSLServerName", (s, v) => s with { SSLServerName = v }, s => s.SSLServerName),
         Bool("SSLRequireClientCertificate", (s, v) => s with { SSLRequireClientCertificate = v }, s => s.SSLRequireClientCertificate),
         Str("SSLCACertificate", (s, v) => s with { SSLCACertificate = v }, s => s.SSLCACertificate),
+        Alias("CertificationAuthoritiesFile", "SSLCACertificate"),
+        Str("SSLCACertificateDirectory", (s, v) => s with { SSLCACertificateDirectory = v }, s => s.SSLCACertificateDirectory),
+        Alias("CertificationAuthoritiesDirectory", "SSLCACertificateDirectory"),
         Bool("SSLValidateCertificates", (s, v) => s with { SSLValidateCertificates = v }, s => s.SSLValidateCertificates),
-        new("SSLProtocols", (s, v) => s with { SSLProtocols = ParseProtocols(v) }, s => s.SSLProtocols == SslProtocols.None ? null : FormatProtocols(s.SSLProtocols)),
+        Bool("SSLCheckCertificateRevocation", (s, v) => s with { SSLCheckCertificateRevocation = v }, s => s.SSLCheckCertificateRevocation),
+        new("SSLProtocols", (s, v) => s with { SSLProtocols = ParseProtocols(v) },
+            s => s.SSLProtocols == SslProtocols.None ? null : FormatProtocols(s.SSLProtocols), ProtocolsNote),
+        new("SSLProtocol", (s, v) => s with { SSLProtocols = ParseOpenSslProtocols(v) }, _ => null, OpenSslProtocolsNote),
         Bool("Verbose", (s, v) => s with { Verbose = v }, s => s.Verbose),
     ];
+
+    /// <summary>Keys that set the same property as another key (QuickFIX/n or QuickFIX C++ spelling -> ours); setting
+    /// both in one session is an error.</summary>
+    private static readonly Dictionary<string, string> s_sameAs = new(StringComparer.OrdinalIgnoreCase)
+    {
+        ["SSLEnable"] = "SocketUseSSL",
+        ["CertificationAuthoritiesFile"] = "SSLCACertificate",
+        ["CertificationAuthoritiesDirectory"] = "SSLCACertificateDirectory",
+        ["MaxMessagesInResendRequest"] = "ResendRequestChunkSize",
+        ["SSLProtocol"] = "SSLProtocols",
+    };
 
     private static readonly Dictionary<string, Key> s_byName = Index();
 
@@ -104,6 +138,55 @@ internal static class SettingKeys
     }
 
     public static Key? Find(string name) => s_byName.TryGetValue(name, out Key? k) ? k : null;
+
+    /// <summary>The key whose property <paramref name="name"/> sets (itself unless it is an alias).</summary>
+    public static string Canonical(string name) => s_sameAs.TryGetValue(name, out string? canonical) ? canonical : name;
+
+    /// <summary>The known key closest to <paramref name="unknown"/> by edit distance (ignoring case), or null when none
+    /// is close enough to be a likely typo.</summary>
+    public static string? Suggest(string unknown)
+    {
+        string? best = null;
+        int bestDistance = int.MaxValue;
+        foreach (string candidate in KnownNames())
+        {
+            int d = EditDistance(unknown.ToUpperInvariant(), candidate.ToUpperInvariant());
+            if (d < bestDistance)
+            {
+                bestDistance = d;
+                best = candidate;
+            }
+        }
+        int allowed = Math.Max(2, unknown.Length / 3);
+        return bestDistance <= allowed ? best : null;
+    }
+
+    private static IEnumerable<string> KnownNames()
+    {
+        foreach (Key k in All) yield return k.Name;
+        foreach (CompatibilityKeys.Warned w in CompatibilityKeys.All) yield return w.Name;
+        foreach (CompatibilityKeys.RoleKey r in CompatibilityKeys.RoleKeys) yield return r.Name;
+        yield return CompatibilityKeys.VerifyLevel;
+    }
+
+    // Levenshtein distance, two rows.
+    internal static int EditDistance(string a, string b)
+    {
+        var previous = new int[b.Length + 1];
+        var current = new int[b.Length + 1];
+        for (int j = 0; j <= b.Length; j++) previous[j] = j;
+        for (int i = 1; i <= a.Length; i++)
+        {
+            current[0] = i;
+            for (int j = 1; j <= b.Length; j++)
+            {
+                int substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+                current[j] = Math.Min(substitution, Math.Min(previous[j] + 1, current[j - 1] + 1));
+            }
+            (previous, current) = (current, previous);
+        }
+        return previous[b.Length];
+    }
 
     /// <summary>Splits <c>SocketConnectHost3</c> into ("SocketConnectHost", 3); false for other keys.</summary>
     public static bool TryParseFailoverKey(string key, out bool isHost, out int index)
@@ -126,6 +209,10 @@ internal static class SettingKeys
         }
         return rest.Length > 0 && int.TryParse(rest, NumberStyles.None, CultureInfo.InvariantCulture, out index) && index >= 1;
     }
+
+    // A second spelling of an existing key: same parsing, nothing written back.
+    private static Key Alias(string name, string canonical)
+        => new(name, (s, v) => Find(canonical)!.Apply(s, v), _ => null, v => Find(canonical)!.Note?.Invoke(v));
 
     private static Key Str(string name, Func<SessionSettings, string, SessionSettings> apply, Func<SessionSettings, string?> format)
         => new(name, (s, v) => v.Length == 0 ? throw new BadValueException("empty value") : apply(s, v), format);
@@ -169,25 +256,95 @@ internal static class SettingKeys
         throw new BadValueException($"'{v}' is not one of {string.Join(", ", System.Enum.GetNames<T>())}");
     }
 
+    /// <summary>HH:MM:SS (or H:MM:SS) with an optional fraction of up to 9 digits, as QuickFIX writes schedule times
+    /// (<c>08:00:00</c>, <c>08:00:00.000</c>); a fraction finer than 100 ns is truncated.</summary>
     internal static TimeOnly ParseTime(string v)
     {
-        if (TimeOnly.TryParseExact(v, "HH:mm:ss", CultureInfo.InvariantCulture, DateTimeStyles.None, out TimeOnly t)) return t;
-        throw new BadValueException($"'{v}' is not a time HH:MM:SS");
+        int dot = v.IndexOf('.');
+        string main = dot < 0 ? v : v.Substring(0, dot);
+        if (!TimeOnly.TryParseExact(main, s_timeFormats, CultureInfo.InvariantCulture, DateTimeStyles.None, out TimeOnly t))
+        {
+            throw new BadValueException($"'{v}' is not a time HH:MM:SS[.fff]");
+        }
+        if (dot < 0) return t;
+        string fraction = v.Substring(dot + 1);
+        if (fraction.Length is 0 or > 9 || !IsDigits(fraction)) throw new BadValueException($"'{v}' is not a time HH:MM:SS[.fff]");
+        string ticks = fraction.Length > 7 ? fraction.Substring(0, 7) : fraction.PadRight(7, '0');
+        return t.Add(TimeSpan.FromTicks(long.Parse(ticks, NumberStyles.None, CultureInfo.InvariantCulture)));
     }
 
-    private static string? FormatTime(TimeOnly? t) => t?.ToString("HH:mm:ss", CultureInfo.InvariantCulture);
+    private static readonly string[] s_timeFormats = ["HH:mm:ss", "H:mm:ss"];
 
+    private static string? FormatTime(TimeOnly? t)
+        => t?.ToString(t.Value.Ticks % TimeSpan.TicksPerSecond == 0 ? "HH:mm:ss" : "HH:mm:ss.FFFFFFF", CultureInfo.InvariantCulture);
+
+    private static bool IsDigits(string s)
+    {
+        foreach (char c in s)
+        {
+            if (c is < '0' or > '9') return false;
+        }
+        return true;
+    }
+
+    /// <summary>A day name in English or any abbreviation of it of two letters or more (<c>Mo</c>, <c>Mon</c>,
+    /// <c>Monda</c>, <c>Monday</c>), as QuickFIX accepts; case-insensitive.</summary>
     internal static DayOfWeek ParseDay(string v)
     {
-        foreach (DayOfWeek d in System.Enum.GetValues<DayOfWeek>())
+        if (v.Length >= 2)
         {
-            string name = d.ToString();
-            if (name.Equals(v, StringComparison.OrdinalIgnoreCase)) return d;
-            if (v.Length == 3 && name.StartsWith(v, StringComparison.OrdinalIgnoreCase)) return d;
+            foreach (DayOfWeek d in System.Enum.GetValues<DayOfWeek>())
+            {
+                if (d.ToString().StartsWith(v, StringComparison.OrdinalIgnoreCase)) return d;
+            }
         }
-        throw new BadValueException($"'{v}' is not a day name (Monday or Mon ...)");
+        throw new BadValueException($"'{v}' is not a day name (Monday, Mon or Mo ...)");
     }
 
+    /// <summary>QuickFIX/n <c>Weekdays</c>: a comma-separated list of day names (<c>Mon,Tue,Wed,Thu,Fri</c>).</summary>
+    internal static IReadOnlyList<DayOfWeek> ParseDays(string v)
+    {
+        var days = new SortedSet<DayOfWeek>();
+        foreach (string part in v.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries))
+        {
+            days.Add(ParseDay(part));
+        }
+        if (days.Count == 0) throw new BadValueException($"'{v}' is not a list of day names like Mon,Tue,Wed,Thu,Fri");
+        return [.. days];
+    }
+
+    /// <summary>Digits 0-9 (QuickFIX C++) or the QuickFIX/n names Second(s), Millisecond(s), Microsecond(s),
+    /// Nanosecond(s). Digits other than 0, 3, 6 and 9 round up to the next of those (see <see cref="PrecisionNote"/>).</summary>
+    internal static int ParsePrecision(string v)
+    {
+        if (v.Length == 1 && v[0] is >= '0' and <= '9')
+        {
+            int digits = v[0] - '0';
+            return digits == 0 ? 0 : (digits + 2) / 3 * 3;
+        }
+        return v.TrimEnd('s', 'S').ToUpperInvariant() switch
+        {
+            "SECOND" => 0,
+            "MILLISECOND" => 3,
+            "MICROSECOND" => 6,
+            "NANOSECOND" => 9,
+            _ => throw new BadValueException($"'{v}' is not 0-9, Seconds, Milliseconds, Microseconds or Nanoseconds"),
+        };
+    }
+
+    private static string? PrecisionNote(string v)
+    {
+        if (v.Length != 1 || v[0] is '0' or '3' or '6' or '9' || v[0] is < '0' or > '9') return null;
+        return $"{v} fraction digits are sent as {ParsePrecision(v)} (FixEngine writes 0, 3, 6 or 9 digits)";
+    }
+
+    /// <summary>Our names (PerMessage, Batched, OS), or QuickFIX/J's Y (fsync every message) and N (leave it to the OS).</summary>
+    private static FileStoreSync ParseStoreSync(string v) => v switch
+    {
+        "Y" or "y" => FileStoreSync.PerMessage,
+        "N" or "n" => FileStoreSync.OS,
+        _ => ParseEnum<FileStoreSync>(v),
+    };
     internal static IReadOnlyList<int> ParseCpus(string v)
     {
         var cpus = new List<int>();
@@ -213,20 +370,76 @@ internal static class SettingKeys
             ? cpu
             : throw new BadValueException($"'{whole}' is not a CPU list like 2, 2,3 or 2-3");
 
+    // QuickFIX/n SSLProtocols: names of .NET's SslProtocols, comma-separated. TLS 1.0/1.1 and SSL are accepted and left
+    // out (the platform no longer offers them; ProtocolsNote says so); Default means the OS default, as None does.
     private static SslProtocols ParseProtocols(string v)
     {
         SslProtocols result = SslProtocols.None;
+        bool any = false;
         foreach (string part in v.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries))
         {
-            result |= part.ToUpperInvariant() switch
+            switch (part.ToUpperInvariant())
             {
-                "TLS12" => SslProtocols.Tls12,
-                "TLS13" => SslProtocols.Tls13,
-                "NONE" => SslProtocols.None,
-                _ => throw new BadValueException($"'{part}' is not Tls12, Tls13 or None"),
+                case "TLS12": result |= SslProtocols.Tls12; any = true; break;
+                case "TLS13": result |= SslProtocols.Tls13; any = true; break;
+                case "NONE" or "DEFAULT": any = true; break;
+                case "TLS" or "TLS11" or "SSL2" or "SSL3": break;
+                default: throw new BadValueException($"'{part}' is not Tls12, Tls13, None or Default");
+            }
+        }
+        if (!any) throw new BadValueException($"'{v}' enables only TLS 1.0/1.1 or SSL, which are not offered (use Tls12 or Tls13)");
+        return result;
+    }
+
+    private static string? ProtocolsNote(string v)
+    {
+        var old = new List<string>();
+        foreach (string part in v.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries))
+        {
+            if (part.ToUpperInvariant() is "TLS" or "TLS11" or "SSL2" or "SSL3") old.Add(part);
+        }
+        return old.Count == 0 ? null : $"{string.Join(", ", old)} not offered (insecure, disabled by the platform); the other versions are used";
+    }
+
+    // QuickFIX C++ SSLProtocol (OpenSSL / mod_ssl style): tokens separated by spaces, each optionally prefixed with + or -:
+    // all, SSLv2, SSLv3, TLSv1, TLSv1_1, TLSv1_2, TLSv1_3. A first token without a sign replaces the set. 'all' means
+    // every version the platform offers (TLS 1.2 and 1.3 here).
+    private static SslProtocols ParseOpenSslProtocols(string v)
+    {
+        SslProtocols result = SslProtocols.None;
+        bool anyToken = false;
+        foreach (string raw in v.Split([' ', '\t', ','], StringSplitOptions.RemoveEmptyEntries))
+        {
+            char sign = raw[0] is '+' or '-' ? raw[0] : ' ';
+            string name = sign == ' ' ? raw : raw.Substring(1);
+            SslProtocols p = name.ToUpperInvariant() switch
+            {
+                "ALL" => SslProtocols.Tls12 | SslProtocols.Tls13,
+                "TLSV1_2" or "TLSV1.2" => SslProtocols.Tls12,
+                "TLSV1_3" or "TLSV1.3" => SslProtocols.Tls13,
+                "SSLV2" or "SSLV3" or "TLSV1" or "TLSV1_1" or "TLSV1.1" => SslProtocols.None,
+                _ => throw new BadValueException($"'{name}' is not all, SSLv2, SSLv3, TLSv1, TLSv1_1, TLSv1_2 or TLSv1_3"),
             };
+            result = sign == '-' ? result & ~p : result | p;
+            anyToken = true;
+        }
+        if (!anyToken || result == SslProtocols.None)
+        {
+            throw new BadValueException($"'{v}' leaves no protocol this platform offers (TLSv1_2, TLSv1_3)");
         }
         return result;
+    }
+
+    private static string? OpenSslProtocolsNote(string v)
+    {
+        var old = new List<string>();
+        foreach (string raw in v.Split([' ', '\t', ','], StringSplitOptions.RemoveEmptyEntries))
+        {
+            if (raw[0] == '-') continue;
+            string name = raw[0] == '+' ? raw.Substring(1) : raw;
+            if (name.ToUpperInvariant() is "SSLV2" or "SSLV3" or "TLSV1" or "TLSV1_1" or "TLSV1.1") old.Add(name);
+        }
+        return old.Count == 0 ? null : $"{string.Join(", ", old)} not offered (insecure, disabled by the platform); the other versions are used";
     }
 
     private static string FormatProtocols(SslProtocols p)

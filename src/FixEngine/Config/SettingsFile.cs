@@ -9,7 +9,10 @@ namespace FixEngine.Config;
 /// <summary>Reads and writes QuickFIX-style settings files: <c>[DEFAULT]</c> and <c>[SESSION]</c> sections of <c>Key=Value</c> lines.</summary>
 /// <remarks>
 /// Lines are trimmed; blank lines and lines starting with <c>#</c> or <c>;</c> are skipped. Every SESSION inherits the keys of
-/// all DEFAULT sections and may override them. Keys are case-insensitive. Load-time only; thread-safe (no shared state).
+/// all DEFAULT sections and may override them. Keys are case-insensitive. Every documented QuickFIX/n and QuickFIX C++ key
+/// is accepted: with its QuickFIX meaning, or, where it cannot apply, with a <see cref="ConfigWarning"/> in
+/// <see cref="SessionSettings.Warnings"/> (docs/quickfix-compatibility.md lists which). An unknown key is an error that
+/// names the closest known key. Load-time only; thread-safe (no shared state).
 /// </remarks>
 public static class SettingsFile
 {
@@ -49,6 +52,26 @@ public static class SettingsFile
         ArgumentNullException.ThrowIfNull(text);
         using var reader = new StringReader(text);
         return Load(reader, displayName);
+    }
+
+    /// <summary>The warnings of all <paramref name="sessions"/>, each once (a key in [DEFAULT] warns for every session),
+    /// in file order.</summary>
+    /// <param name="sessions">Sessions from <see cref="Load(string)"/> or <see cref="Parse"/>.</param>
+    /// <returns>The distinct warnings.</returns>
+    public static IReadOnlyList<ConfigWarning> Warnings(IEnumerable<SessionSettings> sessions)
+    {
+        ArgumentNullException.ThrowIfNull(sessions);
+        var seen = new HashSet<ConfigWarning>();
+        var list = new List<ConfigWarning>();
+        foreach (SessionSettings s in sessions)
+        {
+            foreach (ConfigWarning w in s.Warnings)
+            {
+                if (seen.Add(w)) list.Add(w);
+            }
+        }
+        list.Sort((a, b) => a.LineNumber.CompareTo(b.LineNumber));
+        return list;
     }
 
     /// <summary>Writes <paramref name="settings"/> as one <c>[SESSION]</c> section listing every key that has a value.</summary>
@@ -121,9 +144,10 @@ public static class SettingsFile
                 string key = line.Substring(0, eq).Trim();
                 string value = line.Substring(eq + 1).Trim();
                 if (target is null) throw new ConfigException(fileName, lineNumber, key, "key outside of a [DEFAULT] or [SESSION] section");
-                if (SettingKeys.Find(key) is null && !SettingKeys.TryParseFailoverKey(key, out _, out _))
+                if (!IsKnown(key))
                 {
-                    throw new ConfigException(fileName, lineNumber, key, "unknown key");
+                    string? suggestion = SettingKeys.Suggest(key);
+                    throw new ConfigException(fileName, lineNumber, key, suggestion is null ? "unknown key" : $"unknown key (did you mean {suggestion}?)");
                 }
                 foreach (Entry e in target)
                 {
@@ -151,17 +175,49 @@ public static class SettingsFile
             return result;
         }
 
+        private static bool IsKnown(string key)
+            => SettingKeys.Find(key) is not null
+                || SettingKeys.TryParseFailoverKey(key, out _, out _)
+                || CompatibilityKeys.FindWarned(key) is not null
+                || CompatibilityKeys.FindRoleKey(key) is not null
+                || key.Equals(CompatibilityKeys.VerifyLevel, StringComparison.OrdinalIgnoreCase);
+
+        // The setting a key writes: its canonical key, or for a QuickFIX C++ role key the key it sets for its role.
+        private static string SettingOf(string key)
+            => CompatibilityKeys.FindRoleKey(key) is CompatibilityKeys.RoleKey r ? r.Role + ":" + r.Target : SettingKeys.Canonical(key);
+
         private SessionSettings Build(Section section, List<Entry> defaults)
         {
-            // Session keys override defaults: collect the effective entry per key, remembering its line for errors.
+            // Session keys override defaults, also when spelled differently (SSLEnable in [DEFAULT], SocketUseSSL in the
+            // session); two spellings of one setting in the same section are an error.
             var effective = new Dictionary<string, Entry>(StringComparer.OrdinalIgnoreCase);
-            foreach (Entry e in defaults) effective[e.Key] = e;
-            foreach (Entry e in section.Entries) effective[e.Key] = e;
+            foreach (Entry e in defaults) AddEffective(effective, e);
+            var fromSection = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
+            foreach (Entry e in section.Entries)
+            {
+                string setting = SettingOf(e.Key);
+                if (fromSection.Add(setting))
+                {
+                    foreach (Entry d in new List<Entry>(effective.Values))
+                    {
+                        if (SettingOf(d.Key).Equals(setting, StringComparison.OrdinalIgnoreCase)) effective.Remove(d.Key);
+                    }
+                }
+                AddEffective(effective, e);
+            }
+
+            var lines = new Dictionary<string, int>(StringComparer.OrdinalIgnoreCase);
+            foreach (Entry e in effective.Values) lines[e.Key] = e.Line;
+            var origin = new SettingsOrigin(fileName, section.Line, lines);
+            var warnings = new List<ConfigWarning>();
 
             var settings = new SessionSettings();
             var hosts = new SortedDictionary<int, Entry>();
             var ports = new SortedDictionary<int, Entry>();
-            foreach (Entry e in effective.Values)
+            var deferred = new List<Entry>();
+            var ordered = new List<Entry>(effective.Values);
+            ordered.Sort((a, b) => a.Line.CompareTo(b.Line));
+            foreach (Entry e in ordered)
             {
                 if (SettingKeys.TryParseFailoverKey(e.Key, out bool isHost, out int index))
                 {
@@ -170,21 +226,191 @@ public static class SettingsFile
                 }
                 try
                 {
-                    settings = SettingKeys.Find(e.Key)!.Apply(settings, e.Value);
+                    if (SettingKeys.Find(e.Key) is SettingKeys.Key key)
+                    {
+                        settings = key.Apply(settings, e.Value);
+                        if (key.Note?.Invoke(e.Value) is string note) warnings.Add(new ConfigWarning(fileName, e.Line, e.Key, note));
+                    }
+                    else if (CompatibilityKeys.FindWarned(e.Key) is CompatibilityKeys.Warned w)
+                    {
+                        if (CompatibilityKeys.Check(w, e.Value) is string reason) warnings.Add(new ConfigWarning(fileName, e.Line, e.Key, reason));
+                    }
+                    else
+                    {
+                        deferred.Add(e);
+                    }
                 }
                 catch (SettingKeys.BadValueException ex)
                 {
                     throw new ConfigException(fileName, e.Line, e.Key, ex.Message);
                 }
             }
+            // QuickFIX C++ TLS keys depend on the role, known only now.
+            foreach (Entry e in deferred) settings = ApplyRoleKey(settings, e, origin, warnings);
             settings = settings with { SocketConnectFailovers = BuildFailovers(section, hosts, ports) };
+            settings = ImplySsl(settings, origin, warnings);
+            settings = settings with { Origin = origin };
 
-            if (settings.FindError() is (string key, string reason))
+            if (settings.FindError() is (string errorKey, string errorReason))
             {
-                int line = effective.TryGetValue(key, out Entry entry) ? entry.Line : section.Line;
-                throw new ConfigException(fileName, line, key, reason);
+                throw new ConfigException(fileName, origin.LineOf(errorKey), errorKey, errorReason);
+            }
+            CheckDictionaries(settings, origin, warnings);
+            WarnNonStopSchedule(settings, origin, warnings);
+            CheckHosts(settings, origin);
+            warnings.Sort((a, b) => a.LineNumber.CompareTo(b.LineNumber));
+            return settings with { Warnings = warnings.ToArray() };
+        }
+
+        private void AddEffective(Dictionary<string, Entry> effective, Entry e)
+        {
+            string setting = SettingOf(e.Key);
+            foreach (Entry other in effective.Values)
+            {
+                if (!other.Key.Equals(e.Key, StringComparison.OrdinalIgnoreCase) && SettingOf(other.Key).Equals(setting, StringComparison.OrdinalIgnoreCase))
+                {
+                    throw new ConfigException(fileName, e.Line, e.Key, $"sets the same setting as {other.Key} (line {other.Line}); keep one of them");
+                }
+            }
+            effective[e.Key] = e;
+        }
+
+        private SessionSettings ApplyRoleKey(SessionSettings settings, Entry e, SettingsOrigin origin, List<ConfigWarning> warnings)
+        {
+            try
+            {
+                if (CompatibilityKeys.FindRoleKey(e.Key) is CompatibilityKeys.RoleKey role)
+                {
+                    if (settings.ConnectionType != role.Role)
+                    {
+                        warnings.Add(new ConfigWarning(fileName, e.Line, e.Key,
+                            $"applies to {role.Role.ToString().ToLowerInvariant()}s; ignored for this {Role(settings)} session"));
+                        return settings;
+                    }
+                    if (origin.Has(role.Target))
+                    {
+                        throw new ConfigException(fileName, e.Line, e.Key, $"sets the same setting as {role.Target} (line {origin.LineOf(role.Target)}); keep one of them");
+                    }
+                    return SettingKeys.Find(role.Target)!.Apply(settings, e.Value);
+                }
+                // CertificateVerifyLevel: 0 none, 1 required, 2 optional, 3 not set (QuickFIX C++, acceptors).
+                int level = SettingKeys.ParseInt(e.Value);
+                if (level is < 0 or > 3) throw new SettingKeys.BadValueException($"'{e.Value}' is not 0 (none), 1 (required), 2 (optional) or 3 (not set)");
+                if (level == 3) return settings;
+                if (settings.ConnectionType != ConnectionType.Acceptor)
+                {
+                    warnings.Add(new ConfigWarning(fileName, e.Line, e.Key,
+                        "applies to acceptors (client certificates); an initiator validates the server's certificate unless SSLValidateCertificates=N"));
+                    return settings;
+                }
+                bool require = level == 1;
+                if (origin.Has(nameof(SessionSettings.SSLRequireClientCertificate)) && settings.SSLRequireClientCertificate != require)
+                {
+                    throw new ConfigException(fileName, e.Line, e.Key,
+                        $"{level} contradicts SSLRequireClientCertificate (line {origin.LineOf(nameof(SessionSettings.SSLRequireClientCertificate))})");
+                }
+                if (level == 2)
+                {
+                    warnings.Add(new ConfigWarning(fileName, e.Line, e.Key,
+                        "2 (optional client certificate) is not supported: no client certificate is asked for; use 1 to require one"));
+                }
+                return settings with { SSLRequireClientCertificate = require };
+            }
+            catch (SettingKeys.BadValueException ex)
+            {
+                throw new ConfigException(fileName, e.Line, e.Key, ex.Message);
+            }
+        }
+
+        private static string Role(SessionSettings s) => s.ConnectionType?.ToString().ToLowerInvariant() ?? "unknown";
+
+        // QuickFIX/n: SSL is on when a certificate is given and neither SSLEnable nor SocketUseSSL says otherwise; QuickFIX
+        // C++ turns it on by choosing the SSL acceptor/initiator, which its certificate keys stand for here.
+        private SessionSettings ImplySsl(SessionSettings settings, SettingsOrigin origin, List<ConfigWarning> warnings)
+        {
+            bool explicitSsl = origin.Has(nameof(SessionSettings.SocketUseSSL)) || origin.Has("SSLEnable");
+            if (settings.SSLCertificate is not null && !explicitSsl) return settings with { SocketUseSSL = true };
+            if (settings.SocketUseSSL) return settings;
+            if (settings.SSLCertificate is not null)
+            {
+                string key = origin.Has(nameof(SessionSettings.SocketUseSSL)) ? nameof(SessionSettings.SocketUseSSL) : "SSLEnable";
+                warnings.Add(new ConfigWarning(fileName, origin.LineOf(key), key, "N: TLS is off although a certificate is configured"));
+                return settings;
+            }
+            // Other TLS keys without TLS: say so once, at the first of them.
+            int firstLine = int.MaxValue;
+            string? first = null;
+            foreach (string key in s_tlsKeys)
+            {
+                if (origin.Has(key) && origin.LineOf(key) < firstLine)
+                {
+                    firstLine = origin.LineOf(key);
+                    first = key;
+                }
+            }
+            if (first is not null)
+            {
+                warnings.Add(new ConfigWarning(fileName, firstLine, first, "TLS is off (SocketUseSSL/SSLEnable not Y): the SSL keys of this session have no effect"));
             }
             return settings;
+        }
+
+        private static readonly string[] s_tlsKeys =
+        [
+            nameof(SessionSettings.SSLCertificateKeyFile), nameof(SessionSettings.SSLCertificatePassword), nameof(SessionSettings.SSLServerName),
+            nameof(SessionSettings.SSLRequireClientCertificate), nameof(SessionSettings.SSLCACertificate), "CertificationAuthoritiesFile",
+            nameof(SessionSettings.SSLCACertificateDirectory), "CertificationAuthoritiesDirectory", nameof(SessionSettings.SSLProtocols), "SSLProtocol",
+            nameof(SessionSettings.SSLCheckCertificateRevocation), CompatibilityKeys.VerifyLevel,
+        ];
+
+        // QuickFIX/n refuses schedule times with NonStopSession=Y; FixEngine ignores them, and says so.
+        private void WarnNonStopSchedule(SessionSettings settings, SettingsOrigin origin, List<ConfigWarning> warnings)
+        {
+            if (!settings.NonStopSession) return;
+            foreach (string key in (string[])["StartTime", "EndTime", "StartDay", "EndDay", "Weekdays", "UseLocalTime", "TimeZone"])
+            {
+                if (origin.Has(key))
+                {
+                    warnings.Add(new ConfigWarning(fileName, origin.LineOf(key), key, "ignored: NonStopSession=Y (the session never ends)"));
+                }
+            }
+        }
+
+        // QuickFIX C++ refuses UseDataDictionary=Y without a dictionary; QuickFIX/n runs with basic checks. An explicit Y
+        // is an error here; the default Y without a dictionary is a warning.
+        private void CheckDictionaries(SessionSettings s, SettingsOrigin origin, List<ConfigWarning> warnings)
+        {
+            if (!s.UseDataDictionary) return;
+            string? missing = s.BeginString == "FIXT.1.1"
+                ? s.TransportDataDictionary is null ? nameof(SessionSettings.TransportDataDictionary)
+                    : s.AppDataDictionary is null ? nameof(SessionSettings.AppDataDictionary) : null
+                : s.DataDictionary is null ? nameof(SessionSettings.DataDictionary) : null;
+            if (missing is null) return;
+            const string Key = nameof(SessionSettings.UseDataDictionary);
+            if (origin.Has(Key))
+            {
+                throw new ConfigException(fileName, origin.LineOf(Key), Key, $"Y but {missing} is not set (set {missing}, or UseDataDictionary=N)");
+            }
+            warnings.Add(new ConfigWarning(fileName, origin.SectionLine, missing,
+                "not set: messages are checked without a dictionary (UseDataDictionary defaults to Y; QuickFIX C++ refuses this, set UseDataDictionary=N to mean it)"));
+        }
+
+        private void CheckHosts(SessionSettings s, SettingsOrigin origin)
+        {
+            CheckHost(s.SocketAcceptHost, nameof(SessionSettings.SocketAcceptHost), origin);
+            CheckHost(s.SocketConnectHost, nameof(SessionSettings.SocketConnectHost), origin);
+            for (int i = 0; i < s.SocketConnectFailovers.Count; i++)
+            {
+                CheckHost(s.SocketConnectFailovers[i].Host, "SocketConnectHost" + (i + 1), origin);
+            }
+        }
+
+        private void CheckHost(string? host, string key, SettingsOrigin origin)
+        {
+            if (host is not null && !HostResolver.IsHostSyntax(host))
+            {
+                throw new ConfigException(fileName, origin.LineOf(key), key, $"'{host}' is not an IP address or a host name");
+            }
         }
 
         private SocketEndpoint[] BuildFailovers(Section section, SortedDictionary<int, Entry> hosts, SortedDictionary<int, Entry> ports)

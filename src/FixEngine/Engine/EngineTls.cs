@@ -11,10 +11,12 @@ namespace FixEngine.Engine;
 
 /// <summary>Turns the SSL settings of a session into the transport's <see cref="TlsOptions"/>.</summary>
 /// <remarks>
-/// Start-up only (certificates are loaded once, when the engine is built, and owned by the engine); a certificate that
-/// cannot be loaded is a <see cref="ConfigException"/> naming the key and the session. Peer validation: the platform's
-/// (system trust store, and the name on initiators) by default; only <c>SSLCACertificate</c> as trusted root when set
-/// (name still checked on initiators); none with <c>SSLValidateCertificates=N</c>.
+/// Start-up only (certificates are loaded once, when the engine is built, and owned by the engine) through
+/// <see cref="CertificateFiles"/>; a certificate that cannot be loaded is a <see cref="ConfigException"/> naming the
+/// settings file and line, the key, the session and the certificate file. Peer validation: the platform's (system trust
+/// store, and the name on initiators) by default; only the certificates of <c>SSLCACertificate</c> (every one of a bundle)
+/// and <c>SSLCACertificateDirectory</c> as trust anchors when set (name still checked on initiators); none with
+/// <c>SSLValidateCertificates=N</c>. <c>SSLCheckCertificateRevocation=Y</c> adds an online revocation check of the chain.
 /// </remarks>
 internal static class EngineTls
 {
@@ -22,7 +24,7 @@ internal static class EngineTls
     public static TlsOptions ForAcceptor(SessionSettings s, List<IDisposable> owned)
     {
         X509Certificate2 certificate = LoadOwnCertificate(s, owned);
-        X509Certificate2? root = LoadRoot(s, owned);
+        X509Certificate2Collection? root = LoadRoot(s, owned);
         return new TlsOptions
         {
             ServerCertificate = certificate,
@@ -37,7 +39,7 @@ internal static class EngineTls
     {
         X509Certificate2Collection? clientCertificates = null;
         if (!string.IsNullOrEmpty(s.SSLCertificate)) clientCertificates = [LoadOwnCertificate(s, owned)];
-        X509Certificate2? root = LoadRoot(s, owned);
+        X509Certificate2Collection? root = LoadRoot(s, owned);
         return new InitiatorTls(s, clientCertificates, Validation(s, root, certificateOptional: false));
     }
 
@@ -56,61 +58,61 @@ internal static class EngineTls
 
     private static X509Certificate2 LoadOwnCertificate(SessionSettings s, List<IDisposable> owned)
     {
-        string path = s.SSLCertificate!;
-        try
-        {
-            X509Certificate2 certificate = path.EndsWith(".pem", StringComparison.OrdinalIgnoreCase)
-                ? TlsOptions.LoadPem(path)
-                : TlsOptions.LoadPfx(path, s.SSLCertificatePassword);
-            owned.Add(certificate);
-            if (!certificate.HasPrivateKey)
-            {
-                throw new ConfigException(null, 0, nameof(SessionSettings.SSLCertificate), $"session {s.SessionId}: '{path}' has no private key");
-            }
-            return certificate;
-        }
-        catch (Exception e) when (e is CryptographicException or IOException or UnauthorizedAccessException)
-        {
-            throw new ConfigException(null, 0, nameof(SessionSettings.SSLCertificate), $"session {s.SessionId}: cannot load '{path}': {e.Message}");
-        }
+        X509Certificate2 certificate = WithSession(s, () => CertificateFiles.LoadOwnCertificate(s));
+        owned.Add(certificate);
+        return certificate;
     }
 
-    private static X509Certificate2? LoadRoot(SessionSettings s, List<IDisposable> owned)
+    private static X509Certificate2Collection? LoadRoot(SessionSettings s, List<IDisposable> owned)
     {
-        if (string.IsNullOrEmpty(s.SSLCACertificate)) return null;
+        X509Certificate2Collection roots = WithSession(s, () => CertificateFiles.LoadTrustedCertificates(s));
+        foreach (X509Certificate2 root in roots) owned.Add(root);
+        return roots.Count == 0 ? null : roots;
+    }
+
+    // Adds the session to a certificate error (the file, line and key are already in it).
+    private static T WithSession<T>(SessionSettings s, Func<T> load)
+    {
         try
         {
-            X509Certificate2 root = X509CertificateLoader.LoadCertificateFromFile(s.SSLCACertificate);
-            owned.Add(root);
-            return root;
+            return load();
         }
-        catch (Exception e) when (e is CryptographicException or IOException or UnauthorizedAccessException)
+        catch (ConfigException e)
         {
-            throw new ConfigException(null, 0, nameof(SessionSettings.SSLCACertificate), $"session {s.SessionId}: cannot load '{s.SSLCACertificate}': {e.Message}");
+            throw new ConfigException(e.FileName, e.LineNumber, e.Key, $"session {s.SessionId}: {e.Reason}");
         }
     }
 
-    private static RemoteCertificateValidationCallback? Validation(SessionSettings s, X509Certificate2? root, bool certificateOptional)
+    private static RemoteCertificateValidationCallback? Validation(SessionSettings s, X509Certificate2Collection? roots, bool certificateOptional)
     {
         if (!s.SSLValidateCertificates) return (_, certificate, _, _) => certificateOptional || certificate is not null;
-        if (root is null) return null;
-        return (_, certificate, _, errors) => ChainsToRoot(certificate, errors, root, certificateOptional);
+        if (roots is null && !s.SSLCheckCertificateRevocation) return null;
+        bool revocation = s.SSLCheckCertificateRevocation;
+        return (_, certificate, _, errors) => Verify(certificate, errors, roots, revocation, certificateOptional);
     }
 
-    // The peer's certificate must chain to the configured root alone (not the system store); a name mismatch reported by
-    // the platform (initiators) still fails.
-    private static bool ChainsToRoot(X509Certificate? certificate, SslPolicyErrors errors, X509Certificate2 root, bool certificateOptional)
+    // With configured roots the peer's certificate must chain to them alone (not the system store), and the platform's
+    // chain verdict is replaced by ours; without them the platform's verdict stands. A name mismatch reported by the
+    // platform (initiators) always fails. With revocation on, the chain is rebuilt with an online revocation check.
+    private static bool Verify(X509Certificate? certificate, SslPolicyErrors errors, X509Certificate2Collection? roots, bool revocation, bool certificateOptional)
     {
         if (certificate is null) return certificateOptional;
         if ((errors & SslPolicyErrors.RemoteCertificateNameMismatch) != 0) return false;
+        if (roots is null && errors != SslPolicyErrors.None) return false;
         X509Certificate2? created = certificate as X509Certificate2 is null ? X509CertificateLoader.LoadCertificate(certificate.GetRawCertData()) : null;
         X509Certificate2 leaf = created ?? (X509Certificate2)certificate;
         try
         {
             using var chain = new X509Chain();
-            chain.ChainPolicy.TrustMode = X509ChainTrustMode.CustomRootTrust;
-            chain.ChainPolicy.CustomTrustStore.Add(root);
-            chain.ChainPolicy.RevocationMode = X509RevocationMode.NoCheck;
+            if (roots is not null)
+            {
+                chain.ChainPolicy.TrustMode = X509ChainTrustMode.CustomRootTrust;
+                chain.ChainPolicy.CustomTrustStore.AddRange(roots);
+                // Intermediates of a CA bundle help build the chain too.
+                chain.ChainPolicy.ExtraStore.AddRange(roots);
+            }
+            chain.ChainPolicy.RevocationMode = revocation ? X509RevocationMode.Online : X509RevocationMode.NoCheck;
+            chain.ChainPolicy.RevocationFlag = X509RevocationFlag.ExcludeRoot;
             return chain.Build(leaf);
         }
         finally

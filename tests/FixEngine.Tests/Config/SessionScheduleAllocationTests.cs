@@ -28,4 +28,22 @@ public sealed class SessionScheduleAllocationTests
         Assert.Equal(0, bytes);
         Assert.True(sum > 0);
     }
+
+    [Fact]
+    public void WeekdayQueriesDoNotAllocate()
+    {
+        var s = new SessionSchedule(new TimeOnly(8, 0), new TimeOnly(17, 0), SessionScheduleTests.NewYork(), weekdays: [DayOfWeek.Monday, DayOfWeek.Friday]);
+        long t = SessionScheduleTests.Ns(2024, 3, 10, 12, 0);
+        long sum = 0;
+        int minute = 0;
+        void Query()
+        {
+            long now = t + (minute++ % 10_000) * 60_000_000_000L;
+            if (s.IsInSession(now)) sum++;
+        }
+
+        long bytes = Allocations.Measure(Query, warmup: 10_000, iterations: 10_000);
+        Assert.Equal(0, bytes);
+        Assert.True(sum > 0);
+    }
 }

@@ -33,24 +33,49 @@ public sealed class SettingsErrorTests
     public void BaselineIsValid() => Assert.Single(SettingsFile.Parse(Acceptor));
 
     [Fact]
-    public void UnknownKey() => AssertError(Fails(Acceptor + "\nHeartbeatInt=30"), 10, "HeartbeatInt", "unknown key");
+    public void UnknownKeySuggestsTheClosestKnownKey()
+    {
+        AssertError(Fails(Acceptor + "\nHeartbeatInt=30"), 10, "HeartbeatInt", "unknown key (did you mean HeartBtInt?)");
+        AssertError(Fails(Acceptor + "\nSocketAcceptPrt=5002"), 10, "SocketAcceptPrt", "unknown key (did you mean SocketAcceptPort?)");
+        AssertError(Fails(Acceptor + "\nservercertificatefil=a.pem"), 10, "servercertificatefil", "unknown key (did you mean ServerCertificateFile?)");
+        AssertError(Fails(Acceptor + "\nScreenLogShowIncomming=Y"), 10, "ScreenLogShowIncomming", "unknown key (did you mean ScreenLogShowIncoming?)");
+        AssertError(Fails(Acceptor + "\nQwerty=1"), 10, "Qwerty", "unknown key");
+    }
 
     [Theory]
     [InlineData("ResetOnLogon=yes", "ResetOnLogon", "'yes' is not Y or N")]
     [InlineData("HeartBtInt=3O", "HeartBtInt", "'3O' is not an integer")]
-    [InlineData("StartDay=Funday", "StartDay", "'Funday' is not a day name (Monday or Mon ...)")]
+    [InlineData("StartDay=Funday", "StartDay", "'Funday' is not a day name (Monday, Mon or Mo ...)")]
     [InlineData("ReceiveMode=Polling", "ReceiveMode", "'Polling' is not one of Completion, BusyPoll")]
     [InlineData("IdleStrategy=Sleep", "IdleStrategy", "'Sleep' is not one of BusySpin, Yielding, Backoff, Blocking")]
     [InlineData("CpuAffinity=2-x", "CpuAffinity", "'2-x' is not a CPU list like 2, 2,3 or 2-3")]
     [InlineData("CpuAffinity=3-2", "CpuAffinity", "'3-2': range 3-2 is reversed")]
-    [InlineData("SSLProtocols=Ssl3", "SSLProtocols", "'Ssl3' is not Tls12, Tls13 or None")]
+    [InlineData("SSLProtocols=Tls14", "SSLProtocols", "'Tls14' is not Tls12, Tls13, None or Default")]
+    [InlineData("SSLProtocols=Ssl3", "SSLProtocols", "'Ssl3' enables only TLS 1.0/1.1 or SSL, which are not offered (use Tls12 or Tls13)")]
+    [InlineData("SSLProtocol=TLSv1_1", "SSLProtocol", "'TLSv1_1' leaves no protocol this platform offers (TLSv1_2, TLSv1_3)")]
+    [InlineData("SSLProtocol=all -TLSv1_2 -TLSv1_3", "SSLProtocol", "'all -TLSv1_2 -TLSv1_3' leaves no protocol this platform offers (TLSv1_2, TLSv1_3)")]
+    [InlineData("SSLProtocol=TLSv2", "SSLProtocol", "'TLSv2' is not all, SSLv2, SSLv3, TLSv1, TLSv1_1, TLSv1_2 or TLSv1_3")]
+    [InlineData("StartDay=M", "StartDay", "'M' is not a day name (Monday, Mon or Mo ...)")]
+    [InlineData("StartDay=Mondays", "StartDay", "'Mondays' is not a day name (Monday, Mon or Mo ...)")]
+    [InlineData("Weekdays=Mon,Xyz", "Weekdays", "'Xyz' is not a day name (Monday, Mon or Mo ...)")]
+    [InlineData("TimestampPrecision=Minutes", "TimestampPrecision", "'Minutes' is not 0-9, Seconds, Milliseconds, Microseconds or Nanoseconds")]
+    [InlineData("TimestampPrecision=12", "TimestampPrecision", "'12' is not 0-9, Seconds, Milliseconds, Microseconds or Nanoseconds")]
+    [InlineData("StartTime=08:00:00.", "StartTime", "'08:00:00.' is not a time HH:MM:SS[.fff]")]
+    [InlineData("EndTime=08:00:00.1234567890", "EndTime", "'08:00:00.1234567890' is not a time HH:MM:SS[.fff]")]
+    [InlineData("EndTime=08:00:00.12a", "EndTime", "'08:00:00.12a' is not a time HH:MM:SS[.fff]")]
+    [InlineData("FileStoreSync=Maybe", "FileStoreSync", "'Maybe' is not one of PerMessage, Batched, OS")]
+    [InlineData("SocketSendTimeout=soon", "SocketSendTimeout", "'soon' is not an integer")]
+    [InlineData("ScreenLogShowIncoming=yes", "ScreenLogShowIncoming", "'yes' is not Y or N")]
+    [InlineData("CertificateVerifyLevel=5", "CertificateVerifyLevel", "'5' is not 0 (none), 1 (required), 2 (optional) or 3 (not set)")]
+    [InlineData("SocketConnectHost=bad host!", "SocketConnectHost", "'bad host!' is not an IP address or a host name")]
+    [InlineData("SocketAcceptHost=my host", "SocketAcceptHost", "'my host' is not an IP address or a host name")]
     [InlineData("FileStorePath=", "FileStorePath", "empty value")]
     public void BadValueNamesLineAndKey(string line, string key, string reason)
         => AssertError(Fails(Acceptor + "\n" + line), 10, key, reason);
 
     [Fact]
     public void BadTimeInDefaults()
-        => AssertError(Fails(Acceptor.Replace("StartTime=00:00:00", "StartTime=8:00")), 4, "StartTime", "'8:00' is not a time HH:MM:SS");
+        => AssertError(Fails(Acceptor.Replace("StartTime=00:00:00", "StartTime=8:00")), 4, "StartTime", "'8:00' is not a time HH:MM:SS[.fff]");
 
     [Fact]
     public void BadConnectionType()

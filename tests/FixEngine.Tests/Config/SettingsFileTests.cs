@@ -158,9 +158,18 @@ public sealed class SettingsFileTests
         Assert.Contains("LogonTimeout=10\n", text);
         Assert.Contains("LogoutTimeout=2\n", text);
         Assert.Contains("MaxLatency=120\n", text);
-        Assert.Contains("UseDataDictionary=Y\n", text);
+        // Without a dictionary the default UseDataDictionary=Y is left out: written, it would be refused on reading.
+        Assert.DoesNotContain("UseDataDictionary", text);
+        Assert.Contains(parsed.Warnings, w => w.Key == "DataDictionary");
         Assert.Contains("TimeZone=UTC\n", text);
-        Assert.Equal(original with { SocketConnectFailovers = parsed.SocketConnectFailovers, CpuAffinity = parsed.CpuAffinity }, parsed);
+        Assert.Equal(original with
+        {
+            SocketConnectFailovers = parsed.SocketConnectFailovers,
+            CpuAffinity = parsed.CpuAffinity,
+            Weekdays = parsed.Weekdays,
+            Warnings = parsed.Warnings,
+            Origin = parsed.Origin,
+        }, parsed);
     }
 
     [Fact]
