@@ -52,6 +52,30 @@ internal static class EngineConfiguration
         return [.. settings[0].CpuAffinity];
     }
 
+    /// <summary>The acceptor sessions grouped by SocketAcceptPort, each group checked with <see cref="CheckPort"/>.</summary>
+    public static Dictionary<int, List<SessionSettings>> AcceptorPorts(IReadOnlyList<SessionSettings> settings)
+    {
+        var ports = new Dictionary<int, List<SessionSettings>>();
+        foreach (SessionSettings s in settings)
+        {
+            if (s.ConnectionType != ConnectionType.Acceptor) continue;
+            int port = s.SocketAcceptPort!.Value;
+            if (!ports.TryGetValue(port, out List<SessionSettings>? list)) ports.Add(port, list = []);
+            list.Add(s);
+        }
+        foreach ((int port, List<SessionSettings> list) in ports) CheckPort(port, list);
+        return ports;
+    }
+
+    /// <summary>How long an accepted connection may go without a Logon before the engine closes it: the longest
+    /// LogonTimeout of any session, at least 10 s (the connection's session is not known until its Logon).</summary>
+    public static int PendingLogonTimeoutSeconds(IReadOnlyList<SessionSettings> settings)
+    {
+        int seconds = 10;
+        foreach (SessionSettings s in settings) seconds = Math.Max(seconds, s.LogonTimeout);
+        return seconds;
+    }
+
     /// <summary>Checks that the acceptor sessions sharing one port agree on every per-port key.</summary>
     public static void CheckPort(int port, IReadOnlyList<SessionSettings> sessionsOnPort)
     {

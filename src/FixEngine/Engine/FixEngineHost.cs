@@ -86,18 +86,8 @@ public sealed class FixEngineHost : IDisposable
         int[] cpus = EngineConfiguration.ResolveCpuAffinity(settings, options);
         CpuAffinity = cpus;
 
-        var ports = new Dictionary<int, List<SessionSettings>>();
-        int logonTimeout = 10;
-        foreach (SessionSettings s in settings)
-        {
-            logonTimeout = Math.Max(logonTimeout, s.LogonTimeout);
-            if (s.ConnectionType != ConnectionType.Acceptor) continue;
-            int port = s.SocketAcceptPort!.Value;
-            if (!ports.TryGetValue(port, out List<SessionSettings>? list)) ports.Add(port, list = []);
-            list.Add(s);
-        }
-        foreach ((int port, List<SessionSettings> list) in ports) EngineConfiguration.CheckPort(port, list);
-        _agent = new EngineAgent(_slots, time, console, logonTimeout, prewarm);
+        Dictionary<int, List<SessionSettings>> ports = EngineConfiguration.AcceptorPorts(settings);
+        _agent = new EngineAgent(_slots, time, console, EngineConfiguration.PendingLogonTimeoutSeconds(settings), prewarm);
         var router = new AcceptorRouter(_agent, console, prewarm);
 
         try
