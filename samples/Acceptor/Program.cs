@@ -1,8 +1,11 @@
 using System;
 using System.Collections.Generic;
 using System.Globalization;
+using System.IO;
+using System.Runtime.InteropServices;
 using System.Threading;
 using FixEngine.Config;
+using FixEngine.Dictionary;
 using FixEngine.Engine;
 using FixEngine.Samples;
 using FixEngine.Samples.Acceptor;
@@ -25,8 +28,11 @@ for (int i = 0; i < args.Length; i++)
     {
         case "--demo": demo = true; break;
         case "--at": at = true; break;
-        case "--orders" when i + 1 < args.Length: orders = int.Parse(args[++i], CultureInfo.InvariantCulture); break;
-        case "--port" when i + 1 < args.Length: port = int.Parse(args[++i], CultureInfo.InvariantCulture); break;
+        case "--orders" when i + 1 < args.Length && int.TryParse(args[i + 1], CultureInfo.InvariantCulture, out int n) && n > 0: orders = n; i++; break;
+        case "--port" when i + 1 < args.Length && int.TryParse(args[i + 1], CultureInfo.InvariantCulture, out int p) && p is > 0 and < 65536: port = p; i++; break;
+        case "--orders" or "--port":
+            Console.Error.WriteLine($"[acceptor] {args[i]} needs a positive number{(args[i] == "--port" ? " below 65536" : "")}");
+            return 2;
         default: cfg = args[i]; break;
     }
 }
@@ -34,11 +40,23 @@ for (int i = 0; i < args.Length; i++)
 // The demo finishes in seconds, so both engines yield instead of parking (Backoff parks ~1 ms when idle, which
 // would dominate a one-order-at-a-time round trip); the long-running acceptor keeps Backoff to leave the core free.
 string idle = demo ? "Yielding" : "Backoff";
-IReadOnlyList<SessionSettings> settings = cfg is null ? SettingsFile.Parse(EmbeddedConfig(port, idle), "<embedded acceptor config>") : SettingsFile.Load(cfg);
 IApplication application = at ? new AtApplication() : new FillApplication();
 Action<string> print = line => Console.WriteLine("[acceptor] " + line);
-using var engine = new FixEngineHost(settings, application, console: print);
-engine.Start();
+IReadOnlyList<SessionSettings> settings;
+FixEngineHost engine;
+try
+{
+    settings = cfg is null ? SettingsFile.Parse(EmbeddedConfig(port, idle), "<embedded acceptor config>") : SettingsFile.Load(cfg);
+    engine = new FixEngineHost(settings, application, console: print);
+    engine.Start();
+}
+catch (Exception e) when (e is ConfigException or DataDictionaryException or IOException or UnauthorizedAccessException)
+{
+    // A configuration problem is a message and an exit code, not a crash.
+    Console.Error.WriteLine($"[acceptor] cannot start: {e.Message}");
+    return 2;
+}
+using var engineScope = engine;
 Console.WriteLine($"[acceptor] listening on port(s) {string.Join(", ", engine.AcceptorPorts)} for {settings.Count} session(s):");
 foreach (FixSession s in engine.Sessions) Console.WriteLine($"[acceptor]   {s.Id}");
 
@@ -72,18 +90,23 @@ if (demo)
     return ok ? 0 : 1;
 }
 
+// SIGINT (Ctrl+C), SIGTERM (a service manager's stop) and SIGQUIT all stop the engine the same way: every session
+// logs out before the process exits.
 using var stop = new ManualResetEventSlim(false);
-Console.CancelKeyPress += (_, e) =>
-{
-    e.Cancel = true;
-    stop.Set();
-};
-AppDomain.CurrentDomain.ProcessExit += (_, _) => stop.Set();
-Console.WriteLine("[acceptor] running; Ctrl+C to stop");
+using PosixSignalRegistration sigint = PosixSignalRegistration.Create(PosixSignal.SIGINT, OnStopSignal);
+using PosixSignalRegistration sigterm = PosixSignalRegistration.Create(PosixSignal.SIGTERM, OnStopSignal);
+using PosixSignalRegistration sigquit = PosixSignalRegistration.Create(PosixSignal.SIGQUIT, OnStopSignal);
+Console.WriteLine("[acceptor] running; Ctrl+C or SIGTERM to stop");
 stop.Wait();
 engine.Stop(TimeSpan.FromSeconds(3));
 Console.WriteLine("[acceptor] stopped");
 return 0;
+
+void OnStopSignal(PosixSignalContext context)
+{
+    context.Cancel = true;
+    stop.Set();
+}
 
 static string EmbeddedConfig(int port, string idleStrategy) =>
     $"""

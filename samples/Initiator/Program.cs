@@ -1,7 +1,9 @@
 using System;
 using System.Collections.Generic;
 using System.Globalization;
+using System.IO;
 using FixEngine.Config;
+using FixEngine.Dictionary;
 using FixEngine.Engine;
 using FixEngine.Samples;
 
@@ -11,12 +13,28 @@ int port = 5001;
 string? cfg = null;
 for (int i = 0; i < args.Length; i++)
 {
-    if (args[i] == "--orders" && i + 1 < args.Length) orders = int.Parse(args[++i], CultureInfo.InvariantCulture);
-    else if (args[i] == "--port" && i + 1 < args.Length) port = int.Parse(args[++i], CultureInfo.InvariantCulture);
-    else cfg = args[i];
+    if (args[i] is "--orders" or "--port")
+    {
+        if (i + 1 >= args.Length || !int.TryParse(args[i + 1], CultureInfo.InvariantCulture, out int n) || n <= 0 || (args[i] == "--port" && n > 65535))
+        {
+            Console.Error.WriteLine($"[initiator] {args[i]} needs a positive number{(args[i] == "--port" ? " below 65536" : "")}");
+            return 2;
+        }
+        if (args[i] == "--orders") orders = n;
+        else port = n;
+        i++;
+    }
+    else
+    {
+        cfg = args[i];
+    }
 }
 
-IReadOnlyList<SessionSettings> settings = cfg is null
+var client = new OrderClient(orders);
+FixEngineHost engine;
+try
+{
+    IReadOnlyList<SessionSettings> settings = cfg is null
     ? SettingsFile.Parse(
         $"""
         [DEFAULT]
@@ -35,10 +53,16 @@ IReadOnlyList<SessionSettings> settings = cfg is null
         TargetCompID=EXEC
         """, "<embedded initiator config>")
     : SettingsFile.Load(cfg);
-
-var client = new OrderClient(orders);
-using var engine = new FixEngineHost(settings, client, console: line => Console.WriteLine("[engine] " + line));
-engine.Start();
+    engine = new FixEngineHost(settings, client, console: line => Console.WriteLine("[engine] " + line));
+    engine.Start();
+}
+catch (Exception e) when (e is ConfigException or DataDictionaryException or IOException or UnauthorizedAccessException)
+{
+    // A configuration problem is a message and an exit code, not a crash.
+    Console.Error.WriteLine($"[initiator] cannot start: {e.Message}");
+    return 2;
+}
+using var engineScope = engine;
 bool ok = client.Run(TimeSpan.FromSeconds(30));
 engine.Stop(TimeSpan.FromSeconds(3));
 Console.WriteLine(ok ? "[initiator] done" : "[initiator] FAILED");

@@ -5,7 +5,8 @@ namespace FixEngine.Config;
 /// <summary>A settings file or a <see cref="SessionSettings"/> object is invalid: names the file, the line and the key.</summary>
 public sealed class ConfigException : Exception
 {
-    /// <summary>Creates the exception; the message reads <c>file(line): key: reason</c>, or <c>key: reason</c> without a file.</summary>
+    /// <summary>Creates the exception; the message reads <c>file(line): key: reason</c>, <c>file: key: reason</c> without a
+    /// line (0), or <c>key: reason</c> without a file.</summary>
     public ConfigException(string? fileName, int lineNumber, string key, string reason)
         : base(Format(fileName, lineNumber, key, reason))
     {
@@ -29,7 +30,7 @@ public sealed class ConfigException : Exception
 
     private static string Format(string? fileName, int line, string key, string reason)
     {
-        string prefix = fileName is null ? "" : $"{fileName}({line}): ";
+        string prefix = fileName is null ? "" : line > 0 ? $"{fileName}({line}): " : fileName + ": ";
         return key.Length == 0 ? prefix + reason : $"{prefix}{key}: {reason}";
     }
 }

@@ -1,0 +1,86 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Globalization;
+using System.IO;
+using System.Runtime.InteropServices;
+using System.Threading;
+using FixEngine.Config;
+using FixEngine.Engine;
+using FixEngine.Tests.Engine;
+
+namespace FixEngine.Tests.Samples;
+
+/// <summary>Runs the sample acceptor as a real child process: it logs every session out on SIGTERM as on SIGINT, and a
+/// configuration error is a message and exit code 2, not an unhandled exception.</summary>
+[Collection(nameof(SampleProcesses))]
+public sealed class SampleProcessTests
+{
+    private static string SampleDll(string name) => Path.Combine(
+        AppContext.BaseDirectory.Replace(Path.Combine("tests", "FixEngine.Tests"), Path.Combine("samples", name), StringComparison.Ordinal), name + ".dll");
+
+    [Theory]
+    [InlineData("SIGTERM")]
+    [InlineData("SIGINT")]
+    public void TheSampleAcceptorLogsOutOnAStopSignal(string signal)
+    {
+        int port = EngineTestSupport.FreePort();
+        using Process acceptor = Start(SampleDll("Acceptor"), "--port", port.ToString(CultureInfo.InvariantCulture));
+        try
+        {
+            (_, IReadOnlyList<SessionSettings> initiator) = EngineTestSupport.ExecClientPair("[DEFAULT]\nHeartBtInt=30\nStartTime=00:00:00\nEndTime=00:00:00\nUseDataDictionary=N\nResetOnLogon=Y\nIdleStrategy=Backoff", port);
+            var client = new ClientApp();
+            using var engine = new FixEngineHost(initiator, client);
+            engine.Start();
+            Assert.True(client.LoggedOn.Wait(EngineTestSupport.Wait), "logged on to the sample acceptor");
+
+            Assert.Equal(0, Kill(acceptor.Id, signal == "SIGTERM" ? 15 : 2));
+            Assert.True(acceptor.WaitForExit(30_000), "the sample acceptor exited after " + signal);
+            Assert.Equal(0, acceptor.ExitCode);
+            Assert.True(EngineTestSupport.WaitFor(() => client.CountAdmin("5") >= 1), "the initiator received the acceptor's Logout before the process exited");
+            engine.Stop(TimeSpan.FromSeconds(1));
+        }
+        finally
+        {
+            if (!acceptor.HasExited) acceptor.Kill();
+        }
+    }
+
+    [Fact]
+    public void AConfigurationErrorIsAMessageAndExitCode2()
+    {
+        string cfg = Path.Combine(Path.GetTempPath(), "fixengine-bad-" + Guid.NewGuid().ToString("N") + ".cfg");
+        File.WriteAllText(cfg, "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=abc\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=A\nTargetCompID=B\n");
+        try
+        {
+            using Process acceptor = Start(SampleDll("Acceptor"), cfg);
+            string stderr = acceptor.StandardError.ReadToEnd();
+            Assert.True(acceptor.WaitForExit(30_000));
+            Assert.Equal(2, acceptor.ExitCode);
+            Assert.Contains($"{cfg}(3): SocketAcceptPort:", stderr, StringComparison.Ordinal);
+            Assert.DoesNotContain("Unhandled exception", stderr, StringComparison.Ordinal);
+        }
+        finally
+        {
+            File.Delete(cfg);
+        }
+    }
+
+    private static Process Start(string dll, params string[] args)
+    {
+        var info = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        info.ArgumentList.Add(dll);
+        foreach (string a in args) info.ArgumentList.Add(a);
+        Process p = Process.Start(info)!;
+        p.OutputDataReceived += (_, _) => { };
+        p.BeginOutputReadLine();
+        return p;
+    }
+
+    [DllImport("libc", EntryPoint = "kill", SetLastError = true)]
+    private static extern int Kill(int pid, int signal);
+}
+
+/// <summary>Tests that run sample programs as child processes; they run alone.</summary>
+[CollectionDefinition(nameof(SampleProcesses), DisableParallelization = true)]
+public sealed class SampleProcesses;
