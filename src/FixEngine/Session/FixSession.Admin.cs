@@ -20,8 +20,8 @@ public sealed partial class FixSession
             {
                 _log.OnEvent("Logon with ResetSeqNumFlag=Y: resetting sequence numbers", nowNs);
                 ResetStore(nowNs);
-                int hb = message.TryGetInt(FixTags.HeartBtInt, out int peerHb) == FixValueStatus.Ok ? peerHb : _heartBtIntSec;
-                _heartBtIntSec = hb;
+                int hb = message.TryGetInt(FixTags.HeartBtInt, out int peerHb) == FixValueStatus.Ok ? peerHb : _heartbeat.HeartBtIntSec;
+                _heartbeat.HeartBtIntSec = hb;
                 SendLogon(nowNs, true, hb);
                 _store.IncrNextTargetMsgSeqNum();
                 return;
@@ -60,8 +60,8 @@ public sealed partial class FixSession
 
         if (!_isInitiator)
         {
-            int hb = message.TryGetInt(FixTags.HeartBtInt, out int peerHb) == FixValueStatus.Ok ? peerHb : _heartBtIntSec;
-            _heartBtIntSec = hb;
+            int hb = message.TryGetInt(FixTags.HeartBtInt, out int peerHb) == FixValueStatus.Ok ? peerHb : _heartbeat.HeartBtIntSec;
+            _heartbeat.HeartBtIntSec = hb;
             SendLogon(nowNs, resetFlag, hb);
         }
         _sentResetSeqNumFlag = false;

@@ -147,8 +147,7 @@ public sealed partial class FixSession
             _log.OnEvent("ResendRequest satisfied", nowNs);
             _resend.EndRequest();
         }
-        _lastReceivedNs = nowNs;
-        _testRequestCounter = 0;
+        _heartbeat.OnReceived(nowNs);
         return true;
     }
 

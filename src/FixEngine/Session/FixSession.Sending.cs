@@ -128,7 +128,7 @@ public sealed partial class FixSession
     {
         ISessionConnection? connection = _connection;
         if (connection is null) return SendResult.Closed;
-        _lastSentNs = nowNs;
+        _heartbeat.OnSent(nowNs);
         _log.OnOutgoing(bytes, nowNs);
         // Behind messages that wait for the transport: keep the order.
         if (!_flow.IsEmpty) return Hold(bytes, nowNs);
@@ -184,7 +184,7 @@ public sealed partial class FixSession
     {
         int nextExpected = _settings.EnableNextExpectedMsgSeqNum && _beginStringVersion >= 44 ? _store.NextTargetMsgSeqNum : 0;
         ReadOnlySpan<byte> defaultApplVerId = _isFixt ? _defaultApplVerId : default;
-        SendAdmin(new LogonBody(peerHeartBtInt > 0 ? peerHeartBtInt : _heartBtIntSec, resetSeqNumFlag, nextExpected, defaultApplVerId), nowNs);
+        SendAdmin(new LogonBody(peerHeartBtInt > 0 ? peerHeartBtInt : _heartbeat.HeartBtIntSec, resetSeqNumFlag, nextExpected, defaultApplVerId), nowNs);
     }
 
     // A GapFill is a resend: it carries the sequence number it replaces, is not stored and does not consume a number.

@@ -52,31 +52,23 @@ public sealed partial class FixSession
         {
             work += DrainOutbox(nowNs);
         }
-        if (!IsLoggedOn || _heartBtIntSec <= 0) return work;
+        if (!IsLoggedOn) return work;
 
-        long heartBtIntNs = _heartBtIntSec * NsPerSecond;
         // While we hold back reading, the peer's silence is ours: its reading our backlog shows it is alive.
-        _lastReceivedNs = _flow.PeerActivityNs(_lastReceivedNs);
-        long sinceReceived = nowNs - _lastReceivedNs;
-        long sinceSent = nowNs - _lastSentNs;
-        if (sinceReceived < heartBtIntNs && sinceSent < heartBtIntNs) return work;
-
-        if (sinceReceived >= heartBtIntNs * 24 / 10)
+        _heartbeat.OnPeerActivity(_flow.ProgressNsWhilePaused);
+        switch (_heartbeat.Check(nowNs))
         {
-            Disconnect("Timed out waiting for heartbeat", nowNs);
-            return work + 1;
-        }
-        if (sinceReceived >= heartBtIntNs * 12 * (_testRequestCounter + 1) / 10)
-        {
-            SendTestRequest(nowNs, TestRequestId);
-            _testRequestCounter++;
-            _log.OnEvent("Sent test request TEST", nowNs);
-            return work + 1;
-        }
-        if (sinceSent >= heartBtIntNs && _testRequestCounter == 0)
-        {
-            SendHeartbeat(nowNs, default);
-            return work + 1;
+            case HeartbeatDue.Disconnect:
+                Disconnect("Timed out waiting for heartbeat", nowNs);
+                return work + 1;
+            case HeartbeatDue.TestRequest:
+                SendTestRequest(nowNs, TestRequestId);
+                _heartbeat.OnTestRequestSent();
+                _log.OnEvent("Sent test request TEST", nowNs);
+                return work + 1;
+            case HeartbeatDue.Heartbeat:
+                SendHeartbeat(nowNs, default);
+                return work + 1;
         }
         return work;
     }

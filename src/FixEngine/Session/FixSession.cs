@@ -56,8 +56,8 @@ namespace FixEngine.Session;
 /// peer's 141=Y reply does not reset again), whether queued early messages are being processed (re-entrancy guard),
 /// and whether the session is disposed. Everything else lives in one type per concern: <see cref="ResendState"/>
 /// (gap recovery both ways), <see cref="InboundGapQueue"/> (early messages), <see cref="SessionHeaderWriter"/> and the
-/// typed admin bodies (encoding), <see cref="OutboundFlowControl"/> (send backlog and receive pause) and
-/// <see cref="SessionCounters"/>.</para>
+/// typed admin bodies (encoding), <see cref="OutboundFlowControl"/> (send backlog and receive pause),
+/// <see cref="HeartbeatMonitor"/> (heartbeats and test requests) and <see cref="SessionCounters"/>.</para>
 /// <para>The class is split by role: the state machine and life cycle (this file), the receive path
 /// (FixSession.Inbound), inbound admin messages (FixSession.Admin), resend and gap-fill (FixSession.Resend), timers
 /// (FixSession.Timers), the send path and the messages the session composes (FixSession.Sending), and outbound flow
@@ -84,6 +84,7 @@ public sealed partial class FixSession : IDisposable
     private readonly ResendState _resend = new();
     private readonly SessionCounters _counters = new();
     private readonly OutboundFlowControl _flow;
+    private readonly HeartbeatMonitor _heartbeat;
     private readonly SpscByteRing _outbox;
     private readonly FixMessageIndex _index;
     private readonly FixMessageIndex _resendIndex;
@@ -96,12 +97,8 @@ public sealed partial class FixSession : IDisposable
     private bool _processingQueue;
     private bool _disposed;
 
-    // Timers: the time of the call being processed, and what the heartbeat checks.
+    // The time passed to the entry point being processed.
     private long _nowNs;
-    private int _heartBtIntSec;
-    private long _lastSentNs;
-    private long _lastReceivedNs;
-    private int _testRequestCounter;
 
     /// <summary>Creates a session. Nothing is sent until a connection is attached.</summary>
     /// <param name="settings">Validated settings of this session.</param>
@@ -129,7 +126,7 @@ public sealed partial class FixSession : IDisposable
         _beginStringVersion = VersionOf(settings.BeginString!);
         _defaultApplVerId = Encoding.ASCII.GetBytes(ToApplVerId(settings.DefaultApplVerID));
         _isInitiator = settings.ConnectionType == ConnectionType.Initiator;
-        _heartBtIntSec = settings.HeartBtInt ?? 30;
+        _heartbeat = new HeartbeatMonitor(settings.HeartBtInt ?? 30);
         _sessionDictionary = sessionDictionary;
         if (settings.UseDataDictionary && sessionDictionary is not null)
         {
@@ -179,7 +176,7 @@ public sealed partial class FixSession : IDisposable
     public long NowNs => _nowNs;
 
     /// <summary>The HeartBtInt(108) in force, in seconds.</summary>
-    public int HeartBtIntSec => _heartBtIntSec;
+    public int HeartBtIntSec => _heartbeat.HeartBtIntSec;
 
     /// <summary>The message store.</summary>
     public IMessageStore Store => _store;
@@ -221,9 +218,7 @@ public sealed partial class FixSession : IDisposable
         if (_connection is not null) Disconnect("replaced by a new connection", nowNs);
         _connection = connection;
         _nowNs = nowNs;
-        _testRequestCounter = 0;
-        _lastReceivedNs = nowNs;
-        _lastSentNs = nowNs;
+        _heartbeat.Restart(nowNs);
         CheckSchedule(nowNs);
         _log.OnEvent("Connected", nowNs);
         if (_isInitiator)

@@ -24,7 +24,7 @@ namespace FixEngine.Session;
 /// peer down. If the backlog makes no progress for <see cref="BacklogStallNs"/> (the peer reads nothing, perhaps
 /// because it too has paused reading: two sides waiting for each other), the request is withdrawn and the session
 /// reads and buffers again. While the pause holds, the backlog's progress (the peer is reading what we send) counts
-/// as hearing from the peer (<see cref="PeerActivityNs"/>), so the heartbeat timeout does not blame the peer for the
+/// as hearing from the peer (<see cref="ProgressNsWhilePaused"/>), so the heartbeat timeout does not blame the peer for the
 /// silence the pause causes;</para>
 /// <para>- <see cref="LimitBytes"/> is the last resort: a message that would take the backlog past it is refused
 /// (<see cref="TryHold"/> returns false) and the session disconnects with the reason logged. Every backlogged message
@@ -138,11 +138,9 @@ internal sealed class OutboundFlowControl
         return sent;
     }
 
-    /// <summary>The last time the peer showed it is alive, counting its reading of our backlog while we hold back
-    /// reading (then its silence is ours, not its).</summary>
-    /// <param name="lastReceivedNs">When the last inbound message was processed.</param>
-    public long PeerActivityNs(long lastReceivedNs) =>
-        _receivePauseRequested && _lastProgressNs > lastReceivedNs ? _lastProgressNs : lastReceivedNs;
+    /// <summary>While the receive pause is requested, when the backlog last made progress (the peer read what we
+    /// sent: it is alive, and its silence is ours); 0 otherwise.</summary>
+    public long ProgressNsWhilePaused => _receivePauseRequested ? _lastProgressNs : 0;
 
     /// <summary>Drops what waits. Disconnected: with PersistMessages it is in the store and is resent when the peer asks
     /// after reconnecting. Sequence reset: the messages belong to the previous incarnation, dropped from the store too.</summary>

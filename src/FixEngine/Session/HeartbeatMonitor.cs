@@ -1,0 +1,82 @@
+namespace FixEngine.Session;
+
+/// <summary>What the heartbeat check asks the session to do.</summary>
+internal enum HeartbeatDue : byte
+{
+    /// <summary>Nothing yet.</summary>
+    None,
+
+    /// <summary>We have been silent for HeartBtInt: send a Heartbeat.</summary>
+    Heartbeat,
+
+    /// <summary>The peer has been silent for 1.2 x HeartBtInt (after each TestRequest, 1.2 x more): send a TestRequest.</summary>
+    TestRequest,
+
+    /// <summary>The peer has been silent for 2.4 x HeartBtInt: disconnect.</summary>
+    Disconnect,
+}
+
+/// <summary>The heartbeat interval in force and when each side was last heard, which decide the Heartbeats and
+/// TestRequests a logged-on session sends and when it gives up on a silent peer.</summary>
+/// <remarks>Design: owned by the thread running the session; plain fields, no allocation. Times are the epoch
+/// nanoseconds the session is given; this type never reads a clock.</remarks>
+internal sealed class HeartbeatMonitor
+{
+    private const long NsPerSecond = 1_000_000_000L;
+
+    private int _heartBtIntSec;
+    private long _lastSentNs;
+    private long _lastReceivedNs;
+    private int _testRequestsSent;
+
+    /// <param name="heartBtIntSec">HeartBtInt(108) until a Logon sets another.</param>
+    public HeartbeatMonitor(int heartBtIntSec) => _heartBtIntSec = heartBtIntSec;
+
+    /// <summary>HeartBtInt(108) in force, seconds; 0 or less turns heartbeats off.</summary>
+    public int HeartBtIntSec
+    {
+        get => _heartBtIntSec;
+        set => _heartBtIntSec = value;
+    }
+
+    /// <summary>A connection starts: both sides count as just heard.</summary>
+    public void Restart(long nowNs)
+    {
+        _testRequestsSent = 0;
+        _lastReceivedNs = nowNs;
+        _lastSentNs = nowNs;
+    }
+
+    /// <summary>A message was handed to the transport (or its backlog).</summary>
+    public void OnSent(long nowNs) => _lastSentNs = nowNs;
+
+    /// <summary>An inbound message passed the session's checks: the peer is alive.</summary>
+    public void OnReceived(long nowNs)
+    {
+        _lastReceivedNs = nowNs;
+        _testRequestsSent = 0;
+    }
+
+    /// <summary>Other evidence that the peer is alive (it reads what we send while we hold back reading), 0 for none.</summary>
+    public void OnPeerActivity(long nowNs)
+    {
+        if (nowNs > _lastReceivedNs) _lastReceivedNs = nowNs;
+    }
+
+    /// <summary>A TestRequest was sent; the next one is due 1.2 x HeartBtInt later.</summary>
+    public void OnTestRequestSent() => _testRequestsSent++;
+
+    /// <summary>What is due at <paramref name="nowNs"/>.</summary>
+    public HeartbeatDue Check(long nowNs)
+    {
+        if (_heartBtIntSec <= 0) return HeartbeatDue.None;
+        long heartBtIntNs = _heartBtIntSec * NsPerSecond;
+        long sinceReceived = nowNs - _lastReceivedNs;
+        long sinceSent = nowNs - _lastSentNs;
+        if (sinceReceived < heartBtIntNs && sinceSent < heartBtIntNs) return HeartbeatDue.None;
+        if (sinceReceived >= heartBtIntNs * 24 / 10) return HeartbeatDue.Disconnect;
+        if (sinceReceived >= heartBtIntNs * 12 * (_testRequestsSent + 1) / 10) return HeartbeatDue.TestRequest;
+        if (sinceSent >= heartBtIntNs && _testRequestsSent == 0) return HeartbeatDue.Heartbeat;
+        return HeartbeatDue.None;
+    }
+}
