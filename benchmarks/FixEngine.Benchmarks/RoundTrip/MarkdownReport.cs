@@ -2,7 +2,8 @@ using System;
 using System.Collections.Generic;
 using System.Globalization;
 using System.IO;
-using FixEngine.Diagnostics;
+using FixEngine.Benchmarks.Diagnostics;
+using HdrHistogram;
 
 namespace FixEngine.Benchmarks.RoundTrip;
 
@@ -15,7 +16,7 @@ public sealed class ConfigRateSummary
         Config = config;
         RatePerSecond = ratePerSecond;
         Runs = runs;
-        Combined = new LatencyHistogram(1, 60_000_000_000, 3);
+        Combined = Histograms.Create();
         foreach (RunResult run in runs) Combined.Add(run.Histogram);
     }
 
@@ -29,7 +30,7 @@ public sealed class ConfigRateSummary
     public IReadOnlyList<RunResult> Runs { get; }
 
     /// <summary>All runs' latencies together.</summary>
-    public LatencyHistogram Combined { get; }
+    public HistogramBase Combined { get; }
 }
 
 /// <summary>Run-wide facts printed at the top of the report.</summary>
@@ -118,7 +119,7 @@ public static class MarkdownReport
                 RunResult r = s.Runs[i];
                 string child = r.Child is ProcessWindow c ? $"{c.Gen0}/{c.Gen1}/{c.Gen2} | {c.AllocatedBytes:N0}" : "same process | same process";
                 string complete = r.Verdict + (r.JitSettled ? "" : " (JIT still compiling after warm-up)");
-                w.WriteLine($"| {s.Config} | {RateLabel(s.RatePerSecond)} | {i + 1} | {r.Count:N0} / {r.Planned:N0} | {r.WarmupSent:N0} | {Us(r.Histogram.ValueAtPercentile(50))} | {Us(r.Histogram.ValueAtPercentile(99))} | {Us(r.Histogram.ValueAtPercentile(99.9))} | {Us(r.Histogram.Max)} | {r.AchievedRate:N0} | {r.Gen0}/{r.Gen1}/{r.Gen2} | {r.AllocatedBytes:N0} | {child} | {r.BytesPerMessage:0.00} | {r.Errors} | {complete} | {r.Phases.TotalNs / 1e9:0.0} s |");
+                w.WriteLine($"| {s.Config} | {RateLabel(s.RatePerSecond)} | {i + 1} | {r.Count:N0} / {r.Planned:N0} | {r.WarmupSent:N0} | {Us(r.Histogram.GetValueAtPercentile(50))} | {Us(r.Histogram.GetValueAtPercentile(99))} | {Us(r.Histogram.GetValueAtPercentile(99.9))} | {Us(r.Histogram.GetMaxValue())} | {r.AchievedRate:N0} | {r.Gen0}/{r.Gen1}/{r.Gen2} | {r.AllocatedBytes:N0} | {child} | {r.BytesPerMessage:0.00} | {r.Errors} | {complete} | {r.Phases.TotalNs / 1e9:0.0} s |");
             }
         }
         w.WriteLine();
@@ -152,7 +153,7 @@ public static class MarkdownReport
 
     private static void WriteRow(TextWriter w, ConfigRateSummary s, ConfigRateSummary? floor)
     {
-        LatencyHistogram h = s.Combined;
+        HistogramBase h = s.Combined;
         long count = 0, allocated = 0;
         int gen0 = 0, gen1 = 0, gen2 = 0;
         double rateSum = 0;
@@ -170,7 +171,7 @@ public static class MarkdownReport
             rateSum += r.AchievedRate;
             complete &= r.Completed && r.Errors == 0;
             saturated |= r.Saturated;
-            long p50 = r.Histogram.ValueAtPercentile(50), p99 = r.Histogram.ValueAtPercentile(99);
+            long p50 = r.Histogram.GetValueAtPercentile(50), p99 = r.Histogram.GetValueAtPercentile(99);
             minP50 = Math.Min(minP50, p50);
             maxP50 = Math.Max(maxP50, p50);
             minP99 = Math.Min(minP99, p99);
@@ -178,8 +179,8 @@ public static class MarkdownReport
         }
         string name = (complete ? s.Config : s.Config + " (INCOMPLETE: errors or timeout)") + (saturated ? " (SATURATED)" : "");
         w.Write($"| {name}");
-        foreach (double p in Percentiles) w.Write($" | {Us(h.ValueAtPercentile(p))}");
-        w.Write($" | {Us(h.Max)}");
+        foreach (double p in Percentiles) w.Write($" | {Us(h.GetValueAtPercentile(p))}");
+        w.Write($" | {Us(h.GetMaxValue())}");
         w.Write($" | {(s.Runs.Count == 0 ? 0 : rateSum / s.Runs.Count):N0}");
         w.Write($" | {gen0}/{gen1}/{gen2}");
         w.Write($" | {(count == 0 ? 0 : (double)allocated / count):0.00}");
@@ -188,10 +189,10 @@ public static class MarkdownReport
         w.WriteLine();
     }
 
-    private static string Ratio(LatencyHistogram h, ConfigRateSummary? floor, double percentile)
+    private static string Ratio(HistogramBase h, ConfigRateSummary? floor, double percentile)
     {
         if (floor is null) return "n/a";
-        long baseline = floor.Combined.ValueAtPercentile(percentile);
-        return baseline <= 0 ? "n/a" : (h.ValueAtPercentile(percentile) / (double)baseline).ToString("0.00", CultureInfo.InvariantCulture) + "×";
+        long baseline = floor.Combined.GetValueAtPercentile(percentile);
+        return baseline <= 0 ? "n/a" : (h.GetValueAtPercentile(percentile) / (double)baseline).ToString("0.00", CultureInfo.InvariantCulture) + "×";
     }
 }

@@ -4,6 +4,7 @@ using System.IO;
 using System.Linq;
 using System.Net.Sockets;
 using System.Text;
+using HdrHistogram;
 using FixEngine.Timing;
 
 namespace FixEngine.Benchmarks.RoundTrip;
@@ -88,7 +89,7 @@ public static class RoundTripCommand
                     runs.Add(result);
                     phases = phases.Plus(result.Phases);
                     ProcessWindow total = result.Total;
-                    Console.WriteLine($"  [{(HighResTime.NowNs() - startNs) / 1e9,5:0.0}s +{(HighResTime.NowNs() - runStartNs) / 1e9:0.0}s] {config.Key,-26} {MarkdownReport.RateLabel(rate),-18} run {run + 1}: n={result.Count:N0} p50={MarkdownReport.Us(result.Histogram.ValueAtPercentile(50))}µs p99={MarkdownReport.Us(result.Histogram.ValueAtPercentile(99))}µs p99.9={MarkdownReport.Us(result.Histogram.ValueAtPercentile(99.9))}µs max={MarkdownReport.Us(result.Histogram.Max)}µs rate={result.AchievedRate:N0}/s gc={total.Gen0}/{total.Gen1}/{total.Gen2} B/msg={result.BytesPerMessage:0.00}{(result.Child is null ? "" : " (both processes)")}{(result.Saturated ? " SATURATED" : "")}{(result.Completed ? "" : " INCOMPLETE")}");
+                    Console.WriteLine($"  [{(HighResTime.NowNs() - startNs) / 1e9,5:0.0}s +{(HighResTime.NowNs() - runStartNs) / 1e9:0.0}s] {config.Key,-26} {MarkdownReport.RateLabel(rate),-18} run {run + 1}: n={result.Count:N0} p50={MarkdownReport.Us(result.Histogram.GetValueAtPercentile(50))}µs p99={MarkdownReport.Us(result.Histogram.GetValueAtPercentile(99))}µs p99.9={MarkdownReport.Us(result.Histogram.GetValueAtPercentile(99.9))}µs max={MarkdownReport.Us(result.Histogram.GetMaxValue())}µs rate={result.AchievedRate:N0}/s gc={total.Gen0}/{total.Gen1}/{total.Gen2} B/msg={result.BytesPerMessage:0.00}{(result.Child is null ? "" : " (both processes)")}{(result.Saturated ? " SATURATED" : "")}{(result.Completed ? "" : " INCOMPLETE")}");
                     Console.WriteLine($"      {result.Phases}; warm-up orders {result.WarmupSent:N0}{(result.JitSettled ? "" : " (JIT still compiling at the warm-up bound)")}");
                     if (!result.Completed) Console.WriteLine($"      {result.Verdict}");
                     if (result.Sessions is { } sessions && (!result.Completed || sessions.Any(c => c.HadTrouble)))

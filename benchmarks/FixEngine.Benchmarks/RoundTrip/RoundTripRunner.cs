@@ -1,7 +1,8 @@
 using System;
 using System.Collections.Generic;
 using System.Threading;
-using FixEngine.Diagnostics;
+using FixEngine.Benchmarks.Diagnostics;
+using HdrHistogram;
 using FixEngine.Timing;
 
 namespace FixEngine.Benchmarks.RoundTrip;
@@ -51,7 +52,7 @@ public sealed class RunResult
     public required int RatePerSecond { get; init; }
 
     /// <summary>Round-trip latency from intended send to reply receipt, ns.</summary>
-    public required LatencyHistogram Histogram { get; init; }
+    public required HistogramBase Histogram { get; init; }
 
     /// <summary>Replies received in the measured window.</summary>
     public required long Count { get; init; }
@@ -116,7 +117,7 @@ public sealed class RunResult
     /// <summary>A run that could not start or crashed: empty histogram, not completed.</summary>
     public static RunResult Failed(string config, int ratePerSecond) => new()
     {
-        Config = config, RatePerSecond = ratePerSecond, Histogram = new LatencyHistogram(1, 60_000_000_000, 3), Count = 0,
+        Config = config, RatePerSecond = ratePerSecond, Histogram = Histograms.Create(), Count = 0,
         AchievedRate = 0, Gen0 = 0, Gen1 = 0, Gen2 = 0, AllocatedBytes = 0, Errors = 0, Completed = false,
     };
 
@@ -137,7 +138,7 @@ public sealed class RoundTripRunner : IReplyHandler
     // once the sender sees _received == sent it may read _lastReplyNs and (after the thread is stopped) the
     // histogram. _recording is written only by the sender between phases, while no reply is outstanding.
     // PERF: no padding between _received and the sender's fields: the sender only reads _received while waiting.
-    private readonly LatencyHistogram _histogram = new(1, 60_000_000_000, 3);
+    private readonly HistogramBase _histogram = Histograms.Create();
     private long _received;
     private long _errors;
     private long _lastReplyNs;
@@ -147,7 +148,7 @@ public sealed class RoundTripRunner : IReplyHandler
     public void OnReply(long intendedSendNs)
     {
         long nowNs = HighResTime.NowNs();
-        if (Volatile.Read(ref _recording)) _histogram.RecordValue(nowNs - intendedSendNs);
+        if (Volatile.Read(ref _recording)) Histograms.Record(_histogram, nowNs - intendedSendNs);
         _lastReplyNs = nowNs;
         Volatile.Write(ref _received, _received + 1);
     }

@@ -4,7 +4,8 @@ using System.IO;
 using System.Linq;
 using System.Xml.Linq;
 using FixEngine.Codec;
-using FixEngine.Diagnostics;
+using FixEngine.Benchmarks.Diagnostics;
+using HdrHistogram;
 
 namespace FixEngine.Benchmarks.RoundTrip;
 
@@ -65,7 +66,7 @@ public static class RoundTripSelfCheck
         // 1,000 orders/s for 1 s; the system answers in 10 µs except that it is frozen from 100 ms to 200 ms and then
         // answers the backlog at 10 µs per order. Measuring from the intended time must charge ~100 orders, not one.
         var schedule = new OpenLoopSchedule(0, 1_000);
-        var h = new LatencyHistogram(1, 60_000_000_000, 3);
+        var h = Histograms.Create();
         long freeAtNs = 0;
         for (int i = 0; i < 1_000; i++)
         {
@@ -78,12 +79,12 @@ public static class RoundTripSelfCheck
         }
         long delayed = h.TotalCount - CountBelow(h, 1_000_000);
         if (delayed < 95 || delayed > 105) return $"{delayed} orders over 1 ms, expected ~100";
-        if (h.Max < 100_000_000) return $"worst {h.Max} ns, expected >= 100 ms";
-        if (h.ValueAtPercentile(50) > 20_000) return $"p50 {h.ValueAtPercentile(50)} ns, expected ~10 µs";
+        if (h.GetMaxValue() < 100_000_000) return $"worst {h.GetMaxValue()} ns, expected >= 100 ms";
+        if (h.GetValueAtPercentile(50) > 20_000) return $"p50 {h.GetValueAtPercentile(50)} ns, expected ~10 µs";
         return null;
     }
 
-    private static long CountBelow(LatencyHistogram h, long limit)
+    private static long CountBelow(HistogramBase h, long limit)
     {
         long count = 0;
         for (long v = 0; v < limit; v = h.HighestEquivalentValue(v) + 1) count += h.GetCountAtValue(v);
@@ -141,7 +142,7 @@ public static class RoundTripSelfCheck
         var reader = new FixStreamReader(4096);
         var counter = new FrameCounter();
         byte[] order = new byte[512], report = new byte[1024];
-        var histogram = new LatencyHistogram(1, 60_000_000_000, 3);
+        var histogram = Histograms.Create();
         void Once(long i)
         {
             int n = messages.EncodeNewOrderSingle(order, i, 1_000_000 + i, 1_790_000_000_000_000_000 + i * 1_000);
@@ -193,7 +194,7 @@ public static class RoundTripSelfCheck
 
     private static RunResult FakeRun(string config, int rate, long latencyNs, ProcessWindow? child = null, bool saturated = false)
     {
-        var h = new LatencyHistogram(1, 60_000_000_000, 3);
+        var h = Histograms.Create();
         h.RecordValueWithCount(latencyNs, 100);
         return new RunResult
         {
@@ -307,7 +308,7 @@ public static class RoundTripSelfCheck
     {
         static RunResult Run(bool completed, bool saturated, long outstanding, params SessionSideCounters[] sessions) => new()
         {
-            Config = "session-yield-mem-1proc", RatePerSecond = 50_000, Histogram = new LatencyHistogram(1, 60_000_000_000, 3), Count = 10,
+            Config = "session-yield-mem-1proc", RatePerSecond = 50_000, Histogram = Histograms.Create(), Count = 10,
             AchievedRate = 1, Gen0 = 0, Gen1 = 0, Gen2 = 0, AllocatedBytes = 0, Errors = 0, Completed = completed, Saturated = saturated,
             Outstanding = outstanding, ReplyTimeoutNs = 30_000_000_000, Sessions = sessions.Length == 0 ? null : sessions,
         };
@@ -358,8 +359,8 @@ public static class RoundTripSelfCheck
 
     private static string? SvgIsWellFormed()
     {
-        var a = new LatencyHistogram(1, 60_000_000_000, 3);
-        var b = new LatencyHistogram(1, 60_000_000_000, 3);
+        var a = Histograms.Create();
+        var b = Histograms.Create();
         for (int i = 1; i <= 100_000; i++)
         {
             a.RecordValue(10_000 + i % 1000);
