@@ -19,4 +19,11 @@ public static class Histograms
     /// <summary>Records <paramref name="valueNs"/>, clamped to 0 .. <see cref="HighestTrackableNs"/>.</summary>
     public static void Record(HistogramBase histogram, long valueNs) =>
         histogram.RecordValue(Math.Clamp(valueNs, 0, HighestTrackableNs));
+
+    /// <summary>The value at <paramref name="percentile"/>, or 0 for an empty histogram (HdrHistogram throws there).</summary>
+    public static long Percentile(HistogramBase histogram, double percentile) =>
+        histogram.TotalCount == 0 ? 0 : histogram.GetValueAtPercentile(percentile);
+
+    /// <summary>The largest recorded value, or 0 for an empty histogram.</summary>
+    public static long Max(HistogramBase histogram) => histogram.TotalCount == 0 ? 0 : histogram.GetMaxValue();
 }

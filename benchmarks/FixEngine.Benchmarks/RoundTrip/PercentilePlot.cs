@@ -24,7 +24,7 @@ public sealed record PlotSeries(string Name, double[] Percentiles, double[] Valu
         {
             double p = 1 - Math.Pow(10, -i / 20.0);
             percentiles.Add(p);
-            values.Add(histogram.GetValueAtPercentile(p * 100) / 1000.0);
+            values.Add(Histograms.Percentile(histogram, p * 100) / 1000.0);
         }
         return new PlotSeries(name, percentiles.ToArray(), values.ToArray());
     }

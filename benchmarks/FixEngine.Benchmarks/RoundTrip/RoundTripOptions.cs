@@ -116,6 +116,11 @@ public sealed class RoundTripOptions
                             o.Configs.AddRange(RoundTripConfigurations.AvailableKeys);
                             continue;
                         }
+                        if (c == "comparison")
+                        {
+                            o.Configs.AddRange(RoundTripConfigurations.ComparisonKeys);
+                            continue;
+                        }
                         if (RoundTripConfigurations.Find(c) is null) throw new ArgumentException($"--configs: unknown configuration '{c}' (see --list)");
                         o.Configs.Add(c);
                     }

@@ -86,8 +86,20 @@ public sealed class RunResult
     /// <summary>Bytes allocated in this process during the measured window.</summary>
     public required long AllocatedBytes { get; init; }
 
-    /// <summary>The acceptor process's counts over the same window, for two-process configurations.</summary>
+    /// <summary>The FixEngine acceptor process's counts over the same window, for two-process configurations.</summary>
     public ProcessWindow? Child { get; init; }
+
+    /// <summary>The QuickFIX peer processes' counts over the window (QuickFIX/n: GCs and bytes; QuickFIX C++ has no GC
+    /// and reports none), summed when both sides are peers; null when no peer reported one. Not part of
+    /// <see cref="Total"/>, which is FixEngine's.</summary>
+    public ProcessWindow? Peer { get; init; }
+
+    /// <summary>True when the harness process ran FixEngine code in this configuration (false when both sides are
+    /// QuickFIX peers: this process then only waits, and its window is not FixEngine's).</summary>
+    public bool FixEngineMeasured { get; init; } = true;
+
+    /// <summary>Orders sent in the measured window (the sender may stop early when saturated).</summary>
+    public long Sent { get; init; }
 
     /// <summary>Replies that could not be read, or acceptor errors seen as missing replies.</summary>
     public required long Errors { get; init; }
@@ -214,7 +226,10 @@ public sealed class RoundTripRunner : IReplyHandler
             long lastReplyNs = _lastReplyNs;
             Volatile.Write(ref _recording, false);
             tMeasured = HighResTime.NowNs();
-            ProcessWindow? child = remote?.EndWindow();
+            ProcessWindow? remoteWindow = remote?.EndWindow();
+            ProcessWindow? child = remote is { IsFixEngineProcess: true } ? remoteWindow : null;
+            ProcessWindow? peer = remote is { IsFixEngineProcess: false } ? remoteWindow : null;
+            long measuredSent = seqNum - 1 - warmupSent;
             long outstanding = seqNum - 1 - Volatile.Read(ref _received);
             IReadOnlyList<SessionSideCounters>? sessions = (system as ISessionCounterSource)?.ReadSessionCounters();
 
@@ -235,6 +250,8 @@ public sealed class RoundTripRunner : IReplyHandler
                 Gen2 = window.Gen2,
                 AllocatedBytes = window.AllocatedBytes,
                 Child = child,
+                Peer = peer,
+                Sent = measuredSent,
                 Errors = Interlocked.Read(ref _errors),
                 Completed = completed,
                 Outstanding = outstanding,
