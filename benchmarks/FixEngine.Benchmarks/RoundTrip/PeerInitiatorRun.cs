@@ -93,12 +93,17 @@ public sealed class PeerInitiatorRun
             GC.Collect();
             GC.WaitForPendingFinalizers();
             Thread.Sleep(50);
+            // The window is this process's FixEngine acceptor; the harness's own plumbing (this thread writing GO and
+            // waiting for DONE, the stdout reader allocating the DONE line) is measured per thread and left out.
+            long plumbingBefore = GC.GetAllocatedBytesForCurrentThread() + initiator.ReaderAllocatedBytes;
             ProcessWindow before = ProcessWindow.Snapshot();
             long tSettled = HighResTime.NowNs();
             initiator.Command("GO");
             double windowSeconds = plan.RatePerSecond > 0 ? plan.MeasuredCount / (double)plan.RatePerSecond : plan.ClosedLoopMaxNs > 0 ? plan.ClosedLoopMaxNs / 1e9 : plan.MeasuredCount / 1_000.0;
             string done = initiator.Expect("DONE ", TimeSpan.FromSeconds(60 + windowSeconds + plan.ReplyTimeoutNs / 1e9));
             ProcessWindow window = ProcessWindow.Snapshot().Since(before);
+            long plumbing = GC.GetAllocatedBytesForCurrentThread() + initiator.ReaderAllocatedBytes - plumbingBefore;
+            window = window with { AllocatedBytes = window.AllocatedBytes - plumbing };
             long tMeasured = HighResTime.NowNs();
             ProcessWindow? acceptorWindow = null;
             if (acceptor is not null)
