@@ -15,7 +15,7 @@ namespace FixEngine.Benchmarks.Peers.QuickFixN.Codec;
 /// <remarks>
 /// QuickFIX/n takes and produces strings: its parse rows start from the message as a string (its transport decodes the
 /// socket's bytes to a string before this point, not counted here) and its encode row ends with the string
-/// <c>Message.ToString()</c> builds (the session encodes that string to bytes afterwards, not counted either).
+/// <c>Message.ConstructString()</c> builds, with BodyLength and CheckSum, as its session does before sending (the session encodes that string to bytes afterwards, not counted either).
 /// FixEngine's rows start from and end in bytes, the form the socket has. "Dictionary" parses with the FIX44 data
 /// dictionary (../shared/dictionaries/FIX44.xml, as the session does with UseDataDictionary=Y: typed groups and
 /// validation); "NoDictionary" parses without one (validate false, no dictionaries). QuickFIX/n's encoder does not use
@@ -47,7 +47,8 @@ public class QuickFixNCodecBenchmarks
         {
             throw new InvalidOperationException("QuickFIX/n parses of the sample NewOrderSingle disagree");
         }
-        if (!QuickFixNEncodeExecutionReport().Contains("\u000110=", StringComparison.Ordinal)) throw new InvalidOperationException("no checksum in the QuickFIX/n report");
+        string report = QuickFixNEncodeExecutionReport();
+        if (!report.Contains("\u000110=", StringComparison.Ordinal)) throw new InvalidOperationException("no checksum in the QuickFIX/n report: " + report.Replace('\u0001', '|'));
     }
 
     [Benchmark(Baseline = true)]
@@ -118,7 +119,7 @@ public class QuickFixNCodecBenchmarks
             r.AddGroup(party);
         }
         r.Set(new Text("partial fill on venue"));
-        return r.ToString();
+        return r.ConstructString();
     }
 
     private static readonly (string Id, char Source, int Role)[] s_parties = [("BROKER-DESK-1", 'D', 1), ("CLIENT-TRADER-9", 'D', 11), ("XNAS", 'G', 64)];
