@@ -189,6 +189,7 @@ public sealed class PeerInitiatorRun
             "--lag-limit-seconds", N(plan.SendLagLimitNs / 1e9),
             "--reply-timeout-seconds", N(plan.ReplyTimeoutNs / 1e9),
             "--out", samplesPath,
+            "--pacing", plan.SpinPacing ? "spin" : "wait",
         ];
     }
 

@@ -17,9 +17,11 @@ namespace FixEngine.Benchmarks.RoundTrip;
 /// sustain the rate); the run is then marked saturated. 0 = never stop.</param>
 /// <param name="ReplyTimeoutNs">How long to wait for outstanding replies before giving up on the run.</param>
 /// <param name="WarmupHardMaxNs">Warm-up stops after this long even if the JIT is still compiling; 0 = no bound.</param>
+/// <param name="SpinPacing">Open-loop senders spin on the clock for the whole interval (<c>--pacing spin</c>) instead
+/// of <see cref="PreciseWait"/>'s sleep, yield, spin; the peers' initiators are told the same.</param>
 public sealed record RunPlan(
     int WarmupCount, int MeasuredCount, int RatePerSecond, long WarmupMaxNs = 0, long ClosedLoopMaxNs = 0, long SendLagLimitNs = 0,
-    long ReplyTimeoutNs = 30_000_000_000, long WarmupHardMaxNs = 0);
+    long ReplyTimeoutNs = 30_000_000_000, long WarmupHardMaxNs = 0, bool SpinPacing = false);
 
 /// <summary>Where a run's wall time went, ns.</summary>
 /// <param name="StartNs">Creating and starting the system (processes, hosts, logon).</param>
@@ -217,7 +219,7 @@ public sealed class RoundTripRunner : IReplyHandler
             else
             {
                 firstIntendedNs = HighResTime.NowNs() + 100_000;
-                saturated = !SendOpenLoop(system, plan.MeasuredCount, new OpenLoopSchedule(firstIntendedNs, plan.RatePerSecond), plan.SendLagLimitNs, ref seqNum);
+                saturated = !SendOpenLoop(system, plan.MeasuredCount, new OpenLoopSchedule(firstIntendedNs, plan.RatePerSecond), plan.SendLagLimitNs, plan.SpinPacing, ref seqNum);
                 completed = WaitForReplies(seqNum - 1, plan.ReplyTimeoutNs);
             }
 
@@ -303,7 +305,7 @@ public sealed class RoundTripRunner : IReplyHandler
         // Then a short open-loop burst at the run's rate: buffers that grow with the number of messages in flight
         // (the transport's receive buffer, pooled send queues) reach their size here rather than in the window.
         int burst = (int)Math.Max(1, plan.RatePerSecond * (RateWarmupNs / 1e9));
-        SendOpenLoop(system, burst, new OpenLoopSchedule(HighResTime.NowNs() + 100_000, plan.RatePerSecond), plan.SendLagLimitNs, ref seqNum);
+        SendOpenLoop(system, burst, new OpenLoopSchedule(HighResTime.NowNs() + 100_000, plan.RatePerSecond), plan.SendLagLimitNs, plan.SpinPacing, ref seqNum);
         return WaitForReplies(seqNum - 1, plan.ReplyTimeoutNs);
     }
 
@@ -333,12 +335,13 @@ public sealed class RoundTripRunner : IReplyHandler
     }
 
     /// <summary>Sends on schedule; false when it stopped early because it fell <paramref name="lagLimitNs"/> behind.</summary>
-    private static bool SendOpenLoop(IRoundTripSystem system, int count, OpenLoopSchedule schedule, long lagLimitNs, ref long seqNum)
+    private static bool SendOpenLoop(IRoundTripSystem system, int count, OpenLoopSchedule schedule, long lagLimitNs, bool spin, ref long seqNum)
     {
         for (int i = 0; i < count; i++)
         {
             long intendedNs = schedule.IntendedNs(i);
-            PreciseWait.Until(intendedNs);
+            if (spin) PreciseWait.SpinUntil(intendedNs);
+            else PreciseWait.Until(intendedNs);
             if (lagLimitNs > 0 && HighResTime.NowNs() - intendedNs > lagLimitNs) return false;
             system.SendOrder(seqNum++, intendedNs);
         }

@@ -239,6 +239,10 @@ public static class RoundTripSelfCheck
                 if (c?.Factory is null || c.Peers.Count != 1) return $"{initiator}-{acceptor}: no harness initiator with a peer acceptor";
             }
         }
+        if (!RoundTripOptions.Parse(["--pacing", "spin"]).PlanFor(10_000).SpinPacing || RoundTripOptions.Parse([]).PlanFor(10_000).SpinPacing)
+        {
+            return "--pacing spin does not reach the run plan, or spin is the default";
+        }
         RoundTripOptions comparison = RoundTripOptions.Parse(["--configs", "comparison"]);
         return comparison.Configs.Count == RoundTripConfigurations.ComparisonKeys.Count ? null : "--configs comparison does not expand";
     }

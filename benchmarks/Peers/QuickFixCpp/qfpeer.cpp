@@ -23,7 +23,8 @@
 //   harness -> peer  EXIT (or end of file) stop and exit
 // Samples: --out gets one little-endian int64 (ns) per reply received in the measured window, in arrival order.
 // Pacing uses the same wait as the harness's own sender (PreciseWait: nanosleep while more than 150 us ahead,
-// then sched_yield, then a spin for the last 20 us), so the clients differ only in the FIX engine.
+// then sched_yield, then a spin for the last 20 us), so the clients differ only in the FIX engine; --pacing spin
+// spins on the clock for the whole interval instead (the harness's --pacing spin), which holds a core.
 
 #include <quickfix/Application.h>
 #include <quickfix/MessageStore.h>
@@ -55,11 +56,14 @@ int64_t nowNs() {
   return int64_t(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
 }
 
-// Same thresholds as the harness's PreciseWait.
+// Same thresholds as the harness's PreciseWait; with spin pacing, a pure spin on the clock.
+bool g_spinPacing = false;
+
 void waitUntil(int64_t deadlineNs) {
   const int64_t spinMarginNs = 120000;
   int64_t now;
   while ((now = nowNs()) < deadlineNs) {
+    if (g_spinPacing) continue;
     int64_t remaining = deadlineNs - now;
     if (remaining > spinMarginNs + 30000) {
       int64_t sleepNs = remaining - spinMarginNs;
@@ -83,13 +87,14 @@ struct Options {
   double lagLimitSeconds = 1.0;
   double replyTimeoutSeconds = 30.0;
   std::string out;
+  bool spin = false;
 };
 
 [[noreturn]] void usage(const std::string& message) {
   std::cerr << "qfpeer: " << message << "\n"
             << "usage: qfpeer acceptor --port N --dict FIX44.xml\n"
             << "       qfpeer initiator --port N --dict FIX44.xml --rate R --warmup W --warmup-seconds S --measured M\n"
-            << "              --seconds T --lag-limit-seconds L --reply-timeout-seconds X --out samples.bin\n";
+            << "              --seconds T --lag-limit-seconds L --reply-timeout-seconds X --out samples.bin [--pacing wait|spin]\n";
   std::exit(2);
 }
 
@@ -119,6 +124,10 @@ Options parse(int argc, char** argv) {
     else if (a == "--lag-limit-seconds") o.lagLimitSeconds = number(0);
     else if (a == "--reply-timeout-seconds") o.replyTimeoutSeconds = number(0);
     else if (a == "--out") o.out = v;
+    else if (a == "--pacing") {
+      if (v != "spin" && v != "wait") usage("--pacing: '" + v + "' is not spin or wait");
+      o.spin = v == "spin";
+    }
     else usage("unknown argument '" + a + "'");
   }
   if (o.port < 1 || o.port > 65535) usage("--port is required (1..65535)");
@@ -407,6 +416,7 @@ int runInitiator(const Options& o) {
 
 int main(int argc, char** argv) {
   Options o = parse(argc, argv);
+  g_spinPacing = o.spin;
   try {
     return o.role == "acceptor" ? runAcceptor(o) : runInitiator(o);
   } catch (const FIX::ConfigError& e) {

@@ -20,6 +20,7 @@ internal static class InitiatorRole
     public static int Run(PeerOptions o)
     {
         long measured = o.MeasuredOrders;
+        PeerClock.SpinPacing = o.SpinPacing;
         var settings = new SessionSettings(new StringReader(o.SettingsText()));
         var app = new Client(measured + 16);
         using var initiator = new SocketInitiator(app, new MemoryStoreFactory(), settings, (QuickFix.Logger.ILogFactory?)null);

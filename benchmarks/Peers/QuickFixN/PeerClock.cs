@@ -6,12 +6,16 @@ using System.Threading;
 namespace FixEngine.Benchmarks.Peers.QuickFixN;
 
 /// <summary>Monotonic nanoseconds and the open-loop wait, with the same thresholds as the harness's PreciseWait and the
-/// QuickFIX C++ peer (nanosleep while more than 150 µs ahead, then yield, then spin for the last 20 µs).</summary>
+/// QuickFIX C++ peer (nanosleep while more than 150 µs ahead, then yield, then spin for the last 20 µs), or a pure spin
+/// with <c>--pacing spin</c>.</summary>
 internal static partial class PeerClock
 {
     private const long SpinMarginNs = 120_000;
     private static readonly double s_nsPerTick = 1e9 / Stopwatch.Frequency;
     private static readonly bool s_canNanosleep = OperatingSystem.IsLinux();
+
+    /// <summary>Spin for the whole interval instead of sleeping and yielding (<c>--pacing spin</c>).</summary>
+    public static bool SpinPacing { get; set; }
 
     public static long NowNs() => (long)(Stopwatch.GetTimestamp() * s_nsPerTick);
 
@@ -20,6 +24,7 @@ internal static partial class PeerClock
         long nowNs;
         while ((nowNs = NowNs()) < deadlineNs)
         {
+            if (SpinPacing) continue;
             long remainingNs = deadlineNs - nowNs;
             if (remainingNs > SpinMarginNs + 30_000)
             {

@@ -11,7 +11,7 @@ public sealed class PeerOptions
     public const string Usage =
         "usage: QuickFixN.Peer acceptor --port N --dict FIX44.xml\n"
         + "       QuickFixN.Peer initiator --port N --dict FIX44.xml --rate R --warmup W --warmup-seconds S --measured M\n"
-        + "              --seconds T --lag-limit-seconds L --reply-timeout-seconds X --out samples.bin\n"
+        + "              --seconds T --lag-limit-seconds L --reply-timeout-seconds X --out samples.bin [--pacing wait|spin]\n"
         + "       QuickFixN.Peer codec [BenchmarkDotNet arguments]";
 
     public string Role { get; private set; } = "";
@@ -35,6 +35,9 @@ public sealed class PeerOptions
     public double ReplyTimeoutSeconds { get; private set; } = 30.0;
 
     public string Out { get; private set; } = "";
+
+    /// <summary>Open-loop pacing by a pure spin (<c>--pacing spin</c>) instead of sleep, yield, spin.</summary>
+    public bool SpinPacing { get; private set; }
 
     /// <summary>Orders in the measured window: open loop min(measured, rate × seconds), closed loop at most measured.</summary>
     public long MeasuredOrders => Rate > 0 && Seconds > 0 ? Math.Max(1, Math.Min(Measured, (long)(Rate * Seconds))) : Measured;
@@ -62,6 +65,10 @@ public sealed class PeerOptions
                 case "--lag-limit-seconds": o.LagLimitSeconds = Number(a, v, 0, 3600); break;
                 case "--reply-timeout-seconds": o.ReplyTimeoutSeconds = Number(a, v, 0, 3600); break;
                 case "--out": o.Out = v; break;
+                case "--pacing":
+                    if (v is not ("spin" or "wait")) throw new ArgumentException($"--pacing: '{v}' is not spin or wait");
+                    o.SpinPacing = v == "spin";
+                    break;
                 default: throw new ArgumentException($"unknown argument '{a}'");
             }
         }
