@@ -13,7 +13,7 @@ public enum PeerKind
     /// <summary>QuickFIX C++ 1.15 (Debian's libquickfix-dev), benchmarks/Peers/QuickFixCpp/qfpeer.</summary>
     QuickFixCpp,
 
-    /// <summary>QuickFIX/n 1.14.1, benchmarks/Peers/QuickFixN (QuickFixN.Peer.dll).</summary>
+    /// <summary>QuickFIX/n 1.14.1, benchmarks/Peers/QuickFixN (QuickFixN.dll).</summary>
     QuickFixN,
 }
 
@@ -84,7 +84,7 @@ public static class PeerPrograms
 
     private const string CppBinary = "benchmarks/Peers/QuickFixCpp/build/qfpeer";
     private const string QuickFixNProject = "benchmarks/Peers/QuickFixN";
-    private const string QuickFixNDll = "benchmarks/Peers/QuickFixN/bin/Release/net10.0/QuickFixN.Peer.dll";
+    private const string QuickFixNDll = "benchmarks/Peers/QuickFixN/bin/Release/net10.0/QuickFixN.dll";
 
     private static string? Build(PeerKind kind)
     {

@@ -6,7 +6,7 @@ using QuickFix;
 using QuickFix.Fields;
 using QuickFix.Store;
 
-namespace FixEngine.Benchmarks.Peers.QuickFixN;
+namespace QuickFixN;
 
 /// <summary>QuickFIX/n acceptor: a ThreadedSocketAcceptor (thread per session), memory store, no log, answering each
 /// NewOrderSingle with an ExecutionReport (ExecType=New) echoing ClOrdID, the same reply as the harness's FixEngine

@@ -8,7 +8,7 @@ using QuickFix.Fields;
 using QuickFix.Store;
 using QuickFix.Transport;
 
-namespace FixEngine.Benchmarks.Peers.QuickFixN;
+namespace QuickFixN;
 
 /// <summary>QuickFIX/n initiator: the main thread sends NewOrderSingles (closed-loop warm-up, then open loop at the rate
 /// or closed loop), the session thread records each ExecutionReport's latency from the order's intended send time

@@ -3,7 +3,7 @@ using System.Diagnostics;
 using System.Runtime.InteropServices;
 using System.Threading;
 
-namespace FixEngine.Benchmarks.Peers.QuickFixN;
+namespace QuickFixN;
 
 /// <summary>Monotonic nanoseconds and the open-loop wait, with the same thresholds as the harness's PreciseWait and the
 /// QuickFIX C++ peer (nanosleep while more than 150 µs ahead, then yield, then spin for the last 20 µs), or a pure spin

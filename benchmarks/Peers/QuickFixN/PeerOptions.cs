@@ -3,16 +3,16 @@ using System.Collections.Generic;
 using System.Globalization;
 using System.IO;
 
-namespace FixEngine.Benchmarks.Peers.QuickFixN;
+namespace QuickFixN;
 
 /// <summary>The peer's command line, the same as the QuickFIX C++ peer's (benchmarks/Peers/QuickFixCpp/qfpeer.cpp).</summary>
 public sealed class PeerOptions
 {
     public const string Usage =
-        "usage: QuickFixN.Peer acceptor --port N --dict FIX44.xml\n"
-        + "       QuickFixN.Peer initiator --port N --dict FIX44.xml --rate R --warmup W --warmup-seconds S --measured M\n"
+        "usage: QuickFixN acceptor --port N --dict FIX44.xml\n"
+        + "       QuickFixN initiator --port N --dict FIX44.xml --rate R --warmup W --warmup-seconds S --measured M\n"
         + "              --seconds T --lag-limit-seconds L --reply-timeout-seconds X --out samples.bin [--pacing wait|spin]\n"
-        + "       QuickFixN.Peer codec [BenchmarkDotNet arguments]";
+        + "       QuickFixN codec [BenchmarkDotNet arguments]";
 
     public string Role { get; private set; } = "";
 

@@ -3,7 +3,7 @@ using BenchmarkDotNet.Columns;
 using BenchmarkDotNet.Configs;
 using BenchmarkDotNet.Running;
 
-namespace FixEngine.Benchmarks.Peers.QuickFixN;
+namespace QuickFixN;
 
 /// <summary>Entry point: <c>acceptor</c> / <c>initiator</c> (round-trip peer roles, same command line and stdin/stdout
 /// protocol as the QuickFIX C++ peer, see <see cref="PeerOptions"/>) or <c>codec</c> (BenchmarkDotNet, the remaining

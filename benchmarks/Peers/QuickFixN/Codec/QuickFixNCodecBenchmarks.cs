@@ -7,7 +7,7 @@ using FixEngine.Codec;
 using QuickFix;
 using QuickFix.Fields;
 
-namespace FixEngine.Benchmarks.Peers.QuickFixN.Codec;
+namespace QuickFixN.Codec;
 
 /// <summary>FixEngine's codec beside QuickFIX/n 1.14.1's on the same messages (FixEngine.Benchmarks' sample
 /// NewOrderSingle and ExecutionReport): parse a NewOrderSingle and read the same 10 fields, and encode the
