@@ -165,6 +165,9 @@ public sealed class ChildProcessSystem : IRoundTripSystem, IMeasuredWindow, ISes
     }
 
     /// <inheritdoc/>
+    public long? PeakResidentBytes() => _child?.PeakResidentBytes();
+
+    /// <inheritdoc/>
     public long CompiledMethodCount()
     {
         Child.Command("JIT");

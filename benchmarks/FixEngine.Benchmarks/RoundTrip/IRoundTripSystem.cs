@@ -77,6 +77,9 @@ public interface IMeasuredWindow
     /// QuickFIX peer, whose window is reported separately.</summary>
     bool IsFixEngineProcess { get; }
 
+    /// <summary>The other process's peak resident set size so far, or null where it cannot be read.</summary>
+    long? PeakResidentBytes();
+
     /// <summary>Methods the other process's JIT has compiled so far (<see cref="System.Runtime.JitInfo.GetCompiledMethodCount"/>),
     /// polled during warm-up to see when compilation has settled.</summary>
     long CompiledMethodCount();

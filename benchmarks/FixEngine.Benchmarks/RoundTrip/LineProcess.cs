@@ -71,6 +71,27 @@ internal sealed class LineProcess : IDisposable
     /// <summary>The child's process id.</summary>
     public int Id => _process.Id;
 
+    /// <summary>The child's peak resident set size so far (Linux VmHWM), or null where it cannot be read.</summary>
+    public long? PeakResidentBytes()
+    {
+        try
+        {
+            foreach (string line in File.ReadLines($"/proc/{_process.Id}/status"))
+            {
+                if (!line.StartsWith("VmHWM:", StringComparison.Ordinal)) continue;
+                string[] parts = line.Split(' ', StringSplitOptions.RemoveEmptyEntries);
+                return parts.Length >= 2 && long.TryParse(parts[1], NumberStyles.None, CultureInfo.InvariantCulture, out long kb) ? kb * 1024 : null;
+            }
+        }
+        catch (IOException)
+        {
+        }
+        catch (UnauthorizedAccessException)
+        {
+        }
+        return null;
+    }
+
     /// <summary>Writes one command line.</summary>
     public void Command(string command)
     {

@@ -145,10 +145,10 @@ public static class MarkdownReport
         }
         w.WriteLine("## Saturation and lost replies");
         w.WriteLine();
-        w.WriteLine("A rate is sustained when no run was SATURATED and every run achieved at least 95% of it. Lost = orders sent in the measured windows without a reply when the run ended (after up to the reply timeout), all rates and runs.");
+        w.WriteLine("A rate is sustained when no run was SATURATED and every run achieved at least 95% of it. Lost = orders sent in the measured windows without a reply when the run ended (after up to the reply timeout), all rates and runs. Peak RSS: the largest peak resident set size (VmHWM) of the configuration's child processes (the FixEngine acceptor child, the QuickFIX peers) at the end of a run, over every rate; n/a for one-process configurations.");
         w.WriteLine();
-        w.WriteLine("| Configuration | sustained up to msg/s | first rate not sustained (achieved msg/s) | closed loop msg/s | orders sent | replies | lost |");
-        w.WriteLine("|---|--:|--:|--:|--:|--:|--:|");
+        w.WriteLine("| Configuration | sustained up to msg/s | first rate not sustained (achieved msg/s) | closed loop msg/s | orders sent | replies | lost | child peak RSS MB |");
+        w.WriteLine("|---|--:|--:|--:|--:|--:|--:|--:|");
         foreach (string config in configs)
         {
             int sustained = 0;
@@ -156,9 +156,14 @@ public static class MarkdownReport
             double notSustainedAchieved = 0;
             double closedLoop = double.NaN;
             long sent = 0, replies = 0;
+            long? peakRss = null;
             foreach (ConfigRateSummary s in results)
             {
                 if (s.Config != config) continue;
+                foreach (RunResult r in s.Runs)
+                {
+                    if (r.ChildPeakResidentBytes is long rss) peakRss = Math.Max(peakRss ?? 0, rss);
+                }
                 bool ok = s.Runs.Count > 0;
                 double achieved = 0;
                 foreach (RunResult r in s.Runs)
@@ -184,7 +189,8 @@ public static class MarkdownReport
             }
             string first = notSustained == int.MaxValue ? "none measured" : $"{notSustained:N0} ({notSustainedAchieved:N0})";
             string closed = double.IsNaN(closedLoop) ? "n/a" : closedLoop.ToString("N0", CultureInfo.InvariantCulture);
-            w.WriteLine($"| {config} | {(sustained == 0 ? "none" : sustained.ToString("N0", CultureInfo.InvariantCulture))} | {first} | {closed} | {sent:N0} | {replies:N0} | {sent - replies:N0} |");
+            string rssText = peakRss is long b ? (b / 1048576.0).ToString("N0", CultureInfo.InvariantCulture) : "n/a";
+            w.WriteLine($"| {config} | {(sustained == 0 ? "none" : sustained.ToString("N0", CultureInfo.InvariantCulture))} | {first} | {closed} | {sent:N0} | {replies:N0} | {sent - replies:N0} | {rssText} |");
         }
         w.WriteLine();
     }

@@ -125,6 +125,7 @@ public sealed class PeerInitiatorRun
                 ? acceptorWindow is ProcessWindow a ? i.Plus(a) : i
                 : acceptorWindow;
             HistogramBase histogram = ReadSamples(samplesPath);
+            long? childPeak = Max(initiator.PeakResidentBytes(), acceptor?.PeakResidentBytes());
             IReadOnlyList<SessionSideCounters>? sessions = host is null ? null : [SessionSideCounters.Of("acceptor", host.Sessions[0])];
             bool fixEngine = host is not null;
             var result = new RunResult
@@ -144,6 +145,7 @@ public sealed class PeerInitiatorRun
                 AllocatedBytes = fixEngine ? window.AllocatedBytes : 0,
                 FixEngineMeasured = fixEngine,
                 Peer = peer,
+                ChildPeakResidentBytes = childPeak,
                 Errors = Field(fields, "errors"),
                 Completed = Field(fields, "completed") != 0 && received == sent,
                 Outstanding = Field(fields, "outstanding"),
@@ -162,6 +164,8 @@ public sealed class PeerInitiatorRun
             HarnessCleanup.DeleteDirectory(samplesDirectory);
         }
     }
+
+    private static long? Max(long? a, long? b) => a is null ? b : b is null ? a : Math.Max(a.Value, b.Value);
 
     private void StopAll(ref LineProcess? initiator, ref LineProcess? acceptor, ref FixEngineHost? host)
     {

@@ -100,6 +100,10 @@ public sealed class RunResult
     /// QuickFIX peers: this process then only waits, and its window is not FixEngine's).</summary>
     public bool FixEngineMeasured { get; init; } = true;
 
+    /// <summary>Largest peak resident set size (VmHWM) of the run's child processes (FixEngine acceptor child or
+    /// QuickFIX peers), read at the end of the run; null for one-process configurations or where it cannot be read.</summary>
+    public long? ChildPeakResidentBytes { get; init; }
+
     /// <summary>Orders sent in the measured window (the sender may stop early when saturated).</summary>
     public long Sent { get; init; }
 
@@ -232,6 +236,7 @@ public sealed class RoundTripRunner : IReplyHandler
             ProcessWindow? child = remote is { IsFixEngineProcess: true } ? remoteWindow : null;
             ProcessWindow? peer = remote is { IsFixEngineProcess: false } ? remoteWindow : null;
             long measuredSent = seqNum - 1 - warmupSent;
+            long? childPeak = remote?.PeakResidentBytes();
             long outstanding = seqNum - 1 - Volatile.Read(ref _received);
             IReadOnlyList<SessionSideCounters>? sessions = (system as ISessionCounterSource)?.ReadSessionCounters();
 
@@ -254,6 +259,7 @@ public sealed class RoundTripRunner : IReplyHandler
                 Child = child,
                 Peer = peer,
                 Sent = measuredSent,
+                ChildPeakResidentBytes = childPeak,
                 Errors = Interlocked.Read(ref _errors),
                 Completed = completed,
                 Outstanding = outstanding,

@@ -192,7 +192,7 @@ public static class RoundTripSelfCheck
             "`qfn-fixengine` (QuickFIX/n initiator → FixEngine acceptor): building the QuickFIX/n peer failed", "test machine",
             "| 0/0/0 | 0.00 |", "×QF C++ p99 |", "1.00 2.00 3.00 at start", "12.3 s",
             "session-yield-mem-2proc (SATURATED)", "| 0/0/0 | 5.00 |", "| 0/0/0 | 500 | n/a | n/a |", "n/a (no FixEngine) | n/a",
-            "## Saturation and lost replies", "| qfn-qfn | none | 2,000 (2,000) | n/a | 100 | 97 | 3 |", "| session-yield-mem-2proc | none | 2,000 (2,000) |",
+            "## Saturation and lost replies", "| qfn-qfn | none | 2,000 (2,000) | n/a | 100 | 97 | 3 | 64 |", "| codec | 2,000 | none measured | n/a | 300 | 300 | 0 | n/a |", "| session-yield-mem-2proc | none | 2,000 (2,000) |",
             "| codec | 2,000 | none measured |", "alternating",
         ];
         foreach (string r in required)
@@ -211,7 +211,7 @@ public static class RoundTripSelfCheck
         {
             Config = config, RatePerSecond = rate, Histogram = h, Count = replies, Sent = 100, AchievedRate = rate, Gen0 = 0, Gen1 = 0, Gen2 = 0,
             AllocatedBytes = 0, Errors = 0, Completed = replies == 100, Child = child, Saturated = saturated, Planned = 100,
-            Peer = peer, FixEngineMeasured = fixEngine,
+            Peer = peer, FixEngineMeasured = fixEngine, ChildPeakResidentBytes = peer is null ? null : 64L << 20,
         };
     }
 
@@ -362,6 +362,7 @@ public static class RoundTripSelfCheck
                 }
             }
             if (system.EndWindow() is not ProcessWindow window) return "the harness's own child reported no window";
+            if (OperatingSystem.IsLinux() && system.PeakResidentBytes() is not > 1_000_000) return $"child peak RSS {system.PeakResidentBytes()} B";
             if (window.AllocatedBytes < 0 || window.Gen0 < 0) return $"bad window {window}";
         }
         finally
