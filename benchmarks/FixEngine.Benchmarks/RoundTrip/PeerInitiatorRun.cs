@@ -17,9 +17,9 @@ namespace FixEngine.Benchmarks.RoundTrip;
 /// <para>The peer initiator does the warm-up and the measured window itself, with the same plan as the harness's own
 /// sender (closed-loop warm-up bounded by count and time, 0.2 s at the run's rate, then the measured orders open loop
 /// or closed loop, the same open-loop wait, the intended send time in ClOrdID) and writes one int64 latency (ns) per
-/// reply to a file, which this class records into an HdrHistogram. The protocol (see qfpeer.cpp): LOGON, WARM → this
-/// process settles its heap and snapshots GC counts (and BEGINs the acceptor peer's window) → GO, DONE with the counts
-/// → END, EXIT.</para>
+/// reply to a file, which this class records into an HdrHistogram. The protocol (see qfpeer.cpp): LOGON, WARM → (with a
+/// FixEngine acceptor here: MORE → WARM until a 200 ms slice compiled no method in this process) → this process settles
+/// its heap and snapshots GC counts (and BEGINs the acceptor peer's window) → GO, DONE with the counts → END, EXIT.</para>
 /// <para>GCs and B/msg: a FixEngine acceptor runs in this process, so the window here is FixEngine's; peers' windows
 /// (QuickFIX/n reports its GCs and bytes, QuickFIX C++ has none) go to <see cref="RunResult.Peer"/>. When both sides
 /// are peers this process runs no FIX code and its window is not reported as FixEngine's.</para>
@@ -84,6 +84,7 @@ public sealed class PeerInitiatorRun
             long tStarted = HighResTime.NowNs();
             TimeSpan warmupTimeout = TimeSpan.FromSeconds(60 + 2 * plan.ReplyTimeoutNs / 1e9 + (plan.WarmupMaxNs > 0 ? 0 : plan.WarmupCount / 1_000.0));
             initiator.Expect("WARM", warmupTimeout);
+            bool jitSettled = host is null || SettleJit(initiator, plan, tStarted);
             long tWarm = HighResTime.NowNs();
 
             acceptor?.Command("BEGIN");
@@ -137,6 +138,7 @@ public sealed class PeerInitiatorRun
                 Sent = sent,
                 Planned = plan.MeasuredCount,
                 WarmupSent = Field(fields, "warmup"),
+                JitSettled = jitSettled,
                 Saturated = Field(fields, "saturated") != 0,
                 AchievedRate = received * 1e9 / Math.Max(1, last - first),
                 Gen0 = fixEngine ? window.Gen0 : 0,
@@ -162,6 +164,24 @@ public sealed class PeerInitiatorRun
         {
             StopAll(ref initiator, ref acceptor, ref host);
             HarnessCleanup.DeleteDirectory(samplesDirectory);
+        }
+    }
+
+    /// <summary>With a FixEngine acceptor in this process, asks the peer for more warm-up (MORE, 200 ms closed loop
+    /// each) until a slice compiled no method here, as the harness's own warm-up does, at most until the plan's hard
+    /// bound (5 s when it has none); true when the JIT settled.</summary>
+    private static bool SettleJit(LineProcess initiator, RunPlan plan, long startNs)
+    {
+        long deadlineNs = startNs + (plan.WarmupHardMaxNs > 0 ? plan.WarmupHardMaxNs : 5_000_000_000);
+        long compiled = System.Runtime.JitInfo.GetCompiledMethodCount();
+        while (true)
+        {
+            initiator.Command("MORE");
+            initiator.Expect("WARM", TimeSpan.FromSeconds(30 + plan.ReplyTimeoutNs / 1e9));
+            long compiledNow = System.Runtime.JitInfo.GetCompiledMethodCount();
+            if (compiledNow == compiled) return true;
+            compiled = compiledNow;
+            if (HighResTime.NowNs() >= deadlineNs) return false;
         }
     }
 

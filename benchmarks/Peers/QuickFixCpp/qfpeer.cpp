@@ -18,6 +18,7 @@
 //   peer -> harness  PORT n                acceptor listening            | LOGON     initiator logged on
 //   harness -> peer  BEGIN / END / JIT     acceptor: BEGUN / WINDOW n/a / JIT 0 (a native process has no GC or JIT)
 //   peer -> harness  WARM                  initiator finished warm-up; waits for GO (the harness settles its heap)
+//   harness -> peer  MORE                  (optional, repeatable) another 200 ms of closed-loop warm-up, then WARM
 //   harness -> peer  GO
 //   peer -> harness  DONE sent=.. received=.. errors=.. saturated=0|1 first=.. last=.. warmup=.. outstanding=..
 //   harness -> peer  EXIT (or end of file) stop and exit
@@ -37,6 +38,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -341,6 +343,19 @@ bool readCommand(const char* expected) {
   return false;
 }
 
+// 1 for GO, 2 for MORE, 0 for EXIT or end of file.
+int readGoOrMore() {
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line == "GO") return 1;
+    if (line == "MORE") return 2;
+    if (line == "EXIT") return 0;
+    std::cerr << "qfpeer initiator: unexpected command '" << line << "'\n";
+  }
+  return 0;
+}
+
 int runInitiator(const Options& o) {
   long measured = o.rate > 0 && o.seconds > 0 ? std::max(1L, std::min(o.measured, long(double(o.rate) * o.seconds))) : o.measured;
   std::istringstream text(settingsText(o));
@@ -369,12 +384,19 @@ int runInitiator(const Options& o) {
     openLoop(app, std::max(1L, long(double(o.rate) * 0.2)), nowNs() + 100000, double(o.rate), lagLimitNs, sent);
     ok = waitForReplies(app, sent, o.replyTimeoutSeconds);
   }
-  long warmupSent = sent;
+  // The harness may ask for more warm-up (MORE: another 200 ms closed loop) while its own JIT is still compiling.
   say("WARM");
-  if (!readCommand("GO")) {
-    initiator.stop(true);
-    return 4;
+  while (true) {
+    int command = readGoOrMore();
+    if (command == 0) {
+      initiator.stop(true);
+      return 4;
+    }
+    if (command == 1) break;
+    if (ok) ok = closedLoop(app, LONG_MAX, nowNs() + 200000000LL, sent, o.replyTimeoutSeconds);
+    say("WARM");
   }
+  long warmupSent = sent;
 
   long receivedBefore = app.received.load();
   app.recording.store(true);

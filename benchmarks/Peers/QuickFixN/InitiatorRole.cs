@@ -46,13 +46,21 @@ internal static class InitiatorRole
             OpenLoop(app, Math.Max(1, (long)(o.Rate * 0.2)), PeerClock.NowNs() + 100_000, o.Rate, lagLimitNs, ref sent);
             ok = WaitForReplies(app, sent, o.ReplyTimeoutSeconds);
         }
-        long warmupSent = sent;
+        // The harness may ask for more warm-up (MORE: another 200 ms closed loop) while its own JIT is still compiling.
         AcceptorRole.Say("WARM");
-        if (!ReadCommand("GO"))
+        while (true)
         {
-            initiator.Stop(true);
-            return 4;
+            int command = ReadGoOrMore();
+            if (command == 0)
+            {
+                initiator.Stop(true);
+                return 4;
+            }
+            if (command == 1) break;
+            if (ok) ok = ClosedLoop(app, long.MaxValue, PeerClock.NowNs() + 200_000_000, ref sent, o.ReplyTimeoutSeconds);
+            AcceptorRole.Say("WARM");
         }
+        long warmupSent = sent;
 
         GcWindow before = GcWindow.Settled();
         long receivedBefore = Volatile.Read(ref app.Received);
@@ -161,6 +169,21 @@ internal static class InitiatorRole
             sent++;
         }
         return true;
+    }
+
+    /// <summary>1 for GO, 2 for MORE, 0 for EXIT or end of file.</summary>
+    private static int ReadGoOrMore()
+    {
+        string? line;
+        while ((line = Console.In.ReadLine()) is not null)
+        {
+            line = line.TrimEnd('\r');
+            if (line == "GO") return 1;
+            if (line == "MORE") return 2;
+            if (line == "EXIT") return 0;
+            Console.Error.WriteLine($"qfnpeer initiator: unexpected command '{line}'");
+        }
+        return 0;
     }
 
     private static bool ReadCommand(string expected)
