@@ -1,10 +1,8 @@
 using System;
-using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.Diagnostics;
 using System.Globalization;
 using System.IO;
-using System.Threading;
 
 namespace FixEngine.Benchmarks.RoundTrip;
 
@@ -33,12 +31,8 @@ namespace FixEngine.Benchmarks.RoundTrip;
 /// </remarks>
 public sealed class ChildProcessSystem : IRoundTripSystem, IMeasuredWindow, ISessionCounterSource
 {
-    // Design: two threads. The harness's sender thread calls every public member (start, orders, window commands,
-    // stop) and is the only writer of the child's stdin. The "acceptor-stdout" thread is the only reader of the
-    // child's stdout; it hands each line to the sender thread through _lines (a BlockingCollection, which provides
-    // the ordering) and adds null at end of file. The sender waits for an expected line with a timeout, so a child
-    // that hangs or dies fails the run instead of blocking it. The reader allocates a string per line: the child
-    // writes lines only in answer to commands, which are never sent inside this process's measured window.
+    // Design: the harness's sender thread calls every public member (start, orders, window commands, stop); the child's
+    // stdout is read by LineProcess's own thread.
     /// <summary>Role name of the codec acceptor.</summary>
     public const string CodecAcceptorRole = "codec";
 
@@ -52,9 +46,8 @@ public sealed class ChildProcessSystem : IRoundTripSystem, IMeasuredWindow, ISes
     private readonly string _role;
     private readonly Func<int, IRoundTripSystem> _createInitiator;
     private readonly string? _childStoreRoot;
-    private readonly BlockingCollection<string?> _lines = new();
-    private Process? _child;
-    private Thread? _stdoutReader;
+    private readonly Func<ProcessStartInfo>? _peerStart;
+    private LineProcess? _child;
     private IRoundTripSystem? _initiator;
 
     /// <summary>Creates the system; nothing starts until <see cref="Start"/>.</summary>
@@ -71,6 +64,21 @@ public sealed class ChildProcessSystem : IRoundTripSystem, IMeasuredWindow, ISes
         _childStoreRoot = childStoreRoot;
     }
 
+    private ChildProcessSystem(string name, Func<ProcessStartInfo> peerStart, Func<int, IRoundTripSystem> createInitiator)
+        : this(name, "peer", createInitiator)
+    {
+        _peerStart = peerStart;
+    }
+
+    /// <summary>A system whose acceptor is a QuickFIX peer program (<see cref="PeerPrograms"/>) speaking the same
+    /// protocol (PORT, BEGIN/BEGUN, END/WINDOW, JIT, EXIT); it has no FixEngine session counters, and its window is
+    /// reported as the peer's, not added to FixEngine's.</summary>
+    /// <param name="name">Report key.</param>
+    /// <param name="peerStart">Start info of the peer acceptor (its port chosen by the caller).</param>
+    /// <param name="createInitiator">Creates this process's side for the peer's port.</param>
+    public static ChildProcessSystem ForPeer(string name, Func<ProcessStartInfo> peerStart, Func<int, IRoundTripSystem> createInitiator) =>
+        new(name, peerStart, createInitiator);
+
     /// <inheritdoc/>
     public string Name { get; }
 
@@ -78,48 +86,30 @@ public sealed class ChildProcessSystem : IRoundTripSystem, IMeasuredWindow, ISes
     public int ChildProcessId => _child?.Id ?? 0;
 
     /// <inheritdoc/>
+    public bool IsFixEngineProcess => _peerStart is null;
+
+    /// <inheritdoc/>
     public void Start(IReplyHandler handler)
     {
-        string processPath = Environment.ProcessPath ?? throw new InvalidOperationException("no process path");
-        var info = new ProcessStartInfo(processPath)
+        ProcessStartInfo info;
+        if (_peerStart is not null)
         {
-            RedirectStandardInput = true,
-            RedirectStandardOutput = true,
-            UseShellExecute = false,
-        };
-        if (Path.GetFileNameWithoutExtension(processPath).Equals("dotnet", StringComparison.OrdinalIgnoreCase))
-        {
-            info.ArgumentList.Add(typeof(ChildProcessSystem).Assembly.Location);
+            info = _peerStart();
         }
-        info.ArgumentList.Add("roundtrip");
-        info.ArgumentList.Add("--acceptor-only");
-        info.ArgumentList.Add(_role);
-        if (_childStoreRoot is not null)
+        else
         {
-            info.Environment[StoreRootVariable] = _childStoreRoot;
-            HarnessCleanup.TrackDirectory(_childStoreRoot);
+            info = HarnessChildStartInfo();
+            info.ArgumentList.Add("roundtrip");
+            info.ArgumentList.Add("--acceptor-only");
+            info.ArgumentList.Add(_role);
+            if (_childStoreRoot is not null)
+            {
+                info.Environment[StoreRootVariable] = _childStoreRoot;
+                HarnessCleanup.TrackDirectory(_childStoreRoot);
+            }
         }
-        _child = Process.Start(info) ?? throw new InvalidOperationException("could not start the acceptor process");
-        HarnessCleanup.Track(_child);
-        Process child = _child;
-        _stdoutReader = new Thread(() =>
-        {
-            try
-            {
-                string? line;
-                while ((line = child.StandardOutput.ReadLine()) is not null) _lines.Add(line);
-            }
-            catch (IOException)
-            {
-            }
-            catch (ObjectDisposedException)
-            {
-            }
-            _lines.Add(null);
-        }) { IsBackground = true, Name = "acceptor-stdout" };
-        _stdoutReader.Start();
-
-        string line = Expect("PORT ", s_startTimeout);
+        _child = new LineProcess(Name + " acceptor", info);
+        string line = _child.Expect("PORT ", s_startTimeout);
         if (!int.TryParse(line.AsSpan(5), NumberStyles.None, CultureInfo.InvariantCulture, out int port) || port is < 1 or > 65535)
         {
             throw new InvalidOperationException($"{Name}: acceptor process reported a bad port ('{line}')");
@@ -128,38 +118,60 @@ public sealed class ChildProcessSystem : IRoundTripSystem, IMeasuredWindow, ISes
         _initiator.Start(handler);
     }
 
+    /// <summary>Start info for this harness executable (through <c>dotnet</c> when it runs as a dll).</summary>
+    public static ProcessStartInfo HarnessChildStartInfo()
+    {
+        string processPath = Environment.ProcessPath ?? throw new InvalidOperationException("no process path");
+        var info = new ProcessStartInfo(processPath);
+        if (Path.GetFileNameWithoutExtension(processPath).Equals("dotnet", StringComparison.OrdinalIgnoreCase))
+        {
+            info.ArgumentList.Add(typeof(ChildProcessSystem).Assembly.Location);
+        }
+        return info;
+    }
+
     /// <inheritdoc/>
     public void SendOrder(long msgSeqNum, long intendedSendNs) => _initiator!.SendOrder(msgSeqNum, intendedSendNs);
 
     /// <inheritdoc/>
     public void BeginWindow()
     {
-        Command("BEGIN");
-        Expect("BEGUN", s_replyTimeout);
+        Child.Command("BEGIN");
+        Child.Expect("BEGUN", s_replyTimeout);
     }
 
     /// <inheritdoc/>
-    public ProcessWindow EndWindow()
+    public ProcessWindow? EndWindow()
     {
-        Command("END");
-        string line = Expect("WINDOW ", s_replyTimeout);
+        Child.Command("END");
+        string line = Child.Expect("WINDOW ", s_replyTimeout);
+        return ParseWindow(Name, line);
+    }
+
+    /// <summary>Parses <c>WINDOW g0 g1 g2 bytes</c>; <c>WINDOW n/a</c> (a native peer: no GC) gives null.</summary>
+    public static ProcessWindow? ParseWindow(string name, string line)
+    {
         string[] parts = line.Split(' ');
+        if (parts.Length == 2 && parts[1] == "n/a") return null;
         if (parts.Length != 5
             || !int.TryParse(parts[1], CultureInfo.InvariantCulture, out int gen0)
             || !int.TryParse(parts[2], CultureInfo.InvariantCulture, out int gen1)
             || !int.TryParse(parts[3], CultureInfo.InvariantCulture, out int gen2)
             || !long.TryParse(parts[4], CultureInfo.InvariantCulture, out long bytes))
         {
-            throw new InvalidOperationException($"{Name}: acceptor process sent a bad window line ('{line}')");
+            throw new InvalidOperationException($"{name}: acceptor process sent a bad window line ('{line}')");
         }
         return new ProcessWindow(gen0, gen1, gen2, bytes);
     }
 
     /// <inheritdoc/>
+    public long? PeakResidentBytes() => _child?.PeakResidentBytes();
+
+    /// <inheritdoc/>
     public long CompiledMethodCount()
     {
-        Command("JIT");
-        string line = Expect("JIT ", s_replyTimeout);
+        Child.Command("JIT");
+        string line = Child.Expect("JIT ", s_replyTimeout);
         return long.TryParse(line.AsSpan(4), NumberStyles.None, CultureInfo.InvariantCulture, out long count)
             ? count
             : throw new InvalidOperationException($"{Name}: acceptor process sent a bad JIT line ('{line}')");
@@ -170,9 +182,9 @@ public sealed class ChildProcessSystem : IRoundTripSystem, IMeasuredWindow, ISes
     {
         var list = new List<SessionSideCounters>(2);
         if (_initiator is ISessionCounterSource initiator) list.AddRange(initiator.ReadSessionCounters());
-        if (_role == CodecAcceptorRole || _child is null) return list;
-        Command("COUNTERS");
-        string line = Expect("COUNTERS ", s_replyTimeout);
+        if (_role == CodecAcceptorRole || _peerStart is not null || _child is null) return list;
+        Child.Command("COUNTERS");
+        string line = Child.Expect("COUNTERS ", s_replyTimeout);
         if (!SessionSideCounters.TryParseWire(line, out SessionSideCounters acceptor))
         {
             throw new InvalidOperationException($"{Name}: acceptor process sent a bad counters line ('{line}')");
@@ -186,31 +198,15 @@ public sealed class ChildProcessSystem : IRoundTripSystem, IMeasuredWindow, ISes
     {
         _initiator?.Stop();
         _initiator = null;
-        Process? child = _child;
+        LineProcess? child = _child;
         if (child is null) return;
         _child = null;
         try
         {
-            try
-            {
-                child.StandardInput.WriteLine("EXIT");
-                child.StandardInput.Close();
-            }
-            catch (IOException)
-            {
-            }
-            if (!child.WaitForExit(5_000))
-            {
-                Console.Error.WriteLine($"  {Name}: acceptor process {child.Id} did not exit 5 s after EXIT; killing it");
-                HarnessCleanup.Kill(child);
-                child.WaitForExit(5_000);
-            }
-            _stdoutReader?.Join(5_000);
+            child.Stop();
         }
         finally
         {
-            HarnessCleanup.Untrack(child);
-            child.Dispose();
             HarnessCleanup.DeleteDirectory(_childStoreRoot);
         }
     }
@@ -222,39 +218,5 @@ public sealed class ChildProcessSystem : IRoundTripSystem, IMeasuredWindow, ISes
     /// <returns>Process exit code.</returns>
     public static int RunAcceptorOnly(string role) => AcceptorProcess.Run(role);
 
-    private void Command(string command)
-    {
-        Process child = _child ?? throw new InvalidOperationException($"{Name}: acceptor process not running");
-        try
-        {
-            child.StandardInput.WriteLine(command);
-            child.StandardInput.Flush();
-        }
-        catch (IOException e)
-        {
-            throw new InvalidOperationException($"{Name}: acceptor process stopped reading commands ({e.Message})", e);
-        }
-    }
-
-    private string Expect(string prefix, TimeSpan timeout)
-    {
-        Process child = _child ?? throw new InvalidOperationException($"{Name}: acceptor process not running");
-        DateTime deadline = DateTime.UtcNow + timeout;
-        while (true)
-        {
-            TimeSpan left = deadline - DateTime.UtcNow;
-            if (left <= TimeSpan.Zero || !_lines.TryTake(out string? line, left))
-            {
-                throw new InvalidOperationException($"{Name}: acceptor process sent no '{prefix.Trim()}' line within {timeout.TotalSeconds:0} s");
-            }
-            if (line is null)
-            {
-                child.WaitForExit(2_000);
-                string code = child.HasExited ? child.ExitCode.ToString(CultureInfo.InvariantCulture) : "unknown";
-                throw new InvalidOperationException($"{Name}: acceptor process closed its output before '{prefix.Trim()}' (exit code {code})");
-            }
-            if (line.StartsWith(prefix, StringComparison.Ordinal)) return line;
-            Console.Error.WriteLine($"  {Name} acceptor: {line}");
-        }
-    }
+    private LineProcess Child => _child ?? throw new InvalidOperationException($"{Name}: acceptor process not running");
 }

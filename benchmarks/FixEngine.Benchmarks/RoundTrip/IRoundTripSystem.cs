@@ -69,8 +69,16 @@ public interface IMeasuredWindow
     /// <summary>The other process settles its heap and snapshots its counts; returns when it has.</summary>
     void BeginWindow();
 
-    /// <summary>The other process snapshots again; returns its counts since <see cref="BeginWindow"/>.</summary>
-    ProcessWindow EndWindow();
+    /// <summary>The other process snapshots again; returns its counts since <see cref="BeginWindow"/>, or null when it
+    /// cannot count (a native QuickFIX C++ peer has no GC).</summary>
+    ProcessWindow? EndWindow();
+
+    /// <summary>True when the other process runs FixEngine (its window adds to FixEngine's GC and B/msg); false for a
+    /// QuickFIX peer, whose window is reported separately.</summary>
+    bool IsFixEngineProcess { get; }
+
+    /// <summary>The other process's peak resident set size so far, or null where it cannot be read.</summary>
+    long? PeakResidentBytes();
 
     /// <summary>Methods the other process's JIT has compiled so far (<see cref="System.Runtime.JitInfo.GetCompiledMethodCount"/>),
     /// polled during warm-up to see when compilation has settled.</summary>

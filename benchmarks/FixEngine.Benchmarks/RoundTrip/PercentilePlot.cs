@@ -3,7 +3,8 @@ using System.Collections.Generic;
 using System.Globalization;
 using System.IO;
 using System.Security;
-using FixEngine.Diagnostics;
+using FixEngine.Benchmarks.Diagnostics;
+using HdrHistogram;
 
 namespace FixEngine.Benchmarks.RoundTrip;
 
@@ -14,7 +15,7 @@ namespace FixEngine.Benchmarks.RoundTrip;
 public sealed record PlotSeries(string Name, double[] Percentiles, double[] ValuesUs)
 {
     /// <summary>Samples <paramref name="histogram"/> at 20 points per decade of 1/(1-p), up to what its count supports.</summary>
-    public static PlotSeries FromHistogram(string name, LatencyHistogram histogram)
+    public static PlotSeries FromHistogram(string name, HistogramBase histogram)
     {
         var percentiles = new List<double>();
         var values = new List<double>();
@@ -23,7 +24,7 @@ public sealed record PlotSeries(string Name, double[] Percentiles, double[] Valu
         {
             double p = 1 - Math.Pow(10, -i / 20.0);
             percentiles.Add(p);
-            values.Add(histogram.ValueAtPercentile(p * 100) / 1000.0);
+            values.Add(Histograms.Percentile(histogram, p * 100) / 1000.0);
         }
         return new PlotSeries(name, percentiles.ToArray(), values.ToArray());
     }

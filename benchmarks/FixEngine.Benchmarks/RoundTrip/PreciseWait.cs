@@ -43,6 +43,12 @@ internal static partial class PreciseWait
         }
     }
 
+    /// <summary>Spins on the clock until <paramref name="deadlineNs"/> (holds a core for the whole wait).</summary>
+    public static void SpinUntil(long deadlineNs)
+    {
+        while (HighResTime.NowNs() < deadlineNs) Thread.SpinWait(1);
+    }
+
     private static void Sleep(long durationNs)
     {
         if (s_canNanosleep)

@@ -4,6 +4,8 @@ using System.IO;
 using System.Linq;
 using System.Net.Sockets;
 using System.Text;
+using FixEngine.Benchmarks.Diagnostics;
+using HdrHistogram;
 using FixEngine.Timing;
 
 namespace FixEngine.Benchmarks.RoundTrip;
@@ -56,39 +58,63 @@ public static class RoundTripCommand
         Console.WriteLine($"roundtrip {options.Mode}: {machine}; load average {loadBefore}");
         Console.WriteLine($"configs {string.Join(',', options.Configs)}; rates {string.Join(',', options.Rates.ConvertAll(MarkdownReport.RateToken))}; runs {options.Runs}; output {Path.GetFullPath(options.Output)}");
 
+        // Peers are built (at most once each) before the first run; a configuration whose peer cannot be built is
+        // reported as not measured, with the reason.
+        var unavailable = new List<RoundTripConfiguration>();
+        var selected = new List<RoundTripConfiguration>();
+        foreach (string key in options.Configs)
+        {
+            RoundTripConfiguration config = RoundTripConfigurations.Find(key)!;
+            string? reason = config.UnavailableReason;
+            foreach (PeerKind peer in config.Peers) reason ??= PeerPrograms.EnsureBuilt(peer);
+            if (reason is not null || !config.IsAvailable)
+            {
+                Console.WriteLine($"  {config.Key}: not measured — {reason}");
+                unavailable.Add(config with { UnavailableReason = reason });
+                continue;
+            }
+            selected.Add(config);
+        }
+
         var results = new List<ConfigRateSummary>();
         var phases = new RunPhases();
         long startNs = HighResTime.NowNs();
         foreach (int rate in options.Rates)
         {
-            foreach (string key in options.Configs)
+            // Alternating runs: run 1 of every configuration, then run 2, ..., so a slow phase of the shared machine
+            // lands on every configuration rather than on all runs of one.
+            var runsByConfig = new Dictionary<string, List<RunResult>>(StringComparer.Ordinal);
+            foreach (RoundTripConfiguration config in selected) runsByConfig[config.Key] = [];
+            RunPlan plan = options.PlanFor(rate);
+            for (int run = 0; run < options.Runs; run++)
             {
-                RoundTripConfiguration config = RoundTripConfigurations.Find(key)!;
-                if (!config.IsAvailable)
-                {
-                    Console.WriteLine($"  {config.Key}: not measured — {config.UnavailableReason}");
-                    continue;
-                }
-                var runs = new List<RunResult>();
-                RunPlan plan = options.PlanFor(rate);
-                for (int run = 0; run < options.Runs; run++)
+                foreach (RoundTripConfiguration config in selected)
                 {
                     long runStartNs = HighResTime.NowNs();
                     RunResult result;
                     try
                     {
-                        using IRoundTripSystem system = config.Factory!(setup);
-                        result = new RoundTripRunner().Run(system, plan);
+                        if (config.PeerInitiator is not null)
+                        {
+                            result = config.PeerInitiator(setup).Run(plan);
+                        }
+                        else
+                        {
+                            using IRoundTripSystem system = config.Factory!(setup);
+                            result = new RoundTripRunner().Run(system, plan);
+                        }
                     }
-                    catch (Exception e) when (e is InvalidOperationException or SocketException or IOException or ObjectDisposedException or FixEngine.Config.ConfigException)
+                    catch (Exception e) when (e is InvalidOperationException or SocketException or IOException or ObjectDisposedException or FixEngine.Config.ConfigException or System.ComponentModel.Win32Exception)
                     {
                         Console.Error.WriteLine($"  {config.Key} {MarkdownReport.RateLabel(rate)} run {run + 1} failed: {e.Message}");
                         result = RunResult.Failed(config.Key, rate);
                     }
-                    runs.Add(result);
+                    runsByConfig[config.Key].Add(result);
                     phases = phases.Plus(result.Phases);
                     ProcessWindow total = result.Total;
-                    Console.WriteLine($"  [{(HighResTime.NowNs() - startNs) / 1e9,5:0.0}s +{(HighResTime.NowNs() - runStartNs) / 1e9:0.0}s] {config.Key,-26} {MarkdownReport.RateLabel(rate),-18} run {run + 1}: n={result.Count:N0} p50={MarkdownReport.Us(result.Histogram.ValueAtPercentile(50))}µs p99={MarkdownReport.Us(result.Histogram.ValueAtPercentile(99))}µs p99.9={MarkdownReport.Us(result.Histogram.ValueAtPercentile(99.9))}µs max={MarkdownReport.Us(result.Histogram.Max)}µs rate={result.AchievedRate:N0}/s gc={total.Gen0}/{total.Gen1}/{total.Gen2} B/msg={result.BytesPerMessage:0.00}{(result.Child is null ? "" : " (both processes)")}{(result.Saturated ? " SATURATED" : "")}{(result.Completed ? "" : " INCOMPLETE")}");
+                    string fixEngine = result.FixEngineMeasured ? $"gc={total.Gen0}/{total.Gen1}/{total.Gen2} B/msg={result.BytesPerMessage:0.00}{(result.Child is null ? "" : " (both processes)")}" : "gc=n/a (no FixEngine side)";
+                    string peer = result.Peer is ProcessWindow p ? $" peer gc={p.Gen0}/{p.Gen1}/{p.Gen2} B/msg={(result.Count == 0 ? 0 : (double)p.AllocatedBytes / result.Count):N0}" : "";
+                    Console.WriteLine($"  [{(HighResTime.NowNs() - startNs) / 1e9,5:0.0}s +{(HighResTime.NowNs() - runStartNs) / 1e9:0.0}s] {config.Key,-26} {MarkdownReport.RateLabel(rate),-18} run {run + 1}: n={result.Count:N0}/{result.Sent:N0} p50={P(result, 50)}µs p99={P(result, 99)}µs p99.9={P(result, 99.9)}µs max={(result.Histogram.TotalCount == 0 ? "-" : MarkdownReport.Us(Histograms.Max(result.Histogram)))}µs rate={result.AchievedRate:N0}/s {fixEngine}{peer}{(result.Saturated ? " SATURATED" : "")}{(result.Completed ? "" : " INCOMPLETE")}");
                     Console.WriteLine($"      {result.Phases}; warm-up orders {result.WarmupSent:N0}{(result.JitSettled ? "" : " (JIT still compiling at the warm-up bound)")}");
                     if (!result.Completed) Console.WriteLine($"      {result.Verdict}");
                     if (result.Sessions is { } sessions && (!result.Completed || sessions.Any(c => c.HadTrouble)))
@@ -96,22 +122,19 @@ public static class RoundTripCommand
                         foreach (SessionSideCounters c in sessions) Console.WriteLine($"      {c}");
                     }
                 }
-                var summary = new ConfigRateSummary(config.Key, rate, runs);
+            }
+            foreach (RoundTripConfiguration config in selected)
+            {
+                var summary = new ConfigRateSummary(config.Key, rate, runsByConfig[config.Key]);
                 results.Add(summary);
                 string hgrm = Path.Combine(options.Output, $"{config.Key}-{MarkdownReport.RateToken(rate)}.hgrm");
-                using (var writer = new StreamWriter(hgrm, false, new UTF8Encoding(false)))
-                {
-                    summary.Combined.OutputPercentileDistribution(writer, 5, 1000.0);
-                }
+                using var writer = new StreamWriter(hgrm, false, new UTF8Encoding(false));
+                summary.Combined.OutputPercentileDistribution(writer, 5, 1000.0);
             }
             WritePlot(options.Output, rate, results);
         }
 
-        var notMeasured = new List<RoundTripConfiguration>();
-        foreach (RoundTripConfiguration c in RoundTripConfigurations.All)
-        {
-            if (!c.IsAvailable) notMeasured.Add(c);
-        }
+        var notMeasured = new List<RoundTripConfiguration>(unavailable);
         long wallNs = HighResTime.NowNs() - startNs;
         string loadAfter = MachineInfo.LoadAverage();
         var context = new ReportContext(
@@ -150,6 +173,9 @@ public static class RoundTripCommand
         }
         return 0;
     }
+
+    private static string P(RunResult r, double percentile) =>
+        r.Histogram.TotalCount == 0 ? "-" : MarkdownReport.Us(Histograms.Percentile(r.Histogram, percentile));
 
     private static void WritePlot(string output, int rate, List<ConfigRateSummary> results)
     {

@@ -13,8 +13,15 @@ namespace FixEngine.Benchmarks.RoundTrip;
 public sealed record RoundTripConfiguration(
     string Key, string Description, Func<RoundTripSetup, IRoundTripSystem>? Factory, string? UnavailableReason)
 {
+    /// <summary>For configurations whose initiator is a QuickFIX peer (which paces and times the orders itself): creates
+    /// the run; <see cref="Factory"/> is then null.</summary>
+    public Func<RoundTripSetup, PeerInitiatorRun>? PeerInitiator { get; init; }
+
+    /// <summary>Peer programs the configuration runs (built before the first run, see <see cref="PeerPrograms"/>).</summary>
+    public IReadOnlyList<PeerKind> Peers { get; init; } = [];
+
     /// <summary>True when the configuration can run.</summary>
-    public bool IsAvailable => Factory is not null && UnavailableReason is null;
+    public bool IsAvailable => (Factory is not null || PeerInitiator is not null) && UnavailableReason is null;
 }
 
 /// <summary>What a factory may need.</summary>
@@ -40,6 +47,16 @@ public static class RoundTripConfigurations
     /// numbers measure the park, not the engine, and its closed-loop warm-up is the slowest part of a quick run; it and
     /// the file-store variants stay available through <c>--configs</c>.</remarks>
     public static IEnumerable<string> DefaultKeys { get; } = [FloorKey, "codec", "session-yield-mem-1proc", "session-yield-mem-2proc"];
+
+    /// <summary>The incumbent comparison (<c>--configs comparison</c>): every pairing of QuickFIX C++, QuickFIX/n and
+    /// FixEngine in its default configuration and with busy-poll + Yielding, acceptor in a separate process in each.</summary>
+    public static IReadOnlyList<string> ComparisonKeys { get; } =
+    [
+        PeerConfigurations.BaselineKey, "qfn-qfn",
+        "qfcpp-fixengine", "qfcpp-fixengine-yield", "qfn-fixengine",
+        "fixengine-qfcpp", "fixengine-yield-qfcpp", "fixengine-qfn",
+        "session-default-mem-2proc", "session-yield-mem-2proc",
+    ];
 
     /// <summary>Every available key.</summary>
     public static IEnumerable<string> AvailableKeys
@@ -75,6 +92,7 @@ public static class RoundTripConfigurations
                 _ => new ChildProcessSystem("codec-2proc", ChildProcessSystem.CodecAcceptorRole, port => new CodecTcpSystem("codec-2proc", port)), null),
         };
         SessionConfigurations.Register(list);
+        PeerConfigurations.Register(list);
         return list;
     }
 }

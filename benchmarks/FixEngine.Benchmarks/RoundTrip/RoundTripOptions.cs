@@ -38,6 +38,9 @@ public sealed class RoundTripOptions
     /// <summary>An open-loop sender this many seconds behind schedule stops (run marked saturated); 0 = never.</summary>
     public double SendLagLimitSeconds { get; private set; } = 1.0;
 
+    /// <summary>Open-loop senders (the harness's and the peers') spin for the whole interval instead of sleeping.</summary>
+    public bool SpinPacing { get; private set; }
+
     /// <summary>Runs per configuration and rate.</summary>
     public int Runs { get; private set; } = 2;
 
@@ -76,7 +79,8 @@ public sealed class RoundTripOptions
         WarmupMaxNs: (long)(WarmupMaxSeconds * 1e9),
         ClosedLoopMaxNs: (long)(MaxSecondsPerRun * 1e9),
         SendLagLimitNs: (long)(SendLagLimitSeconds * 1e9),
-        WarmupHardMaxNs: WarmupMaxSeconds > 0 ? (long)(WarmupHardMaxSeconds * 1e9) : 0);
+        WarmupHardMaxNs: WarmupMaxSeconds > 0 ? (long)(WarmupHardMaxSeconds * 1e9) : 0,
+        SpinPacing: SpinPacing);
 
     /// <summary>In quick mode, a warm-up still compiling after this many seconds stops anyway (run flagged).</summary>
     public double WarmupHardMaxSeconds { get; private set; } = 5;
@@ -116,6 +120,11 @@ public sealed class RoundTripOptions
                             o.Configs.AddRange(RoundTripConfigurations.AvailableKeys);
                             continue;
                         }
+                        if (c == "comparison")
+                        {
+                            o.Configs.AddRange(RoundTripConfigurations.ComparisonKeys);
+                            continue;
+                        }
                         if (RoundTripConfigurations.Find(c) is null) throw new ArgumentException($"--configs: unknown configuration '{c}' (see --list)");
                         o.Configs.Add(c);
                     }
@@ -139,6 +148,11 @@ public sealed class RoundTripOptions
                         throw new ArgumentException($"--seconds: '{v}' is not a number of seconds (0..3600)");
                     }
                     seconds = sec;
+                    break;
+                case "--pacing":
+                    string pacing = Value(args, ref i, a);
+                    if (pacing is not ("spin" or "wait")) throw new ArgumentException($"--pacing: '{pacing}' is not 'wait' (sleep, yield, spin: the default) or 'spin'");
+                    o.SpinPacing = pacing == "spin";
                     break;
                 case "--self-check":
                     o.SelfCheck = true;

@@ -1,7 +1,8 @@
 using System;
 using System.Collections.Generic;
 using System.Threading;
-using FixEngine.Diagnostics;
+using FixEngine.Benchmarks.Diagnostics;
+using HdrHistogram;
 using FixEngine.Timing;
 
 namespace FixEngine.Benchmarks.RoundTrip;
@@ -16,9 +17,11 @@ namespace FixEngine.Benchmarks.RoundTrip;
 /// sustain the rate); the run is then marked saturated. 0 = never stop.</param>
 /// <param name="ReplyTimeoutNs">How long to wait for outstanding replies before giving up on the run.</param>
 /// <param name="WarmupHardMaxNs">Warm-up stops after this long even if the JIT is still compiling; 0 = no bound.</param>
+/// <param name="SpinPacing">Open-loop senders spin on the clock for the whole interval (<c>--pacing spin</c>) instead
+/// of <see cref="PreciseWait"/>'s sleep, yield, spin; the peers' initiators are told the same.</param>
 public sealed record RunPlan(
     int WarmupCount, int MeasuredCount, int RatePerSecond, long WarmupMaxNs = 0, long ClosedLoopMaxNs = 0, long SendLagLimitNs = 0,
-    long ReplyTimeoutNs = 30_000_000_000, long WarmupHardMaxNs = 0);
+    long ReplyTimeoutNs = 30_000_000_000, long WarmupHardMaxNs = 0, bool SpinPacing = false);
 
 /// <summary>Where a run's wall time went, ns.</summary>
 /// <param name="StartNs">Creating and starting the system (processes, hosts, logon).</param>
@@ -51,7 +54,7 @@ public sealed class RunResult
     public required int RatePerSecond { get; init; }
 
     /// <summary>Round-trip latency from intended send to reply receipt, ns.</summary>
-    public required LatencyHistogram Histogram { get; init; }
+    public required HistogramBase Histogram { get; init; }
 
     /// <summary>Replies received in the measured window.</summary>
     public required long Count { get; init; }
@@ -85,8 +88,24 @@ public sealed class RunResult
     /// <summary>Bytes allocated in this process during the measured window.</summary>
     public required long AllocatedBytes { get; init; }
 
-    /// <summary>The acceptor process's counts over the same window, for two-process configurations.</summary>
+    /// <summary>The FixEngine acceptor process's counts over the same window, for two-process configurations.</summary>
     public ProcessWindow? Child { get; init; }
+
+    /// <summary>The QuickFIX peer processes' counts over the window (QuickFIX/n: GCs and bytes; QuickFIX C++ has no GC
+    /// and reports none), summed when both sides are peers; null when no peer reported one. Not part of
+    /// <see cref="Total"/>, which is FixEngine's.</summary>
+    public ProcessWindow? Peer { get; init; }
+
+    /// <summary>True when the harness process ran FixEngine code in this configuration (false when both sides are
+    /// QuickFIX peers: this process then only waits, and its window is not FixEngine's).</summary>
+    public bool FixEngineMeasured { get; init; } = true;
+
+    /// <summary>Largest peak resident set size (VmHWM) of the run's child processes (FixEngine acceptor child or
+    /// QuickFIX peers), read at the end of the run; null for one-process configurations or where it cannot be read.</summary>
+    public long? ChildPeakResidentBytes { get; init; }
+
+    /// <summary>Orders sent in the measured window (the sender may stop early when saturated).</summary>
+    public long Sent { get; init; }
 
     /// <summary>Replies that could not be read, or acceptor errors seen as missing replies.</summary>
     public required long Errors { get; init; }
@@ -116,7 +135,7 @@ public sealed class RunResult
     /// <summary>A run that could not start or crashed: empty histogram, not completed.</summary>
     public static RunResult Failed(string config, int ratePerSecond) => new()
     {
-        Config = config, RatePerSecond = ratePerSecond, Histogram = new LatencyHistogram(1, 60_000_000_000, 3), Count = 0,
+        Config = config, RatePerSecond = ratePerSecond, Histogram = Histograms.Create(), Count = 0,
         AchievedRate = 0, Gen0 = 0, Gen1 = 0, Gen2 = 0, AllocatedBytes = 0, Errors = 0, Completed = false,
     };
 
@@ -137,7 +156,7 @@ public sealed class RoundTripRunner : IReplyHandler
     // once the sender sees _received == sent it may read _lastReplyNs and (after the thread is stopped) the
     // histogram. _recording is written only by the sender between phases, while no reply is outstanding.
     // PERF: no padding between _received and the sender's fields: the sender only reads _received while waiting.
-    private readonly LatencyHistogram _histogram = new(1, 60_000_000_000, 3);
+    private readonly HistogramBase _histogram = Histograms.Create();
     private long _received;
     private long _errors;
     private long _lastReplyNs;
@@ -147,7 +166,7 @@ public sealed class RoundTripRunner : IReplyHandler
     public void OnReply(long intendedSendNs)
     {
         long nowNs = HighResTime.NowNs();
-        if (Volatile.Read(ref _recording)) _histogram.RecordValue(nowNs - intendedSendNs);
+        if (Volatile.Read(ref _recording)) Histograms.Record(_histogram, nowNs - intendedSendNs);
         _lastReplyNs = nowNs;
         Volatile.Write(ref _received, _received + 1);
     }
@@ -204,7 +223,7 @@ public sealed class RoundTripRunner : IReplyHandler
             else
             {
                 firstIntendedNs = HighResTime.NowNs() + 100_000;
-                saturated = !SendOpenLoop(system, plan.MeasuredCount, new OpenLoopSchedule(firstIntendedNs, plan.RatePerSecond), plan.SendLagLimitNs, ref seqNum);
+                saturated = !SendOpenLoop(system, plan.MeasuredCount, new OpenLoopSchedule(firstIntendedNs, plan.RatePerSecond), plan.SendLagLimitNs, plan.SpinPacing, ref seqNum);
                 completed = WaitForReplies(seqNum - 1, plan.ReplyTimeoutNs);
             }
 
@@ -213,7 +232,11 @@ public sealed class RoundTripRunner : IReplyHandler
             long lastReplyNs = _lastReplyNs;
             Volatile.Write(ref _recording, false);
             tMeasured = HighResTime.NowNs();
-            ProcessWindow? child = remote?.EndWindow();
+            ProcessWindow? remoteWindow = remote?.EndWindow();
+            ProcessWindow? child = remote is { IsFixEngineProcess: true } ? remoteWindow : null;
+            ProcessWindow? peer = remote is { IsFixEngineProcess: false } ? remoteWindow : null;
+            long measuredSent = seqNum - 1 - warmupSent;
+            long? childPeak = remote?.PeakResidentBytes();
             long outstanding = seqNum - 1 - Volatile.Read(ref _received);
             IReadOnlyList<SessionSideCounters>? sessions = (system as ISessionCounterSource)?.ReadSessionCounters();
 
@@ -234,6 +257,9 @@ public sealed class RoundTripRunner : IReplyHandler
                 Gen2 = window.Gen2,
                 AllocatedBytes = window.AllocatedBytes,
                 Child = child,
+                Peer = peer,
+                Sent = measuredSent,
+                ChildPeakResidentBytes = childPeak,
                 Errors = Interlocked.Read(ref _errors),
                 Completed = completed,
                 Outstanding = outstanding,
@@ -285,7 +311,7 @@ public sealed class RoundTripRunner : IReplyHandler
         // Then a short open-loop burst at the run's rate: buffers that grow with the number of messages in flight
         // (the transport's receive buffer, pooled send queues) reach their size here rather than in the window.
         int burst = (int)Math.Max(1, plan.RatePerSecond * (RateWarmupNs / 1e9));
-        SendOpenLoop(system, burst, new OpenLoopSchedule(HighResTime.NowNs() + 100_000, plan.RatePerSecond), plan.SendLagLimitNs, ref seqNum);
+        SendOpenLoop(system, burst, new OpenLoopSchedule(HighResTime.NowNs() + 100_000, plan.RatePerSecond), plan.SendLagLimitNs, plan.SpinPacing, ref seqNum);
         return WaitForReplies(seqNum - 1, plan.ReplyTimeoutNs);
     }
 
@@ -315,12 +341,13 @@ public sealed class RoundTripRunner : IReplyHandler
     }
 
     /// <summary>Sends on schedule; false when it stopped early because it fell <paramref name="lagLimitNs"/> behind.</summary>
-    private static bool SendOpenLoop(IRoundTripSystem system, int count, OpenLoopSchedule schedule, long lagLimitNs, ref long seqNum)
+    private static bool SendOpenLoop(IRoundTripSystem system, int count, OpenLoopSchedule schedule, long lagLimitNs, bool spin, ref long seqNum)
     {
         for (int i = 0; i < count; i++)
         {
             long intendedNs = schedule.IntendedNs(i);
-            PreciseWait.Until(intendedNs);
+            if (spin) PreciseWait.SpinUntil(intendedNs);
+            else PreciseWait.Until(intendedNs);
             if (lagLimitNs > 0 && HighResTime.NowNs() - intendedNs > lagLimitNs) return false;
             system.SendOrder(seqNum++, intendedNs);
         }

@@ -4,7 +4,8 @@ using System.IO;
 using System.Linq;
 using System.Xml.Linq;
 using FixEngine.Codec;
-using FixEngine.Diagnostics;
+using FixEngine.Benchmarks.Diagnostics;
+using HdrHistogram;
 
 namespace FixEngine.Benchmarks.RoundTrip;
 
@@ -23,10 +24,12 @@ public static class RoundTripSelfCheck
             ("order and report have realistic sizes and round-trip through the codec", MessagesRoundTrip),
             ("stream reader frames messages split at every byte", StreamReaderFramesSplitMessages),
             ("encode, frame, parse and answer allocate nothing", CodecPathAllocatesNothing),
-            ("report has a table per rate, floor ratios and the QuickFIX/n line", ReportFormats),
+            ("report has a table per rate, medians of runs, QuickFIX C++ and floor ratios, saturation and lost replies", ReportFormats),
+            ("peer configurations: every pairing of QuickFIX C++, QuickFIX/n and FixEngine is registered", PeerConfigurationsAreRegistered),
+            ("peer protocol: DONE fields, WINDOW n/a, sample files (clamped, whole int64s only)", PeerProtocolParses),
             ("SVG plot is well-formed with one polyline per series", SvgIsWellFormed),
             ("quick mode bounds every run by time, full mode by count only", QuickModeIsTimeBounded),
-            ("session configurations: busy, yield, backoff and completion, 1proc and 2proc, all available", SessionConfigurationsAreRegistered),
+            ("session configurations: default, busy, yield, backoff and completion, 1proc and 2proc, all available", SessionConfigurationsAreRegistered),
             ("child acceptor role round-trips through its command-line form", SessionRoleRoundTrips),
             ("child process reports its port and its window, and exits when told", ChildProcessLifecycle),
             ("a run missing replies says whether they were lost, still in flight or miscounted", VerdictSaysWhatHappened),
@@ -65,7 +68,7 @@ public static class RoundTripSelfCheck
         // 1,000 orders/s for 1 s; the system answers in 10 µs except that it is frozen from 100 ms to 200 ms and then
         // answers the backlog at 10 µs per order. Measuring from the intended time must charge ~100 orders, not one.
         var schedule = new OpenLoopSchedule(0, 1_000);
-        var h = new LatencyHistogram(1, 60_000_000_000, 3);
+        var h = Histograms.Create();
         long freeAtNs = 0;
         for (int i = 0; i < 1_000; i++)
         {
@@ -78,12 +81,12 @@ public static class RoundTripSelfCheck
         }
         long delayed = h.TotalCount - CountBelow(h, 1_000_000);
         if (delayed < 95 || delayed > 105) return $"{delayed} orders over 1 ms, expected ~100";
-        if (h.Max < 100_000_000) return $"worst {h.Max} ns, expected >= 100 ms";
-        if (h.ValueAtPercentile(50) > 20_000) return $"p50 {h.ValueAtPercentile(50)} ns, expected ~10 µs";
+        if (h.GetMaxValue() < 100_000_000) return $"worst {h.GetMaxValue()} ns, expected >= 100 ms";
+        if (h.GetValueAtPercentile(50) > 20_000) return $"p50 {h.GetValueAtPercentile(50)} ns, expected ~10 µs";
         return null;
     }
 
-    private static long CountBelow(LatencyHistogram h, long limit)
+    private static long CountBelow(HistogramBase h, long limit)
     {
         long count = 0;
         for (long v = 0; v < limit; v = h.HighestEquivalentValue(v) + 1) count += h.GetCountAtValue(v);
@@ -141,7 +144,7 @@ public static class RoundTripSelfCheck
         var reader = new FixStreamReader(4096);
         var counter = new FrameCounter();
         byte[] order = new byte[512], report = new byte[1024];
-        var histogram = new LatencyHistogram(1, 60_000_000_000, 3);
+        var histogram = Histograms.Create();
         void Once(long i)
         {
             int n = messages.EncodeNewOrderSingle(order, i, 1_000_000 + i, 1_790_000_000_000_000_000 + i * 1_000);
@@ -162,11 +165,13 @@ public static class RoundTripSelfCheck
     private static string? ReportFormats()
     {
         var floorRuns = new List<RunResult> { FakeRun("floor", 2_000, 10_000), FakeRun("floor", 2_000, 12_000) };
-        var codecRuns = new List<RunResult> { FakeRun("codec", 2_000, 20_000), FakeRun("codec", 2_000, 24_000) };
+        var codecRuns = new List<RunResult> { FakeRun("codec", 2_000, 20_000), FakeRun("codec", 2_000, 24_000), FakeRun("codec", 2_000, 90_000) };
         var results = new List<ConfigRateSummary>
         {
             new("floor", 2_000, floorRuns),
             new("codec", 2_000, codecRuns),
+            new(PeerConfigurations.BaselineKey, 2_000, [FakeRun(PeerConfigurations.BaselineKey, 2_000, 40_000, fixEngine: false)]),
+            new("qfn-qfn", 2_000, [FakeRun("qfn-qfn", 2_000, 80_000, peer: new ProcessWindow(3, 1, 0, 100_000), fixEngine: false, replies: 97)]),
             new("floor", 0, [FakeRun("floor", 0, 5_000)]),
         };
         var writer = new StringWriter();
@@ -176,13 +181,19 @@ public static class RoundTripSelfCheck
             LoadAverage = "1.00 2.00 3.00 at start",
             WallTime = "12.3 s",
         };
-        MarkdownReport.Write(writer, context, results, [new RoundTripConfiguration("quickfixn-1proc", "QuickFIX/n ↔ QuickFIX/n", null, "QuickFIXn.Core is not served")]);
+        MarkdownReport.Write(writer, context, results, [new RoundTripConfiguration("qfn-fixengine", "QuickFIX/n initiator → FixEngine acceptor", null, "building the QuickFIX/n peer failed")]);
         string text = writer.ToString();
         string[] required =
         [
-            "## 2,000 msg/s", "## max (closed loop)", MarkdownReport.QuickFixLine, "| codec | 20.0 |", "2.00×", "10.0–12.0", "20.0–24.0",
-            "`quickfixn-1proc` (QuickFIX/n ↔ QuickFIX/n): QuickFIXn.Core is not served", "test machine", "| 0/0/0 | 0.00 |", "×floor p99 |", "1.00 2.00 3.00 at start", "12.3 s",
-            "session-yield-mem-2proc (SATURATED)", "| 0/0/0 | 5.00 |", "| 0/0/0 | 500 | 5.00 |", "same process | same process",
+            "## 2,000 msg/s", "## max (closed loop)",
+            // Medians of the runs: codec 20/24/90 µs → 24.0, floor 10/12 µs → 11.0 (mean of the two middle runs).
+            "| codec | 24.0 |", "| floor | 11.0 |", "2.18×", "10.0–12.0", "20.0–90.0",
+            "| qfn-qfn (INCOMPLETE: errors or timeout) | 80.1 |", "| 2.00× | 2.00× | 2.00× |", "| 100 / 97 | n/a | n/a | 3/1/0, 1,031 |",
+            "`qfn-fixengine` (QuickFIX/n initiator → FixEngine acceptor): building the QuickFIX/n peer failed", "test machine",
+            "| 0/0/0 | 0.00 |", "×QF C++ p99 |", "1.00 2.00 3.00 at start", "12.3 s",
+            "session-yield-mem-2proc (SATURATED)", "| 0/0/0 | 5.00 |", "| 0/0/0 | 500 | n/a | n/a |", "n/a (no FixEngine) | n/a",
+            "## Saturation and lost replies", "| qfn-qfn | none | 2,000 (2,000) | n/a | 100 | 97 | 3 | 64 |", "| codec | 2,000 | none measured | n/a | 300 | 300 | 0 | n/a |", "| session-yield-mem-2proc | none | 2,000 (2,000) |",
+            "| codec | 2,000 | none measured |", "alternating",
         ];
         foreach (string r in required)
         {
@@ -191,15 +202,80 @@ public static class RoundTripSelfCheck
         return null;
     }
 
-    private static RunResult FakeRun(string config, int rate, long latencyNs, ProcessWindow? child = null, bool saturated = false)
+    private static RunResult FakeRun(string config, int rate, long latencyNs, ProcessWindow? child = null, bool saturated = false,
+        ProcessWindow? peer = null, bool fixEngine = true, long replies = 100)
     {
-        var h = new LatencyHistogram(1, 60_000_000_000, 3);
-        h.RecordValueWithCount(latencyNs, 100);
+        var h = Histograms.Create();
+        h.RecordValueWithCount(latencyNs, replies);
         return new RunResult
         {
-            Config = config, RatePerSecond = rate, Histogram = h, Count = 100, AchievedRate = rate, Gen0 = 0, Gen1 = 0, Gen2 = 0,
-            AllocatedBytes = 0, Errors = 0, Completed = true, Child = child, Saturated = saturated, Planned = 100,
+            Config = config, RatePerSecond = rate, Histogram = h, Count = replies, Sent = 100, AchievedRate = rate, Gen0 = 0, Gen1 = 0, Gen2 = 0,
+            AllocatedBytes = 0, Errors = 0, Completed = replies == 100, Child = child, Saturated = saturated, Planned = 100,
+            Peer = peer, FixEngineMeasured = fixEngine, ChildPeakResidentBytes = peer is null ? null : 64L << 20,
         };
+    }
+
+    private static string? PeerConfigurationsAreRegistered()
+    {
+        foreach (string key in RoundTripConfigurations.ComparisonKeys)
+        {
+            RoundTripConfiguration? c = RoundTripConfigurations.Find(key);
+            if (c is null) return $"{key} missing";
+            if (!c.IsAvailable) return $"{key} unavailable: {c.UnavailableReason}";
+        }
+        foreach (string initiator in new[] { "qfcpp", "qfn" })
+        {
+            foreach (string acceptor in new[] { "qfcpp", "qfn", "fixengine", "fixengine-yield", "fixengine-completion" })
+            {
+                RoundTripConfiguration? c = RoundTripConfigurations.Find($"{initiator}-{acceptor}");
+                if (c?.PeerInitiator is null || c.Peers.Count == 0) return $"{initiator}-{acceptor}: no peer initiator";
+            }
+        }
+        foreach (string initiator in new[] { "fixengine", "fixengine-yield", "fixengine-completion" })
+        {
+            foreach (string acceptor in new[] { "qfcpp", "qfn" })
+            {
+                RoundTripConfiguration? c = RoundTripConfigurations.Find($"{initiator}-{acceptor}");
+                if (c?.Factory is null || c.Peers.Count != 1) return $"{initiator}-{acceptor}: no harness initiator with a peer acceptor";
+            }
+        }
+        if (!RoundTripOptions.Parse(["--pacing", "spin"]).PlanFor(10_000).SpinPacing || RoundTripOptions.Parse([]).PlanFor(10_000).SpinPacing)
+        {
+            return "--pacing spin does not reach the run plan, or spin is the default";
+        }
+        RoundTripOptions comparison = RoundTripOptions.Parse(["--configs", "comparison"]);
+        return comparison.Configs.Count == RoundTripConfigurations.ComparisonKeys.Count ? null : "--configs comparison does not expand";
+    }
+
+    private static string? PeerProtocolParses()
+    {
+        Dictionary<string, string> f = PeerInitiatorRun.ParseFields("DONE sent=10 received=9 errors=0 saturated=1 gc=1/0/0 bytes=123");
+        if (f["sent"] != "10" || f["received"] != "9" || f["saturated"] != "1" || f["gc"] != "1/0/0" || f["bytes"] != "123") return "DONE fields";
+        if (ChildProcessSystem.ParseWindow("x", "WINDOW n/a") is not null) return "WINDOW n/a is not null";
+        if (ChildProcessSystem.ParseWindow("x", "WINDOW 1 2 3 4") != new ProcessWindow(1, 2, 3, 4)) return "WINDOW 1 2 3 4";
+        string path = Path.GetTempFileName();
+        try
+        {
+            long[] samples = [10_000, 20_000, -5, 120_000_000_000];
+            File.WriteAllBytes(path, System.Runtime.InteropServices.MemoryMarshal.AsBytes(samples.AsSpan()).ToArray());
+            HistogramBase h = PeerInitiatorRun.ReadSamples(path);
+            if (h.TotalCount != 4) return $"{h.TotalCount} samples read, expected 4";
+            if (h.GetMaxValue() < Histograms.HighestTrackableNs * 0.99) return $"max {h.GetMaxValue()}: the 120 s sample was not clamped to 60 s";
+            File.WriteAllBytes(path, new byte[12]);
+            try
+            {
+                PeerInitiatorRun.ReadSamples(path);
+                return "a 12-byte sample file was accepted";
+            }
+            catch (InvalidOperationException)
+            {
+            }
+        }
+        finally
+        {
+            File.Delete(path);
+        }
+        return null;
     }
 
     private static string? QuickModeIsTimeBounded()
@@ -228,7 +304,7 @@ public static class RoundTripSelfCheck
 
     private static string? SessionConfigurationsAreRegistered()
     {
-        foreach (string mode in new[] { "busy", "yield", "backoff", "completion" })
+        foreach (string mode in new[] { "default", "busy", "yield", "backoff", "completion" })
         {
             foreach (string store in new[] { "mem", "file" })
             {
@@ -285,7 +361,8 @@ public static class RoundTripSelfCheck
                     System.Threading.Thread.Yield();
                 }
             }
-            ProcessWindow window = system.EndWindow();
+            if (system.EndWindow() is not ProcessWindow window) return "the harness's own child reported no window";
+            if (OperatingSystem.IsLinux() && system.PeakResidentBytes() is not > 1_000_000) return $"child peak RSS {system.PeakResidentBytes()} B";
             if (window.AllocatedBytes < 0 || window.Gen0 < 0) return $"bad window {window}";
         }
         finally
@@ -307,7 +384,7 @@ public static class RoundTripSelfCheck
     {
         static RunResult Run(bool completed, bool saturated, long outstanding, params SessionSideCounters[] sessions) => new()
         {
-            Config = "session-yield-mem-1proc", RatePerSecond = 50_000, Histogram = new LatencyHistogram(1, 60_000_000_000, 3), Count = 10,
+            Config = "session-yield-mem-1proc", RatePerSecond = 50_000, Histogram = Histograms.Create(), Count = 10,
             AchievedRate = 1, Gen0 = 0, Gen1 = 0, Gen2 = 0, AllocatedBytes = 0, Errors = 0, Completed = completed, Saturated = saturated,
             Outstanding = outstanding, ReplyTimeoutNs = 30_000_000_000, Sessions = sessions.Length == 0 ? null : sessions,
         };
@@ -358,8 +435,8 @@ public static class RoundTripSelfCheck
 
     private static string? SvgIsWellFormed()
     {
-        var a = new LatencyHistogram(1, 60_000_000_000, 3);
-        var b = new LatencyHistogram(1, 60_000_000_000, 3);
+        var a = Histograms.Create();
+        var b = Histograms.Create();
         for (int i = 1; i <= 100_000; i++)
         {
             a.RecordValue(10_000 + i % 1000);

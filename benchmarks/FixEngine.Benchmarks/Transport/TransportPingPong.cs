@@ -5,7 +5,8 @@ using System.Net.Sockets;
 using System.Text;
 using System.Threading;
 using FixEngine.Codec;
-using FixEngine.Diagnostics;
+using FixEngine.Benchmarks.Diagnostics;
+using HdrHistogram;
 using FixEngine.Timing;
 using FixEngine.Transport;
 
@@ -13,7 +14,7 @@ namespace FixEngine.Benchmarks.Transport;
 
 /// <summary>
 /// Loopback ping-pong of a 200-byte FIX message: raw blocking Socket pair (the floor), our transport in busy-poll mode,
-/// and in completion mode. Each round trip goes into a LatencyHistogram; prints p50/p99/p99.9/max, the ratio to the raw
+/// and in completion mode. Each round trip goes into an HdrHistogram; prints p50/p99/p99.9/max, the ratio to the raw
 /// floor and the GC counts during the measured window.
 /// Run: dotnet run -c Release --project benchmarks/FixEngine.Benchmarks -- transport-pingpong [--quick]
 /// </summary>
@@ -49,13 +50,13 @@ public static class TransportPingPong
 
     private readonly record struct Result(string Name, long P50, long P99, long P999, long Max, int Gc0, int Gc1, int Gc2);
 
-    private delegate void PingPong(byte[] message, int warmup, int measured, LatencyHistogram histogram);
+    private delegate void PingPong(byte[] message, int warmup, int measured, HistogramBase histogram);
 
     private static Result Measure(string name, PingPong run, byte[] message, int warmup, int measured)
     {
-        var histogram = new LatencyHistogram(10_000_000_000L, 3);
+        var histogram = Histograms.Create();
         run(message, warmup, measured, histogram);
-        Result r = new(name, histogram.ValueAtPercentile(50), histogram.ValueAtPercentile(99), histogram.ValueAtPercentile(99.9), histogram.Max,
+        Result r = new(name, histogram.GetValueAtPercentile(50), histogram.GetValueAtPercentile(99), histogram.GetValueAtPercentile(99.9), histogram.GetMaxValue(),
             s_gc0, s_gc1, s_gc2);
         Console.WriteLine($"  {name}: {histogram.TotalCount:N0} samples, p50 {Us(r.P50)} µs");
         return r;
@@ -92,7 +93,7 @@ public static class TransportPingPong
         throw new InvalidOperationException("cannot build the message");
     }
 
-    private static void RawPingPong(byte[] message, int warmup, int measured, LatencyHistogram histogram)
+    private static void RawPingPong(byte[] message, int warmup, int measured, HistogramBase histogram)
     {
         using var listener = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
         listener.Bind(new IPEndPoint(IPAddress.Loopback, 0));
@@ -119,7 +120,7 @@ public static class TransportPingPong
             long start = HighResTime.NowNs();
             client.Send(message);
             ReceiveExactly(client, reply);
-            if (i >= warmup) histogram.RecordValue(HighResTime.NowNs() - start);
+            if (i >= warmup) Histograms.Record(histogram, HighResTime.NowNs() - start);
         }
         EndWindow();
         echo.Join();
@@ -162,7 +163,7 @@ public static class TransportPingPong
         }
     }
 
-    private static void TransportRun(ReceiveMode mode, byte[] message, int warmup, int measured, LatencyHistogram histogram)
+    private static void TransportRun(ReceiveMode mode, byte[] message, int warmup, int measured, HistogramBase histogram)
     {
         var options = new TcpConnectionOptions { ReceiveMode = mode };
         var accepted = new BlockingCollection<TcpConnection>();
@@ -207,7 +208,7 @@ public static class TransportPingPong
             {
                 while (Volatile.Read(ref replies.Replies) == i) Thread.SpinWait(1);
             }
-            if (i >= warmup) histogram.RecordValue(HighResTime.NowNs() - start);
+            if (i >= warmup) Histograms.Record(histogram, HighResTime.NowNs() - start);
         }
         EndWindow();
         client.Close();
