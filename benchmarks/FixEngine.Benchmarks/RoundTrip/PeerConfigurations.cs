@@ -1,5 +1,6 @@
 using System.Collections.Generic;
 using FixEngine.Config;
+using FixEngine.Transport;
 
 namespace FixEngine.Benchmarks.RoundTrip;
 
