@@ -25,6 +25,12 @@ namespace FixEngine.Store;
 /// journal, unless <see cref="FileMessageStoreOptions.SharedAccess"/> is set (warm standby, see there).
 /// Failures of the file system surface as <see cref="MessageStoreException"/>; after a failed write or flush the store
 /// is faulted (see there).
+/// What survives what: a process crash loses nothing under any sync policy (each record reaches the page cache before
+/// the call returns). A power loss or kernel crash loses the records not yet forced to disk (none of the outbound ones
+/// under <see cref="FileStoreSyncPolicy.PerMessage"/>); a record torn by it keeps its sequence state if its head or
+/// trailer reached the disk. The sequence numbers fall back to the previous record only when both copies of the last
+/// record's state are destroyed. A slot forged inside a message body (binary data that happens to carry a magic, a
+/// plausible length and a matching CRC) could mislead a resynchronisation; ASCII fields cannot contain the magic byte 0xF1.
 /// </remarks>
 public sealed partial class FileMessageStore : IMessageStore
 {

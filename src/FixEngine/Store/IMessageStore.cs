@@ -23,8 +23,8 @@ public interface IStoredMessageHandler
 /// internal buffers is amortised.
 /// Errors of the medium (disk full, I/O error, unwritable folder, a store that refuses to open) are thrown as
 /// <see cref="MessageStoreException"/> (an <see cref="System.IO.IOException"/>); argument errors as
-/// <see cref="ArgumentException"/>. A sequence number is never persisted lower than a value the store already
-/// reported, except by an explicit set or <see cref="Reset"/>.
+/// <see cref="ArgumentException"/>. A persistent store keeps its sequence numbers across crashes and damaged records
+/// (see <see cref="FileMessageStore"/> for exactly what survives what).
 /// </remarks>
 public interface IMessageStore : IDisposable
 {
@@ -43,7 +43,11 @@ public interface IMessageStore : IDisposable
     /// <see cref="AppendAndIncrement(int, ReadOnlySpan{byte}, int)"/> on the outbound message that answers an inbound
     /// one (mark and message persisted as one atomic step), or with <see cref="SetLastProcessedInboundSeqNum"/> when
     /// nothing was sent. After a crash, an inbound message at or below the mark was processed and its answer stored;
-    /// one above it was not (or its answer was not stored). <see cref="Reset"/> sets it to 0.
+    /// one above it was not (or its answer was not stored). <see cref="Reset"/> sets it to 0. The mark is exactly as
+    /// precise as the caller's choice of record: when one inbound message is answered by several outbound ones,
+    /// carrying the mark on the first answer means a crash before the others loses them (at most once), carrying it
+    /// on a separate <see cref="SetLastProcessedInboundSeqNum"/> after the last means a crash in between repeats the
+    /// earlier ones (at least once). The store does not check that the mark only grows.
     /// </remarks>
     int LastProcessedInboundSeqNum { get; }
 
