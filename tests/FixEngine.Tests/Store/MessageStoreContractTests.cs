@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.Linq;
 using FixEngine.Store;
+using FixEngine.Tests.Infrastructure;
 
 namespace FixEngine.Tests.Store;
 
@@ -35,7 +36,7 @@ public abstract class MessageStoreContractTests : IDisposable
         foreach (IMessageStore store in _stores) store.Dispose();
     }
 
-    [Fact]
+    [StoreFact]
     public void NewStoreStartsAtSequenceOneWithGivenCreationTime()
     {
         IMessageStore store = CreateStore();
@@ -45,7 +46,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Empty(StoreTestData.ReadAll(store));
     }
 
-    [Fact]
+    [StoreFact]
     public void IncrementsAndSetsAreIndependentPerDirection()
     {
         IMessageStore store = CreateStore();
@@ -62,7 +63,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Equal(5, store.NextSenderMsgSeqNum);
     }
 
-    [Theory]
+    [StoreTheory]
     [InlineData(0)]
     [InlineData(-1)]
     [InlineData(int.MinValue)]
@@ -77,7 +78,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Equal(1, store.NextTargetMsgSeqNum);
     }
 
-    [Fact]
+    [StoreFact]
     public void IncrementPastIntMaxValueThrows()
     {
         IMessageStore store = CreateStore();
@@ -86,7 +87,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Throws<InvalidOperationException>(() => store.AppendAndIncrement(int.MaxValue, new byte[1]));
     }
 
-    [Fact]
+    [StoreFact]
     public void AppendDoesNotMoveTheSenderSequenceButAppendAndIncrementDoes()
     {
         IMessageStore store = CreateStore();
@@ -99,7 +100,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Equal(11, store.NextSenderMsgSeqNum);
     }
 
-    [Fact]
+    [StoreFact]
     public void ReadRangeDeliversMessagesInOrderWithExactBytes()
     {
         IMessageStore store = CreateStore();
@@ -112,7 +113,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Equal(StoreTestData.Message(11, 53), middle[1].Bytes);
     }
 
-    [Fact]
+    [StoreFact]
     public void ReadRangeSkipsGapsAndTreatsEndZeroAsInfinity()
     {
         IMessageStore store = CreateStore();
@@ -124,7 +125,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Equal([200], StoreTestData.ReadAll(store, 11, int.MaxValue).Select(m => m.SeqNum));
     }
 
-    [Theory]
+    [StoreTheory]
     [InlineData(201, 0)]
     [InlineData(300, 400)]
     [InlineData(3, 4)]
@@ -136,7 +137,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Empty(StoreTestData.ReadAll(store, begin, end));
     }
 
-    [Fact]
+    [StoreFact]
     public void HandlerCanStopTheReadEarly()
     {
         IMessageStore store = CreateStore();
@@ -146,7 +147,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Equal([4, 5, 6], handler.Messages.Select(m => m.SeqNum));
     }
 
-    [Fact]
+    [StoreFact]
     public void OutOfOrderAppendsAreReadInSequenceOrderAndLaterAppendsReplace()
     {
         IMessageStore store = CreateStore();
@@ -161,7 +162,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Equal(StoreTestData.Message(5), all[3].Bytes);
     }
 
-    [Fact]
+    [StoreFact]
     public void EmptyAndLargeMessagesRoundTrip()
     {
         IMessageStore store = CreateStore();
@@ -178,7 +179,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Equal(StoreTestData.Message(4, 100_001), all[3].Bytes);
     }
 
-    [Fact]
+    [StoreFact]
     public void ManyMessagesOfVaryingSizeRoundTrip()
     {
         IMessageStore store = CreateStore();
@@ -200,7 +201,7 @@ public abstract class MessageStoreContractTests : IDisposable
         foreach ((int seq, byte[] bytes) in slice) Assert.Equal(StoreTestData.Message(seq, 40 + (seq * 37 % 500)), bytes);
     }
 
-    [Fact]
+    [StoreFact]
     public void ResetDropsMessagesRestartsSequencesAndSetsCreationTime()
     {
         IMessageStore store = CreateStore();
@@ -217,7 +218,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Equal(StoreTestData.Message(1001), all[0].Bytes);
     }
 
-    [Fact]
+    [StoreFact]
     public void FlushAndRefreshKeepTheState()
     {
         IMessageStore store = CreateStore();
@@ -230,7 +231,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Equal(StoreTestData.Message(1), Assert.Single(StoreTestData.ReadAll(store)).Bytes);
     }
 
-    [Fact]
+    [StoreFact]
     public void UseAfterDisposeThrowsObjectDisposed()
     {
         IMessageStore store = CreateStore();
@@ -241,7 +242,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Throws<ObjectDisposedException>(() => store.ReadRange(1, 0, ref handler));
     }
 
-    [Fact]
+    [StoreFact]
     public void ReopenRestoresSequencesMessagesAndCreationTime()
     {
         IMessageStore store = CreateStore();
@@ -268,7 +269,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Equal(32, StoreTestData.ReadAll(again).Count);
     }
 
-    [Fact]
+    [StoreFact]
     public void ResetSurvivesReopen()
     {
         IMessageStore store = CreateStore();
