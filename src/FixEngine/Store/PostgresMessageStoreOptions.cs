@@ -5,7 +5,7 @@ namespace FixEngine.Store;
 
 /// <summary>Settings for a <see cref="PostgresMessageStore"/>.</summary>
 /// <remarks>Immutable once passed to the store; share one instance between the stores of many sessions.</remarks>
-public sealed partial class PostgresMessageStoreOptions
+public sealed partial record PostgresMessageStoreOptions
 {
     /// <summary>The schema version this build creates and understands.</summary>
     public const int SchemaVersion = 1;

@@ -112,3 +112,12 @@ public sealed class SkippedStoreTestCase : XunitTestCase
         base.Deserialize(data);
     }
 }
+
+/// <summary>A theory that needs the PostgreSQL server (skipped with a reason when it is absent, outside CI).</summary>
+public sealed class PostgresTheoryAttribute : TheoryAttribute
+{
+    public PostgresTheoryAttribute()
+    {
+        if (PostgresTestServer.SkipReason is string reason) Skip = reason;
+    }
+}
