@@ -88,3 +88,27 @@ public sealed class PostgresStoreSettingsTests
         }
     }
 }
+
+/// <summary>The sample primary/standby configuration loads and selects the PostgreSQL store.</summary>
+public sealed class PostgresSampleConfigTests
+{
+    [Fact]
+    public void TheSamplePrimaryStandbyConfigLoads()
+    {
+        string? root = null;
+        for (var dir = new System.IO.DirectoryInfo(AppContext.BaseDirectory); dir is not null; dir = dir.Parent)
+        {
+            if (System.IO.File.Exists(System.IO.Path.Combine(dir.FullName, "FixEngine.sln")))
+            {
+                root = dir.FullName;
+                break;
+            }
+        }
+        Assert.NotNull(root);
+        SessionSettings s = Assert.Single(SettingsFile.Load(System.IO.Path.Combine(root, "samples", "postgres-standby.cfg")));
+        Assert.StartsWith("Host=db.example.internal;", s.PostgreSQLStoreConnectionString);
+        Assert.Equal(PostgresSyncPolicy.PerMessage, s.PostgreSQLStoreSync);
+        Assert.Equal(10, s.PostgreSQLStoreLeaseTimeout);
+        Assert.Equal("FIX.4.4:EXEC->CLIENT", s.SessionId.ToString());
+    }
+}
