@@ -51,23 +51,37 @@ internal sealed class PostgresBatch
         CreationNs = creationNs;
     }
 
-    /// <summary>The messages as parameter arrays, the last write of each sequence number only (ON CONFLICT cannot touch a
-    /// row twice in one statement).</summary>
-    public (int[] SeqNums, byte[][] Bodies) ToArrays()
+    /// <summary>The message bytes, back to back (every message added since the last reset, superseded ones included).</summary>
+    public ReadOnlyMemory<byte> Bytes => _arena.AsMemory(0, _arenaLength);
+
+    /// <summary>Sequence number, offset in <see cref="Bytes"/> and length of each message to write, the last write of each
+    /// sequence number only (ON CONFLICT cannot touch a row twice in one statement).</summary>
+    /// <remarks>Three arrays per batch, not per message; the usual ascending run of appends needs no de-duplication.</remarks>
+    public (int[] SeqNums, int[] Offsets, int[] Lengths) ToArrays()
     {
-        var last = new Dictionary<int, int>(_messages.Count);
-        for (int i = 0; i < _messages.Count; i++) last[_messages[i].SeqNum] = i;
-        var seqNums = new int[last.Count];
-        var bodies = new byte[last.Count][];
+        bool ascending = true;
+        for (int i = 1; i < _messages.Count && ascending; i++) ascending = _messages[i].SeqNum > _messages[i - 1].SeqNum;
+        Dictionary<int, int>? last = null;
+        int count = _messages.Count;
+        if (!ascending)
+        {
+            last = new Dictionary<int, int>(_messages.Count);
+            for (int i = 0; i < _messages.Count; i++) last[_messages[i].SeqNum] = i;
+            count = last.Count;
+        }
+        var seqNums = new int[count];
+        var offsets = new int[count];
+        var lengths = new int[count];
         int n = 0;
         for (int i = 0; i < _messages.Count; i++)
         {
             (int seqNum, int offset, int length) = _messages[i];
-            if (last[seqNum] != i) continue;
+            if (last is not null && last[seqNum] != i) continue;
             seqNums[n] = seqNum;
-            bodies[n++] = _arena.AsSpan(offset, length).ToArray();
+            offsets[n] = offset;
+            lengths[n++] = length;
         }
-        return (seqNums, bodies);
+        return (seqNums, offsets, lengths);
     }
 
     /// <summary>Forgets the changes (after a commit); keeps the resulting state.</summary>

@@ -473,8 +473,8 @@ public sealed class PostgresMessageStore : IMessageStore
         if (batch.Reset) command.BatchCommands.Add(Command(_sql.DeleteMessages, SessionId));
         if (batch.MessageCount != 0)
         {
-            (int[] seqNums, byte[][] bodies) = batch.ToArrays();
-            command.BatchCommands.Add(Command(_sql.UpsertMessages, SessionId, seqNums, bodies));
+            (int[] seqNums, int[] offsets, int[] lengths) = batch.ToArrays();
+            command.BatchCommands.Add(Command(_sql.UpsertMessages, SessionId, seqNums, offsets, lengths, batch.Bytes));
         }
         // One round trip; PostgreSQL runs the commands of a batch as one implicit transaction, so the changes land
         // together or not at all, and only if the fence function found our token current.

@@ -65,7 +65,9 @@ internal sealed class PostgresStoreSql
             "updated_at = clock_timestamp() WHERE session_id = $1 AND fencing_token = $2";
         DeleteMessages = $"DELETE FROM {messages} WHERE session_id = $1";
         UpsertMessages =
-            $"INSERT INTO {messages} (session_id, seq_num, body) SELECT $1, t.s, t.b FROM unnest($2::integer[], $3::bytea[]) AS t(s, b) " +
+            // One bytea parameter carries every message back to back; each row is cut out of it (offsets are 0-based).
+            $"INSERT INTO {messages} (session_id, seq_num, body) SELECT $1, t.s, substring($5::bytea FROM t.o + 1 FOR t.l) " +
+            "FROM unnest($2::integer[], $3::integer[], $4::integer[]) AS t(s, o, l) " +
             "ON CONFLICT (session_id, seq_num) DO UPDATE SET body = EXCLUDED.body";
     }
 
