@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.Diagnostics;
 using System.IO;
+using System.Linq;
 using System.Text;
 using System.Threading;
 using FixEngine.Codec;
@@ -9,6 +10,7 @@ using FixEngine.Config;
 using FixEngine.Engine;
 using FixEngine.Session;
 using FixEngine.Store;
+using FixEngine.Tests.Engine;
 using FixEngine.Tests.Infrastructure;
 using FixEngine.Tests.Transport;
 using static FixEngine.Tests.Engine.EngineTestSupport;
@@ -290,5 +292,60 @@ public sealed class PostgresTakeoverTests : IDisposable
         {
             lock (_sync) return $"{_filled} orders filled, {_possDup} PossDup reports, {_unflagged} unflagged duplicates, {_logons} logons";
         }
+    }
+}
+
+/// <summary>An engine whose PostgreSQL store lost its lease does not act for the session: it refuses the Logon.</summary>
+public sealed class PostgresLeaseEngineTests
+{
+    [PostgresFact]
+    public void AnEngineWhoseStoreLostTheLeaseNeverLogsOn()
+    {
+        int port = FreePort();
+        string exec = "EXEC" + Guid.NewGuid().ToString("N")[..8].ToUpperInvariant();
+        var events = new System.Collections.Concurrent.ConcurrentQueue<string>();
+        using var acceptor = new FixEngineHost(SettingsFile.Parse($"""
+            [DEFAULT]
+            ConnectionType=acceptor
+            SocketAcceptPort={port}
+            NonStopSession=Y
+            UseDataDictionary=N
+            IdleStrategy=Backoff
+            PostgreSQLStoreConnectionString={PostgresTestServer.ConnectionString}
+            PostgreSQLStoreTablePrefix=fixengine_test_
+            PostgreSQLStoreLeaseTimeout=1
+            [SESSION]
+            BeginString=FIX.4.4
+            SenderCompID={exec}
+            TargetCompID=CLIENT
+            """, "acceptor"), new FillerApp(), console: events.Enqueue);
+        var store = (PostgresMessageStore)acceptor.Sessions[0].Store;
+        store.SuspendLeaseRenewal();
+        Assert.True(WaitFor(() => !store.HoldsLease), "the store kept its lease without renewing");
+        acceptor.Start();
+
+        var client = new ClientApp();
+        using var initiator = new FixEngineHost(SettingsFile.Parse($"""
+            [DEFAULT]
+            ConnectionType=initiator
+            SocketConnectHost=127.0.0.1
+            SocketConnectPort={port}
+            HeartBtInt=5
+            ReconnectInterval=1
+            NonStopSession=Y
+            UseDataDictionary=N
+            [SESSION]
+            BeginString=FIX.4.4
+            SenderCompID=CLIENT
+            TargetCompID={exec}
+            """, "initiator"), client);
+        initiator.Start();
+        // The initiator connects and sends its Logon; the acceptor's store refuses the change, so no Logon answer.
+        Assert.True(WaitFor(() => events.Any(e => e.Contains("PostgresStoreException", StringComparison.Ordinal))),
+            "no store failure event: " + string.Join(" | ", events));
+        Assert.Contains(events, e => e.Contains("was not renewed within 750 ms", StringComparison.Ordinal));
+        Assert.False(acceptor.Sessions[0].IsLoggedOn);
+        Assert.Equal(0, Volatile.Read(ref client.Logons));
+        Assert.Equal(PostgresStoreFailure.LeaseLost, store.Fault!.Failure);
     }
 }
