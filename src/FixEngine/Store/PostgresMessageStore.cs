@@ -125,6 +125,7 @@ public sealed class PostgresMessageStore : IMessageStore
         catch (Exception ex)
         {
             local?.Dispose();
+            if (FencingToken != 0) TryReleaseLease();
             _dataSource.Dispose();
             if (ex is PostgresStoreException) throw;
             throw Wrap(ex, "opening the store");
@@ -350,23 +351,25 @@ public sealed class PostgresMessageStore : IMessageStore
         }
         _stopLease.Set();
         _leaseThread.Join(TimeSpan.FromSeconds(10));
-        if (_fault is null && !_renewalSuspended)
-        {
-            try
-            {
-                using NpgsqlConnection connection = Connect();
-                Execute(connection, _sql.Release, SessionId, FencingToken);
-            }
-            catch (Exception ex) when (ex is NpgsqlException or IOException or InvalidOperationException or TimeoutException)
-            {
-                // The lease then expires on its own after LeaseDuration.
-            }
-        }
+        if (_fault is null && !_renewalSuspended) TryReleaseLease();
         _sessionConnection?.Dispose();
         _sessionConnection = null;
         _local.Dispose();
         _dataSource.Dispose();
         _stopLease.Dispose();
+    }
+
+    private void TryReleaseLease()
+    {
+        try
+        {
+            using NpgsqlConnection connection = Connect();
+            Execute(connection, _sql.Release, SessionId, FencingToken);
+        }
+        catch (Exception ex) when (ex is NpgsqlException or IOException or InvalidOperationException or TimeoutException)
+        {
+            // The lease then expires on its own after LeaseDuration.
+        }
     }
 
     /// <summary>Test hook: stop renewing the lease (as a primary that hangs or loses its network would).</summary>
