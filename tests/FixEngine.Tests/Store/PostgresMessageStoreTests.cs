@@ -20,6 +20,10 @@ public sealed class PostgresMessageStoreTests : IDisposable
     private static PostgresMessageStoreOptions ShortLease(PostgresSyncPolicy policy, string? journals = null) =>
         PostgresTestSupport.Options(policy, journals) with { LeaseDuration = TimeSpan.FromSeconds(1) };
 
+    // Long enough that a renewal delayed by a loaded CI machine does not end the primary's lease before the test wants.
+    private static PostgresMessageStoreOptions TakeoverLease(PostgresSyncPolicy policy) =>
+        PostgresTestSupport.Options(policy) with { LeaseDuration = TimeSpan.FromSeconds(4) };
+
     /// <summary>Waits (bounded, not timed) until <paramref name="condition"/> holds.</summary>
     private static void WaitUntil(Func<bool> condition, string what)
     {
@@ -37,21 +41,21 @@ public sealed class PostgresMessageStoreTests : IDisposable
     public void StandbyTakesOverAfterTheLeaseExpiresAndTheDatabaseRefusesTheStalePrimary(PostgresSyncPolicy policy)
     {
         string session = PostgresTestSupport.NewSessionId("takeover");
-        using var primary = new PostgresMessageStore(session, 100, ShortLease(policy) with { HolderId = "primary" });
+        using var primary = new PostgresMessageStore(session, 100, TakeoverLease(policy) with { HolderId = "primary" });
         for (int seq = 1; seq <= 5; seq++) primary.AppendAndIncrement(seq, StoreTestData.Message(seq));
         primary.IncrNextTargetMsgSeqNum();
         primary.Flush();
 
         // While the primary renews, a standby that will not wait is refused, naming the holder.
         var held = Assert.Throws<PostgresStoreException>(() =>
-            new PostgresMessageStore(session, 200, ShortLease(policy) with { HolderId = "standby", LeaseAcquireTimeout = TimeSpan.Zero }));
+            new PostgresMessageStore(session, 200, TakeoverLease(policy) with { HolderId = "standby", LeaseAcquireTimeout = TimeSpan.Zero }));
         Assert.Equal(PostgresStoreFailure.LeaseHeld, held.Failure);
         Assert.Contains("'primary'", held.Message);
 
         // The primary hangs: it stops renewing, and (paused right after its last check) does not notice it.
         primary.SuspendLeaseRenewal();
         primary.DisableLocalLeaseCheck();
-        using var standby = new PostgresMessageStore(session, 200, ShortLease(policy) with { HolderId = "standby" });
+        using var standby = new PostgresMessageStore(session, 200, TakeoverLease(policy) with { HolderId = "standby" });
         Assert.True(standby.FencingToken > primary.FencingToken);
         Assert.Equal(6, standby.NextSenderMsgSeqNum);
         Assert.Equal(2, standby.NextTargetMsgSeqNum);

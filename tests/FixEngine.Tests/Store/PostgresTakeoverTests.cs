@@ -70,7 +70,7 @@ public sealed class PostgresTakeoverTests : IDisposable
             PostgreSQLStoreConnectionString={PostgresTestServer.ConnectionString}
             PostgreSQLStoreTablePrefix=fixengine_test_
             PostgreSQLStoreSync={policy}
-            PostgreSQLStoreLeaseTimeout=2
+            PostgreSQLStoreLeaseTimeout=4
             [SESSION]
             BeginString=FIX.4.4
             SenderCompID={exec}
