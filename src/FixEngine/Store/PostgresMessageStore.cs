@@ -76,6 +76,7 @@ public sealed class PostgresMessageStore : IMessageStore
     private bool _disposed;
     private volatile bool _renewalSuspended;
     private volatile bool _localLeaseCheckDisabled;
+    private volatile bool _writerSuspended;
 
     /// <summary>Opens the store of <paramref name="sessionId"/>: connects, creates or checks the schema, takes the lease
     /// and loads the state.</summary>
@@ -372,6 +373,12 @@ public sealed class PostgresMessageStore : IMessageStore
         }
     }
 
+    /// <summary>Test hook: the writer stops committing (as a primary that dies with changes still queued).</summary>
+    internal void SuspendWriter() => _writerSuspended = true;
+
+    /// <summary>Test hook: the writer commits again.</summary>
+    internal void ResumeWriter() => _writerSuspended = false;
+
     /// <summary>Test hook: stop renewing the lease (as a primary that hangs or loses its network would).</summary>
     internal void SuspendLeaseRenewal() => _renewalSuspended = true;
 
@@ -524,7 +531,7 @@ public sealed class PostgresMessageStore : IMessageStore
                 if (drained != 0 && _batch.OpCount == drained) _batch.FirstOpTicks = now;
                 bool due = _batch.OpCount != 0 && (_batch.OpCount >= _options.GroupCommitMaxOps || now - _batch.FirstOpTicks >= intervalTicks
                     || _flushRequested || stopping);
-                if (due && now >= retryAt && _fault?.Failure != PostgresStoreFailure.Fenced)
+                if (due && now >= retryAt && !_writerSuspended && _fault?.Failure != PostgresStoreFailure.Fenced)
                 {
                     try
                     {
