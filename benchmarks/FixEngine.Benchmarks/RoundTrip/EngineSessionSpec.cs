@@ -15,8 +15,14 @@ namespace FixEngine.Benchmarks.RoundTrip;
 /// <param name="ReceiveMode">Transport receive mode written into the settings.</param>
 /// <param name="OrdersPerRun">Most orders one run sends (warm-up + measured); sizes the stores so they never grow
 /// inside the measured window.</param>
-public sealed record EngineSessionSpec(IdleStrategyKind Idle, bool FileStore, ReceiveMode ReceiveMode, int OrdersPerRun)
+/// <param name="PostgresSync">A PostgreSQL store with this sync policy (PerMessage, GroupCommit) on the server named by
+/// <see cref="PostgresVariable"/>, instead of the memory or file store; null for none.</param>
+public sealed record EngineSessionSpec(IdleStrategyKind Idle, bool FileStore, ReceiveMode ReceiveMode, int OrdersPerRun, string? PostgresSync = null)
 {
+    /// <summary>The environment variable holding the Npgsql connection string of the PostgreSQL configurations
+    /// (<c>bash .ci/postgres.sh start</c> prints one, as FIXENGINE_TEST_POSTGRES; FIXENGINE_PG_DURABLE=1 keeps fsync).</summary>
+    public const string PostgresVariable = "FIXENGINE_TEST_POSTGRES";
+
     private const string RolePrefix = "session";
 
     /// <summary>Heartbeats, logon, logout and slack on top of the orders.</summary>
@@ -28,7 +34,7 @@ public sealed record EngineSessionSpec(IdleStrategyKind Idle, bool FileStore, Re
 
     /// <summary>The child-process role naming this spec (<c>session:Yielding:mem:BusyPoll:51000</c>).</summary>
     public string ToRole() =>
-        string.Create(CultureInfo.InvariantCulture, $"{RolePrefix}:{Idle}:{(FileStore ? "file" : "mem")}:{ReceiveMode}:{OrdersPerRun}");
+        string.Create(CultureInfo.InvariantCulture, $"{RolePrefix}:{Idle}:{(PostgresSync is not null ? "pg-" + PostgresSync : FileStore ? "file" : "mem")}:{ReceiveMode}:{OrdersPerRun}");
 
     /// <summary>Parses a role written by <see cref="ToRole"/>; false for any other text.</summary>
     public static bool TryParseRole(string role, out EngineSessionSpec spec)
@@ -37,10 +43,11 @@ public sealed record EngineSessionSpec(IdleStrategyKind Idle, bool FileStore, Re
         string[] parts = role.Split(':');
         if (parts.Length != 5 || parts[0] != RolePrefix) return false;
         if (!Enum.TryParse(parts[1], false, out IdleStrategyKind idle)) return false;
-        if (parts[2] is not ("file" or "mem")) return false;
+        string? pg = parts[2] is "pg-PerMessage" or "pg-GroupCommit" ? parts[2][3..] : null;
+        if (pg is null && parts[2] is not ("file" or "mem")) return false;
         if (!Enum.TryParse(parts[3], false, out ReceiveMode mode)) return false;
         if (!int.TryParse(parts[4], NumberStyles.None, CultureInfo.InvariantCulture, out int orders) || orders < 1) return false;
-        spec = new EngineSessionSpec(idle, parts[2] == "file", mode, orders);
+        spec = new EngineSessionSpec(idle, parts[2] == "file", mode, orders, pg);
         return true;
     }
 
@@ -64,6 +71,7 @@ public sealed record EngineSessionSpec(IdleStrategyKind Idle, bool FileStore, Re
             StoreIndexCapacity={indexCapacity}
             MemoryStoreCapacityBytes={memoryBytes}
             {(storeRoot is null ? "" : "FileStorePath=" + storeRoot)}
+            {(PostgresSync is null ? "" : $"PostgreSQLStoreConnectionString={Environment.GetEnvironmentVariable(PostgresVariable)}\nPostgreSQLStoreTablePrefix=fixengine_roundtrip_\nPostgreSQLStoreSync={PostgresSync}")}
             """;
     }
 

@@ -51,5 +51,18 @@ public static class SessionConfigurations
                 }
             }
         }
+        // The PostgreSQL store (both sides), one process, yielding busy-poll agents: per-message commit and group commit.
+        string? noServer = string.IsNullOrEmpty(System.Environment.GetEnvironmentVariable(EngineSessionSpec.PostgresVariable))
+            ? $"needs a PostgreSQL server in {EngineSessionSpec.PostgresVariable} (bash .ci/postgres.sh start)"
+            : null;
+        foreach ((string name, string sync) in new[] { ("pgmsg", "PerMessage"), ("pggroup", "GroupCommit") })
+        {
+            string key = $"session-yield-{name}-1proc";
+            list.Add(new RoundTripConfiguration(
+                key,
+                $"FixEngine session ↔ FixEngine session, busy-poll receive, Yielding idle strategy, PostgreSQL store ({sync}), one process",
+                setup => new EngineSessionSystem(key, new EngineSessionSpec(IdleStrategyKind.Yielding, false, ReceiveMode.BusyPoll, setup.OrdersPerRun, sync)),
+                noServer));
+        }
     }
 }

@@ -241,6 +241,21 @@ public sealed record SessionSettings
     /// one chunk at a time (a one-off allocation per chunk, no message is dropped).</remarks>
     public int MemoryStoreCapacityBytes { get; init; } = 1 << 20;
 
+    /// <summary>Npgsql connection string of the PostgreSQL message store; when set, the session's store is a
+    /// <see cref="Store.PostgresMessageStore"/> (see docs/postgres-store.md). Default none.</summary>
+    public string? PostgreSQLStoreConnectionString { get; init; }
+
+    /// <summary>Prefix of the PostgreSQL store's tables (lower-case letters, digits, '_'). Default <c>fixengine_</c>.</summary>
+    public string PostgreSQLStoreTablePrefix { get; init; } = "fixengine_";
+
+    /// <summary>When the PostgreSQL store writes: PerMessage (default), GroupCommit or LocalJournalFirst (which needs
+    /// <see cref="FileStorePath"/> for its local journal).</summary>
+    public Store.PostgresSyncPolicy PostgreSQLStoreSync { get; init; } = Store.PostgresSyncPolicy.PerMessage;
+
+    /// <summary>Lease of the PostgreSQL store, in seconds: a standby takes the session over at most this long after the
+    /// primary stops renewing. Default 10.</summary>
+    public int PostgreSQLStoreLeaseTimeout { get; init; } = 10;
+
     /// <summary>Use TLS. Default N.</summary>
     public bool SocketUseSSL { get; init; }
 
@@ -376,6 +391,15 @@ public sealed record SessionSettings
         if (MaxMessageSize < 64) return (nameof(MaxMessageSize), $"{MaxMessageSize} must be at least 64");
         if (StoreIndexCapacity < 1) return (nameof(StoreIndexCapacity), $"{StoreIndexCapacity} must be at least 1");
         if (MemoryStoreCapacityBytes < 0) return (nameof(MemoryStoreCapacityBytes), $"{MemoryStoreCapacityBytes} must not be negative");
+        if (PostgreSQLStoreLeaseTimeout < 1) return (nameof(PostgreSQLStoreLeaseTimeout), $"{PostgreSQLStoreLeaseTimeout} must be at least 1");
+        if (!IsTablePrefix(PostgreSQLStoreTablePrefix))
+        {
+            return (nameof(PostgreSQLStoreTablePrefix), $"'{PostgreSQLStoreTablePrefix}' must be 1-40 lower-case letters, digits or '_', not starting with a digit");
+        }
+        if (PostgreSQLStoreConnectionString is not null && PostgreSQLStoreSync == Store.PostgresSyncPolicy.LocalJournalFirst && FileStorePath is null)
+        {
+            return (nameof(PostgreSQLStoreSync), "LocalJournalFirst needs FileStorePath (the folder of the local journal)");
+        }
         if (TimestampPrecision is int tp && tp is not (0 or 3 or 6 or 9)) return (nameof(TimestampPrecision), $"{tp} must be 0, 3, 6 or 9");
         foreach (int cpu in CpuAffinity)
         {
@@ -421,4 +445,13 @@ public sealed record SessionSettings
     /// <summary>The file and lines these settings were loaded from (used to name the line of a host that does not resolve
     /// or a certificate that does not load); null for settings built in code.</summary>
     public SettingsOrigin? Origin { get; init; }
+    private static bool IsTablePrefix(string prefix)
+    {
+        if (prefix is not { Length: >= 1 and <= 40 } || char.IsAsciiDigit(prefix[0])) return false;
+        foreach (char c in prefix)
+        {
+            if (!(char.IsAsciiLetterLower(c) || char.IsAsciiDigit(c) || c == '_')) return false;
+        }
+        return true;
+    }
 }

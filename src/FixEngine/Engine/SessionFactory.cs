@@ -41,7 +41,9 @@ public sealed class SessionFactory : IDisposable
         }
 
         string name = settings.SessionId.ToString();
-        IMessageStore store = settings.FileStorePath is string storePath
+        IMessageStore store = settings.PostgreSQLStoreConnectionString is string pgConnection
+            ? CreatePostgresStore(settings, pgConnection, name, epochNs)
+            : settings.FileStorePath is string storePath
             ? new FileMessageStore(storePath, name, epochNs, new FileMessageStoreOptions
             {
                 SyncPolicy = ToPolicy(settings.FileStoreSync),
@@ -83,6 +85,25 @@ public sealed class SessionFactory : IDisposable
         }
         return dictionary;
     }
+
+    /// <remarks>Blocks until this engine holds the session's lease: a standby engine waits here while the primary
+    /// renews it, and takes the session over once the primary's lease expires (or is released on its clean stop).</remarks>
+    private static PostgresMessageStore CreatePostgresStore(SessionSettings settings, string connectionString, string name, long epochNs) =>
+        new(name, epochNs, new PostgresMessageStoreOptions
+        {
+            ConnectionString = connectionString,
+            TablePrefix = settings.PostgreSQLStoreTablePrefix,
+            SyncPolicy = settings.PostgreSQLStoreSync,
+            LeaseDuration = TimeSpan.FromSeconds(settings.PostgreSQLStoreLeaseTimeout),
+            LocalJournalDirectory = settings.FileStorePath,
+            LocalJournalOptions = new FileMessageStoreOptions
+            {
+                SyncPolicy = ToPolicy(settings.FileStoreSync),
+                InitialIndexCapacity = settings.StoreIndexCapacity,
+            },
+            InitialIndexCapacity = settings.StoreIndexCapacity,
+            InitialCapacityInBytes = settings.MemoryStoreCapacityBytes,
+        });
 
     private static FileStoreSyncPolicy ToPolicy(FileStoreSync sync) => sync switch
     {

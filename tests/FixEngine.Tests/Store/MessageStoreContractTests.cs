@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.Linq;
 using FixEngine.Store;
+using FixEngine.Tests.Infrastructure;
 
 namespace FixEngine.Tests.Store;
 
@@ -35,7 +36,7 @@ public abstract class MessageStoreContractTests : IDisposable
         foreach (IMessageStore store in _stores) store.Dispose();
     }
 
-    [Fact]
+    [StoreFact]
     public void NewStoreStartsAtSequenceOneWithGivenCreationTime()
     {
         IMessageStore store = CreateStore();
@@ -47,7 +48,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Empty(StoreTestData.ReadAll(store));
     }
 
-    [Fact]
+    [StoreFact]
     public void AppendWithAProcessedMarkSetsMessageSenderAndMarkTogether()
     {
         IMessageStore store = CreateStore();
@@ -67,7 +68,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Equal(10, store.NextSenderMsgSeqNum);
     }
 
-    [Fact]
+    [StoreFact]
     public void InvalidProcessedMarksAreRejectedAndChangeNothing()
     {
         IMessageStore store = CreateStore();
@@ -81,7 +82,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Empty(StoreTestData.ReadAll(store));
     }
 
-    [Fact]
+    [StoreFact]
     public void ResetClearsTheProcessedMark()
     {
         IMessageStore store = CreateStore();
@@ -90,7 +91,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Equal(0, store.LastProcessedInboundSeqNum);
     }
 
-    [Fact]
+    [StoreFact]
     public void ProcessedMarkSurvivesReopenWithTheMessageThatCarriedIt()
     {
         IMessageStore store = CreateStore();
@@ -108,7 +109,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Null(again.LastRecoveryReport);
     }
 
-    [Fact]
+    [StoreFact]
     public void IncrementsAndSetsAreIndependentPerDirection()
     {
         IMessageStore store = CreateStore();
@@ -125,7 +126,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Equal(5, store.NextSenderMsgSeqNum);
     }
 
-    [Theory]
+    [StoreTheory]
     [InlineData(0)]
     [InlineData(-1)]
     [InlineData(int.MinValue)]
@@ -140,7 +141,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Equal(1, store.NextTargetMsgSeqNum);
     }
 
-    [Fact]
+    [StoreFact]
     public void IncrementPastIntMaxValueThrows()
     {
         IMessageStore store = CreateStore();
@@ -149,7 +150,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Throws<InvalidOperationException>(() => store.AppendAndIncrement(int.MaxValue, new byte[1]));
     }
 
-    [Fact]
+    [StoreFact]
     public void AppendDoesNotMoveTheSenderSequenceButAppendAndIncrementDoes()
     {
         IMessageStore store = CreateStore();
@@ -162,7 +163,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Equal(11, store.NextSenderMsgSeqNum);
     }
 
-    [Fact]
+    [StoreFact]
     public void ReadRangeDeliversMessagesInOrderWithExactBytes()
     {
         IMessageStore store = CreateStore();
@@ -175,7 +176,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Equal(StoreTestData.Message(11, 53), middle[1].Bytes);
     }
 
-    [Fact]
+    [StoreFact]
     public void ReadRangeSkipsGapsAndTreatsEndZeroAsInfinity()
     {
         IMessageStore store = CreateStore();
@@ -187,7 +188,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Equal([200], StoreTestData.ReadAll(store, 11, int.MaxValue).Select(m => m.SeqNum));
     }
 
-    [Theory]
+    [StoreTheory]
     [InlineData(201, 0)]
     [InlineData(300, 400)]
     [InlineData(3, 4)]
@@ -199,7 +200,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Empty(StoreTestData.ReadAll(store, begin, end));
     }
 
-    [Fact]
+    [StoreFact]
     public void HandlerCanStopTheReadEarly()
     {
         IMessageStore store = CreateStore();
@@ -209,7 +210,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Equal([4, 5, 6], handler.Messages.Select(m => m.SeqNum));
     }
 
-    [Fact]
+    [StoreFact]
     public void OutOfOrderAppendsAreReadInSequenceOrderAndLaterAppendsReplace()
     {
         IMessageStore store = CreateStore();
@@ -224,7 +225,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Equal(StoreTestData.Message(5), all[3].Bytes);
     }
 
-    [Fact]
+    [StoreFact]
     public void EmptyAndLargeMessagesRoundTrip()
     {
         IMessageStore store = CreateStore();
@@ -241,7 +242,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Equal(StoreTestData.Message(4, 100_001), all[3].Bytes);
     }
 
-    [Fact]
+    [StoreFact]
     public void ManyMessagesOfVaryingSizeRoundTrip()
     {
         IMessageStore store = CreateStore();
@@ -263,7 +264,7 @@ public abstract class MessageStoreContractTests : IDisposable
         foreach ((int seq, byte[] bytes) in slice) Assert.Equal(StoreTestData.Message(seq, 40 + (seq * 37 % 500)), bytes);
     }
 
-    [Fact]
+    [StoreFact]
     public void ResetDropsMessagesRestartsSequencesAndSetsCreationTime()
     {
         IMessageStore store = CreateStore();
@@ -280,7 +281,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Equal(StoreTestData.Message(1001), all[0].Bytes);
     }
 
-    [Fact]
+    [StoreFact]
     public void FlushAndRefreshKeepTheState()
     {
         IMessageStore store = CreateStore();
@@ -293,7 +294,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Equal(StoreTestData.Message(1), Assert.Single(StoreTestData.ReadAll(store)).Bytes);
     }
 
-    [Fact]
+    [StoreFact]
     public void UseAfterDisposeThrowsObjectDisposed()
     {
         IMessageStore store = CreateStore();
@@ -304,7 +305,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Throws<ObjectDisposedException>(() => store.ReadRange(1, 0, ref handler));
     }
 
-    [Fact]
+    [StoreFact]
     public void ReopenRestoresSequencesMessagesAndCreationTime()
     {
         IMessageStore store = CreateStore();
@@ -331,7 +332,7 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Equal(32, StoreTestData.ReadAll(again).Count);
     }
 
-    [Fact]
+    [StoreFact]
     public void ResetSurvivesReopen()
     {
         IMessageStore store = CreateStore();

@@ -22,6 +22,7 @@ internal static class IsolatedProcess
     {
         [TcpAllocationTests.CompletionModeProbe] = TcpAllocationTests.MeasureCompletionModeAllocation,
         [TlsAllocationTests.Probe] = TlsAllocationTests.MeasureAllocation,
+        [Store.PostgresTakeoverTests.Probe] = Store.PostgresTakeoverTests.RunAcceptor,
     };
 
     /// <summary>Runs <paramref name="probe"/> in a child process; returns its exit code and stdout (stderr appended).</summary>
