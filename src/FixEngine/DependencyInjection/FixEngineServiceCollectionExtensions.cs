@@ -76,6 +76,7 @@ public static class FixEngineServiceCollectionExtensions
                 CpuAffinity = engine.CpuAffinity,
                 Clock = engine.Clock,
                 PrewarmConnections = engine.PrewarmConnections,
+                MeterFactory = engine.MeterFactory ?? sp.GetService<System.Diagnostics.Metrics.IMeterFactory>(),
                 Console = engine.Console ?? (line => logger.LogInformation("{Event}", line)),
             };
             return new FixEngineHost(settings(sp), sp.GetRequiredService<IApplication>(), withLogger);

@@ -36,4 +36,8 @@ public sealed class EngineOptions
     /// first time a burst fills the transport after connecting allocates nothing. Default true; turn it off for an
     /// engine with very many sessions that rarely see back-pressure (about 1.1 MiB per connected session).</summary>
     public bool PrewarmConnections { get; init; } = true;
+
+    /// <summary>Creates the engine's <see cref="System.Diagnostics.Metrics.Meter"/> (<see cref="Diagnostics.FixEngineMetrics"/>),
+    /// e.g. dependency injection's; a plain meter named <c>FixEngine</c> when null.</summary>
+    public System.Diagnostics.Metrics.IMeterFactory? MeterFactory { get; init; }
 }

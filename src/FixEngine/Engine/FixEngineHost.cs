@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.Threading;
 using FixEngine.Config;
+using FixEngine.Diagnostics;
 using FixEngine.Hosting;
 using FixEngine.Session;
 using FixEngine.Timing;
@@ -148,6 +149,8 @@ public sealed class FixEngineHost : IDisposable
             Clock = clock,
         };
         _runner = new AgentRunner(_agent, runnerOptions);
+        // Observable instruments only: publishing costs the message path nothing (see FixEngineMetrics).
+        _owned.Add(new FixEngineMetrics(() => _sessions, options.MeterFactory));
     }
 
     /// <summary>Loads a QuickFIX-style settings file and builds the engine.</summary>

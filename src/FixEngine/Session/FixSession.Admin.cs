@@ -84,6 +84,7 @@ public sealed partial class FixSession
         {
             _store.IncrNextTargetMsgSeqNum();
         }
+        _counters.OnLogon();
         _application.OnLogon(this);
     }
 

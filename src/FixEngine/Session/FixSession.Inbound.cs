@@ -19,6 +19,7 @@ public sealed partial class FixSession
         if (_connection is null) return 0;
         _nowNs = nowNs;
         _log.OnIncoming(frame, nowNs);
+        _counters.OnMessageReceived();
         ProcessFrame(frame, nowNs);
         if (!_processingQueue)
         {

@@ -130,6 +130,7 @@ public sealed partial class FixSession
         if (connection is null) return SendResult.Closed;
         _heartbeat.OnSent(nowNs);
         _log.OnOutgoing(bytes, nowNs);
+        _counters.OnMessageSent();
         // Behind messages that wait for the transport: keep the order.
         if (!_flow.IsEmpty) return Hold(bytes, nowNs);
         SendResult result = connection.Send(bytes);
@@ -222,6 +223,7 @@ public sealed partial class FixSession
             code = -1;
         }
         string text = SessionRejectReason.GetText(reason);
+        _counters.OnRejectSent();
         SendAdmin(new RejectBody(refSeqNum, _header.Ascii(text), hasRefTag ? refTagId : int.MinValue, refMsgType, code), nowNs, ref routing);
         _log.OnEvent("Sent Reject: " + text + (hasRefTag ? " tag " + refTagId : ""), nowNs);
     }
@@ -231,6 +233,7 @@ public sealed partial class FixSession
         RoutingFields routing = ReverseRouting(offending);
         int refSeqNum = offending.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : -1;
         ReadOnlySpan<byte> defaultApplVerId = _isFixt ? _defaultApplVerId : default;
+        _counters.OnRejectSent();
         SendAdmin(new BusinessMessageRejectBody(refSeqNum, _header.Ascii(text), RefMsgType(offending), reason, defaultApplVerId), nowNs, ref routing);
     }
 

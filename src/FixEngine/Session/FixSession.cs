@@ -206,6 +206,26 @@ public sealed partial class FixSession : IDisposable
     /// <remarks>Written by the session's thread; any thread may read it (a recent value). Allocation-free.</remarks>
     public long ResendRequestsReceived => _counters.ResendRequestsReceived;
 
+    /// <summary>Inbound messages handed to this session (admin and application, before their checks).</summary>
+    /// <remarks>Written by the session's thread; any thread may read it (a recent value). Allocation-free.</remarks>
+    public long MessagesReceived => _counters.MessagesReceived;
+
+    /// <summary>Outbound messages written to the transport (admin and application, resends included).</summary>
+    /// <remarks>Written by the session's thread; any thread may read it (a recent value). Allocation-free.</remarks>
+    public long MessagesSent => _counters.MessagesSent;
+
+    /// <summary>Session Rejects(3) and BusinessMessageRejects(j) this session sent.</summary>
+    /// <remarks>Written by the session's thread; any thread may read it (a recent value). Allocation-free.</remarks>
+    public long RejectsSent => _counters.RejectsSent;
+
+    /// <summary>Completed Logon exchanges.</summary>
+    /// <remarks>Written by the session's thread; any thread may read it (a recent value). Allocation-free.</remarks>
+    public long LogonCount => _counters.Logons;
+
+    /// <summary>Connections of this session that ended (either side, any reason).</summary>
+    /// <remarks>Written by the session's thread; any thread may read it (a recent value). Allocation-free.</remarks>
+    public long DisconnectCount => _counters.Disconnects;
+
     /// <summary>Number of early messages waiting for a gap to be filled.</summary>
     public int QueuedMessageCount => _gapQueue.Count;
 
@@ -261,6 +281,7 @@ public sealed partial class FixSession : IDisposable
 
     private void AfterDisconnect(string reason, long nowNs)
     {
+        _counters.OnDisconnect();
         bool wasLoggedOn = IsLoggedOn;
         _log.OnEvent("Disconnected: " + reason, nowNs);
         EnterState(SessionState.Disconnected, nowNs);

@@ -16,6 +16,11 @@ internal sealed class SessionCounters
     private long _gapsDetected;
     private long _resendRequestsSent;
     private long _resendRequestsReceived;
+    private long _messagesReceived;
+    private long _messagesSent;
+    private long _rejectsSent;
+    private long _logons;
+    private long _disconnects;
 
     /// <summary>Outbound messages the transport refused with Backpressure.</summary>
     public long SendBackpressure => Volatile.Read(ref _sendBackpressure);
@@ -31,6 +36,36 @@ internal sealed class SessionCounters
 
     /// <summary>ResendRequests received and answered.</summary>
     public long ResendRequestsReceived => Volatile.Read(ref _resendRequestsReceived);
+
+    /// <summary>Inbound messages handed to the session (admin and application, before their checks).</summary>
+    public long MessagesReceived => Volatile.Read(ref _messagesReceived);
+
+    /// <summary>Outbound messages written to the transport (admin and application, resends included).</summary>
+    public long MessagesSent => Volatile.Read(ref _messagesSent);
+
+    /// <summary>Session Rejects(3) and BusinessMessageRejects(j) the session sent.</summary>
+    public long RejectsSent => Volatile.Read(ref _rejectsSent);
+
+    /// <summary>Completed Logon exchanges.</summary>
+    public long Logons => Volatile.Read(ref _logons);
+
+    /// <summary>Connections that ended (either side, any reason).</summary>
+    public long Disconnects => Volatile.Read(ref _disconnects);
+
+    /// <summary>An inbound message arrived. Session thread only.</summary>
+    public void OnMessageReceived() => Volatile.Write(ref _messagesReceived, _messagesReceived + 1);
+
+    /// <summary>An outbound message was written. Session thread only.</summary>
+    public void OnMessageSent() => Volatile.Write(ref _messagesSent, _messagesSent + 1);
+
+    /// <summary>A Reject or BusinessMessageReject was sent. Session thread only.</summary>
+    public void OnRejectSent() => _rejectsSent++;
+
+    /// <summary>A Logon exchange completed. Session thread only.</summary>
+    public void OnLogon() => _logons++;
+
+    /// <summary>A connection ended. Session thread only.</summary>
+    public void OnDisconnect() => _disconnects++;
 
     /// <summary>The transport refused a message (its send queue was full). Session thread only.</summary>
     public void OnSendBackpressure() => _sendBackpressure++;

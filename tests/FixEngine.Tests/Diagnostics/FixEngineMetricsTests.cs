@@ -1,0 +1,74 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics.Metrics;
+using System.Threading;
+using FixEngine.Config;
+using FixEngine.Diagnostics;
+using FixEngine.Engine;
+using FixEngine.Tests.Engine;
+
+namespace FixEngine.Tests.Diagnostics;
+
+/// <summary>The engine's counters reach a <see cref="MeterListener"/> (what dotnet-counters and OpenTelemetry use) and
+/// move with the traffic.</summary>
+public sealed class FixEngineMetricsTests
+{
+    [Fact]
+    public void AMeterListenerSeesEachSessionsCountersMove()
+    {
+        int port = EngineTestSupport.FreePort();
+        (IReadOnlyList<SessionSettings> acceptorSettings, IReadOnlyList<SessionSettings> initiatorSettings) =
+            EngineTestSupport.ExecClientPair("[DEFAULT]\nHeartBtInt=30\nStartTime=00:00:00\nEndTime=00:00:00\nUseDataDictionary=N\nResetOnLogon=Y\nIdleStrategy=Backoff", port);
+        var filler = new FillerApp();
+        var client = new ClientApp();
+        using var acceptor = new FixEngineHost(acceptorSettings, filler);
+        using var initiator = new FixEngineHost(initiatorSettings, client);
+
+        var values = new Dictionary<(string Instrument, string Session), long>();
+        using var listener = new MeterListener();
+        listener.InstrumentPublished = (instrument, l) =>
+        {
+            if (instrument.Meter.Name == FixEngineMetrics.MeterName) l.EnableMeasurementEvents(instrument);
+        };
+        listener.SetMeasurementEventCallback<long>((instrument, value, tags, _) =>
+        {
+            string session = "";
+            foreach (KeyValuePair<string, object?> tag in tags)
+            {
+                if (tag.Key == FixEngineMetrics.SessionTag) session = (string)tag.Value!;
+            }
+            lock (values) values[(instrument.Name, session)] = value;
+        });
+        listener.Start();
+
+        acceptor.Start();
+        initiator.Start();
+        Assert.True(client.LoggedOn.Wait(EngineTestSupport.Wait));
+        for (int i = 0; i < 10; i++) EngineTestSupport.SendOrder(client.Session!, i);
+        Assert.True(EngineTestSupport.WaitFor(() => Interlocked.Read(ref client.Fills) == 10));
+
+        const string Exec = "FIX.4.4:EXEC->CLIENT";
+        const string Client = "FIX.4.4:CLIENT->EXEC";
+        listener.RecordObservableInstruments();
+        lock (values)
+        {
+            Assert.Equal(1, values[("fixengine.logons", Exec)]);
+            Assert.Equal(1, values[("fixengine.logged_on", Client)]);
+            // Logon + 10 orders at least (a Heartbeat may add one).
+            Assert.InRange(values[("fixengine.messages.received", Exec)], 11, 20);
+            Assert.InRange(values[("fixengine.messages.sent", Exec)], 11, 20);
+            Assert.Equal(0, values[("fixengine.rejects.sent", Exec)]);
+            Assert.Equal(0, values[("fixengine.disconnects", Exec)]);
+        }
+
+        initiator.Stop(TimeSpan.FromSeconds(5));
+        Assert.True(EngineTestSupport.WaitFor(() => !acceptor.Sessions[0].IsLoggedOn));
+        listener.RecordObservableInstruments();
+        lock (values)
+        {
+            Assert.Equal(1, values[("fixengine.disconnects", Exec)]);
+            Assert.Equal(0, values[("fixengine.logged_on", Exec)]);
+        }
+        acceptor.Stop(TimeSpan.FromSeconds(1));
+    }
+}
