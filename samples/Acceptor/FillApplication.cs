@@ -12,6 +12,7 @@ namespace FixEngine.Samples.Acceptor;
 /// </remarks>
 internal sealed class FillApplication : MessageCracker, IApplication
 {
+    private readonly byte[] _id = new byte[20]; // ExecID/OrderID text; FromApp runs on the session's thread only
     private long _nextId;
 
     public void OnLogon(FixSession session) => Console.WriteLine($"[acceptor] logon {session.Id}");
@@ -24,24 +25,23 @@ internal sealed class FillApplication : MessageCracker, IApplication
     {
         if (order.ClOrdID.IsEmpty) return FromAppResult.RequiredTagMissing(Tags.ClOrdID);
         if (!order.TryGetSide(out _)) return FromAppResult.RequiredTagMissing(Tags.Side);
-        session.Send(ExecutionReport.MsgType, new Fill(order, ++_nextId), static (ref FixWriter w, scoped in Fill f) =>
+        FixValueFormatter.TryFormatLong(++_nextId, _id, out int idLength);
+        session.Send(ExecutionReport.MsgType, new Fill(order, _id.AsSpan(0, idLength)), static (ref FixWriter w, scoped in Fill f) =>
         {
             NewOrderSingle.Reader order = f.Order;
-            Span<byte> id = stackalloc byte[20];
-            FixValueFormatter.TryFormatLong(f.Id, id, out int idLength);
             FixDecimal qty = order.OrderQty ?? default;
             FixDecimal price = order.Price ?? new FixDecimal(100, 0);
-            ExecutionReport.Write(ref w, orderID: id[..idLength], execID: id[..idLength], execType: ExecType.Trade,
+            ExecutionReport.Write(ref w, orderID: f.Id, execID: f.Id, execType: ExecType.Trade,
                 ordStatus: OrdStatus.Filled, side: order.Side, leavesQty: default, cumQty: qty, avgPx: price,
                 clOrdID: order.ClOrdID, symbol: order.Symbol, orderQty: qty, lastQty: qty, lastPx: price);
         });
         return FromAppResult.Accepted;
     }
 
-    private readonly ref struct Fill(NewOrderSingle.Reader order, long id)
+    private readonly ref struct Fill(NewOrderSingle.Reader order, ReadOnlySpan<byte> id)
     {
         public NewOrderSingle.Reader Order { get; } = order;
 
-        public long Id { get; } = id;
+        public ReadOnlySpan<byte> Id { get; } = id;
     }
 }

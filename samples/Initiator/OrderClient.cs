@@ -12,6 +12,7 @@ namespace FixEngine.Samples;
 internal sealed class OrderClient : IApplication
 {
     private static readonly long s_transactTimeNs = new DateTimeOffset(2026, 1, 1, 0, 0, 0, TimeSpan.Zero).ToUnixTimeMilliseconds() * 1_000_000L;
+    private readonly byte[] _clOrdId = new byte[11]; // ClOrdID text of the order being sent (one at a time, order thread)
     private readonly int _orders;
     private readonly LatencyHistogram _histogram = new(1, 10_000_000_000L, 3);
     private readonly ManualResetEventSlim _loggedOn = new(false);
@@ -56,11 +57,11 @@ internal sealed class OrderClient : IApplication
         {
             Volatile.Write(ref _sentTicks, Stopwatch.GetTimestamp());
             // The typed writer generated from FIX44.xml: required fields are parameters, fields go out in dictionary order.
-            while (!session.TrySendFromAnyThread(NewOrderSingle.MsgType, i, static (ref FixWriter w, scoped in int n) =>
+            FixValueFormatter.TryFormatLong(i, _clOrdId, out int length);
+            ReadOnlySpan<byte> clOrdId = _clOrdId.AsSpan(0, length);
+            while (!session.TrySendFromAnyThread(NewOrderSingle.MsgType, clOrdId, static (ref FixWriter w, scoped in ReadOnlySpan<byte> id) =>
             {
-                Span<byte> clOrdId = stackalloc byte[11];
-                FixValueFormatter.TryFormatLong(n, clOrdId, out int length);
-                NewOrderSingle.Write(ref w, clOrdID: clOrdId[..length], side: Side.Buy, transactTimeNs: s_transactTimeNs, ordType: OrdType.Limit,
+                NewOrderSingle.Write(ref w, clOrdID: id, side: Side.Buy, transactTimeNs: s_transactTimeNs, ordType: OrdType.Limit,
                     handlInst: HandlInst.AutomatedExecutionNoIntervention, symbol: "EUR/USD"u8, orderQty: new FixDecimal(100, 0),
                     price: new FixDecimal(10852, 4));
             }))

@@ -447,6 +447,8 @@ internal sealed class CodeEmitter
         Close();
     }
 
+    // Spans are not 'scoped' because FixWriter.Write(int, ReadOnlySpan<byte>) does not scope its value either: with a
+    // ref FixWriter parameter, text must outlive the call (message views, arrays, u8 literals; not stackalloc).
     private string WriterType(Member m, bool optional)
     {
         if (m.Group is not null) return $"global::System.ReadOnlySpan<{G}.Groups.{m.Group.TypeName}.Data>";
