@@ -62,8 +62,6 @@ internal sealed class FieldDef
 
     public bool IsEnum => Kind is ValueKind.ByteEnum or ValueKind.IntEnum;
 
-    public bool IsGroupCount => Type == "NUMINGROUP";
-
     private static ValueKind KindOf(string type, List<KeyValuePair<string, string>> values)
     {
         ValueKind plain = type switch
@@ -298,8 +296,8 @@ internal sealed class DictionaryModel
                     break;
                 case "group":
                 {
+                    // The count field is usually NUMINGROUP, but FIX42.xml declares some as INT (NoIOIQualifiers): both are read as int.
                     FieldDef count = ResolveField(e);
-                    if (!count.IsGroupCount) throw Error(e, $"group '{count.Name}' is not a NUMINGROUP field (type {count.Type})");
                     var entry = new Level();
                     ExpandInto(e, entry, true);
                     if (entry.Members.Count == 0) throw Error(e, $"group '{count.Name}' has no fields");
