@@ -1,51 +1,47 @@
 using System;
 using FixEngine.Codec;
 using FixEngine.Session;
+using FixMessages.Fix44;
 
 namespace FixEngine.Samples.Acceptor;
 
 /// <summary>Answers each NewOrderSingle with a fully filled ExecutionReport.</summary>
-internal sealed class FillApplication : IApplication
+/// <remarks>
+/// Uses the typed API generated from FIX44.xml (see Acceptor.csproj): the cracker dispatches by MsgType (other types
+/// get BusinessMessageReject), the reader gives typed fields and the writer emits the report in dictionary order.
+/// </remarks>
+internal sealed class FillApplication : MessageCracker, IApplication
 {
+    private readonly byte[] _id = new byte[20]; // ExecID/OrderID text; FromApp runs on the session's thread only
     private long _nextId;
 
     public void OnLogon(FixSession session) => Console.WriteLine($"[acceptor] logon {session.Id}");
 
     public void OnLogout(FixSession session) => Console.WriteLine($"[acceptor] logout {session.Id}");
 
-    public FromAppResult FromApp(FixSession session, FixMessage message)
+    public FromAppResult FromApp(FixSession session, FixMessage message) => Crack(session, message);
+
+    public override FromAppResult OnMessage(FixSession session, in NewOrderSingle.Reader order)
     {
-        if (!message.MsgType.SequenceEqual(MsgTypes.NewOrderSingle)) return FromAppResult.UnsupportedMessageType;
-        if (!message.Contains(FixTags.ClOrdID)) return FromAppResult.RequiredTagMissing(FixTags.ClOrdID);
-        var fill = new Fill(message, ++_nextId);
-        session.Send(MsgTypes.ExecutionReport, fill, static (ref FixWriter w, scoped in Fill f) =>
+        if (order.ClOrdID.IsEmpty) return FromAppResult.RequiredTagMissing(Tags.ClOrdID);
+        if (!order.TryGetSide(out _)) return FromAppResult.RequiredTagMissing(Tags.Side);
+        FixValueFormatter.TryFormatLong(++_nextId, _id, out int idLength);
+        session.Send(ExecutionReport.MsgType, new Fill(order, _id.AsSpan(0, idLength)), static (ref FixWriter w, scoped in Fill f) =>
         {
-            FixMessage order = f.Order;
-            order.TryGetSpan(FixTags.OrderQty, out ReadOnlySpan<byte> qty);
-            bool hasPrice = order.TryGetSpan(FixTags.Price, out ReadOnlySpan<byte> price);
-            if (!hasPrice) price = "100"u8;
-            w.Write(FixTags.AvgPx, price);
-            order.TryGetSpan(FixTags.ClOrdID, out ReadOnlySpan<byte> clOrdId);
-            w.Write(FixTags.ClOrdID, clOrdId);
-            w.Write(FixTags.CumQty, qty);
-            w.Write(FixTags.ExecID, f.Id);
-            w.Write(FixTags.LastPx, price);
-            w.Write(FixTags.LastQty, qty);
-            w.Write(FixTags.OrderID, f.Id);
-            w.Write(FixTags.OrderQty, qty);
-            w.Write(FixTags.OrdStatus, '2');
-            if (order.TryGetSpan(FixTags.Side, out ReadOnlySpan<byte> side)) w.Write(FixTags.Side, side);
-            if (order.TryGetSpan(FixTags.Symbol, out ReadOnlySpan<byte> symbol)) w.Write(FixTags.Symbol, symbol);
-            w.Write(FixTags.ExecType, 'F');
-            w.Write(FixTags.LeavesQty, 0);
+            NewOrderSingle.Reader order = f.Order;
+            FixDecimal qty = order.OrderQty ?? default;
+            FixDecimal price = order.Price ?? new FixDecimal(100, 0);
+            ExecutionReport.Write(ref w, orderID: f.Id, execID: f.Id, execType: ExecType.Trade,
+                ordStatus: OrdStatus.Filled, side: order.Side, leavesQty: default, cumQty: qty, avgPx: price,
+                clOrdID: order.ClOrdID, symbol: order.Symbol, orderQty: qty, lastQty: qty, lastPx: price);
         });
         return FromAppResult.Accepted;
     }
 
-    private readonly ref struct Fill(FixMessage order, long id)
+    private readonly ref struct Fill(NewOrderSingle.Reader order, ReadOnlySpan<byte> id)
     {
-        public FixMessage Order { get; } = order;
+        public NewOrderSingle.Reader Order { get; } = order;
 
-        public long Id { get; } = id;
+        public ReadOnlySpan<byte> Id { get; } = id;
     }
 }

@@ -4,12 +4,15 @@ using System.Threading;
 using FixEngine.Codec;
 using FixEngine.Diagnostics;
 using FixEngine.Session;
+using FixMessages.Fix44;
 
 namespace FixEngine.Samples;
 
 /// <summary>Initiator application: once logged on, sends NewOrderSingles one at a time and records the round trip to the fill.</summary>
 internal sealed class OrderClient : IApplication
 {
+    private static readonly long s_transactTimeNs = new DateTimeOffset(2026, 1, 1, 0, 0, 0, TimeSpan.Zero).ToUnixTimeMilliseconds() * 1_000_000L;
+    private readonly byte[] _clOrdId = new byte[11]; // ClOrdID text of the order being sent (one at a time, order thread)
     private readonly int _orders;
     private readonly LatencyHistogram _histogram = new(1, 10_000_000_000L, 3);
     private readonly ManualResetEventSlim _loggedOn = new(false);
@@ -32,7 +35,7 @@ internal sealed class OrderClient : IApplication
 
     public FromAppResult FromApp(FixSession session, FixMessage message)
     {
-        if (!message.MsgType.SequenceEqual(MsgTypes.ExecutionReport)) return FromAppResult.UnsupportedMessageType;
+        if (!message.MsgType.SequenceEqual(ExecutionReport.MsgType)) return FromAppResult.UnsupportedMessageType;
         long elapsedTicks = Stopwatch.GetTimestamp() - Volatile.Read(ref _sentTicks);
         _histogram.RecordValue((long)(elapsedTicks * (1_000_000_000.0 / Stopwatch.Frequency)));
         _fills++;
@@ -53,16 +56,14 @@ internal sealed class OrderClient : IApplication
         for (int i = 0; i < _orders; i++)
         {
             Volatile.Write(ref _sentTicks, Stopwatch.GetTimestamp());
-            while (!session.TrySendFromAnyThread(MsgTypes.NewOrderSingle, i, static (ref FixWriter w, scoped in int n) =>
+            // The typed writer generated from FIX44.xml: required fields are parameters, fields go out in dictionary order.
+            FixValueFormatter.TryFormatLong(i, _clOrdId, out int length);
+            ReadOnlySpan<byte> clOrdId = _clOrdId.AsSpan(0, length);
+            while (!session.TrySendFromAnyThread(NewOrderSingle.MsgType, clOrdId, static (ref FixWriter w, scoped in ReadOnlySpan<byte> id) =>
             {
-                w.Write(FixTags.ClOrdID, n);
-                w.Write(FixTags.HandlInst, '1');
-                w.Write(FixTags.Symbol, "EUR/USD"u8);
-                w.Write(FixTags.Side, '1');
-                w.Write(FixTags.TransactTime, "20260101-00:00:00.000"u8);
-                w.Write(FixTags.OrderQty, 100);
-                w.Write(FixTags.OrdType, '2');
-                w.Write(FixTags.Price, new FixDecimal(10852, 4));
+                NewOrderSingle.Write(ref w, clOrdID: id, side: Side.Buy, transactTimeNs: s_transactTimeNs, ordType: OrdType.Limit,
+                    handlInst: HandlInst.AutomatedExecutionNoIntervention, symbol: "EUR/USD"u8, orderQty: new FixDecimal(100, 0),
+                    price: new FixDecimal(10852, 4));
             }))
             {
                 Thread.Yield();

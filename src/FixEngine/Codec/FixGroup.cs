@@ -3,7 +3,11 @@ using System;
 namespace FixEngine.Codec;
 
 /// <summary>Shape of a repeating group: NumInGroup tag, delimiter (first) tag, member tags and nested groups.</summary>
-/// <remarks>Immutable after construction; build once (e.g. from the dictionary) and share between threads. Lookups allocate nothing.</remarks>
+/// <remarks>
+/// Immutable after construction; build once and share between threads. Lookups allocate nothing. From a data dictionary:
+/// <c>DataDictionary.GetFixGroupDefinition(msgType, countTag)</c> or <c>GroupDefinition.ToFixGroupDefinition()</c>; the
+/// source generator emits them as static fields of each message.
+/// </remarks>
 public sealed class FixGroupDefinition
 {
     private readonly int[] _sortedMembers;

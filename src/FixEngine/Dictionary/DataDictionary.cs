@@ -184,6 +184,19 @@ public sealed partial class DataDictionary
         return GetMessage(buffer.Slice(0, msgType.Length));
     }
 
+    /// <summary>
+    /// The reader's shape of the repeating group started by <paramref name="countTag"/> in message <paramref name="msgType"/>
+    /// (a group of the body, components expanded, or of the header or trailer), or null when there is none.
+    /// </summary>
+    /// <remarks>For users without the source generator: pass the result to <see cref="Codec.FixMessage.GetGroup"/>. Load-time
+    /// helper (the first call per group builds and caches the definition); keep the result for the hot path.</remarks>
+    public Codec.FixGroupDefinition? GetFixGroupDefinition(ReadOnlySpan<byte> msgType, int countTag)
+        => GetMessage(msgType)?.GetFixGroupDefinition(countTag) ?? Header.GetFixGroupDefinition(countTag) ?? Trailer.GetFixGroupDefinition(countTag);
+
+    /// <inheritdoc cref="GetFixGroupDefinition(ReadOnlySpan{byte}, int)"/>
+    public Codec.FixGroupDefinition? GetFixGroupDefinition(string msgType, int countTag)
+        => GetMessage(msgType)?.GetFixGroupDefinition(countTag) ?? Header.GetFixGroupDefinition(countTag) ?? Trailer.GetFixGroupDefinition(countTag);
+
     /// <summary>True when <paramref name="msgType"/> is defined by the dictionary.</summary>
     public bool IsMessageDefined(ReadOnlySpan<byte> msgType) => GetMessage(msgType) is not null;
 

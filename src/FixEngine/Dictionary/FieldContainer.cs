@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Frozen;
 using System.Collections.Generic;
+using FixEngine.Codec;
 
 namespace FixEngine.Dictionary;
 
@@ -52,6 +53,10 @@ public abstract class FieldContainer
 
     /// <summary>The groups at this level (unordered).</summary>
     public IEnumerable<GroupDefinition> Groups => _groups is null ? [] : _groups.Values;
+
+    /// <summary>The reader's shape (<see cref="FixGroupDefinition"/>) of the group started by <paramref name="countTag"/> at this level, or null.</summary>
+    /// <remarks>Pass it to <see cref="FixMessage.GetGroup"/>; nested groups come with it. See <see cref="GroupDefinition.ToFixGroupDefinition"/>.</remarks>
+    public FixGroupDefinition? GetFixGroupDefinition(int countTag) => GetGroup(countTag)?.ToFixGroupDefinition();
 }
 
 /// <summary>The header or trailer of a dictionary.</summary>
@@ -99,6 +104,28 @@ public sealed class GroupDefinition : FieldContainer
 
     /// <summary>The first field of every entry, e.g. 448 for NoPartyIDs.</summary>
     public int DelimiterTag { get; }
+
+    /// <summary>This group as the codec's <see cref="FixGroupDefinition"/> (members and nested groups, recursively), for <see cref="FixMessage.GetGroup"/>.</summary>
+    /// <remarks>
+    /// Built on first use and then cached, so call it once at start-up and keep the result for the hot path. Safe from
+    /// any thread: two racing first calls build equal definitions and one of them is kept.
+    /// </remarks>
+    /// <returns>The definition (the same instance on every later call).</returns>
+    public FixGroupDefinition ToFixGroupDefinition()
+    {
+        FixGroupDefinition? built = _codecDefinition;
+        if (built is not null) return built;
+        var nested = new List<FixGroupDefinition>();
+        foreach (int tag in Fields)
+        {
+            if (GetGroup(tag) is GroupDefinition inner) nested.Add(inner.ToFixGroupDefinition());
+        }
+        built = new FixGroupDefinition(CountTag, DelimiterTag, Fields, nested.ToArray());
+        _codecDefinition = built;
+        return built;
+    }
+
+    private FixGroupDefinition? _codecDefinition;
 
     /// <inheritdoc/>
     public override string ToString() => $"{Name}({CountTag}) delim={DelimiterTag}";

@@ -183,12 +183,13 @@ public sealed class MessageValidator
                 _seen[tag] = scope;
             }
 
+            // Header and trailer fields are the transport dictionary's; a body field is looked up only in the dictionary
+            // that defines the message (the transport one for admin messages, the application one otherwise), as the
+            // QuickFIX engines do. Falling back to the other dictionary made a tag that FIXT11 does not define, sent in
+            // a Heartbeat, "not defined for this message type" (373=2) instead of "invalid tag number" (373=0) whenever
+            // FIX50SP2 happened to define it.
             DataDictionary dictionary = headerOrTrailer ? _session : bodyDictionary;
             FieldDefinition? field = dictionary.GetField(tag);
-            if (field is null && !headerOrTrailer)
-            {
-                field = ReferenceEquals(dictionary, _session) ? _app.GetField(tag) : _session.GetField(tag);
-            }
             if (field is null)
             {
                 bool userDefined = tag >= 5000;

@@ -391,9 +391,10 @@ public abstract class SessionBehaviourTests
     {
         using var h = Create();
         h.Logon();
-        h.Receive("35=0|34=2|55=INTC");
+        // HeartBtInt is defined by every session dictionary (FIXT11.xml included) but not for a Heartbeat.
+        h.Receive("35=0|34=2|108=30");
         Sent reject = h.Expect("3");
-        Assert.Equal("55", reject[371]);
+        Assert.Equal("108", reject[371]);
         Assert.Equal("2", reject[373]);
     }
 

@@ -1,0 +1,149 @@
+using System;
+using System.Runtime.CompilerServices;
+using BenchmarkDotNet.Attributes;
+using FixEngine.Codec;
+using Fix44 = FixMessages.Fix44;
+
+namespace FixEngine.Benchmarks.Codec;
+
+/// <summary>
+/// The generated typed API against the raw API on the same messages: encode and decode of the NewOrderSingle and the
+/// ExecutionReport of <see cref="CodecBenchmarkMessages"/> (target: typed within 10% of raw, 0 B both).
+/// </summary>
+[MemoryDiagnoser]
+public class TypedCodecBenchmarks
+{
+    private static readonly Fix44.Groups.NoPartyIDs.Data[] s_parties =
+    [
+        new("BROKER-DESK-1"u8.ToArray()) { PartyIDSource = Fix44.PartyIDSource.Proprietary, PartyRole = Fix44.PartyRole.ExecutingFirm },
+        new("CLIENT-TRADER-9"u8.ToArray()) { PartyIDSource = Fix44.PartyIDSource.Proprietary, PartyRole = (Fix44.PartyRole)11 },
+        new("XNAS"u8.ToArray()) { PartyIDSource = Fix44.PartyIDSource.Mic, PartyRole = (Fix44.PartyRole)64 },
+    ];
+
+    private readonly byte[] _buffer = new byte[4096];
+    private readonly UtcTimestampCache _cache = new();
+    private readonly long _nowNs = CodecBenchmarkMessages.TransactTimeNs + 5_000_000;
+    private readonly FixMessageIndex _index = new();
+    private readonly FixGroupDefinition _parties = new(FixTags.NoPartyIDs, FixTags.PartyID, [FixTags.PartyIDSource, FixTags.PartyRole]);
+
+    [Benchmark(Baseline = true)]
+    public int RawEncodeNewOrderSingle() => CodecBenchmarkMessages.EncodeNewOrderSingle(_buffer, 215, _nowNs, _cache);
+
+    [Benchmark]
+    public int TypedEncodeNewOrderSingle() => EncodeTypedNewOrderSingle(_buffer, 215, _nowNs, _cache);
+
+    [Benchmark]
+    public int RawEncodeExecutionReport() => CodecBenchmarkMessages.EncodeExecutionReport(_buffer, 4711, _nowNs, _cache);
+
+    [Benchmark]
+    public int TypedEncodeExecutionReport() => EncodeTypedExecutionReport(_buffer, 4711, _nowNs, _cache);
+
+    [Benchmark]
+    public long RawDecodeNewOrderSingle() => RawDecodeOrder(CodecBenchmarkMessages.NewOrderSingle, _index);
+
+    [Benchmark]
+    public long TypedDecodeNewOrderSingle() => TypedDecodeOrder(CodecBenchmarkMessages.NewOrderSingle, _index);
+
+    [Benchmark]
+    public long RawDecodeExecutionReport() => RawDecodeReport(CodecBenchmarkMessages.ExecutionReport, _index, _parties);
+
+    [Benchmark]
+    public long TypedDecodeExecutionReport() => TypedDecodeReport(CodecBenchmarkMessages.ExecutionReport, _index);
+
+    // NoInlining on each: the same compilation-root reason as CodecBenchmarkMessages.EncodeNewOrderSingle.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int EncodeTypedNewOrderSingle(Span<byte> buffer, int seqNum, long nowNs, UtcTimestampCache cache)
+    {
+        var w = new FixWriter(buffer);
+        w.Begin(BeginStrings.Fix44, Fix44.NewOrderSingle.MsgType);
+        w.Write(FixTags.MsgSeqNum, seqNum);
+        w.Write(FixTags.SenderCompID, "CLIENT12"u8);
+        w.WriteTimestamp(FixTags.SendingTime, nowNs, TimestampPrecision.Millis, cache);
+        w.Write(FixTags.TargetCompID, "BROKER"u8);
+        Fix44.NewOrderSingle.Write(ref w, clOrdID: "ORD-000123"u8, side: Fix44.Side.Buy, transactTimeNs: CodecBenchmarkMessages.TransactTimeNs,
+            ordType: Fix44.OrdType.Limit, account: "ACCOUNT-01"u8, handlInst: Fix44.HandlInst.AutomatedExecutionNoIntervention,
+            symbol: "MSFT"u8, orderQty: new FixDecimal(1000, 0), price: new FixDecimal(10125, 2), timeInForce: Fix44.TimeInForce.Day);
+        return w.Finish();
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int EncodeTypedExecutionReport(Span<byte> buffer, int seqNum, long nowNs, UtcTimestampCache cache)
+    {
+        var w = new FixWriter(buffer);
+        w.Begin(BeginStrings.Fix44, Fix44.ExecutionReport.MsgType);
+        w.Write(FixTags.MsgSeqNum, seqNum);
+        w.Write(FixTags.SenderCompID, "BROKER"u8);
+        w.WriteTimestamp(FixTags.SendingTime, nowNs, TimestampPrecision.Millis, cache);
+        w.Write(FixTags.TargetCompID, "CLIENT12"u8);
+        Fix44.ExecutionReport.Write(ref w, orderID: "OID-000000009"u8, execID: "EXEC-0000077"u8, execType: Fix44.ExecType.Trade,
+            ordStatus: Fix44.OrdStatus.PartiallyFilled, side: Fix44.Side.Buy, leavesQty: new FixDecimal(600, 0), cumQty: new FixDecimal(400, 0),
+            avgPx: new FixDecimal(10125, 2), clOrdID: "ORD-000123"u8, noPartyIDs: s_parties, account: "ACCOUNT-01"u8, symbol: "MSFT"u8,
+            orderQty: new FixDecimal(1000, 0), ordType: Fix44.OrdType.Limit, price: new FixDecimal(10125, 2), timeInForce: Fix44.TimeInForce.Day,
+            lastQty: new FixDecimal(400, 0), lastPx: new FixDecimal(10125, 2), transactTimeNs: CodecBenchmarkMessages.TransactTimeNs,
+            text: "partial fill on venue"u8);
+        return w.Finish();
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static long RawDecodeOrder(byte[] bytes, FixMessageIndex index)
+    {
+        index.Parse(bytes);
+        FixMessage m = index.Bind(bytes);
+        m.TryGetSpan(FixTags.ClOrdID, out ReadOnlySpan<byte> clOrdId);
+        m.TryGetSpan(FixTags.Account, out ReadOnlySpan<byte> account);
+        m.TryGetSpan(FixTags.Symbol, out ReadOnlySpan<byte> symbol);
+        m.TryGetChar(FixTags.Side, out char side);
+        m.TryGetChar(FixTags.OrdType, out char ordType);
+        m.TryGetChar(FixTags.TimeInForce, out char tif);
+        m.TryGetDecimal(FixTags.OrderQty, out FixDecimal qty);
+        m.TryGetDecimal(FixTags.Price, out FixDecimal price);
+        m.TryGetTimestamp(FixTags.TransactTime, out long transact);
+        m.TryGetInt(FixTags.MsgSeqNum, out int seq);
+        return clOrdId.Length + account.Length + symbol.Length + side + ordType + tif + qty.Mantissa + price.Mantissa + transact + seq;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static long TypedDecodeOrder(byte[] bytes, FixMessageIndex index)
+    {
+        index.Parse(bytes);
+        var m = new Fix44.NewOrderSingle.Reader(index.Bind(bytes));
+        return m.ClOrdID.Length + m.Account.Length + m.Symbol.Length + (byte)m.Side + (byte)m.OrdType + (byte)m.TimeInForce.GetValueOrDefault()
+            + m.OrderQty.GetValueOrDefault().Mantissa + m.Price.GetValueOrDefault().Mantissa + m.TransactTimeNs + m.Header.MsgSeqNum;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static long RawDecodeReport(byte[] bytes, FixMessageIndex index, FixGroupDefinition parties)
+    {
+        index.Parse(bytes);
+        FixMessage m = index.Bind(bytes);
+        m.TryGetSpan(FixTags.ClOrdID, out ReadOnlySpan<byte> clOrdId);
+        m.TryGetSpan(FixTags.OrderID, out ReadOnlySpan<byte> orderId);
+        m.TryGetSpan(FixTags.ExecID, out ReadOnlySpan<byte> execId);
+        m.TryGetChar(FixTags.ExecType, out char execType);
+        m.TryGetChar(FixTags.OrdStatus, out char ordStatus);
+        m.TryGetChar(FixTags.Side, out char side);
+        m.TryGetDecimal(FixTags.LastPx, out FixDecimal lastPx);
+        m.TryGetDecimal(FixTags.LastQty, out FixDecimal lastQty);
+        m.TryGetDecimal(FixTags.LeavesQty, out FixDecimal leaves);
+        m.TryGetTimestamp(FixTags.TransactTime, out long transact);
+        long sum = clOrdId.Length + orderId.Length + execId.Length + execType + ordStatus + side + lastPx.Mantissa + lastQty.Mantissa + leaves.Mantissa + transact;
+        foreach (FixMessage party in m.GetGroup(parties))
+        {
+            party.TryGetSpan(FixTags.PartyID, out ReadOnlySpan<byte> id);
+            party.TryGetInt(FixTags.PartyRole, out int role);
+            sum += id.Length + role;
+        }
+        return sum;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static long TypedDecodeReport(byte[] bytes, FixMessageIndex index)
+    {
+        index.Parse(bytes);
+        var m = new Fix44.ExecutionReport.Reader(index.Bind(bytes));
+        long sum = m.ClOrdID.Length + m.OrderID.Length + m.ExecID.Length + (byte)m.ExecType + (byte)m.OrdStatus + (byte)m.Side
+            + m.LastPx.GetValueOrDefault().Mantissa + m.LastQty.GetValueOrDefault().Mantissa + m.LeavesQty.Mantissa + m.TransactTimeNs.GetValueOrDefault();
+        foreach (Fix44.Groups.NoPartyIDs.Entry party in m.NoPartyIDs) sum += party.PartyID.Length + (int)party.PartyRole.GetValueOrDefault();
+        return sum;
+    }
+}
