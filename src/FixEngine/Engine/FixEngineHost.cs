@@ -10,7 +10,7 @@ using FixEngine.Transport;
 namespace FixEngine.Engine;
 
 /// <summary>Runs FIX sessions on sockets: acceptors (many sessions per port, routed by CompIDs) and initiators (reconnect,
-/// failover), over TCP (busy-poll or completion receive) or TLS.</summary>
+/// failover), over TCP (dedicated-thread, completion or busy-poll receive) or TLS.</summary>
 /// <remarks>
 /// <para>Design: this class is the public façade; it builds the sessions and the parts that run them, each with one
 /// owner thread: the engine agent (<see cref="EngineAgent"/>: one <see cref="AgentRunner"/> thread with the engine-wide
@@ -21,7 +21,7 @@ namespace FixEngine.Engine;
 /// <see cref="EpochAnchor"/> gives everyone epoch time. The path of a message, with its threads, is drawn in
 /// docs/architecture.md.</para>
 /// <para>Receive modes (<c>ReceiveMode</c>, <c>SocketUseSSL</c>): a busy-poll session is touched only by the agent, with no
-/// lock. A completion-mode or TLS session is processed inline on the socket completion thread for inbound messages and
+/// lock. A dedicated-mode, completion-mode or TLS session is processed inline on its receiving thread for inbound messages and
 /// on the agent for timers and the outbox, so each such session has a gate taken by whichever thread runs that session's
 /// logic (<see cref="SessionSlot.Enter"/>, the one way into a session): never two threads in one session at once, and
 /// application callbacks for it run under its gate. The mode of an acceptor connection is that of its listening port,

@@ -11,7 +11,7 @@ namespace FixEngine.Tests.Transport;
 
 public class TcpConnectionTests
 {
-    public static readonly TheoryData<ReceiveMode> Modes = new() { ReceiveMode.Completion, ReceiveMode.BusyPoll };
+    public static readonly TheoryData<ReceiveMode> Modes = new() { ReceiveMode.Completion, ReceiveMode.BusyPoll, ReceiveMode.Dedicated };
 
     [Theory]
     [MemberData(nameof(Modes))]
