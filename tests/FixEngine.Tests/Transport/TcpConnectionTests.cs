@@ -47,6 +47,33 @@ public class TcpConnectionTests
     }
 
     [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public void DedicatedModeDispatchesOnTheConnectionsOwnThreadWhichEndsWithTheConnection(bool closeLocally)
+    {
+        using var loop = new Loopback(ReceiveMode.Dedicated);
+        var threads = new System.Collections.Concurrent.ConcurrentQueue<Thread>();
+        loop.ServerHandlerFactory = () => new RecordingHandler { OnMessageHook = (c, m) => threads.Enqueue(Thread.CurrentThread) };
+        var (client, _, server, serverHandler) = loop.Connect();
+        for (int i = 0; i < 3; i++) Assert.Equal(SendResult.Sent, client.TrySend(FixMessages.Numbered(i)));
+        Assert.True(Loopback.Until(() => Volatile.Read(ref serverHandler.MessageCount) == 3));
+
+        // Every message ran on one thread: the connection's own, not a thread-pool worker.
+        Thread receiver = Assert.Single(threads.Distinct());
+        Assert.False(receiver.IsThreadPoolThread);
+        Assert.Equal("fix-receive#" + server.Id, receiver.Name);
+
+        // Idle, the thread sleeps in the kernel; a close from this thread (or the peer's) wakes it and it ends.
+        if (closeLocally) server.Close();
+        else client.Close();
+        Assert.True(serverHandler.Disconnected.Wait(Loopback.Wait));
+        Assert.Equal(closeLocally ? DisconnectReason.Local : DisconnectReason.PeerClosed, serverHandler.Reason);
+        Assert.True(receiver.Join(Loopback.Wait), "the receive thread outlived its connection");
+        client.Close();
+        loop.AssertNoLeaks();
+    }
+
+    [Theory]
     [MemberData(nameof(Modes))]
     public void ManyMessagesInOneReadAreAllDelivered(ReceiveMode mode)
     {
