@@ -35,10 +35,10 @@ namespace FixEngine.Engine;
 /// control slows the peer down instead of the backlog growing.</para>
 /// <para>Time: the agent gets monotonic <c>nowNs</c> from the clock (<see cref="EngineOptions.Clock"/>) and derives epoch
 /// time (<c>epochNs</c>) from it with one anchor (refreshed once a second), so the epoch clock is not read per duty cycle;
-/// a completion thread reads the monotonic clock once per message and applies the same anchor. Sessions are given
+/// a receiving thread (dedicated or completion) reads the monotonic clock once per message and applies the same anchor. Sessions are given
 /// epoch time, never read it, and the engine never reads it back from them.</para>
-/// <para>Public members are thread-safe unless stated. Start-up allocates; the duty cycle and the receive paths of busy-poll
-/// and completion-mode TCP and of TLS do not in steady state.</para>
+/// <para>Public members are thread-safe unless stated. Start-up allocates; the duty cycle and the receive paths of busy-poll,
+/// dedicated and completion-mode TCP and of TLS do not in steady state.</para>
 /// </remarks>
 public sealed class FixEngineHost : IDisposable
 {
@@ -168,9 +168,10 @@ public sealed class FixEngineHost : IDisposable
 
     /// <summary>All sessions, in configuration order.</summary>
     /// <remarks>A session's members must only be used by the thread running it: inside that session's own application
-    /// callbacks (the agent thread for busy-poll sessions; a socket completion thread, under the session's gate, for
-    /// completion-mode and TLS sessions), except <see cref="FixSession.TrySendFromAnyThread{TState}"/> (one producer
-    /// thread per session). In completion mode two sessions' callbacks may run at the same time on different threads,
+    /// callbacks (the agent thread for busy-poll sessions; the connection's receive thread or a socket completion thread,
+    /// under the session's gate, for dedicated, completion-mode and TLS sessions), except
+    /// <see cref="FixSession.TrySendFromAnyThread{TState}"/> (one producer thread per session). In dedicated and
+    /// completion mode two sessions' callbacks may run at the same time on different threads,
     /// so a callback must not use another session directly.</remarks>
     public IReadOnlyList<FixSession> Sessions => _sessions;
 
