@@ -131,7 +131,7 @@ public sealed class TcpConnection : TransportConnection
             {
                 thread.Start();
             }
-            catch (OutOfMemoryException)
+            catch (Exception e) when (e is OutOfMemoryException or ThreadStartException)
             {
                 // No thread could be created: the connection cannot receive.
                 Close(DisconnectReason.SocketError, "could not start the receive thread");
