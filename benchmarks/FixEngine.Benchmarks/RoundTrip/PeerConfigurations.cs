@@ -9,7 +9,7 @@ namespace FixEngine.Benchmarks.RoundTrip;
 /// <remarks>
 /// Keys are <c>initiator-acceptor</c>: <c>qfcpp</c> (QuickFIX C++ 1.15, ThreadedSocket*: a thread per session,
 /// blocking reads), <c>qfn</c> (QuickFIX/n 1.14.1, ThreadedSocketAcceptor / SocketInitiator), <c>fixengine</c> in its
-/// default configuration (completion receive mode, Backoff agent), <c>fixengine-yield</c> (busy-poll receive, Yielding
+/// default configuration (dedicated receive mode, Backoff agent), <c>fixengine-yield</c> (busy-poll receive, Yielding
 /// agent) or <c>fixengine-completion</c> (completion receive, Yielding agent). Every side runs in its own process
 /// except a FixEngine acceptor facing a peer initiator, which runs in the harness process (the peer is the other
 /// process). When the initiator is a peer it paces and times the orders itself (<see cref="PeerInitiatorRun"/>);
@@ -29,7 +29,7 @@ public static class PeerConfigurations
         var peers = new (string Key, PeerKind Kind)[] { ("qfcpp", PeerKind.QuickFixCpp), ("qfn", PeerKind.QuickFixN) };
         var engines = new (string Suffix, string Text, IdleStrategyKind Idle, ReceiveMode Receive)[]
         {
-            ("", "default configuration (completion receive, Backoff agent)", IdleStrategyKind.Backoff, ReceiveMode.Completion),
+            ("", "default configuration (dedicated receive, Backoff agent)", IdleStrategyKind.Backoff, ReceiveMode.Dedicated),
             ("-yield", "busy-poll receive, Yielding agent", IdleStrategyKind.Yielding, ReceiveMode.BusyPoll),
             ("-completion", "completion receive, Yielding agent", IdleStrategyKind.Yielding, ReceiveMode.Completion),
         };

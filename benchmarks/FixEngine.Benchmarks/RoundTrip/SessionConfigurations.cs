@@ -6,10 +6,11 @@ namespace FixEngine.Benchmarks.RoundTrip;
 
 /// <summary>Registration point for FixEngine session ↔ FixEngine session configurations.</summary>
 /// <remarks>
-/// Keys are <c>session-{default|busy|yield|backoff|completion}-{mem|file}-{1proc|2proc}</c>. default is what a user
-/// gets without tuning (completion receive mode, Backoff agent: the SessionSettings defaults). busy/yield/backoff are the
+/// Keys are <c>session-{default|busy|yield|backoff|completion|dedicated}-{mem|file}-{1proc|2proc}</c>. default is what a user
+/// gets without tuning (dedicated receive mode, Backoff agent: the SessionSettings defaults). busy/yield/backoff are the
 /// engine agent's idle strategy with the busy-poll receive mode; completion is the completion receive mode (inbound
-/// on socket completion threads; the Yielding agent drains the cross-thread outbox the harness sends orders through).
+/// on socket completion threads; the Yielding agent drains the cross-thread outbox the harness sends orders through);
+/// dedicated is the dedicated receive mode (inbound on each connection's own receive thread; Yielding agent too).
 /// 1proc runs both hosts in this process (<see cref="EngineSessionSystem"/>); 2proc runs the acceptor host in a child process with the same
 /// <see cref="EngineSessionSpec"/> (<see cref="ChildProcessSystem"/>).
 /// </remarks>
@@ -20,11 +21,12 @@ public static class SessionConfigurations
     {
         var modes = new (string Name, IdleStrategyKind Idle, ReceiveMode Receive, string? UnavailableReason)[]
         {
-            ("default", IdleStrategyKind.Backoff, ReceiveMode.Completion, null),
+            ("default", IdleStrategyKind.Backoff, ReceiveMode.Dedicated, null),
             ("busy", IdleStrategyKind.BusySpin, ReceiveMode.BusyPoll, null),
             ("yield", IdleStrategyKind.Yielding, ReceiveMode.BusyPoll, null),
             ("backoff", IdleStrategyKind.Backoff, ReceiveMode.BusyPoll, null),
             ("completion", IdleStrategyKind.Yielding, ReceiveMode.Completion, null),
+            ("dedicated", IdleStrategyKind.Yielding, ReceiveMode.Dedicated, null),
         };
         foreach ((string mode, IdleStrategyKind idle, ReceiveMode receive, string? unavailable) in modes)
         {
@@ -33,7 +35,12 @@ public static class SessionConfigurations
                 foreach (bool twoProcess in new[] { false, true })
                 {
                     string key = $"session-{mode}-{(file ? "file" : "mem")}-{(twoProcess ? "2proc" : "1proc")}";
-                    string receiveText = (receive == ReceiveMode.BusyPoll ? "busy-poll receive" : "completion-mode receive") + (mode == "default" ? " (the defaults)" : "");
+                    string receiveText = receive switch
+                    {
+                        ReceiveMode.BusyPoll => "busy-poll receive",
+                        ReceiveMode.Dedicated => "dedicated receive thread per connection",
+                        _ => "completion-mode receive",
+                    } + (mode == "default" ? " (the defaults)" : "");
                     string description = $"FixEngine session ↔ FixEngine session, {receiveText}, {idle} idle strategy, "
                         + $"{(file ? "file" : "memory")} store, {(twoProcess ? "acceptor in a child process" : "one process")}";
                     list.Add(new RoundTripConfiguration(

@@ -197,14 +197,15 @@ public sealed record SessionSettings
     /// <summary>SO_KEEPALIVE. Default N.</summary>
     public bool SocketKeepAlive { get; init; }
 
-    /// <summary>Receive with socket completions or by the engine agent busy-polling. Default Completion.</summary>
+    /// <summary>Receive on a thread per connection, with socket completions or by the engine agent busy-polling. Default Dedicated.</summary>
     /// <remarks>
-    /// Completion: inbound messages are processed on the socket completion thread; BusyPoll: on the engine agent thread.
+    /// Dedicated: inbound messages are processed on the connection's own receive thread (woken by the kernel, one
+    /// wake-up per burst); Completion: on the socket completion thread; BusyPoll: on the engine agent thread.
     /// A per-port setting for acceptors (every session on one SocketAcceptPort must agree, the engine rejects a
     /// configuration where they differ); per session for initiators. TLS connections (<see cref="SocketUseSSL"/>) are
     /// always completion-driven, so BusyPoll with SSL is rejected.
     /// </remarks>
-    public ReceiveMode ReceiveMode { get; init; } = ReceiveMode.Completion;
+    public ReceiveMode ReceiveMode { get; init; } = ReceiveMode.Dedicated;
 
     /// <summary>CPUs the engine agent thread is pinned to (<c>2</c>, <c>2,3</c> or <c>2-3</c>); empty = not pinned.</summary>
     /// <remarks>Engine-wide: <c>FixEngineHost</c> runs one agent for all its sessions, so every session must have the same

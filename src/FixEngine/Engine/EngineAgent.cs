@@ -17,6 +17,9 @@ namespace FixEngine.Engine;
 //   time and drop closed ones, service every session inside its scope (notice a transport-side close, timers and
 //   outbox, logout at stop), apply each session's receive pause, then start due initiator connects. Allocation-free in
 //   steady state.
+// - The agent never waits for a receiving thread and never makes one wait: a gated session whose gate is busy (a
+//   message is being processed on its receive thread) is skipped this duty cycle (SessionSlot.EnterForService), within
+//   a bound of SessionSlot.MaxServiceDelayNs; the skip counts as work, so the next duty cycle follows at once.
 
 /// <summary>The engine's duty cycle: connections, session timers and outboxes, initiator reconnects, stop.</summary>
 internal sealed class EngineAgent : IAgent
@@ -74,9 +77,20 @@ internal sealed class EngineAgent : IAgent
         for (int i = 0; i < _slots.Count; i++)
         {
             SessionSlot slot = _slots[i];
-            using (SessionScope scope = slot.Enter(epochNs))
+            using (SessionScope scope = slot.EnterForService(epochNs, nowNs))
             {
-                work += ServiceSession(slot.Session, scope.EpochNs, stopping, ref anyConnected);
+                if (scope.Entered)
+                {
+                    work += ServiceSession(slot.Session, scope.EpochNs, stopping, ref anyConnected);
+                }
+                else
+                {
+                    // A receiving thread is in the session (so it is connected): serviced on the next duty cycle. Counted
+                    // as work so the idle strategy retries at once instead of yielding or sleeping: the outbox may hold
+                    // messages to send, and a yield on a loaded machine can cost milliseconds.
+                    anyConnected = true;
+                    work++;
+                }
             }
             // Outside the scope: a completion-mode resume dispatches waiting messages on this thread, entering the
             // session itself. The connection may be a duty cycle stale: pausing or resuming one the session has just

@@ -11,7 +11,7 @@ using FixEngine.Transport;
 namespace FixEngine.Engine;
 
 /// <summary>Runs FIX sessions on sockets: acceptors (many sessions per port, routed by CompIDs) and initiators (reconnect,
-/// failover), over TCP (busy-poll or completion receive) or TLS.</summary>
+/// failover), over TCP (dedicated-thread, completion or busy-poll receive) or TLS.</summary>
 /// <remarks>
 /// <para>Design: this class is the public façade; it builds the sessions and the parts that run them, each with one
 /// owner thread: the engine agent (<see cref="EngineAgent"/>: one <see cref="AgentRunner"/> thread with the engine-wide
@@ -22,7 +22,7 @@ namespace FixEngine.Engine;
 /// <see cref="EpochAnchor"/> gives everyone epoch time. The path of a message, with its threads, is drawn in
 /// docs/architecture.md.</para>
 /// <para>Receive modes (<c>ReceiveMode</c>, <c>SocketUseSSL</c>): a busy-poll session is touched only by the agent, with no
-/// lock. A completion-mode or TLS session is processed inline on the socket completion thread for inbound messages and
+/// lock. A dedicated-mode, completion-mode or TLS session is processed inline on its receiving thread for inbound messages and
 /// on the agent for timers and the outbox, so each such session has a gate taken by whichever thread runs that session's
 /// logic (<see cref="SessionSlot.Enter"/>, the one way into a session): never two threads in one session at once, and
 /// application callbacks for it run under its gate. The mode of an acceptor connection is that of its listening port,
@@ -36,10 +36,10 @@ namespace FixEngine.Engine;
 /// control slows the peer down instead of the backlog growing.</para>
 /// <para>Time: the agent gets monotonic <c>nowNs</c> from the clock (<see cref="EngineOptions.Clock"/>) and derives epoch
 /// time (<c>epochNs</c>) from it with one anchor (refreshed once a second), so the epoch clock is not read per duty cycle;
-/// a completion thread reads the monotonic clock once per message and applies the same anchor. Sessions are given
+/// a receiving thread (dedicated or completion) reads the monotonic clock once per message and applies the same anchor. Sessions are given
 /// epoch time, never read it, and the engine never reads it back from them.</para>
-/// <para>Public members are thread-safe unless stated. Start-up allocates; the duty cycle and the receive paths of busy-poll
-/// and completion-mode TCP and of TLS do not in steady state.</para>
+/// <para>Public members are thread-safe unless stated. Start-up allocates; the duty cycle and the receive paths of busy-poll,
+/// dedicated and completion-mode TCP and of TLS do not in steady state.</para>
 /// </remarks>
 public sealed class FixEngineHost : IDisposable
 {
@@ -171,9 +171,10 @@ public sealed class FixEngineHost : IDisposable
 
     /// <summary>All sessions, in configuration order.</summary>
     /// <remarks>A session's members must only be used by the thread running it: inside that session's own application
-    /// callbacks (the agent thread for busy-poll sessions; a socket completion thread, under the session's gate, for
-    /// completion-mode and TLS sessions), except <see cref="FixSession.TrySendFromAnyThread{TState}"/> (one producer
-    /// thread per session). In completion mode two sessions' callbacks may run at the same time on different threads,
+    /// callbacks (the agent thread for busy-poll sessions; the connection's receive thread or a socket completion thread,
+    /// under the session's gate, for dedicated, completion-mode and TLS sessions), except
+    /// <see cref="FixSession.TrySendFromAnyThread{TState}"/> (one producer thread per session). In dedicated and
+    /// completion mode two sessions' callbacks may run at the same time on different threads,
     /// so a callback must not use another session directly.</remarks>
     public IReadOnlyList<FixSession> Sessions => _sessions;
 

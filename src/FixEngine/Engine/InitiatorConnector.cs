@@ -32,7 +32,7 @@ internal sealed class InitiatorConnector(SessionSlot slot, IReadOnlyList<SocketE
     private volatile bool _connecting;
 
     /// <summary>Completion-mode or TLS: the session is entered from completion threads, so it has a gate.</summary>
-    public static bool IsGuarded(TcpConnectionOptions transport, bool tls) => tls || transport.ReceiveMode == ReceiveMode.Completion;
+    public static bool IsGuarded(TcpConnectionOptions transport, bool tls) => tls || transport.ReceiveMode != ReceiveMode.BusyPoll;
 
     /// <summary>Agent: starts a connect when the session is disconnected, in its schedule and its reconnect time has come.</summary>
     /// <returns>1 when an attempt started, else 0.</returns>

@@ -9,7 +9,8 @@ namespace FixEngine.Engine;
 //   finished the handshake), which owns the new connection until it queues it to the engine agent.
 // - Every session on the port shares its receive mode (EngineConfiguration.CheckPort), decided here before the Logon
 //   says which session a connection is for. A busy-poll connection receives nothing until the agent polls it; a guarded
-//   one (completion mode, TLS) is started here and receives on completion threads once the handler is returned, routing
+//   one (dedicated, completion mode, TLS) is started here and receives on its own thread (dedicated) or on completion
+//   threads once the handler is returned, routing
 //   its Logon itself, while the agent only watches it (Logon timeout, close).
 
 /// <summary>Listens on one acceptor port (TCP or TLS) and hands each accepted connection to the engine agent.</summary>
@@ -19,7 +20,7 @@ internal sealed class Listener(string? address, int port, TcpConnectionOptions o
     private TcpAcceptor? _tcp;
     private TlsAcceptor? _tls;
 
-    /// <summary>Completion-mode or TLS: its sessions are entered from completion threads, so they have gates.</summary>
+    /// <summary>Dedicated, completion-mode or TLS: its sessions are entered from receiving threads other than the agent, so they have gates.</summary>
     public bool Guarded { get; } = InitiatorConnector.IsGuarded(options, tls is not null);
 
     /// <summary>The bound port (after <see cref="Start"/>).</summary>

@@ -12,7 +12,8 @@ namespace FixEngine.Engine;
 //   connection objects a message passes through (docs/architecture.md).
 // - Threads: made by the accept thread (Listener) or the connect task (InitiatorConnector), which attach the transport
 //   and queue it to the engine agent. Transport callbacks arrive on the receiving thread: the agent (busy-poll, inline
-//   in its Poll) or a socket completion thread (completion mode, TLS: Guarded), never overlapping for one connection.
+//   in its Poll), the connection's own receive thread (dedicated mode: Guarded) or a socket completion thread
+//   (completion mode, TLS: Guarded), never overlapping for one connection.
 //   Every entry into the session goes through SessionSlot.Enter. Slot is written once, when the connection is bound to
 //   its session (routing on the receiving thread, or before the connect task queues it) and read by the agent, hence
 //   volatile. AcceptedNs is the agent's.
@@ -32,7 +33,7 @@ internal sealed class SessionConnection : ISessionConnection, IConnectionHandler
 
     /// <param name="router">Routes the first message of an acceptor connection; null for an initiator's.</param>
     /// <param name="time">The engine's time.</param>
-    /// <param name="guarded">True when callbacks run on completion threads (completion mode, TLS), so the session gate is taken.</param>
+    /// <param name="guarded">True when callbacks run on a thread other than the agent (dedicated or completion mode, TLS), so the session gate is taken.</param>
     public SessionConnection(AcceptorRouter? router, EpochAnchor time, bool guarded)
     {
         _router = router;
@@ -40,7 +41,7 @@ internal sealed class SessionConnection : ISessionConnection, IConnectionHandler
         Guarded = guarded;
     }
 
-    /// <summary>True when callbacks run on completion threads (completion mode, TLS), so the session gate is taken.</summary>
+    /// <summary>True when callbacks run on a thread other than the agent (dedicated or completion mode, TLS), so the session gate is taken.</summary>
     public bool Guarded { get; }
 
     /// <summary>The session this connection is bound to; null until an acceptor connection's Logon is routed.</summary>

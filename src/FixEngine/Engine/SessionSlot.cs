@@ -7,21 +7,33 @@ namespace FixEngine.Engine;
 // - One slot per session, made by the FixEngineHost constructor and immutable after it, except _lastEpochNs.
 // - The gate is how any thread enters the session: Enter returns a SessionScope, the one construct every engine path
 //   uses ("using (SessionScope scope = slot.Enter(epochNs)) { ... scope.EpochNs ... }"). Busy-poll session: no gate (the
-//   engine agent is its only thread), the scope costs a null check. Completion-mode or TLS session: a private object
-//   locked (Monitor) by whichever thread runs the session: a socket completion thread for inbound messages, the agent
-//   for timers, the outbox, connect/disconnect handling and stop. Uncontended in practice (the agent holds it for one
-//   Poll).
+//   engine agent is its only thread), the scope costs a null check. Dedicated, completion-mode or TLS session: a private
+//   object locked (Monitor) by whichever thread runs the session: the connection's receive thread (dedicated) or a
+//   socket completion thread for inbound messages, the agent for timers, the outbox, connect/disconnect handling and
+//   stop. Uncontended in practice (the agent holds it for one Poll, and only when it was free: EnterForService).
 //   PERF: Monitor rather than System.Threading.Lock: a contended Lock allocates its wait event on the managed heap the
 //   first time, Monitor's contention path does not (CompletionAllocationTests.SessionGateContentionAllocatesNothing).
 // - Time for a gated session: each thread brings its own epoch time (the agent its duty-cycle time, a completion thread
 //   one clock read per message), and they can arrive out of order. _lastEpochNs, written only under the gate, is the
 //   latest time any entry gave the session; the scope hands the session max(given, last), so its time never goes back.
 //   Time flows one way: engine -> scope -> session; the engine never reads time back from the session.
+// - The agent never makes a receiving thread wait for its timers, and never waits for a receiving thread either: it
+//   services a gated session through EnterForService, a Monitor.TryEnter. When the gate is busy (a message is being
+//   processed) the agent skips the session this duty cycle and tries again on the next, so a message never queues
+//   behind the agent and the agent's other sessions never queue behind a slow FromApp. So that a receiving thread that
+//   holds the gate almost all the time (a flood) cannot starve the session's timers and outbox, once the agent has been
+//   refused for MaxServiceDelayNs of its monotonic time it takes the gate blocking. _refusedSinceNs/_refused belong to
+//   the agent (written outside the gate, by the agent only).
 
 /// <summary>A session with its gate and, for initiators, its connector.</summary>
 internal sealed class SessionSlot
 {
+    /// <summary>Longest time the agent skips a gated session whose gate is busy before it waits for the gate (1 ms).</summary>
+    public const long MaxServiceDelayNs = 1_000_000L;
+
     private long _lastEpochNs;
+    private long _refusedSinceNs;
+    private bool _refused;
 
     public SessionSlot(FixSession session, bool guarded)
     {
@@ -41,6 +53,30 @@ internal sealed class SessionSlot
     /// <param name="epochNs">The caller's epoch time.</param>
     /// <returns>The scope; its <see cref="SessionScope.EpochNs"/> is the time to give the session.</returns>
     public SessionScope Enter(long epochNs) => new(this, epochNs);
+
+    /// <summary>Agent only: enters the session for its duty-cycle service unless another thread is in it now (see the
+    /// design note); check <see cref="SessionScope.Entered"/>.</summary>
+    /// <param name="epochNs">The agent's epoch time.</param>
+    /// <param name="nowNs">The agent's monotonic time (bounds how long it keeps skipping a busy gate).</param>
+    public SessionScope EnterForService(long epochNs, long nowNs)
+    {
+        object? gate = Gate;
+        if (gate is null) return new SessionScope(this, epochNs);
+        if (Monitor.TryEnter(gate))
+        {
+            _refused = false;
+            return new SessionScope(this, gate, epochNs);
+        }
+        if (!_refused)
+        {
+            _refused = true;
+            _refusedSinceNs = nowNs;
+            return default;
+        }
+        if (nowNs - _refusedSinceNs < MaxServiceDelayNs) return default;
+        _refused = false;
+        return new SessionScope(this, epochNs);
+    }
 
     /// <summary>Inside the session's scope: gives the session its new connection (an initiator sends its Logon now).</summary>
     /// <param name="connection">The connection.</param>
@@ -68,6 +104,7 @@ internal readonly ref struct SessionScope
 
     public SessionScope(SessionSlot slot, long epochNs)
     {
+        Entered = true;
         _gate = slot.Gate;
         if (_gate is null)
         {
@@ -77,6 +114,18 @@ internal readonly ref struct SessionScope
         Monitor.Enter(_gate);
         EpochNs = slot.Stamp(epochNs);
     }
+
+    /// <summary>The gate is already held (taken with Monitor.TryEnter).</summary>
+    internal SessionScope(SessionSlot slot, object gate, long epochNs)
+    {
+        Entered = true;
+        _gate = gate;
+        EpochNs = slot.Stamp(epochNs);
+    }
+
+    /// <summary>False only for a <see cref="SessionSlot.EnterForService"/> that found the gate busy: the session must not
+    /// be touched (the default scope, which releases nothing).</summary>
+    public bool Entered { get; }
 
     /// <summary>The epoch time to pass to the session inside this scope.</summary>
     public long EpochNs { get; }

@@ -13,6 +13,13 @@ namespace FixEngine.Transport;
 //   Completion: one pooled ConnectionEventArgs; the loop in ReceiveLoop re-posts after each completion and
 //   loops (no recursion) while ReceiveAsync completes synchronously. The loop holds one "in flight" count
 //   from Start until it stops, so the receive buffer outlives every pending receive.
+//   Dedicated: one thread per connection (DedicatedReceiveLoop), started by BeginReceive, holding the in-flight count
+//   the same way. The socket stays non-blocking (the send path needs WouldBlock): the thread sleeps in the kernel in
+//   Socket.Poll(SelectRead) (poll(2) on this very thread, no epoll thread or thread pool involved), then reads with a
+//   non-blocking Socket.Receive and dispatches inline. A read that did not fill the free space has drained the socket,
+//   so the thread goes straight back to Poll: one wake-up and two syscalls per inbound burst. Close wakes the poll by
+//   shutting the socket down (both directions) before disposing it; the poll also times out every
+//   DedicatedPollTimeoutMicros as a backstop, and the loop leaves once closing.
 // - Send: every send member and the queue drain run under _sendLock (System.Threading.Lock). The caller is
 //   one thread at a time (the owner); the lock only serialises it with the drain, which in completion mode
 //   runs on the SAEA send completion thread, and with the teardown that returns the queue array.
@@ -21,16 +28,18 @@ namespace FixEngine.Transport;
 //   copy). Only the remainder the socket refused is copied into the queue: a SendByteQueue of exactly
 //   SendQueueBytes, rented from the pool on first use. A message that does not fit in the free space gets
 //   Backpressure before any byte is sent, so a message is never half sent and half dropped.
-// - Completion-mode drain: a pooled send SAEA over the queue's contiguous head segment; an async send holds
+// - Completion-mode (and dedicated-mode) drain: a pooled send SAEA over the queue's contiguous head segment; an async send holds
 //   an "in flight" count (taken under the lock while not closing) until it completes.
 // - Receive pause (inbound flow control): the shared ReceivePause state machine in TransportConnection. Busy-poll:
 //   Poll skips the receive while paused. Completion: the loop parks before posting its next receive, and a resume that
-//   found it parked restarts it inline on the resuming thread (RestartReceiveLoop).
+//   found it parked restarts it inline on the resuming thread (RestartReceiveLoop). Dedicated: the thread parks before
+//   its next read, releases its in-flight count (so a close while parked tears down at once) and waits on _parkLock;
+//   a resume that found it parked takes the count for it again and wakes it (_resumeGranted), a close wakes it to leave.
 // - Close: OnCloseRequested flushes what the socket takes now (orderly) or sets linger 0 (abort), shuts down
 //   and disposes the socket, which aborts pending SAEAs; socket calls that race with the dispose catch
 //   ObjectDisposedException. ReleaseResources (nothing in flight) returns the SAEAs and the queue.
 
-/// <summary>A TCP connection carrying FIX frames, in completion or busy-poll receive mode.</summary>
+/// <summary>A TCP connection carrying FIX frames, in completion, dedicated-thread or busy-poll receive mode.</summary>
 /// <remarks>
 /// Created by <see cref="TcpAcceptor"/> or <see cref="TcpConnector"/>. See <see cref="TransportConnection"/> for the
 /// thread contract. Steady-state receive, dispatch and send allocate nothing.
@@ -45,8 +54,17 @@ public sealed class TcpConnection : TransportConnection
     private readonly EndPoint? _remote;
     private readonly EndPoint? _local;
 
+    /// <summary>Dedicated mode: longest sleep in Socket.Poll before the receive thread looks at the close state again (a
+    /// backstop: a close wakes it at once by shutting the socket down).</summary>
+    private const int DedicatedPollTimeoutMicros = 1_000_000;
+
     private ConnectionEventArgs? _receiveArgs;
     private int _started;
+
+    // Dedicated mode: the parked receive thread waits on _parkLock; _resumeGranted (under it) says a resume took the
+    // in-flight count for it.
+    private readonly object _parkLock = new();
+    private bool _resumeGranted;
 
     // Guarded by _sendLock (the queue's Count is also read by other threads).
     private ConnectionEventArgs? _sendArgs;
@@ -102,12 +120,44 @@ public sealed class TcpConnection : TransportConnection
         {
             return;
         }
+        if (_mode == ReceiveMode.Dedicated)
+        {
+            var thread = new Thread(DedicatedReceiveLoop)
+            {
+                IsBackground = true,
+                Name = "fix-receive#" + Id,
+            };
+            try
+            {
+                thread.Start();
+            }
+            catch (Exception e) when (e is OutOfMemoryException or ThreadStartException)
+            {
+                // No thread could be created: the connection cannot receive.
+                Close(DisconnectReason.SocketError, "could not start the receive thread");
+                Exit();
+            }
+            return;
+        }
         _receiveArgs = _argsPool.Rent(this, isSend: false);
         ReceiveLoop(completed: false);
     }
 
-    // The completion loop had parked: restart it here; data already waiting is dispatched on this thread.
-    private protected override void RestartReceiveLoop() => ReceiveLoop(completed: false);
+    // The receive loop had parked. Completion: restart it here; data already waiting is dispatched on this thread.
+    // Dedicated: wake the parked thread, handing it the in-flight count the caller took.
+    private protected override void RestartReceiveLoop()
+    {
+        if (_mode == ReceiveMode.Dedicated)
+        {
+            lock (_parkLock)
+            {
+                _resumeGranted = true;
+                Monitor.Pulse(_parkLock);
+            }
+            return;
+        }
+        ReceiveLoop(completed: false);
+    }
 
     /// <summary>True once the send queue's array is rented (by <see cref="TransportConnection.Prewarm"/> or the first partial send); for tests.</summary>
     internal bool HasSendQueue
@@ -128,7 +178,7 @@ public sealed class TcpConnection : TransportConnection
             if (!IsClosing)
             {
                 _queue.Rent();
-                if (_mode == ReceiveMode.Completion)
+                if (_mode != ReceiveMode.BusyPoll)
                 {
                     _sendArgs ??= _argsPool.Rent(this, isSend: true);
                 }
@@ -295,7 +345,7 @@ public sealed class TcpConnection : TransportConnection
         return SocketError.Success;
     }
 
-    /// <summary>Completion mode: starts an async send of the queue. Returns true when the caller must <see cref="TransportConnection.Exit"/> (the send finished synchronously). Under the lock.</summary>
+    /// <summary>Completion and dedicated mode: starts an async send of the queue. Returns true when the caller must <see cref="TransportConnection.Exit"/> (the send finished synchronously). Under the lock.</summary>
     private bool StartAsyncSendUnderLock(ref SocketError error)
     {
         if (_mode == ReceiveMode.BusyPoll)
@@ -462,6 +512,96 @@ public sealed class TcpConnection : TransportConnection
         Exit();
     }
 
+    /// <summary>Dedicated mode: the receive thread. Holds the in-flight count taken in <see cref="BeginReceive"/> while it
+    /// runs (given back while parked).</summary>
+    private void DedicatedReceiveLoop()
+    {
+        bool holding = true;
+        try
+        {
+            // True when the socket may have more bytes than the last read took: read before sleeping in Poll.
+            bool mayHaveMore = true;
+            while (!IsClosing)
+            {
+                if (TryParkReceive())
+                {
+                    holding = false;
+                    Exit();
+                    if (!WaitForResume())
+                    {
+                        return;
+                    }
+                    holding = true;
+                    mayHaveMore = true;
+                    continue;
+                }
+                if (!mayHaveMore)
+                {
+                    // Sleep in the kernel until the socket is readable (data, FIN, reset or our own shutdown).
+                    _socket.Poll(DedicatedPollTimeoutMicros, SelectMode.SelectRead);
+                    mayHaveMore = true;
+                    continue;
+                }
+                GetReceiveSpace(out byte[] buffer, out int offset, out int count);
+                int received = _socket.Receive(new Span<byte>(buffer, offset, count), SocketFlags.None, out SocketError error);
+                if (error == SocketError.WouldBlock)
+                {
+                    mayHaveMore = false;
+                    continue;
+                }
+                if (error != SocketError.Success)
+                {
+                    CloseForSocketError(error, "receive");
+                    break;
+                }
+                if (received == 0)
+                {
+                    OnPeerClosed();
+                    break;
+                }
+                OnBytesReceived(received);
+                // A read that left free space took everything the socket had.
+                mayHaveMore = received == count;
+            }
+        }
+        catch (ObjectDisposedException)
+        {
+            // Closed under us: the close state says why.
+        }
+        catch (SocketException e)
+        {
+            CloseForSocketError(e.SocketErrorCode, "receive");
+        }
+        finally
+        {
+            if (holding)
+            {
+                Exit();
+            }
+        }
+    }
+
+    /// <summary>Dedicated mode, parked: waits for a resume (true: it took the in-flight count for this thread) or a close (false).</summary>
+    private bool WaitForResume()
+    {
+        lock (_parkLock)
+        {
+            while (true)
+            {
+                if (_resumeGranted)
+                {
+                    _resumeGranted = false;
+                    return true;
+                }
+                if (IsClosing)
+                {
+                    return false;
+                }
+                Monitor.Wait(_parkLock, DedicatedPollTimeoutMicros / 1000);
+            }
+        }
+    }
+
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void CloseForSocketError(SocketError error, string operation)
     {
@@ -509,7 +649,31 @@ public sealed class TcpConnection : TransportConnection
         catch (ObjectDisposedException)
         {
         }
+        if (_mode == ReceiveMode.Dedicated)
+        {
+            WakeDedicatedReceiver();
+        }
         _socket.Dispose();
+    }
+
+    /// <summary>Dedicated mode, closing: wakes the receive thread, whether it sleeps in Socket.Poll (shutting down the
+    /// receive side makes the socket readable; nothing is sent, so an abort still resets) or is parked.</summary>
+    private void WakeDedicatedReceiver()
+    {
+        try
+        {
+            _socket.Shutdown(SocketShutdown.Receive);
+        }
+        catch (SocketException)
+        {
+        }
+        catch (ObjectDisposedException)
+        {
+        }
+        lock (_parkLock)
+        {
+            Monitor.PulseAll(_parkLock);
+        }
     }
 
     private protected override void ReleaseResources()

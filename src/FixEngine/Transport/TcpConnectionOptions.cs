@@ -16,8 +16,9 @@ public sealed class TcpConnectionOptions
 
     private EventArgsPool? _eventArgsPool;
 
-    /// <summary>Completion (SAEA callbacks) or busy-poll (the owner polls). Default <see cref="ReceiveMode.Completion"/>.</summary>
-    public ReceiveMode ReceiveMode { get; set; } = ReceiveMode.Completion;
+    /// <summary>Dedicated (a receive thread per connection), completion (SAEA callbacks) or busy-poll (the owner polls).
+    /// Default <see cref="ReceiveMode.Dedicated"/>.</summary>
+    public ReceiveMode ReceiveMode { get; set; } = ReceiveMode.Dedicated;
 
     /// <summary>TCP_NODELAY (disable Nagle). Default true.</summary>
     public bool NoDelay { get; set; } = true;

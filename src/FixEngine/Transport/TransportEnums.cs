@@ -16,6 +16,15 @@ public enum ReceiveMode
     /// Lowest latency with a spinning idle strategy on a dedicated core.
     /// </summary>
     BusyPoll = 1,
+
+    /// <summary>
+    /// A receive thread of its own per connection (started by <see cref="TransportConnection.Start"/>): it sleeps in the
+    /// kernel until the socket is readable (<c>poll</c>), reads into the pooled receive buffer and dispatches every
+    /// complete message inline, so the thread the kernel wakes is the one that runs the handler (one wake-up per inbound
+    /// burst, no thread-pool hop). Sends are as in <see cref="Completion"/> (a remainder the socket refused is drained by
+    /// an async send). Costs one mostly sleeping thread per connection.
+    /// </summary>
+    Dedicated = 2,
 }
 
 /// <summary>Why a connection ended, passed once to <see cref="IConnectionHandler.OnDisconnected"/>.</summary>

@@ -46,7 +46,7 @@ public sealed class SettingsErrorTests
     [InlineData("ResetOnLogon=yes", "ResetOnLogon", "'yes' is not Y or N")]
     [InlineData("HeartBtInt=3O", "HeartBtInt", "'3O' is not an integer")]
     [InlineData("StartDay=Funday", "StartDay", "'Funday' is not a day name (Monday, Mon or Mo ...)")]
-    [InlineData("ReceiveMode=Polling", "ReceiveMode", "'Polling' is not one of Completion, BusyPoll")]
+    [InlineData("ReceiveMode=Polling", "ReceiveMode", "'Polling' is not one of Completion, BusyPoll, Dedicated")]
     [InlineData("IdleStrategy=Sleep", "IdleStrategy", "'Sleep' is not one of BusySpin, Yielding, Backoff, Blocking")]
     [InlineData("CpuAffinity=2-x", "CpuAffinity", "'2-x' is not a CPU list like 2, 2,3 or 2-3")]
     [InlineData("CpuAffinity=3-2", "CpuAffinity", "'3-2': range 3-2 is reversed")]

@@ -113,7 +113,7 @@ public sealed class SettingsFileTests
         Assert.Equal(System.Security.Authentication.SslProtocols.Tls12 | System.Security.Authentication.SslProtocols.Tls13, sessions[1].SSLProtocols);
         Assert.True(sessions[1].CreateSchedule().IsWeekly);
         Assert.Empty(sessions[0].CpuAffinity);
-        Assert.Equal(ReceiveMode.Completion, sessions[0].ReceiveMode);
+        Assert.Equal(ReceiveMode.Dedicated, sessions[0].ReceiveMode);
     }
 
     [Fact]

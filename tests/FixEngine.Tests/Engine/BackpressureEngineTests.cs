@@ -41,6 +41,7 @@ public sealed class BackpressureEngineTests
     [Theory]
     [InlineData("BusyPoll")]
     [InlineData("Completion")]
+    [InlineData("Dedicated")]
     public void ABurstIntoASlowConsumerArrivesWholeAndInOrder(string receiveMode)
     {
         int port = FreePort();

@@ -8,7 +8,8 @@ using FixEngine.Tests.Infrastructure;
 
 namespace FixEngine.Tests.Engine;
 
-/// <summary>The completion-mode engine path (receive on socket completion threads, session under its gate, FromApp,
+/// <summary>The completion-mode and dedicated-mode engine paths (receive on socket completion threads or on each
+/// connection's receive thread, session under its gate, FromApp,
 /// reply, re-posted receive; timers and outbox on the agent) allocates nothing per message.</summary>
 [Collection(nameof(AllocationMeasurement))]
 public class CompletionAllocationTests
@@ -26,9 +27,13 @@ public class CompletionAllocationTests
     /// trips here, none in a standalone process), so each thread is measured between its first and last callback within
     /// a round of 100 round trips and the best round must be exactly 0: an allocation of the engine's path repeats every
     /// round (at least 100 times its size), another work item's does not.
+    /// <para>Dedicated mode: the receiving threads are each connection's own receive thread (no other work items run on
+    /// them); the same measurement applies.</para>
     /// </remarks>
-    [Fact]
-    public void CompletionModeOrderToFillRoundTripsAllocateNothingPerMessage()
+    [Theory]
+    [InlineData("Completion")]
+    [InlineData("Dedicated")]
+    public void CompletionModeOrderToFillRoundTripsAllocateNothingPerMessage(string receiveMode)
     {
         string store = EngineTestSupport.TempDirectory("fixengine-alloc-");
         int port = EngineTestSupport.FreePort();
@@ -39,7 +44,7 @@ public class CompletionAllocationTests
             UseDataDictionary=N
             ResetOnLogon=Y
             IdleStrategy=Yielding
-            ReceiveMode=Completion
+            ReceiveMode={receiveMode}
             FileStorePath={store}
             StoreIndexCapacity=262144
             HeartBtInt=30
@@ -85,7 +90,7 @@ public class CompletionAllocationTests
             Assert.Equal(0, sender);
             Assert.True(client.AgentDone && client.AgentSamples > Rounds * RoundSize / 2, $"the initiator agent was sampled {client.AgentSamples} times");
             Assert.Equal(0, client.AgentAllocated);
-            Assert.True(best == 0, $"completion threads allocated in every round: best {best} B, {total} B over {Rounds} rounds");
+            Assert.True(best == 0, $"{receiveMode} receiving threads allocated in every round: best {best} B, {total} B over {Rounds} rounds");
             // The clean round measured real work: most of its callbacks followed an earlier one on the same thread.
             Assert.True(coveredInBest >= RoundSize, $"the clean round covered only {coveredInBest} of {2 * RoundSize} callbacks ({cleanRounds} clean rounds)");
 

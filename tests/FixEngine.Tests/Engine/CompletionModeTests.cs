@@ -12,14 +12,14 @@ namespace FixEngine.Tests.Engine;
 
 public sealed class CompletionModeTests
 {
-    private static IReadOnlyList<SessionSettings> Acceptor(int port, string extra = "") => SettingsFile.Parse($"""
+    private static IReadOnlyList<SessionSettings> Acceptor(int port, string extra = "", string mode = "Completion") => SettingsFile.Parse($"""
         [DEFAULT]
         ConnectionType=acceptor
         SocketAcceptPort={port}
         NonStopSession=Y
         UseDataDictionary=N
         ResetOnLogon=Y
-        ReceiveMode=Completion
+        ReceiveMode={mode}
         IdleStrategy=Yielding
         {extra}
         [SESSION]
@@ -28,7 +28,7 @@ public sealed class CompletionModeTests
         TargetCompID=CLIENT
         """, "acceptor");
 
-    private static IReadOnlyList<SessionSettings> Initiator(int port, int heartBtInt = 30, string extra = "") => SettingsFile.Parse($"""
+    private static IReadOnlyList<SessionSettings> Initiator(int port, int heartBtInt = 30, string extra = "", string mode = "Completion") => SettingsFile.Parse($"""
         [DEFAULT]
         ConnectionType=initiator
         SocketConnectHost=127.0.0.1
@@ -38,7 +38,7 @@ public sealed class CompletionModeTests
         NonStopSession=Y
         UseDataDictionary=N
         ResetOnLogon=Y
-        ReceiveMode=Completion
+        ReceiveMode={mode}
         IdleStrategy=Yielding
         {extra}
         [SESSION]
@@ -47,16 +47,18 @@ public sealed class CompletionModeTests
         TargetCompID=EXEC
         """, "initiator");
 
-    [Fact]
-    public void CompletionModeAcceptorAndInitiatorRoundTripTenThousandOrdersInOrder()
+    [Theory]
+    [InlineData("Completion")]
+    [InlineData("Dedicated")]
+    public void CompletionModeAcceptorAndInitiatorRoundTripTenThousandOrdersInOrder(string mode)
     {
         const int Orders = 10_000;
         int port = FreePort();
         var filler = new FillerApp();
         var client = new ClientApp();
-        using var acceptor = new FixEngineHost(Acceptor(port), filler);
+        using var acceptor = new FixEngineHost(Acceptor(port, mode: mode), filler);
         acceptor.Start();
-        using var initiator = new FixEngineHost(Initiator(port), client);
+        using var initiator = new FixEngineHost(Initiator(port, mode: mode), client);
         initiator.Start();
         Assert.True(client.LoggedOn.Wait(Wait), "initiator did not log on");
         Assert.True(filler.LoggedOn.Wait(Wait), "acceptor did not log on");
@@ -91,8 +93,10 @@ public sealed class CompletionModeTests
     /// timers while orders, fills, TestRequests and outbox News race them, and both sessions must keep their sequence
     /// numbers intact: no gap, no duplicate, no ResendRequest, Reject or Logout.
     /// </summary>
-    [Fact]
-    public void TimersInterleaveWithInboundWithoutCorruptingSequenceNumbers()
+    [Theory]
+    [InlineData("Completion")]
+    [InlineData("Dedicated")]
+    public void TimersInterleaveWithInboundWithoutCorruptingSequenceNumbers(string mode)
     {
         const int Steps = 300;
         const int News = 1_000;
@@ -101,9 +105,9 @@ public sealed class CompletionModeTests
         int port = FreePort();
         var filler = new FillerApp();
         var client = new ClientApp();
-        using var acceptor = new FixEngineHost(Acceptor(port), filler, new EngineOptions { Clock = clock });
+        using var acceptor = new FixEngineHost(Acceptor(port, mode: mode), filler, new EngineOptions { Clock = clock });
         acceptor.Start();
-        using var initiator = new FixEngineHost(Initiator(port, heartBtInt: 1), client, new EngineOptions { Clock = clock });
+        using var initiator = new FixEngineHost(Initiator(port, heartBtInt: 1, mode: mode), client, new EngineOptions { Clock = clock });
         initiator.Start();
         Assert.True(client.LoggedOn.Wait(Wait), "initiator did not log on");
         Assert.True(filler.LoggedOn.Wait(Wait), "acceptor did not log on");

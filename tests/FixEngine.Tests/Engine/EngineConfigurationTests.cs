@@ -86,7 +86,7 @@ public sealed class EngineConfigurationTests
     {
         ConfigException e = Rejected([Acceptor("A", 7001), Acceptor("B", 7002) with { ReceiveMode = ReceiveMode.BusyPoll }, Acceptor("C", 7001) with { ReceiveMode = ReceiveMode.BusyPoll }]);
         Assert.Equal("ReceiveMode", e.Key);
-        Assert.Contains("FIX.4.4:EXEC->C has BusyPoll but session FIX.4.4:EXEC->A has Completion", e.Message);
+        Assert.Contains("FIX.4.4:EXEC->C has BusyPoll but session FIX.4.4:EXEC->A has Dedicated", e.Message);
         Assert.Contains("SocketAcceptPort 7001", e.Message);
         // Different ports may differ.
         using var host = new FixEngineHost([Acceptor("A", 7001), Acceptor("B", 7002) with { ReceiveMode = ReceiveMode.BusyPoll }], new NoApp());

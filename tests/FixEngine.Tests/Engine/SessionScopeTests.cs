@@ -8,7 +8,8 @@ using FixEngine.Store;
 namespace FixEngine.Tests.Engine;
 
 /// <summary><see cref="SessionSlot.Enter"/>, the one way into a session: a gated session is held by one thread at a time
-/// and its time never goes back when threads bring theirs out of order; a busy-poll session has no gate.</summary>
+/// and its time never goes back when threads bring theirs out of order; a busy-poll session has no gate; the agent's
+/// <see cref="SessionSlot.EnterForService"/> skips a busy gate within its delay bound.</summary>
 public sealed class SessionScopeTests
 {
     private static FixSession NewSession() => new(new SessionSettings
@@ -61,6 +62,65 @@ public sealed class SessionScopeTests
         }
         other.Join();
         Assert.False(enteredWhileHeld);
+    }
+
+    [Fact]
+    public void TheAgentSkipsABusyGateUntilItsDelayBoundThenWaitsForIt()
+    {
+        using FixSession session = NewSession();
+        var slot = new SessionSlot(session, guarded: true);
+        using var holding = new ManualResetEventSlim(false);
+        using var release = new ManualResetEventSlim(false);
+        var receiver = new Thread(() =>
+        {
+            // A receiving thread inside the session (processing a message).
+            using (slot.Enter(0))
+            {
+                holding.Set();
+                release.Wait();
+            }
+        });
+        receiver.Start();
+        holding.Wait();
+
+        // Refused while the receiver holds the gate, for up to MaxServiceDelayNs of the agent's time: the agent goes on.
+        const long T0 = 5_000_000_000L;
+        using (SessionScope scope = slot.EnterForService(1_000, T0)) Assert.False(scope.Entered);
+        using (SessionScope scope = slot.EnterForService(1_000, T0 + SessionSlot.MaxServiceDelayNs - 1)) Assert.False(scope.Entered);
+
+        // Past the bound the agent waits for the gate: it gets it once the receiver leaves.
+        bool entered = false;
+        long epochNs = 0;
+        var agent = new Thread(() =>
+        {
+            using SessionScope scope = slot.EnterForService(2_000, T0 + SessionSlot.MaxServiceDelayNs);
+            entered = scope.Entered;
+            epochNs = scope.EpochNs;
+        });
+        agent.Start();
+        Assert.False(agent.Join(200), "the agent did not wait for the gate past its delay bound");
+        release.Set();
+        receiver.Join();
+        agent.Join();
+        Assert.True(entered);
+        Assert.Equal(2_000, epochNs);
+
+        // A free gate is taken at once, and the refusal count starts again.
+        using (SessionScope scope = slot.EnterForService(3_000, T0 + 10 * SessionSlot.MaxServiceDelayNs))
+        {
+            Assert.True(scope.Entered);
+            Assert.Equal(3_000, scope.EpochNs);
+        }
+    }
+
+    [Fact]
+    public void TheAgentAlwaysEntersABusyPollSession()
+    {
+        using FixSession session = NewSession();
+        var slot = new SessionSlot(session, guarded: false);
+        using SessionScope scope = slot.EnterForService(1_000, 0);
+        Assert.True(scope.Entered);
+        Assert.Equal(1_000, scope.EpochNs);
     }
 
     private sealed class NoApplication : IApplication

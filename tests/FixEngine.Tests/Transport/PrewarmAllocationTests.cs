@@ -14,7 +14,7 @@ namespace FixEngine.Tests.Transport;
 [Collection(nameof(AllocationMeasurement))]
 public sealed class PrewarmAllocationTests
 {
-    public static readonly TheoryData<ReceiveMode> Modes = new() { ReceiveMode.Completion, ReceiveMode.BusyPoll };
+    public static readonly TheoryData<ReceiveMode> Modes = new() { ReceiveMode.Completion, ReceiveMode.BusyPoll, ReceiveMode.Dedicated };
 
     /// <summary>A client that only sends (never started, so nothing else touches it) and the accepted server side (not
     /// started either: it reads nothing).</summary>

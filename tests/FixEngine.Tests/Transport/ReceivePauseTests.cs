@@ -42,10 +42,12 @@ public sealed class ReceivePauseTests
         loop.AssertNoLeaks();
     }
 
-    [Fact]
-    public void APausedCompletionConnectionPostsNoReceiveUntilResumed()
+    [Theory]
+    [InlineData(ReceiveMode.Completion)]
+    [InlineData(ReceiveMode.Dedicated)]
+    public void APausedCompletionConnectionPostsNoReceiveUntilResumed(ReceiveMode mode)
     {
-        using var loop = new Loopback(ReceiveMode.Completion, startServerConnections: false);
+        using var loop = new Loopback(mode, startServerConnections: false);
         var (client, _, server, serverHandler) = loop.Connect();
         server.Start();
         Assert.Equal(SendResult.Sent, client.TrySend(FixMessages.Numbered(0)));
@@ -76,10 +78,12 @@ public sealed class ReceivePauseTests
         loop.AssertNoLeaks();
     }
 
-    [Fact]
-    public void AResumeThatComesBeforeTheLoopStopsCancelsThePause()
+    [Theory]
+    [InlineData(ReceiveMode.Completion)]
+    [InlineData(ReceiveMode.Dedicated)]
+    public void AResumeThatComesBeforeTheLoopStopsCancelsThePause(ReceiveMode mode)
     {
-        using var loop = new Loopback(ReceiveMode.Completion, startServerConnections: false);
+        using var loop = new Loopback(mode, startServerConnections: false);
         var (client, _, server, serverHandler) = loop.Connect();
         server.Start();
         server.PauseReceive();
@@ -92,10 +96,12 @@ public sealed class ReceivePauseTests
         loop.AssertNoLeaks();
     }
 
-    [Fact]
-    public void ClosingAParkedConnectionTearsDownAndAResumeAfterwardsDoesNothing()
+    [Theory]
+    [InlineData(ReceiveMode.Completion)]
+    [InlineData(ReceiveMode.Dedicated)]
+    public void ClosingAParkedConnectionTearsDownAndAResumeAfterwardsDoesNothing(ReceiveMode mode)
     {
-        using var loop = new Loopback(ReceiveMode.Completion, startServerConnections: false);
+        using var loop = new Loopback(mode, startServerConnections: false);
         var (client, _, server, serverHandler) = loop.Connect();
         server.Start();
         server.PauseReceive();

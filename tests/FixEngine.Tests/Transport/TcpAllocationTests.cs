@@ -91,9 +91,27 @@ public class TcpAllocationTests
         Assert.Contains(": 0 B all threads", report);
     }
 
+    internal const string DedicatedModeProbe = "tcp-dedicated-allocation";
+
+    [Fact]
+    public void DedicatedModeSendAndReceiveAllocateNothingOnAnyThread()
+    {
+        // The receive thread of each connection frames and dispatches; a refused send remainder is drained by an async
+        // send on the thread pool. Measured over every thread, in a process of its own, as for completion mode.
+        (int exitCode, string report) = IsolatedProcess.Run(DedicatedModeProbe, TimeSpan.FromSeconds(120));
+        _output.WriteLine(report);
+        Assert.True(exitCode == 0, $"exit code {exitCode}: {report}");
+        Assert.Contains(": 0 B all threads", report);
+    }
+
     /// <summary>The measurement behind <see cref="CompletionModeSendAndReceiveAllocateNothingOnAnyThread"/>, run in a child process.</summary>
     /// <returns>0 when a window of 100,000 messages allocated exactly 0 bytes on every thread of the process and the sender never allocated.</returns>
-    internal static int MeasureCompletionModeAllocation(TextWriter output)
+    internal static int MeasureCompletionModeAllocation(TextWriter output) => MeasureAllocation(output, ReceiveMode.Completion);
+
+    /// <summary>The measurement behind <see cref="DedicatedModeSendAndReceiveAllocateNothingOnAnyThread"/>, run in a child process.</summary>
+    internal static int MeasureDedicatedModeAllocation(TextWriter output) => MeasureAllocation(output, ReceiveMode.Dedicated);
+
+    private static int MeasureAllocation(TextWriter output, ReceiveMode mode)
     {
         // GC.GetTotalAllocatedBytes(precise: true) around the window covers every thread: the sending thread, the
         // socket engine's epoll thread and the thread-pool threads that run the SAEA receive completions (framing,
@@ -109,7 +127,7 @@ public class TcpAllocationTests
         // Earlier, measured inside the test host, the residue came from the host's own threads (about 170 B every
         // 100 ms with an idle test, plus result reporting), not from the transport.
         const int MaxRounds = 10;
-        var options = new TcpConnectionOptions { ReceiveMode = ReceiveMode.Completion };
+        var options = new TcpConnectionOptions { ReceiveMode = mode };
         var checker = new SequenceCheckingHandler();
         var (acceptor, client, server) = Connect(options, checker);
         using (acceptor)
@@ -147,7 +165,7 @@ public class TcpAllocationTests
                 output.WriteLine($"window {r} ({Measured} messages): {total[r]} B all threads, {sender[r]} B sender, pool threads {threadsBefore[r]}->{threadsAfter[r]}");
             }
             bool ok = checker.OutOfOrder == 0 && checker.FrameErrors == 0 && total[rounds - 1] == 0;
-            output.WriteLine($"{seq} messages, {checker.OutOfOrder} out of order, {checker.FrameErrors} frame errors");
+            output.WriteLine($"{mode}: {seq} messages, {checker.OutOfOrder} out of order, {checker.FrameErrors} frame errors");
             client.Close();
             server.Close();
             return ok ? 0 : 1;

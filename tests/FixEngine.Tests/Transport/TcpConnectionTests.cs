@@ -11,7 +11,7 @@ namespace FixEngine.Tests.Transport;
 
 public class TcpConnectionTests
 {
-    public static readonly TheoryData<ReceiveMode> Modes = new() { ReceiveMode.Completion, ReceiveMode.BusyPoll };
+    public static readonly TheoryData<ReceiveMode> Modes = new() { ReceiveMode.Completion, ReceiveMode.BusyPoll, ReceiveMode.Dedicated };
 
     [Theory]
     [MemberData(nameof(Modes))]
@@ -44,6 +44,33 @@ public class TcpConnectionTests
         loop.AssertNoLeaks();
         Assert.Equal(1, clientHandler.DisconnectCount);
         Assert.Equal(1, serverHandler.DisconnectCount);
+    }
+
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public void DedicatedModeDispatchesOnTheConnectionsOwnThreadWhichEndsWithTheConnection(bool closeLocally)
+    {
+        using var loop = new Loopback(ReceiveMode.Dedicated);
+        var threads = new System.Collections.Concurrent.ConcurrentQueue<Thread>();
+        loop.ServerHandlerFactory = () => new RecordingHandler { OnMessageHook = (c, m) => threads.Enqueue(Thread.CurrentThread) };
+        var (client, _, server, serverHandler) = loop.Connect();
+        for (int i = 0; i < 3; i++) Assert.Equal(SendResult.Sent, client.TrySend(FixMessages.Numbered(i)));
+        Assert.True(Loopback.Until(() => Volatile.Read(ref serverHandler.MessageCount) == 3));
+
+        // Every message ran on one thread: the connection's own, not a thread-pool worker.
+        Thread receiver = Assert.Single(threads.Distinct());
+        Assert.False(receiver.IsThreadPoolThread);
+        Assert.Equal("fix-receive#" + server.Id, receiver.Name);
+
+        // Idle, the thread sleeps in the kernel; a close from this thread (or the peer's) wakes it and it ends.
+        if (closeLocally) server.Close();
+        else client.Close();
+        Assert.True(serverHandler.Disconnected.Wait(Loopback.Wait));
+        Assert.Equal(closeLocally ? DisconnectReason.Local : DisconnectReason.PeerClosed, serverHandler.Reason);
+        Assert.True(receiver.Join(Loopback.Wait), "the receive thread outlived its connection");
+        client.Close();
+        loop.AssertNoLeaks();
     }
 
     [Theory]
