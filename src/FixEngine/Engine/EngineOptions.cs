@@ -36,4 +36,7 @@ public sealed class EngineOptions
     /// first time a burst fills the transport after connecting allocates nothing. Default true; turn it off for an
     /// engine with very many sessions that rarely see back-pressure (about 1.1 MiB per connected session).</summary>
     public bool PrewarmConnections { get; init; } = true;
+
+    /// <summary>Tests: resolves an initiator's host names instead of DNS (the addresses, in the order to try them).</summary>
+    internal Func<string, System.Threading.Tasks.Task<System.Net.IPAddress[]>>? ResolveHost { get; init; }
 }

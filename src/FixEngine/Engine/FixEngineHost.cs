@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Net;
 using System.Threading;
 using FixEngine.Config;
 using FixEngine.Hosting;
@@ -99,7 +100,8 @@ public sealed class FixEngineHost : IDisposable
                 foreach (SessionSettings s in list) maxMessageSize = Math.Max(maxMessageSize, s.MaxMessageSize);
                 SessionSettings first = list[0];
                 TlsOptions? tls = first.SocketUseSSL ? EngineTls.ForAcceptor(first, _owned) : null;
-                var listener = new Listener(first.SocketAcceptHost, port, EngineConfiguration.TransportOptions(first, maxMessageSize), tls, router, _agent, time, prewarm);
+                IPAddress[] addresses = Listener.DefaultAddresses(HostResolver.ResolveAcceptHost(first));
+                var listener = new Listener(addresses, port, EngineConfiguration.TransportOptions(first, maxMessageSize), tls, router, _agent, time, console, prewarm);
                 listeners.Add(port, listener);
                 _listeners.Add(listener);
             }
@@ -120,7 +122,7 @@ public sealed class FixEngineHost : IDisposable
                     TcpConnectionOptions transport = EngineConfiguration.TransportOptions(s, s.MaxMessageSize);
                     EngineTls.InitiatorTls? tls = s.SocketUseSSL ? EngineTls.ForInitiator(s, _owned) : null;
                     var slot = new SessionSlot(session, InitiatorConnector.IsGuarded(transport, tls is not null));
-                    slot.Initiator = new InitiatorConnector(slot, s.SocketConnectEndpoints, transport, tls, _agent, time, console, prewarm);
+                    slot.Initiator = new InitiatorConnector(slot, s.SocketConnectEndpoints, transport, tls, _agent, time, console, prewarm, options.ResolveHost);
                     _slots.Add(slot);
                     _agent.AddInitiator(slot.Initiator);
                 }
