@@ -78,6 +78,11 @@ internal sealed class AcceptorRouter(EngineAgent agent, EngineConsole console, b
         connection.Slot = slot;
         slot.Connect(connection, epochNs, prewarm);
         session.OnMessage(frame, epochNs);
+        // The Logon bound the connection: the session's own message size and framing checks apply from the next frame.
+        if (ReferenceEquals(session.Connection, connection) && !connection.IsClosed)
+        {
+            connection.Transport.SetSessionLimits(session.Settings.MaxMessageSize, session.Settings.ValidateLengthAndChecksum);
+        }
         if (session.IsLoggedOn) console.LoggedOn(session.Id, connection.RemoteEndPoint);
     }
 

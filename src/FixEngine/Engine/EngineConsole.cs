@@ -23,5 +23,7 @@ internal sealed class EngineConsole(Action<string>? sink)
 
     public void Disconnected(SessionId session, string reason) => sink?.Invoke($"Disconnected {session}: {reason}");
 
+    public void Warning(ConfigWarning warning) => sink?.Invoke($"Settings warning: {warning}");
+
     public void Refused(string remote, string why) => sink?.Invoke($"Refused {remote}: {why}");
 }

@@ -82,6 +82,7 @@ public sealed class FixEngineHost : IDisposable
         IClock clock = options.Clock ?? SystemClock.Instance;
         bool prewarm = options.PrewarmConnections;
         var console = new EngineConsole(options.Console);
+        foreach (ConfigWarning warning in SettingsFile.Warnings(settings)) console.Warning(warning);
         var time = new EpochAnchor(clock);
         IdleStrategy = EngineConfiguration.ResolveIdleStrategy(settings, options);
         int[] cpus = EngineConfiguration.ResolveCpuAffinity(settings, options);
