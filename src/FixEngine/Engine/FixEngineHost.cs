@@ -102,7 +102,8 @@ public sealed class FixEngineHost : IDisposable
                 SessionSettings first = list[0];
                 TlsOptions? tls = first.SocketUseSSL ? EngineTls.ForAcceptor(first, _owned) : null;
                 IPAddress[] addresses = Listener.DefaultAddresses(HostResolver.ResolveAcceptHost(first));
-                var listener = new Listener(addresses, port, EngineConfiguration.TransportOptions(first, maxMessageSize), tls, router, _agent, time, console, prewarm);
+                var gate = new UnauthenticatedGate(port, first.MaxUnauthenticatedConnections, first.MaxUnauthenticatedConnectionsPerAddress, console);
+                var listener = new Listener(addresses, port, EngineConfiguration.TransportOptions(first, maxMessageSize), tls, router, _agent, time, console, gate);
                 listeners.Add(port, listener);
                 _listeners.Add(listener);
             }

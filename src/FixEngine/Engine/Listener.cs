@@ -14,6 +14,8 @@ namespace FixEngine.Engine;
 //   is a ConfigException naming file, line and key before anything runs). Not set: one dual-stack socket on IPv6Any
 //   (IPv4 clients arrive as IPv4-mapped addresses), or IPv4 Any where the OS has no IPv6. A name with several addresses
 //   (localhost: 127.0.0.1 and ::1) gets one socket per address, all on the port the first one bound (port 0 picks it).
+// - Before its Logon a connection is unauthenticated: the gate caps their number (per port and per source address,
+//   refusals logged), and the transport's pre-Logon limit (PreLogonMaxMessageSize) bounds its receive buffer.
 // - Every session on the port shares its receive mode (EngineConfiguration.CheckPort), decided here before the Logon
 //   says which session a connection is for. A busy-poll connection receives nothing until the agent polls it; a guarded
 //   one (completion mode, TLS) is started here and receives on completion threads once the handler is returned, routing
@@ -21,7 +23,7 @@ namespace FixEngine.Engine;
 
 /// <summary>Listens on one acceptor port (TCP or TLS) and hands each accepted connection to the engine agent.</summary>
 internal sealed class Listener(IReadOnlyList<IPAddress> addresses, int port, TcpConnectionOptions options, TlsOptions? tls,
-    AcceptorRouter router, EngineAgent agent, EpochAnchor time, EngineConsole console, bool prewarm)
+    AcceptorRouter router, EngineAgent agent, EpochAnchor time, EngineConsole console, UnauthenticatedGate gate)
 {
     private readonly List<TcpAcceptor> _tcp = [];
     private readonly List<TlsAcceptor> _tls = [];
@@ -83,13 +85,17 @@ internal sealed class Listener(IReadOnlyList<IPAddress> addresses, int port, Tcp
         foreach (TlsAcceptor a in _tls) a.Stop();
     }
 
-    // Acceptor thread.
-    private IConnectionHandler OnAccepted(TransportConnection transport)
+    /// <summary>The cap on connections without a Logon.</summary>
+    public UnauthenticatedGate Gate => gate;
+
+    // Acceptor thread. No buffers are rented here: the receive buffer comes with the first bytes, at the pre-Logon size,
+    // and the send side is prewarmed when the Logon binds the connection (AcceptorRouter).
+    private IConnectionHandler? OnAccepted(TransportConnection transport)
     {
+        if (gate.Admit(transport.RemoteEndPoint) is not IPAddress address) return null;
         var connection = new SessionConnection(router, time, Guarded);
         connection.Attach(transport);
-        // Before it starts receiving: this thread still owns it.
-        if (prewarm) transport.Prewarm();
+        connection.Admitted(gate, address);
         if (Guarded) connection.Start();
         agent.Enqueue(connection);
         return connection;

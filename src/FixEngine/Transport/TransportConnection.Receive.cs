@@ -132,6 +132,17 @@ public abstract partial class TransportConnection
         return bigger;
     }
 
+    // A large message made the buffer grow; now that it is empty it goes back to its resting size, the large array to the
+    // pool, so a connection holds a large buffer only while a large message is arriving.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void ShrinkReceiveBuffer()
+    {
+        byte[]? large = _receiveBuffer;
+        _receiveBuffer = _pool.Rent(_baseReceiveBytes);
+        Volatile.Write(ref _receiveCapacity, _baseReceiveBytes);
+        if (large is not null) _pool.Return(large);
+    }
+
     /// <summary>Frames and dispatches after <paramref name="count"/> bytes landed at the offset given by <see cref="GetReceiveSpace"/>.</summary>
     /// <returns>Messages delivered; check <see cref="IsClosing"/> afterwards.</returns>
     private protected int OnBytesReceived(int count)
@@ -145,6 +156,7 @@ public abstract partial class TransportConnection
         {
             _receiveStart = 0;
             _receiveEnd = 0;
+            if (_receiveCapacity > _baseReceiveBytes && !IsClosing) ShrinkReceiveBuffer();
         }
         else
         {

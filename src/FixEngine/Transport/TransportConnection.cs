@@ -241,6 +241,9 @@ public abstract partial class TransportConnection : IAgent, IDisposable
         PrewarmSend();
     }
 
+    /// <summary>Rents the send queue (and the subclass's other send resources) now; any thread (under the send lock).</summary>
+    internal void PrewarmSendBuffers() => PrewarmSend();
+
     /// <summary>True while reading from the socket is paused (<see cref="PauseReceive"/>).</summary>
     public bool IsReceivePaused => !_receivePause.IsRunning;
 
