@@ -231,6 +231,18 @@ public sealed record SessionSettings
     /// <summary>Largest accepted message in bytes; larger frames are garbled. Default 1 MiB.</summary>
     public int MaxMessageSize { get; init; } = 1 << 20;
 
+    /// <summary>Acceptor: the largest message a connection may send before its Logon binds it to a session (a Logon fits in a
+    /// few hundred bytes); the connection's receive buffer is sized for it, and <see cref="MaxMessageSize"/> applies after
+    /// the Logon. A per-port key. Default 8 KiB.</summary>
+    public int PreLogonMaxMessageSize { get; init; } = 8 << 10;
+
+    /// <summary>Acceptor: most connections on one SocketAcceptPort that have not yet sent a routed Logon; one more is
+    /// refused at accept, with a logged line naming the peer. A per-port key. Default 1000.</summary>
+    public int MaxUnauthenticatedConnections { get; init; } = 1000;
+
+    /// <summary>Acceptor: most such connections from one source address on one SocketAcceptPort. A per-port key. Default 64.</summary>
+    public int MaxUnauthenticatedConnectionsPerAddress { get; init; } = 64;
+
     /// <summary>Stored-message index entries preallocated per session (16 bytes each). Default 65,536; size it to a
     /// session period's outbound message count so the store never grows while the session runs.</summary>
     public int StoreIndexCapacity { get; init; } = 1 << 16;
@@ -390,6 +402,9 @@ public sealed record SessionSettings
         if (SocketSendBufferSize < 0) return (nameof(SocketSendBufferSize), $"{SocketSendBufferSize} must not be negative");
         if (SocketReceiveBufferSize < 0) return (nameof(SocketReceiveBufferSize), $"{SocketReceiveBufferSize} must not be negative");
         if (MaxMessageSize < 64) return (nameof(MaxMessageSize), $"{MaxMessageSize} must be at least 64");
+        if (PreLogonMaxMessageSize < 64) return (nameof(PreLogonMaxMessageSize), $"{PreLogonMaxMessageSize} must be at least 64");
+        if (MaxUnauthenticatedConnections < 1) return (nameof(MaxUnauthenticatedConnections), $"{MaxUnauthenticatedConnections} must be at least 1");
+        if (MaxUnauthenticatedConnectionsPerAddress < 1) return (nameof(MaxUnauthenticatedConnectionsPerAddress), $"{MaxUnauthenticatedConnectionsPerAddress} must be at least 1");
         if (StoreIndexCapacity < 1) return (nameof(StoreIndexCapacity), $"{StoreIndexCapacity} must be at least 1");
         if (MemoryStoreCapacityBytes < 0) return (nameof(MemoryStoreCapacityBytes), $"{MemoryStoreCapacityBytes} must not be negative");
         if (PostgreSQLStoreLeaseTimeout < 1) return (nameof(PostgreSQLStoreLeaseTimeout), $"{PostgreSQLStoreLeaseTimeout} must be at least 1");

@@ -43,9 +43,8 @@ internal sealed class AcceptorRouter(EngineAgent agent, EngineConsole console, b
             string key = Key(Encoding.ASCII.GetString(begin), Encoding.ASCII.GetString(theirTarget), Encoding.ASCII.GetString(theirSender));
             if (!_routes.TryGetValue(key, out slot))
             {
-                console.Refused(connection.RemoteEndPoint,
-                    $"no session for {Encoding.ASCII.GetString(begin)} {Encoding.ASCII.GetString(theirSender)}->{Encoding.ASCII.GetString(theirTarget)}");
-                connection.Close("unknown session");
+                // The agent logs the close of a connection that never had a Logon routed, with this reason.
+                connection.Close($"no session for {Encoding.ASCII.GetString(begin)} {Encoding.ASCII.GetString(theirSender)}->{Encoding.ASCII.GetString(theirTarget)}");
                 return;
             }
         }
@@ -66,8 +65,7 @@ internal sealed class AcceptorRouter(EngineAgent agent, EngineConsole console, b
         if (session.Connection is SessionConnection previous && previous.IsClosed) session.OnDisconnected(previous.CloseReason, epochNs);
         if (session.IsConnected)
         {
-            console.Refused(connection.RemoteEndPoint, $"{session.Id} is already connected");
-            connection.Close("session already connected");
+            connection.Close($"{session.Id} is already connected");
             return;
         }
         if (!session.IsSessionTime(epochNs))
@@ -76,8 +74,16 @@ internal sealed class AcceptorRouter(EngineAgent agent, EngineConsole console, b
             return;
         }
         connection.Slot = slot;
+        connection.ReleaseAdmission();
         slot.Connect(connection, epochNs, prewarm);
         session.OnMessage(frame, epochNs);
+        // The Logon bound the connection: the session's own message size and framing checks apply from the next frame,
+        // and its send buffers are rented now (not for connections that never log on).
+        if (ReferenceEquals(session.Connection, connection) && !connection.IsClosed)
+        {
+            connection.Transport.SetSessionLimits(session.Settings.MaxMessageSize, session.Settings.ValidateLengthAndChecksum);
+            if (prewarm) connection.Transport.PrewarmSendBuffers();
+        }
         if (session.IsLoggedOn) console.LoggedOn(session.Id, connection.RemoteEndPoint);
     }
 

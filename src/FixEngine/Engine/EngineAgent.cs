@@ -161,7 +161,13 @@ internal sealed class EngineAgent : IAgent
             SessionConnection c = _connections[i];
             work += c.Poll(nowNs);
             if (c.Slot is null && !c.IsClosed && nowNs - c.AcceptedNs > _logonTimeoutNs) c.Close("no Logon received");
-            if (c.Transport.IsClosing) _connections.RemoveAt(i);
+            if (c.Transport.IsClosing)
+            {
+                // A connection refused or dropped before its Logon was routed leaves one line, with the reason.
+                if (c.Slot is null) _console.Refused(c.RemoteEndPoint, "closed before Logon: " + c.CloseReason);
+                c.ReleaseAdmission();
+                _connections.RemoveAt(i);
+            }
         }
         return work;
     }

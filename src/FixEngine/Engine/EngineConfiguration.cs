@@ -27,6 +27,10 @@ internal static class EngineConfiguration
         (nameof(SessionSettings.SocketReceiveBufferSize), s => s.SocketReceiveBufferSize.ToString(CultureInfo.InvariantCulture)),
         (nameof(SessionSettings.SocketSendBufferSize), s => s.SocketSendBufferSize.ToString(CultureInfo.InvariantCulture)),
         (nameof(SessionSettings.SocketKeepAlive), s => YesNo(s.SocketKeepAlive)),
+        (nameof(SessionSettings.SocketReuseAddress), s => YesNo(s.SocketReuseAddress)),
+        (nameof(SessionSettings.PreLogonMaxMessageSize), s => s.PreLogonMaxMessageSize.ToString(CultureInfo.InvariantCulture)),
+        (nameof(SessionSettings.MaxUnauthenticatedConnections), s => s.MaxUnauthenticatedConnections.ToString(CultureInfo.InvariantCulture)),
+        (nameof(SessionSettings.MaxUnauthenticatedConnectionsPerAddress), s => s.MaxUnauthenticatedConnectionsPerAddress.ToString(CultureInfo.InvariantCulture)),
     ];
 
     /// <summary>The agent's idle strategy: the option, else the value all sessions share.</summary>
@@ -84,8 +88,15 @@ internal static class EngineConfiguration
     }
 
     /// <summary>Transport options for a listening port (from its first session; the port check made them agree) or an initiator.</summary>
+    /// <remarks>An acceptor port's connections check BodyLength and CheckSum until their Logon is routed (the session is not
+    /// known before); the router then applies the session's ValidateLengthAndChecksum and MaxMessageSize
+    /// (TransportConnection.SetSessionLimits).</remarks>
     public static TcpConnectionOptions TransportOptions(SessionSettings s, int maxMessageSize) => new()
     {
+        ReuseAddress = s.SocketReuseAddress,
+        ValidateLengthAndChecksum = s.ConnectionType == ConnectionType.Acceptor || s.ValidateLengthAndChecksum,
+        // An acceptor's connection is unauthenticated until its Logon is routed: a small limit and buffer until then.
+        PreLogonMaxMessageBodyLength = s.ConnectionType == ConnectionType.Acceptor ? Math.Min(s.PreLogonMaxMessageSize, maxMessageSize) : 0,
         ReceiveMode = s.SocketUseSSL ? ReceiveMode.Completion : s.ReceiveMode,
         MaxMessageBodyLength = maxMessageSize,
         MaxReceiveBufferBytes = Math.Max(4 << 20, maxMessageSize * 2 + 1024),

@@ -16,9 +16,14 @@ internal sealed class EngineConsole(Action<string>? sink)
 
     public void ConnectFailed(SocketEndpoint endpoint, Exception error) => sink?.Invoke($"Connect to {endpoint} failed: {error.Message}");
 
+    public void ConnectFailed(SocketEndpoint endpoint, IPEndPoint address, Exception error, bool tryingNext) =>
+        sink?.Invoke($"Connect to {endpoint} ({address}) failed: {error.Message}{(tryingNext ? "; trying its next address" : "")}");
+
     public void LoggedOn(SessionId session, string remote) => sink?.Invoke($"Logon {session} from {remote}");
 
     public void Disconnected(SessionId session, string reason) => sink?.Invoke($"Disconnected {session}: {reason}");
+
+    public void Warning(ConfigWarning warning) => sink?.Invoke($"Settings warning: {warning}");
 
     public void Refused(string remote, string why) => sink?.Invoke($"Refused {remote}: {why}");
 }

@@ -40,4 +40,16 @@ public sealed class EngineOptions
     /// <summary>Creates the engine's <see cref="System.Diagnostics.Metrics.Meter"/> (<see cref="Diagnostics.FixEngineMetrics"/>),
     /// e.g. dependency injection's; a plain meter named <c>FixEngine</c> when null.</summary>
     public System.Diagnostics.Metrics.IMeterFactory? MeterFactory { get; init; }
+
+    /// <summary>Makes each session's message store; null = the settings' choice (<see cref="SettingsMessageStoreFactory"/>:
+    /// a file store under <c>FileStorePath</c>, else memory). <see cref="MemoryMessageStoreFactory"/> or your own.</summary>
+    public IMessageStoreFactory? MessageStoreFactory { get; init; }
+
+    /// <summary>Makes each session's message log; null = the settings' choice (a <see cref="FileSessionLogFactory"/> the
+    /// engine owns: <c>FileLogPath</c>/fixengine.log, no log without <c>FileLogPath</c>). A factory given here stays yours to
+    /// dispose.</summary>
+    public ISessionLogFactory? SessionLogFactory { get; init; }
+
+    /// <summary>Tests: resolves an initiator's host names instead of DNS (the addresses, in the order to try them).</summary>
+    internal Func<string, System.Threading.Tasks.Task<System.Net.IPAddress[]>>? ResolveHost { get; init; }
 }

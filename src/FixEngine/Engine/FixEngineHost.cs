@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Net;
 using System.Threading;
 using FixEngine.Config;
 using FixEngine.Diagnostics;
@@ -47,7 +48,8 @@ public sealed class FixEngineHost : IDisposable
     private readonly List<FixSession> _sessions = [];
     private readonly List<Listener> _listeners = [];
     private readonly List<IDisposable> _owned = [];
-    private readonly SessionFactory _factory = new();
+    private readonly SessionFactory _factory;
+    private readonly Dictionary<SessionId, SessionSlot> _byId = [];
     private readonly EngineAgent _agent;
     private readonly AgentRunner _runner;
 
@@ -82,11 +84,13 @@ public sealed class FixEngineHost : IDisposable
         IClock clock = options.Clock ?? SystemClock.Instance;
         bool prewarm = options.PrewarmConnections;
         var console = new EngineConsole(options.Console);
+        foreach (ConfigWarning warning in SettingsFile.Warnings(settings)) console.Warning(warning);
         var time = new EpochAnchor(clock);
         IdleStrategy = EngineConfiguration.ResolveIdleStrategy(settings, options);
         int[] cpus = EngineConfiguration.ResolveCpuAffinity(settings, options);
         CpuAffinity = cpus;
 
+        _factory = new SessionFactory(options.MessageStoreFactory, options.SessionLogFactory);
         Dictionary<int, List<SessionSettings>> ports = EngineConfiguration.AcceptorPorts(settings);
         _agent = new EngineAgent(_slots, time, console, EngineConfiguration.PendingLogonTimeoutSeconds(settings), prewarm);
         var router = new AcceptorRouter(_agent, console, prewarm);
@@ -100,7 +104,9 @@ public sealed class FixEngineHost : IDisposable
                 foreach (SessionSettings s in list) maxMessageSize = Math.Max(maxMessageSize, s.MaxMessageSize);
                 SessionSettings first = list[0];
                 TlsOptions? tls = first.SocketUseSSL ? EngineTls.ForAcceptor(first, _owned) : null;
-                var listener = new Listener(first.SocketAcceptHost, port, EngineConfiguration.TransportOptions(first, maxMessageSize), tls, router, _agent, time, prewarm);
+                IPAddress[] addresses = Listener.DefaultAddresses(HostResolver.ResolveAcceptHost(first));
+                var gate = new UnauthenticatedGate(port, first.MaxUnauthenticatedConnections, first.MaxUnauthenticatedConnectionsPerAddress, console);
+                var listener = new Listener(addresses, port, EngineConfiguration.TransportOptions(first, maxMessageSize), tls, router, _agent, time, console, gate);
                 listeners.Add(port, listener);
                 _listeners.Add(listener);
             }
@@ -114,6 +120,7 @@ public sealed class FixEngineHost : IDisposable
                 {
                     var slot = new SessionSlot(session, listeners[s.SocketAcceptPort!.Value].Guarded);
                     _slots.Add(slot);
+                    _byId.Add(session.Id, slot);
                     router.Add(s, slot);
                 }
                 else
@@ -121,8 +128,9 @@ public sealed class FixEngineHost : IDisposable
                     TcpConnectionOptions transport = EngineConfiguration.TransportOptions(s, s.MaxMessageSize);
                     EngineTls.InitiatorTls? tls = s.SocketUseSSL ? EngineTls.ForInitiator(s, _owned) : null;
                     var slot = new SessionSlot(session, InitiatorConnector.IsGuarded(transport, tls is not null));
-                    slot.Initiator = new InitiatorConnector(slot, s.SocketConnectEndpoints, transport, tls, _agent, time, console, prewarm);
+                    slot.Initiator = new InitiatorConnector(slot, s.SocketConnectEndpoints, transport, tls, _agent, time, console, prewarm, options.ResolveHost);
                     _slots.Add(slot);
+                    _byId.Add(session.Id, slot);
                     _agent.AddInitiator(slot.Initiator);
                 }
             }
@@ -177,6 +185,36 @@ public sealed class FixEngineHost : IDisposable
     /// completion mode two sessions' callbacks may run at the same time on different threads,
     /// so a callback must not use another session directly.</remarks>
     public IReadOnlyList<FixSession> Sessions => _sessions;
+
+    /// <summary>The session with <paramref name="id"/>, if this engine runs it (any thread).</summary>
+    /// <param name="id">BeginString, SenderCompID, TargetCompID and qualifier, as configured.</param>
+    /// <param name="session">The session, or null.</param>
+    /// <returns>Whether there is one.</returns>
+    public bool TryGetSession(SessionId id, [System.Diagnostics.CodeAnalysis.NotNullWhen(true)] out FixSession? session)
+    {
+        bool found = _byId.TryGetValue(id, out SessionSlot? slot);
+        session = slot?.Session;
+        return found;
+    }
+
+    /// <summary>Queues an application message for the session with <paramref name="id"/> from any thread, any number of
+    /// threads at once: calls through here are serialised per session, then the session's owner sends it in order
+    /// (<see cref="FixSession.TrySendFromAnyThread{TState}"/>).</summary>
+    /// <typeparam name="TState">State for <paramref name="body"/>.</typeparam>
+    /// <param name="id">The session.</param>
+    /// <param name="msgType">MsgType(35), at most 16 bytes.</param>
+    /// <param name="state">Passed to <paramref name="body"/>.</param>
+    /// <param name="body">Writes the body fields (on the calling thread).</param>
+    /// <returns>False when the session's hand-off ring is full or the body does not fit; retry later.</returns>
+    /// <exception cref="ArgumentException">No session has <paramref name="id"/>.</exception>
+    /// <remarks>Do not also call the session's own <see cref="FixSession.TrySendFromAnyThread{TState}"/> from another thread
+    /// at the same time: that one allows one producer thread. Allocation-free.</remarks>
+    public bool TrySend<TState>(SessionId id, ReadOnlySpan<byte> msgType, scoped in TState state, BodyWriter<TState> body)
+        where TState : allows ref struct
+    {
+        if (!_byId.TryGetValue(id, out SessionSlot? slot)) throw new ArgumentException($"no session {id} in this engine", nameof(id));
+        lock (slot.SendGate) return slot.Session.TrySendFromAnyThread(msgType, in state, body);
+    }
 
     /// <summary>The agent's idle strategy in force (from <see cref="EngineOptions"/> or the sessions' common setting).</summary>
     public IdleStrategyKind IdleStrategy { get; }

@@ -20,9 +20,11 @@ namespace FixEngine.Engine;
 //   it starts a task; the task clears it when the attempt fails, the agent when it takes the connection. Hence volatile.
 
 /// <summary>Connects an initiator session, and reconnects it (failing over between SocketConnectHost[n]) after
-/// ReconnectInterval while it is disconnected and inside its schedule.</summary>
+/// ReconnectInterval while it is disconnected and inside its schedule. A host name is resolved at each attempt
+/// (<see cref="HostResolver"/>) and every address it resolves to is tried, in order, before the next failover host.</summary>
 internal sealed class InitiatorConnector(SessionSlot slot, IReadOnlyList<SocketEndpoint> endpoints, TcpConnectionOptions transport,
-    EngineTls.InitiatorTls? tls, EngineAgent agent, EpochAnchor time, EngineConsole console, bool prewarm)
+    EngineTls.InitiatorTls? tls, EngineAgent agent, EpochAnchor time, EngineConsole console, bool prewarm,
+    Func<string, Task<IPAddress[]>>? resolve = null)
 {
     private const long NsPerSecond = 1_000_000_000L;
     private static readonly TimeSpan ConnectTimeout = TimeSpan.FromSeconds(10);
@@ -42,33 +44,57 @@ internal sealed class InitiatorConnector(SessionSlot slot, IReadOnlyList<SocketE
         // IsConnected may be read while a completion thread disconnects the session: a stale true only delays the
         // attempt by a duty cycle; only the agent attaches initiator connections.
         if (_connecting || s.IsConnected || endpoints.Count == 0 || nowNs < _nextAttemptNs || !s.IsSessionTime(epochNs)) return 0;
-        SocketEndpoint ep = endpoints[_nextEndpoint];
+        int index = _nextEndpoint;
+        SocketEndpoint ep = endpoints[index];
         _nextEndpoint = (_nextEndpoint + 1) % endpoints.Count;
         _nextAttemptNs = nowNs + s.Settings.ReconnectInterval * NsPerSecond;
         _connecting = true;
         console.Connecting(s.Id, ep, tls is not null);
-        StartConnect(ep);
+        StartConnect(ep, index);
         return 1;
     }
 
     // Not inlined into Poll: the lambda's closure would be allocated on every Poll, at the entry of the scope that
     // declares what it captures.
-    private void StartConnect(SocketEndpoint ep) => Task.Run(() => ConnectAsync(ep));
+    private void StartConnect(SocketEndpoint ep, int index) => Task.Run(() => ConnectAsync(ep, index));
 
     /// <summary>Agent: the connection the task queued has been taken.</summary>
     public void Connected() => _connecting = false;
 
-    // Thread pool.
-    private async Task ConnectAsync(SocketEndpoint ep)
+    // Thread pool. Every address the host resolves to, in the resolver's order, until one connects.
+    private async Task ConnectAsync(SocketEndpoint ep, int endpointIndex)
     {
-        var connection = new SessionConnection(router: null, time, IsGuarded(transport, tls is not null)) { Slot = slot };
+        IPAddress[] addresses;
         try
         {
-            IPAddress address = IPAddress.TryParse(ep.Host, out IPAddress? ip) ? ip : (await Dns.GetHostAddressesAsync(ep.Host).ConfigureAwait(false))[0];
-            var remote = new IPEndPoint(address, ep.Port);
-            TransportConnection transportConnection = tls is not null
-                ? await TlsConnection.ConnectAsync(remote, ConnectTimeout, transport, tls.For(ep.Host), connection).ConfigureAwait(false)
-                : await TcpConnector.ConnectAsync(remote, ConnectTimeout, transport, connection).ConfigureAwait(false);
+            addresses = resolve is not null
+                ? await resolve(ep.Host).ConfigureAwait(false)
+                : await HostResolver.ResolveAsync(ep.Host, slot.Session.Settings, HostResolver.ConnectHostKey(endpointIndex)).ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is ConfigException or SocketException or OperationCanceledException)
+        {
+            // A name that does not resolve: the ConfigException names the file, line and key.
+            console.ConnectFailed(ep, e);
+            _connecting = false;
+            return;
+        }
+        for (int i = 0; i < addresses.Length; i++)
+        {
+            var remote = new IPEndPoint(addresses[i], ep.Port);
+            var connection = new SessionConnection(router: null, time, IsGuarded(transport, tls is not null)) { Slot = slot };
+            TransportConnection transportConnection;
+            try
+            {
+                transportConnection = tls is not null
+                    ? await TlsConnection.ConnectAsync(remote, ConnectTimeout, transport, tls.For(ep.Host), connection).ConfigureAwait(false)
+                    : await TcpConnector.ConnectAsync(remote, ConnectTimeout, transport, connection).ConfigureAwait(false);
+            }
+            catch (Exception e) when (e is SocketException or OperationCanceledException or TransportConnectException
+                or AuthenticationException or IOException)
+            {
+                console.ConnectFailed(ep, remote, e, i + 1 < addresses.Length);
+                continue;
+            }
             connection.Attach(transportConnection);
             // Still owned by this task (the agent gets it through the queue): rent its buffers now.
             if (prewarm) transportConnection.Prewarm();
@@ -79,12 +105,8 @@ internal sealed class InitiatorConnector(SessionSlot slot, IReadOnlyList<SocketE
                 return;
             }
             agent.Enqueue(connection);
+            return;
         }
-        catch (Exception e) when (e is SocketException or OperationCanceledException or TransportConnectException or IndexOutOfRangeException
-            or AuthenticationException or IOException)
-        {
-            console.ConnectFailed(ep, e);
-            _connecting = false;
-        }
+        _connecting = false;
     }
 }

@@ -1,4 +1,7 @@
+using System;
+using System.Collections.Generic;
 using System.Net;
+using System.Net.Sockets;
 using FixEngine.Transport;
 
 namespace FixEngine.Engine;
@@ -7,6 +10,12 @@ namespace FixEngine.Engine;
 // - One per SocketAcceptPort. Start and Stop run on the caller of FixEngineHost.Start/Stop. OnAccepted runs on the
 //   acceptor's thread (TcpAcceptor: its accept completion thread, one connection at a time; TlsAcceptor: the thread that
 //   finished the handshake), which owns the new connection until it queues it to the engine agent.
+// - Addresses: SocketAcceptHost resolved by the FixEngineHost constructor (HostResolver.ResolveAcceptHost, so a bad name
+//   is a ConfigException naming file, line and key before anything runs). Not set: one dual-stack socket on IPv6Any
+//   (IPv4 clients arrive as IPv4-mapped addresses), or IPv4 Any where the OS has no IPv6. A name with several addresses
+//   (localhost: 127.0.0.1 and ::1) gets one socket per address, all on the port the first one bound (port 0 picks it).
+// - Before its Logon a connection is unauthenticated: the gate caps their number (per port and per source address,
+//   refusals logged), and the transport's pre-Logon limit (PreLogonMaxMessageSize) bounds its receive buffer.
 // - Every session on the port shares its receive mode (EngineConfiguration.CheckPort), decided here before the Logon
 //   says which session a connection is for. A busy-poll connection receives nothing until the agent polls it; a guarded
 //   one (dedicated, completion mode, TLS) is started here and receives on its own thread (dedicated) or on completion
@@ -14,11 +23,11 @@ namespace FixEngine.Engine;
 //   its Logon itself, while the agent only watches it (Logon timeout, close).
 
 /// <summary>Listens on one acceptor port (TCP or TLS) and hands each accepted connection to the engine agent.</summary>
-internal sealed class Listener(string? address, int port, TcpConnectionOptions options, TlsOptions? tls,
-    AcceptorRouter router, EngineAgent agent, EpochAnchor time, bool prewarm)
+internal sealed class Listener(IReadOnlyList<IPAddress> addresses, int port, TcpConnectionOptions options, TlsOptions? tls,
+    AcceptorRouter router, EngineAgent agent, EpochAnchor time, EngineConsole console, UnauthenticatedGate gate)
 {
-    private TcpAcceptor? _tcp;
-    private TlsAcceptor? _tls;
+    private readonly List<TcpAcceptor> _tcp = [];
+    private readonly List<TlsAcceptor> _tls = [];
 
     /// <summary>Dedicated, completion-mode or TLS: its sessions are entered from receiving threads other than the agent, so they have gates.</summary>
     public bool Guarded { get; } = InitiatorConnector.IsGuarded(options, tls is not null);
@@ -26,37 +35,68 @@ internal sealed class Listener(string? address, int port, TcpConnectionOptions o
     /// <summary>The bound port (after <see cref="Start"/>).</summary>
     public int BoundPort { get; private set; }
 
+    /// <summary>The addresses listened on (after <see cref="Start"/>).</summary>
+    public List<IPEndPoint> BoundEndPoints { get; } = [];
+
+    /// <summary>The addresses to bind for an acceptor host: the resolved ones, or every interface (dual-stack where the OS
+    /// has IPv6) when none is configured.</summary>
+    public static IPAddress[] DefaultAddresses(IPAddress[] resolved) =>
+        resolved.Length > 0 ? resolved : [Socket.OSSupportsIPv6 ? IPAddress.IPv6Any : IPAddress.Any];
+
     public void Start()
     {
-        IPAddress ip = string.IsNullOrEmpty(address) ? IPAddress.Any : IPAddress.Parse(address);
-        var endPoint = new IPEndPoint(ip, port);
+        int bindPort = port;
+        for (int i = 0; i < addresses.Count; i++)
+        {
+            var endPoint = new IPEndPoint(addresses[i], bindPort);
+            IPEndPoint bound;
+            try
+            {
+                bound = Bind(endPoint);
+            }
+            catch (SocketException e) when (i > 0)
+            {
+                // The first address is the one the host name stands for; a further one (e.g. ::1 without IPv6) is a bonus.
+                console.Refused(endPoint.ToString(), $"cannot listen on this address of the acceptor host: {e.Message}");
+                continue;
+            }
+            if (i == 0) bindPort = BoundPort = bound.Port;
+            BoundEndPoints.Add(bound);
+        }
+    }
+
+    private IPEndPoint Bind(IPEndPoint endPoint)
+    {
         if (tls is not null)
         {
-            _tls = new TlsAcceptor(endPoint, options, tls, OnAccepted);
-            _tls.Start();
-            BoundPort = _tls.LocalEndPoint.Port;
+            var acceptor = new TlsAcceptor(endPoint, options, tls, OnAccepted);
+            acceptor.Start();
+            _tls.Add(acceptor);
+            return acceptor.LocalEndPoint;
         }
-        else
-        {
-            _tcp = new TcpAcceptor(endPoint, options, OnAccepted);
-            _tcp.Start();
-            BoundPort = _tcp.LocalEndPoint.Port;
-        }
+        var tcp = new TcpAcceptor(endPoint, options, OnAccepted);
+        tcp.Start();
+        _tcp.Add(tcp);
+        return tcp.LocalEndPoint;
     }
 
     public void Stop()
     {
-        _tcp?.Stop();
-        _tls?.Stop();
+        foreach (TcpAcceptor a in _tcp) a.Stop();
+        foreach (TlsAcceptor a in _tls) a.Stop();
     }
 
-    // Acceptor thread.
-    private IConnectionHandler OnAccepted(TransportConnection transport)
+    /// <summary>The cap on connections without a Logon.</summary>
+    public UnauthenticatedGate Gate => gate;
+
+    // Acceptor thread. No buffers are rented here: the receive buffer comes with the first bytes, at the pre-Logon size,
+    // and the send side is prewarmed when the Logon binds the connection (AcceptorRouter).
+    private IConnectionHandler? OnAccepted(TransportConnection transport)
     {
+        if (gate.Admit(transport.RemoteEndPoint) is not IPAddress address) return null;
         var connection = new SessionConnection(router, time, Guarded);
         connection.Attach(transport);
-        // Before it starts receiving: this thread still owns it.
-        if (prewarm) transport.Prewarm();
+        connection.Admitted(gate, address);
         if (Guarded) connection.Start();
         agent.Enqueue(connection);
         return connection;

@@ -30,6 +30,9 @@ internal sealed class SessionConnection : ISessionConnection, IConnectionHandler
     private readonly EpochAnchor _time;
     private TransportConnection? _transport;
     private volatile SessionSlot? _slot;
+    private UnauthenticatedGate? _gate;
+    private System.Net.IPAddress? _admittedAddress;
+    private int _admitted;
 
     /// <param name="router">Routes the first message of an acceptor connection; null for an initiator's.</param>
     /// <param name="time">The engine's time.</param>
@@ -76,6 +79,20 @@ internal sealed class SessionConnection : ISessionConnection, IConnectionHandler
     }
 
     public void Attach(TransportConnection transport) => _transport = transport;
+
+    /// <summary>Accept thread, before the connection is published: it holds a place in <paramref name="gate"/>.</summary>
+    public void Admitted(UnauthenticatedGate gate, System.Net.IPAddress address)
+    {
+        _gate = gate;
+        _admittedAddress = address;
+        _admitted = 1;
+    }
+
+    /// <summary>Gives back the connection's place among the unauthenticated ones, once (its Logon was routed, or it closed).</summary>
+    public void ReleaseAdmission()
+    {
+        if (System.Threading.Interlocked.Exchange(ref _admitted, 0) == 1) _gate!.Release(_admittedAddress!);
+    }
 
     public void Start()
     {

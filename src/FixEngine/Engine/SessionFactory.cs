@@ -7,7 +7,8 @@ using FixEngine.Store;
 
 namespace FixEngine.Engine;
 
-/// <summary>Builds <see cref="FixSession"/> objects from <see cref="SessionSettings"/>: dictionaries, store and log.</summary>
+/// <summary>Builds <see cref="FixSession"/> objects from <see cref="SessionSettings"/>: dictionaries, and the store and log
+/// from an <see cref="IMessageStoreFactory"/> and an <see cref="ISessionLogFactory"/>.</summary>
 /// <remarks>
 /// Not thread-safe; used while an engine is being built. Dictionaries are loaded once per path and shared
 /// (they are immutable). Allocates (start-up only).
@@ -15,7 +16,24 @@ namespace FixEngine.Engine;
 public sealed class SessionFactory : IDisposable
 {
     private readonly Dictionary<string, DataDictionary> _dictionaries = new(StringComparer.Ordinal);
-    private readonly Dictionary<string, Logging.FixLog> _logs = new(StringComparer.Ordinal);
+    private readonly IMessageStoreFactory _stores;
+    private readonly ISessionLogFactory _logs;
+    private readonly FileSessionLogFactory? _ownLogs;
+
+    /// <summary>A factory with the built-in store and log choices (from the settings).</summary>
+    public SessionFactory()
+        : this(null, null)
+    {
+    }
+
+    /// <summary>A factory with the given store and log factories.</summary>
+    /// <param name="stores">Makes each session's store; <see cref="SettingsMessageStoreFactory"/> when null.</param>
+    /// <param name="logs">Makes each session's log; a <see cref="FileSessionLogFactory"/> this factory owns when null.</param>
+    public SessionFactory(IMessageStoreFactory? stores, ISessionLogFactory? logs)
+    {
+        _stores = stores ?? SettingsMessageStoreFactory.Instance;
+        _logs = logs ?? (_ownLogs = new FileSessionLogFactory());
+    }
 
     /// <summary>Creates a session.</summary>
     /// <param name="settings">Its settings (validated here).</param>
@@ -40,33 +58,16 @@ public sealed class SessionFactory : IDisposable
             sessionDictionary = Load(d);
         }
 
-        string name = settings.SessionId.ToString();
-        IMessageStore store = settings.PostgreSQLStoreConnectionString is string pgConnection
-            ? CreatePostgresStore(settings, pgConnection, name, epochNs)
-            : settings.FileStorePath is string storePath
-            ? new FileMessageStore(storePath, name, epochNs, new FileMessageStoreOptions
-            {
-                SyncPolicy = ToPolicy(settings.FileStoreSync),
-                Recovery = settings.FileStoreRecovery,
-                InitialIndexCapacity = settings.StoreIndexCapacity,
-                // RefreshOnLogon is for a standby that opens the journal while the primary still writes it.
-                SharedAccess = settings.RefreshOnLogon,
-            })
-            : new MemoryMessageStore(
-                epochNs, initialIndexCapacity: settings.StoreIndexCapacity, initialCapacityInBytes: settings.MemoryStoreCapacityBytes);
-
-        Session.ISessionLog? log = null;
-        if (settings.FileLogPath is string logPath)
+        IMessageStore store = _stores.Create(settings, epochNs);
+        Session.ISessionLog? log;
+        try
         {
-            // One struct-logger file per FileLogPath; each session logs through its own producer.
-            if (!_logs.TryGetValue(logPath, out Logging.FixLog? fixLog))
-            {
-                System.IO.Directory.CreateDirectory(logPath);
-                // Entries carry the time the session was given (no clock read per entry).
-                fixLog = Logging.FixLog.CreateFile(System.IO.Path.Combine(logPath, "fixengine.log"), new Logging.FixLogOptions { Clock = SessionLogClock.Instance });
-                _logs.Add(logPath, fixLog);
-            }
-            log = new Session.FixLogSessionLog(fixLog, name);
+            log = _logs.Create(settings);
+        }
+        catch
+        {
+            store.Dispose();
+            throw;
         }
         // A store that had to recover its journal says what it found and did; the session log keeps it.
         if (store.LastRecoveryReport is StoreRecoveryReport report) log?.OnEvent(report.ToString(), epochNs);
@@ -86,36 +87,9 @@ public sealed class SessionFactory : IDisposable
         return dictionary;
     }
 
-    /// <remarks>Blocks until this engine holds the session's lease: a standby engine waits here while the primary
-    /// renews it, and takes the session over once the primary's lease expires (or is released on its clean stop).</remarks>
-    private static PostgresMessageStore CreatePostgresStore(SessionSettings settings, string connectionString, string name, long epochNs) =>
-        new(name, epochNs, new PostgresMessageStoreOptions
-        {
-            ConnectionString = connectionString,
-            TablePrefix = settings.PostgreSQLStoreTablePrefix,
-            SyncPolicy = settings.PostgreSQLStoreSync,
-            LeaseDuration = TimeSpan.FromSeconds(settings.PostgreSQLStoreLeaseTimeout),
-            LocalJournalDirectory = settings.FileStorePath,
-            LocalJournalOptions = new FileMessageStoreOptions
-            {
-                SyncPolicy = ToPolicy(settings.FileStoreSync),
-                InitialIndexCapacity = settings.StoreIndexCapacity,
-            },
-            InitialIndexCapacity = settings.StoreIndexCapacity,
-            InitialCapacityInBytes = settings.MemoryStoreCapacityBytes,
-        });
-
-    private static FileStoreSyncPolicy ToPolicy(FileStoreSync sync) => sync switch
-    {
-        FileStoreSync.PerMessage => FileStoreSyncPolicy.PerMessage,
-        FileStoreSync.Batched => FileStoreSyncPolicy.Batched,
-        _ => FileStoreSyncPolicy.OS,
-    };
-
     /// <summary>Flushes and closes the message logs.</summary>
     public void Dispose()
     {
-        foreach (Logging.FixLog log in _logs.Values) log.Dispose();
-        _logs.Clear();
+        _ownLogs?.Dispose();
     }
 }

@@ -44,10 +44,10 @@ internal static class SocketSetup
     }
 
     /// <summary>A socket bound to <paramref name="endPoint"/> and listening: dual-mode on <see cref="IPAddress.IPv6Any"/>,
-    /// and on Unix SO_REUSEADDR (it only allows rebinding over TIME_WAIT there; it does not let two listeners share a
+    /// and on Unix SO_REUSEADDR when <paramref name="reuseAddress"/> (it only allows rebinding over TIME_WAIT there; it does not let two listeners share a
     /// port, which it would on Windows, so it is not set there).</summary>
     /// <exception cref="SocketException">The bind or listen failed (e.g. the port is in use).</exception>
-    public static Socket Listen(IPEndPoint endPoint, int backlog)
+    public static Socket Listen(IPEndPoint endPoint, int backlog, bool reuseAddress = true)
     {
         var listener = new Socket(endPoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
         try
@@ -58,7 +58,8 @@ internal static class SocketSetup
             }
             if (!OperatingSystem.IsWindows())
             {
-                listener.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
+                // Set both ways: .NET may set it on Unix sockets by itself.
+                listener.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, reuseAddress);
             }
             listener.Bind(endPoint);
             listener.Listen(backlog);

@@ -62,6 +62,9 @@ public sealed class TcpAcceptor : IDisposable
     /// <summary>The bound end point (with the actual port) once started; the requested one before.</summary>
     public IPEndPoint LocalEndPoint => (IPEndPoint?)_listener?.LocalEndPoint ?? _endPoint;
 
+    /// <summary>SO_REUSEADDR as the listening socket has it (after <see cref="Start"/>); for tests.</summary>
+    internal bool ListenerReuseAddress => _listener is { } l && (int)l.GetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress)! != 0;
+
     /// <summary>Connections accepted and given a handler.</summary>
     public long AcceptedCount => Interlocked.Read(ref _accepted);
 
@@ -80,7 +83,7 @@ public sealed class TcpAcceptor : IDisposable
         {
             TransportThrowHelper.ThrowInvalidOperation("The TcpAcceptor was already started.");
         }
-        _listener = SocketSetup.Listen(_endPoint, _backlog);
+        _listener = SocketSetup.Listen(_endPoint, _backlog, _options.ReuseAddress);
         var args = new SocketAsyncEventArgs(unsafeSuppressExecutionContextFlow: true);
         args.Completed += (_, e) => AcceptLoop(e, completed: true);
         _acceptArgs = args;

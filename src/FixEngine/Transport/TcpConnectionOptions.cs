@@ -32,6 +32,15 @@ public sealed class TcpConnectionOptions
     /// <summary>SO_KEEPALIVE. Default false (FIX heartbeats detect dead peers).</summary>
     public bool KeepAlive { get; set; }
 
+    /// <summary>SO_REUSEADDR on an acceptor's listening socket (Unix only: it lets a restarted acceptor bind over
+    /// connections in TIME_WAIT; on Windows it would let two listeners share a port, so it is never set there). Default true.</summary>
+    public bool ReuseAddress { get; set; } = true;
+
+    /// <summary>Whether a frame whose BodyLength does not end at its CheckSum field, or whose CheckSum is wrong, is refused
+    /// (a frame error) or delivered as a message all the same (QuickFIX's <c>ValidateLengthAndChecksum=N</c>). Default true.
+    /// A connection may change it once its peer is known (<see cref="TransportConnection.SetSessionLimits"/>).</summary>
+    public bool ValidateLengthAndChecksum { get; set; } = true;
+
     /// <summary>SO_LINGER on close in seconds; off (the OS default graceful close) when null.</summary>
     public int? LingerSeconds { get; set; }
 
@@ -46,6 +55,13 @@ public sealed class TcpConnectionOptions
 
     /// <summary>Largest BodyLength accepted; a larger one is rejected after the header, without buffering the body. Default 1 MiB.</summary>
     public int MaxMessageBodyLength { get; set; } = 1024 * 1024;
+
+    /// <summary>Largest BodyLength accepted until the owner lifts the limit with <see cref="TransportConnection.SetSessionLimits"/>
+    /// (an acceptor does once a Logon has bound the connection to a session); 0 = <see cref="MaxMessageBodyLength"/> from the
+    /// start. While it applies the receive buffer is rented at the size of the largest such frame (at most
+    /// <see cref="InitialReceiveBufferBytes"/>) and never grows, so an unauthenticated peer holds only that much memory.
+    /// Default 0.</summary>
+    public int PreLogonMaxMessageBodyLength { get; set; }
 
     /// <summary>Capacity of the bounded per-connection send queue in bytes; also the longest message that can be sent. Default 1 MiB.</summary>
     public int SendQueueBytes { get; set; } = 1024 * 1024;
@@ -87,6 +103,7 @@ public sealed class TcpConnectionOptions
         if (InitialReceiveBufferBytes < 256) TransportThrowHelper.ThrowInvalidOptions(nameof(InitialReceiveBufferBytes), InitialReceiveBufferBytes, "must be at least 256");
         if (MaxReceiveBufferBytes < InitialReceiveBufferBytes) TransportThrowHelper.ThrowInvalidOptions(nameof(MaxReceiveBufferBytes), MaxReceiveBufferBytes, "must be at least InitialReceiveBufferBytes");
         if (MaxMessageBodyLength < 1) TransportThrowHelper.ThrowInvalidOptions(nameof(MaxMessageBodyLength), MaxMessageBodyLength, "must be positive");
+        if (PreLogonMaxMessageBodyLength < 0) TransportThrowHelper.ThrowInvalidOptions(nameof(PreLogonMaxMessageBodyLength), PreLogonMaxMessageBodyLength, "must not be negative");
         if ((long)MaxMessageBodyLength + FrameOverheadBytes > MaxReceiveBufferBytes)
         {
             TransportThrowHelper.ThrowInvalidOptions(nameof(MaxReceiveBufferBytes), MaxReceiveBufferBytes, $"must hold the largest frame (MaxMessageBodyLength {MaxMessageBodyLength} + {FrameOverheadBytes})");

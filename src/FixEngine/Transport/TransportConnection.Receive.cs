@@ -65,15 +65,36 @@ public abstract partial class TransportConnection
     /// <see cref="TcpConnectionOptions.MaxReceiveBufferBytes"/>.</remarks>
     public int ReceiveBufferCapacity => Volatile.Read(ref _receiveCapacity);
 
+    /// <summary>The largest BodyLength accepted now: <see cref="TcpConnectionOptions.PreLogonMaxMessageBodyLength"/> until
+    /// <see cref="SetSessionLimits"/>, then the session's (written by the receiving thread).</summary>
+    public int MaxMessageBodyLength => Volatile.Read(ref _maxBodyLength);
+
+    /// <summary>Receiving thread (e.g. inside <see cref="IConnectionHandler.OnMessage"/> for the Logon that bound the
+    /// connection to its session): lifts the pre-Logon limit to <paramref name="maxMessageBodyLength"/> (at most
+    /// <see cref="TcpConnectionOptions.MaxMessageBodyLength"/>) and sets whether BodyLength and CheckSum errors refuse a frame.</summary>
+    /// <param name="maxMessageBodyLength">The session's largest BodyLength.</param>
+    /// <param name="validateLengthAndChecksum">False delivers a frame whose BodyLength misses its CheckSum field or whose
+    /// CheckSum is wrong as a message (QuickFIX's <c>ValidateLengthAndChecksum=N</c>).</param>
+    internal void SetSessionLimits(int maxMessageBodyLength, bool validateLengthAndChecksum)
+    {
+        Volatile.Write(ref _maxBodyLength, Math.Clamp(maxMessageBodyLength, 1, _maxBodyLimit));
+        _baseReceiveBytes = _initialReceiveBytes;
+        _validateLengthAndChecksum = validateLengthAndChecksum;
+    }
+
+    // The receive buffer's resting size: the initial size, or under a pre-Logon limit just what its largest frame needs.
+    private int BaseReceiveBytes(int maxBodyLength) =>
+        maxBodyLength < _maxBodyLimit ? Math.Max(256, Math.Min(_initialReceiveBytes, maxBodyLength + TcpConnectionOptions.FrameOverheadBytes)) : _initialReceiveBytes;
+
     /// <summary>Where the next receive may write: after the buffered bytes, compacting or growing the buffer when it is nearly full.</summary>
     private protected void GetReceiveSpace(out byte[] buffer, out int offset, out int count)
     {
         byte[]? array = _receiveBuffer;
         if (array is null)
         {
-            array = _pool.Rent(_initialReceiveBytes);
+            array = _pool.Rent(_baseReceiveBytes);
             _receiveBuffer = array;
-            Volatile.Write(ref _receiveCapacity, _initialReceiveBytes);
+            Volatile.Write(ref _receiveCapacity, _baseReceiveBytes);
         }
         int capacity = _receiveCapacity;
         int free = capacity - _receiveEnd;
@@ -111,6 +132,17 @@ public abstract partial class TransportConnection
         return bigger;
     }
 
+    // A large message made the buffer grow; now that it is empty it goes back to its resting size, the large array to the
+    // pool, so a connection holds a large buffer only while a large message is arriving.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void ShrinkReceiveBuffer()
+    {
+        byte[]? large = _receiveBuffer;
+        _receiveBuffer = _pool.Rent(_baseReceiveBytes);
+        Volatile.Write(ref _receiveCapacity, _baseReceiveBytes);
+        if (large is not null) _pool.Return(large);
+    }
+
     /// <summary>Frames and dispatches after <paramref name="count"/> bytes landed at the offset given by <see cref="GetReceiveSpace"/>.</summary>
     /// <returns>Messages delivered; check <see cref="IsClosing"/> afterwards.</returns>
     private protected int OnBytesReceived(int count)
@@ -124,6 +156,7 @@ public abstract partial class TransportConnection
         {
             _receiveStart = 0;
             _receiveEnd = 0;
+            if (_receiveCapacity > _baseReceiveBytes && !IsClosing) ShrinkReceiveBuffer();
         }
         else
         {
@@ -160,6 +193,16 @@ public abstract partial class TransportConnection
                 {
                     break;
                 }
+                else if (!_validateLengthAndChecksum && status is FrameStatus.CheckSumMismatch or FrameStatus.BodyLengthMismatch
+                    && EndsWithCheckSumField(rest.Slice(0, frame.Length)))
+                {
+                    // ValidateLengthAndChecksum=N: the frame runs through its CheckSum field; deliver it as QuickFIX does.
+                    consumed += frame.Length;
+                    _consecutiveFrameErrors = 0;
+                    _consecutiveGarbageBytes = 0;
+                    handler.OnMessage(this, rest.Slice(0, frame.Length));
+                    _messagesReceived++;
+                }
                 else
                 {
                     consumed += frame.Length;
@@ -187,6 +230,13 @@ public abstract partial class TransportConnection
             OnHandlerException(ex, status == FrameStatus.Complete ? nameof(IConnectionHandler.OnMessage) : nameof(IConnectionHandler.OnFrameError));
         }
         return consumed;
+    }
+
+    // A frame the framer cut through its CheckSum field (a BodyLength mismatch may also be a skip to the next 8=).
+    private static bool EndsWithCheckSumField(ReadOnlySpan<byte> frame)
+    {
+        int tag = frame.LastIndexOf("\u000110="u8);
+        return tag >= 0 && frame[^1] == 1 && frame.Slice(tag + 1, frame.Length - tag - 2).IndexOf((byte)1) < 0;
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]

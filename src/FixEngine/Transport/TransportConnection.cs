@@ -64,7 +64,11 @@ public abstract partial class TransportConnection : IAgent, IDisposable
     private readonly ArrayPool<byte> _pool;
     private readonly int _initialReceiveBytes;
     private readonly int _maxReceiveBytes;
-    private readonly int _maxBodyLength;
+    private readonly int _maxBodyLimit;
+    // Receiving thread (SetSessionLimits runs on it): the pre-Logon limit, then the session's.
+    private int _maxBodyLength;
+    private int _baseReceiveBytes;
+    private bool _validateLengthAndChecksum;
     private readonly int _maxFrameErrors;
     private readonly int _maxGarbageBytes;
     private readonly int _initialSendBytes;
@@ -93,7 +97,10 @@ public abstract partial class TransportConnection : IAgent, IDisposable
         _pool = options.BufferPool ?? ArrayPool<byte>.Shared;
         _initialReceiveBytes = options.InitialReceiveBufferBytes;
         _maxReceiveBytes = options.MaxReceiveBufferBytes;
-        _maxBodyLength = options.MaxMessageBodyLength;
+        _maxBodyLimit = options.MaxMessageBodyLength;
+        _maxBodyLength = options.PreLogonMaxMessageBodyLength > 0 ? Math.Min(options.PreLogonMaxMessageBodyLength, _maxBodyLimit) : _maxBodyLimit;
+        _baseReceiveBytes = BaseReceiveBytes(_maxBodyLength);
+        _validateLengthAndChecksum = options.ValidateLengthAndChecksum;
         _maxFrameErrors = options.MaxConsecutiveFrameErrors;
         _maxGarbageBytes = options.MaxConsecutiveGarbageBytes;
         _initialSendBytes = options.InitialSendBufferBytes;
@@ -233,6 +240,9 @@ public abstract partial class TransportConnection : IAgent, IDisposable
         }
         PrewarmSend();
     }
+
+    /// <summary>Rents the send queue (and the subclass's other send resources) now; any thread (under the send lock).</summary>
+    internal void PrewarmSendBuffers() => PrewarmSend();
 
     /// <summary>True while reading from the socket is paused (<see cref="PauseReceive"/>).</summary>
     public bool IsReceivePaused => !_receivePause.IsRunning;

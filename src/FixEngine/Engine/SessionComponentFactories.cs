@@ -1,0 +1,140 @@
+using System;
+using System.Collections.Generic;
+using FixEngine.Config;
+using FixEngine.Session;
+using FixEngine.Store;
+
+namespace FixEngine.Engine;
+
+/// <summary>Makes the message store of each session an engine builds (<see cref="EngineOptions.MessageStoreFactory"/>).</summary>
+/// <remarks>Called by the <see cref="FixEngineHost"/> constructor, once per session, on the constructing thread. The
+/// session owns the store it is given and disposes it with itself.</remarks>
+public interface IMessageStoreFactory
+{
+    /// <summary>The store for the session of <paramref name="settings"/>.</summary>
+    /// <param name="settings">The session's settings.</param>
+    /// <param name="epochNs">Now (epoch nanoseconds): the creation time of a new store.</param>
+    /// <returns>A store; the session takes ownership.</returns>
+    IMessageStore Create(SessionSettings settings, long epochNs);
+}
+
+/// <summary>Makes the message log of each session an engine builds (<see cref="EngineOptions.SessionLogFactory"/>).</summary>
+/// <remarks>Called by the <see cref="FixEngineHost"/> constructor, once per session, on the constructing thread. The factory
+/// keeps ownership of what it creates (the engine does not dispose logs); release it after disposing the engine.</remarks>
+public interface ISessionLogFactory
+{
+    /// <summary>The log for the session of <paramref name="settings"/>, or null for none.</summary>
+    /// <param name="settings">The session's settings.</param>
+    /// <returns>A log, or null.</returns>
+    ISessionLog? Create(SessionSettings settings);
+}
+
+/// <summary>The built-in store choice: a <see cref="FileMessageStore"/> under <c>FileStorePath</c> when it is set, else a
+/// <see cref="MemoryMessageStore"/> (<c>StoreIndexCapacity</c>, <c>MemoryStoreCapacityBytes</c>, <c>FileStoreSync</c>).</summary>
+public sealed class SettingsMessageStoreFactory : IMessageStoreFactory
+{
+    /// <summary>The one instance (stateless).</summary>
+    public static SettingsMessageStoreFactory Instance { get; } = new();
+
+    /// <inheritdoc/>
+    /// <remarks>A PostgreSQL store (<c>PostgreSQLStoreConnectionString</c>) blocks until this engine holds the session's
+    /// lease: a standby engine waits here while the primary renews it, and takes the session over once the primary's
+    /// lease expires (or is released on its clean stop).</remarks>
+    /// <exception cref="MessageStoreException">The file store cannot be opened or refuses a damaged journal
+    /// (<c>FileStoreRecovery=Refuse</c>).</exception>
+    /// <exception cref="PostgresStoreException">The database is unreachable, its schema is newer, or the lease could not be taken.</exception>
+    public IMessageStore Create(SessionSettings settings, long epochNs)
+    {
+        ArgumentNullException.ThrowIfNull(settings);
+        string name = settings.SessionId.ToString();
+        if (settings.PostgreSQLStoreConnectionString is string pgConnection)
+        {
+            return new PostgresMessageStore(name, epochNs, new PostgresMessageStoreOptions
+            {
+                ConnectionString = pgConnection,
+                TablePrefix = settings.PostgreSQLStoreTablePrefix,
+                SyncPolicy = settings.PostgreSQLStoreSync,
+                LeaseDuration = TimeSpan.FromSeconds(settings.PostgreSQLStoreLeaseTimeout),
+                LocalJournalDirectory = settings.FileStorePath,
+                LocalJournalOptions = new FileMessageStoreOptions
+                {
+                    SyncPolicy = ToPolicy(settings.FileStoreSync),
+                    Recovery = settings.FileStoreRecovery,
+                    InitialIndexCapacity = settings.StoreIndexCapacity,
+                },
+                InitialIndexCapacity = settings.StoreIndexCapacity,
+                InitialCapacityInBytes = settings.MemoryStoreCapacityBytes,
+            });
+        }
+        return settings.FileStorePath is string storePath
+            ? new FileMessageStore(storePath, name, epochNs, new FileMessageStoreOptions
+            {
+                SyncPolicy = ToPolicy(settings.FileStoreSync),
+                Recovery = settings.FileStoreRecovery,
+                InitialIndexCapacity = settings.StoreIndexCapacity,
+                // RefreshOnLogon is for a standby that opens the journal while the primary still writes it.
+                SharedAccess = settings.RefreshOnLogon,
+            })
+            : MemoryMessageStoreFactory.Instance.Create(settings, epochNs);
+    }
+
+    private static FileStoreSyncPolicy ToPolicy(FileStoreSync sync) => sync switch
+    {
+        FileStoreSync.PerMessage => FileStoreSyncPolicy.PerMessage,
+        FileStoreSync.Batched => FileStoreSyncPolicy.Batched,
+        _ => FileStoreSyncPolicy.OS,
+    };
+}
+
+/// <summary>Always a <see cref="MemoryMessageStore"/> (ignores <c>FileStorePath</c>): sequence numbers and sent messages live
+/// as long as the process.</summary>
+public sealed class MemoryMessageStoreFactory : IMessageStoreFactory
+{
+    /// <summary>The one instance (stateless).</summary>
+    public static MemoryMessageStoreFactory Instance { get; } = new();
+
+    /// <inheritdoc/>
+    public IMessageStore Create(SessionSettings settings, long epochNs)
+    {
+        ArgumentNullException.ThrowIfNull(settings);
+        return new MemoryMessageStore(epochNs, initialIndexCapacity: settings.StoreIndexCapacity, initialCapacityInBytes: settings.MemoryStoreCapacityBytes);
+    }
+}
+
+/// <summary>The built-in log: one <c>fixengine.log</c> per <c>FileLogPath</c> directory, shared by the sessions that name it,
+/// each session logging through its own producer; no log when <c>FileLogPath</c> is not set.</summary>
+/// <remarks>Owns the log files: dispose it after the engine (the engine disposes the one it makes itself).</remarks>
+public sealed class FileSessionLogFactory : ISessionLogFactory, IDisposable
+{
+    private readonly Dictionary<string, Logging.FixLog> _logs = new(StringComparer.Ordinal);
+    private readonly object _gate = new();
+
+    /// <inheritdoc/>
+    public ISessionLog? Create(SessionSettings settings)
+    {
+        ArgumentNullException.ThrowIfNull(settings);
+        if (settings.FileLogPath is not string logPath) return null;
+        Logging.FixLog? fixLog;
+        lock (_gate)
+        {
+            if (!_logs.TryGetValue(logPath, out fixLog))
+            {
+                System.IO.Directory.CreateDirectory(logPath);
+                // Entries carry the time the session was given (no clock read per entry).
+                fixLog = Logging.FixLog.CreateFile(System.IO.Path.Combine(logPath, "fixengine.log"), new Logging.FixLogOptions { Clock = SessionLogClock.Instance });
+                _logs.Add(logPath, fixLog);
+            }
+        }
+        return new FixLogSessionLog(fixLog, settings.SessionId.ToString());
+    }
+
+    /// <summary>Flushes and closes the log files.</summary>
+    public void Dispose()
+    {
+        lock (_gate)
+        {
+            foreach (Logging.FixLog log in _logs.Values) log.Dispose();
+            _logs.Clear();
+        }
+    }
+}
