@@ -34,10 +34,10 @@ public sealed class EngineSettingsTests
 
     internal static string Now() => DateTime.UtcNow.ToString("yyyyMMdd-HH:mm:ss.fff", System.Globalization.CultureInfo.InvariantCulture);
 
-    internal static byte[] Logon(string client = "CLIENT") => FixMessages.Build("FIX.4.4", $"35=A|34=1|49={client}|56=EXEC|52={Now()}|98=0|108=30|141=Y|");
+    internal static byte[] Logon(string client = "CLIENT") => Tests.Transport.FixMessages.Build("FIX.4.4", $"35=A|34=1|49={client}|56=EXEC|52={Now()}|98=0|108=30|141=Y|");
 
     internal static byte[] Order(int seq, string clOrdId) =>
-        FixMessages.Build("FIX.4.4", $"35=D|34={seq}|49=CLIENT|56=EXEC|52={Now()}|11={clOrdId}|55=EURUSD|54=1|38=100|40=1|60={Now()}|");
+        Tests.Transport.FixMessages.Build("FIX.4.4", $"35=D|34={seq}|49=CLIENT|56=EXEC|52={Now()}|11={clOrdId}|55=EURUSD|54=1|38=100|40=1|60={Now()}|");
 
     private static byte[] WithWrongCheckSum(byte[] frame)
     {
