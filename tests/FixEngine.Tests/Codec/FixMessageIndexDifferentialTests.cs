@@ -336,6 +336,11 @@ public class FixMessageIndexDifferentialTests
             }
             int bad = start;
             while (bad < equals && IsDigit(m[bad])) bad++;
+            if (bad == equals && tagLength > 9)
+            {
+                Record(FixDefectKind.TagOutOfRange, 0, fieldNumber, start + 9);
+                return;
+            }
             Record(FixDefectKind.TagNotNumeric, 0, fieldNumber, bad == equals ? start : bad);
         }
 
