@@ -130,7 +130,6 @@ public static class FixFramer
     /// <summary>Size of <c>10=ddd SOH</c>.</summary>
     public const int TrailerLength = 7;
 
-
     private const byte Soh = AsciiParsing.Soh;
 
     /// <summary>SOH - '0' as a byte (0x01 - 0x30 wraps to 0xD1).</summary>
@@ -332,9 +331,9 @@ public static class FixFramer
     /// The CheckSum field at the declared end is not <c>10=ddd SOH</c>: the frame is skipped up to the first byte that
     /// made it invalid (<paramref name="errorOffset"/>; through it when it is the SOH that ends a short value), and what
     /// follows is framed (or skipped as garbage up to the next <c>8=FIX</c>) on the next call. No byte after the defect
-    /// is looked at, so the skip is the same however TCP cut the
-    /// stream (skipping to the next SOH instead gave a different result when a truncated trailer ran into the next
-    /// message, <c>10=05</c> then <c>8=FIX</c>, depending on whether that SOH had arrived yet: MutationFuzzTests).
+    /// is looked at, so the skip is the same however TCP cut the stream (skipping to the next SOH instead gave a
+    /// different result when a truncated trailer ran into the next message, <c>10=05</c> then <c>8=FIX</c>, depending on
+    /// whether that SOH had arrived yet: MutationFuzzTests).
     /// </summary>
     private static FrameResult BadCheckSum(ReadOnlySpan<byte> buffer, int bodyLength, int bodyOffset, int bodyEnd, int errorOffset) =>
         new(FrameStatus.BadCheckSum, buffer[errorOffset] == Soh ? errorOffset + 1 : errorOffset, errorOffset, bodyLength, bodyOffset, bodyEnd, -1, -1);
