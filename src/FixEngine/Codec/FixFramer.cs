@@ -137,6 +137,9 @@ public static class FixFramer
 
     private static ReadOnlySpan<byte> FrameStart => "8=FIX"u8;
 
+    /// <summary><c>8=FIX</c> as the low five bytes of a little-endian word.</summary>
+    private const ulong FrameStartWord = '8' | ('=' << 8) | ('F' << 16) | ((ulong)'I' << 24) | ((ulong)'X' << 32);
+
     private static ReadOnlySpan<byte> SohCheckSumTag => "\u000110="u8;
 
     /// <summary>Frames the message at the start of <paramref name="buffer"/>.</summary>
@@ -180,7 +183,8 @@ public static class FixFramer
         // Room for 8= plus a 16-byte BeginString window plus 9= plus an 8-byte BodyLength window.
         const int MinLength = 2 + 16 + 2 + 8;
         if (!Vector128.IsHardwareAccelerated || buffer.Length < MinLength) return -1;
-        if (AsciiParsing.ReadUInt32(buffer, 0) != ('8' | ('=' << 8) | ('F' << 16) | ((uint)'I' << 24)) || buffer[4] != (byte)'X') return -1;
+        // 8=FIX: the low five bytes of one 64-bit read (the buffer has at least MinLength bytes).
+        if ((AsciiParsing.ReadUInt64(buffer, 0) & 0xFF_FFFF_FFFFUL) != FrameStartWord) return -1;
         uint sohs = AsciiParsing.SohMask16(buffer, 2);
         if ((sohs & 1) != 0 || sohs == 0) return -1; // empty BeginString, or no SOH in the window
         int p = 2 + BitOperations.TrailingZeroCount(sohs) + 1;
