@@ -16,7 +16,7 @@ public enum FrameStatus : byte
     /// <summary>The buffer does not start with <c>8=</c>; skip <see cref="FrameResult.Length"/> bytes.</summary>
     Garbage,
 
-    /// <summary><c>8=</c> is not followed by a non-empty value and SOH within the allowed length.</summary>
+    /// <summary><c>8=</c> is not followed by a value that starts with <c>FIX</c> and ends with an SOH within the allowed length.</summary>
     BadBeginString,
 
     /// <summary>The second field is not <c>9=</c> followed by 1..9 digits and SOH.</summary>
@@ -137,6 +137,9 @@ public static class FixFramer
 
     private static ReadOnlySpan<byte> FrameStart => "8=FIX"u8;
 
+    /// <summary><c>8=FIX</c> as the low five bytes of a little-endian word.</summary>
+    private const ulong FrameStartWord = '8' | ('=' << 8) | ('F' << 16) | ((ulong)'I' << 24) | ((ulong)'X' << 32);
+
     private static ReadOnlySpan<byte> SohCheckSumTag => "\u000110="u8;
 
     /// <summary>Frames the message at the start of <paramref name="buffer"/>.</summary>
@@ -180,7 +183,8 @@ public static class FixFramer
         // Room for 8= plus a 16-byte BeginString window plus 9= plus an 8-byte BodyLength window.
         const int MinLength = 2 + 16 + 2 + 8;
         if (!Vector128.IsHardwareAccelerated || buffer.Length < MinLength) return -1;
-        if (AsciiParsing.ReadUInt16(buffer, 0) != ('8' | ('=' << 8))) return -1;
+        // 8=FIX: the low five bytes of one 64-bit read (the buffer has at least MinLength bytes).
+        if ((AsciiParsing.ReadUInt64(buffer, 0) & 0xFF_FFFF_FFFFUL) != FrameStartWord) return -1;
         uint sohs = AsciiParsing.SohMask16(buffer, 2);
         if ((sohs & 1) != 0 || sohs == 0) return -1; // empty BeginString, or no SOH in the window
         int p = 2 + BitOperations.TrailingZeroCount(sohs) + 1;
@@ -234,6 +238,13 @@ public static class FixFramer
         {
             return Error(FrameStatus.Garbage, SkipToNextFrame(buffer, 1), 0);
         }
+        // A frame starts with 8=FIX, the start the resynchronisation looks for (SkipToNextFrame keeps a trailing 8=, 8=F or
+        // 8=FI for the next read): a buffer that starts 8=FI8=FIX... is refused here as it would have been skipped past had
+        // it arrived in one piece, so the frames found never depend on how TCP cut the stream.
+        int prefixLength = Math.Min(length, FrameStart.Length);
+        int mismatch = buffer.Slice(0, prefixLength).CommonPrefixLength(FrameStart);
+        if (mismatch < prefixLength) return Error(FrameStatus.BadBeginString, SkipToNextFrame(buffer, 1), mismatch);
+        if (length < FrameStart.Length) return NeedMore();
 
         // 8=<value>SOH
         int beginLimit = Math.Min(length, 2 + MaxBeginStringLength + 1);
@@ -320,28 +331,37 @@ public static class FixFramer
             : new FrameResult(FrameStatus.CheckSumMismatch, frameLength, valueStart, bodyLength, bodyOffset, bodyEnd, declared, computed);
     }
 
-    private static FrameResult BadCheckSum(ReadOnlySpan<byte> buffer, int bodyLength, int bodyOffset, int bodyEnd, int errorOffset)
-    {
-        int soh = buffer.Slice(errorOffset).IndexOf(Soh);
-        int skip = soh >= 0 ? errorOffset + soh + 1 : SkipToNextFrame(buffer, 1);
-        return new FrameResult(FrameStatus.BadCheckSum, skip, errorOffset, bodyLength, bodyOffset, bodyEnd, -1, -1);
-    }
+    /// <summary>
+    /// The CheckSum field at the declared end is not <c>10=ddd SOH</c>: the frame is skipped up to the first byte that
+    /// made it invalid (<paramref name="errorOffset"/>; through it when it is the SOH that ends a short value), and what
+    /// follows is framed (or skipped as garbage up to the next <c>8=FIX</c>) on the next call. No byte after the defect
+    /// is looked at, so the skip is the same however TCP cut the stream (skipping to the next SOH instead gave a
+    /// different result when a truncated trailer ran into the next message, <c>10=05</c> then <c>8=FIX</c>, depending on
+    /// whether that SOH had arrived yet: MutationFuzzTests).
+    /// </summary>
+    private static FrameResult BadCheckSum(ReadOnlySpan<byte> buffer, int bodyLength, int bodyOffset, int bodyEnd, int errorOffset) =>
+        new(FrameStatus.BadCheckSum, buffer[errorOffset] == Soh ? errorOffset + 1 : errorOffset, errorOffset, bodyLength, bodyOffset, bodyEnd, -1, -1);
 
     private static FrameResult FrameMismatch(ReadOnlySpan<byte> buffer, int maxBodyLength, int bodyLength, int bodyOffset, int bodyEnd, int digitsStart)
     {
+        // PERF: a sender that never sends the trailer cannot make us buffer without bound: past `bound` bytes the frame is
+        // given up. The search for the real trailer looks only at the bytes up to that bound, so that its outcome does not
+        // depend on how much of the stream happens to be buffered (a trailer found beyond the bound in a larger buffer
+        // would otherwise skip differently).
+        long bound = (long)bodyOffset + maxBodyLength + TrailerLength + 16;
+        int window = (int)Math.Min(buffer.Length, bound + 1);
         int searchFrom = bodyEnd - 1;
-        int found = buffer.Slice(searchFrom).IndexOf(SohCheckSumTag);
+        int found = searchFrom < window ? buffer.Slice(searchFrom, window - searchFrom).IndexOf(SohCheckSumTag) : -1;
         if (found >= 0)
         {
             int valueStart = searchFrom + found + 4;
-            int end = buffer.Slice(valueStart).IndexOf(Soh);
+            int end = valueStart < window ? buffer.Slice(valueStart, window - valueStart).IndexOf(Soh) : -1;
             if (end >= 0)
             {
                 return new FrameResult(FrameStatus.BodyLengthMismatch, valueStart + end + 1, digitsStart, bodyLength, bodyOffset, -1, -1, -1);
             }
         }
-        // PERF: a sender that never sends the trailer cannot make us buffer without bound.
-        if (buffer.Length - bodyOffset > (long)maxBodyLength + TrailerLength + 16)
+        if (buffer.Length > bound)
         {
             return new FrameResult(FrameStatus.BodyLengthMismatch, SkipToNextFrame(buffer, 1), digitsStart, bodyLength, bodyOffset, -1, -1, -1);
         }

@@ -11,7 +11,7 @@ public enum FixDefectKind : byte
     /// <summary>No defect.</summary>
     None,
 
-    /// <summary>The tag is not a positive decimal number (e.g. <c>-1=HI</c>, <c>A=1</c>, <c>=1</c>, or more than 9 digits); the field is not indexed.</summary>
+    /// <summary>The tag is not a decimal number (e.g. <c>-1=HI</c>, <c>A=1</c>, <c>=1</c>, <c>3 5=D</c>); the field is not indexed.</summary>
     TagNotNumeric,
 
     /// <summary>The tag is 0 (<c>0=HI</c>); the field is not indexed.</summary>
@@ -31,18 +31,33 @@ public enum FixDefectKind : byte
 
     /// <summary>The last field has no terminating SOH; it is indexed up to the end of the input.</summary>
     UnterminatedField,
+
+    /// <summary>
+    /// The tag is all digits but has more than <see cref="FixMessageIndex.MaxTagDigits"/> of them (e.g. <c>99999999999=1</c>):
+    /// beyond the largest tag the index takes; the field is not indexed.
+    /// </summary>
+    TagOutOfRange,
 }
 
 /// <summary>The first defect found by <see cref="FixMessageIndex.Parse"/>.</summary>
-/// <remarks>A plain value; no allocation except <see cref="Describe"/>.</remarks>
+/// <remarks>
+/// A plain value; no allocation except <see cref="Describe()"/>. For a field whose tag is not a valid tag number
+/// (<see cref="IsInvalidTagNumber"/>) it also says where the field and its tag text are, so the session can name them:
+/// <code>
+///   35=D|58=x|99999999999=1|
+///             ^ FieldOffset, TagLength 11 (the bytes before '=', or up to the SOH when there is no '=')
+/// </code>
+/// </remarks>
 public readonly struct FixDefect
 {
-    internal FixDefect(FixDefectKind kind, int tag, int fieldIndex, int offset)
+    internal FixDefect(FixDefectKind kind, int tag, int fieldIndex, int offset, int fieldOffset = -1, int tagLength = 0)
     {
         Kind = kind;
         Tag = tag;
         FieldIndex = fieldIndex;
         Offset = offset;
+        FieldOffset = fieldOffset;
+        TagLength = tagLength;
     }
 
     /// <summary>What is wrong.</summary>
@@ -60,14 +75,68 @@ public readonly struct FixDefect
     /// <summary>Byte offset of the defect in the parsed input.</summary>
     public int Offset { get; }
 
+    /// <summary>
+    /// Byte offset where the defective field starts, for the kinds of <see cref="IsInvalidTagNumber"/>; -1 for the
+    /// other kinds.
+    /// </summary>
+    public int FieldOffset { get; }
+
+    /// <summary>
+    /// Length of the field's tag text at <see cref="FieldOffset"/> (the bytes before its '=', or the whole field when
+    /// it has none; 0 for an empty tag), for the kinds of <see cref="IsInvalidTagNumber"/>; 0 for the other kinds.
+    /// </summary>
+    public int TagLength { get; }
+
     /// <summary>True when there is no defect.</summary>
     public bool IsNone => Kind == FixDefectKind.None;
+
+    /// <summary>
+    /// True when a field has no valid tag number: <see cref="FixDefectKind.TagNotNumeric"/>, <see cref="FixDefectKind.TagZero"/>,
+    /// <see cref="FixDefectKind.TagOutOfRange"/> or <see cref="FixDefectKind.MissingEquals"/>. The field was not indexed; a
+    /// session answers such a message with a session Reject, SessionRejectReason(373) = 0 (Invalid tag number),
+    /// RefTagID(371) = <see cref="Tag"/>, whether or not it validates against a data dictionary.
+    /// </summary>
+    public bool IsInvalidTagNumber => Kind is FixDefectKind.TagNotNumeric or FixDefectKind.TagZero
+        or FixDefectKind.TagOutOfRange or FixDefectKind.MissingEquals;
+
+    /// <summary>The tag text of the defective field (see <see cref="TagLength"/>), empty when not known.</summary>
+    /// <param name="message">The bytes that were parsed.</param>
+    /// <returns>A slice of <paramref name="message"/>.</returns>
+    public ReadOnlySpan<byte> GetTagText(ReadOnlySpan<byte> message) =>
+        FieldOffset >= 0 && (ulong)(uint)FieldOffset + (uint)TagLength <= (ulong)message.Length
+            ? message.Slice(FieldOffset, TagLength)
+            : default;
 
     /// <summary>Human-readable description (allocates; error path only).</summary>
     /// <returns>A new string.</returns>
     public string Describe() => Kind == FixDefectKind.None
         ? "no defect"
         : $"{Kind} at field #{FieldIndex} (tag {Tag}), byte offset {Offset}";
+
+    /// <summary>Human-readable description naming the tag text as received (allocates; error path only).</summary>
+    /// <param name="message">The bytes that were parsed.</param>
+    /// <returns>A new string; control and non-ASCII bytes of the tag text are written as <c>\xHH</c>.</returns>
+    public string Describe(ReadOnlySpan<byte> message)
+    {
+        if (FieldOffset < 0) return Describe();
+        ReadOnlySpan<byte> text = GetTagText(message);
+        var builder = new System.Text.StringBuilder(text.Length + 64);
+        builder.Append(Kind).Append(" at field #").Append(FieldIndex).Append(", byte offset ").Append(FieldOffset)
+            .Append(": tag text \"");
+        foreach (byte b in text)
+        {
+            if (b is >= 0x20 and < 0x7F and not (byte)'"' and not (byte)'\\') builder.Append((char)b);
+            else builder.Append("\\x").Append(b.ToString("X2", System.Globalization.CultureInfo.InvariantCulture));
+        }
+        builder.Append('"').Append(Kind switch
+        {
+            FixDefectKind.TagZero => " (tag 0 is not a tag)",
+            FixDefectKind.TagOutOfRange => $" (more than {FixMessageIndex.MaxTagDigits} digits)",
+            FixDefectKind.MissingEquals => $" (no '=' in the field; first non-digit at byte offset {Offset})",
+            _ => text.IsEmpty ? " (empty tag)" : $" (not a positive decimal number; first bad byte at offset {Offset})",
+        });
+        return builder.ToString();
+    }
 
     /// <inheritdoc/>
     public override string ToString() => Describe();
@@ -98,6 +167,9 @@ public sealed class FixMessageIndex
 
     /// <summary>Tags below this bound are looked up in a direct table; larger tags in a small hash table.</summary>
     public const int DirectLookupTags = 2048;
+
+    /// <summary>Most digits in a tag: tags run from 1 to 999,999,999; a longer all-digit tag is <see cref="FixDefectKind.TagOutOfRange"/>.</summary>
+    public const int MaxTagDigits = 9;
 
     private const byte Soh = AsciiParsing.Soh;
 
@@ -578,24 +650,34 @@ public sealed class FixMessageIndex
             int leading = field.IndexOfAnyExceptInRange((byte)'0', (byte)'9');
             ReadOnlySpan<byte> digits = leading < 0 ? field : field.Slice(0, leading);
             int tagGuess = AsciiParsing.TryParseSmallUnsigned(digits, out int t) ? t : 0;
-            Record(FixDefectKind.MissingEquals, tagGuess, fieldNumber, fieldStart + (leading < 0 ? field.Length : leading));
+            RecordBadTag(FixDefectKind.MissingEquals, tagGuess, fieldNumber, fieldStart + (leading < 0 ? field.Length : leading), fieldStart, field.Length);
             return fieldEnd + 1;
         }
         ReadOnlySpan<byte> tagText = field.Slice(0, equals);
+        int firstNonDigit = tagText.IndexOfAnyExceptInRange((byte)'0', (byte)'9');
         if (tagText.Length > 1 && tagText[0] == (byte)'-' && AsciiParsing.TryParseSmallUnsigned(tagText.Slice(1), out int negative))
         {
-            Record(FixDefectKind.TagNotNumeric, -negative, fieldNumber, fieldStart);
+            RecordBadTag(FixDefectKind.TagNotNumeric, -negative, fieldNumber, fieldStart, fieldStart, equals);
         }
         else if (AsciiParsing.TryParseSmallUnsigned(tagText, out int parsed) && parsed == 0)
         {
-            Record(FixDefectKind.TagZero, 0, fieldNumber, fieldStart);
+            RecordBadTag(FixDefectKind.TagZero, 0, fieldNumber, fieldStart, fieldStart, equals);
+        }
+        else if (firstNonDigit < 0 && tagText.Length > MaxTagDigits)
+        {
+            RecordBadTag(FixDefectKind.TagOutOfRange, 0, fieldNumber, fieldStart + MaxTagDigits, fieldStart, equals);
         }
         else
         {
-            int bad = tagText.IndexOfAnyExceptInRange((byte)'0', (byte)'9');
-            Record(FixDefectKind.TagNotNumeric, 0, fieldNumber, fieldStart + (bad < 0 ? 0 : bad));
+            RecordBadTag(FixDefectKind.TagNotNumeric, 0, fieldNumber, fieldStart + (firstNonDigit < 0 ? 0 : firstNonDigit), fieldStart, equals);
         }
         return fieldEnd + 1;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void RecordBadTag(FixDefectKind kind, int tag, int fieldNumber, int offset, int fieldOffset, int tagLength)
+    {
+        if (_defect.Kind == FixDefectKind.None) _defect = new FixDefect(kind, tag, fieldNumber, offset, fieldOffset, tagLength);
     }
 
     private void Record(FixDefectKind kind, int tag, int fieldNumber, int offset)

@@ -21,14 +21,23 @@ namespace FixEngine.Logging;
 //   drain converts both to epoch ns, so unit conversion and wall-clock work stay off the caller's thread.
 // - Dispose: sets _stopping, joins the drain thread, which drains every ring until empty, reports
 //   drops not yet reported by a marker, flushes, and (if the log owns it) disposes the writer.
+// - Sinks: the log's writer, plus one file per distinct path given to CreateProducer(name, path) (per-session
+//   layouts: <session>.messages.log, <session>.event.log). Each sink has its own LogFormatter; a producer
+//   holds the formatter of its sink, so the drain formats each record straight into its sink's buffer. The
+//   file sinks are created under _sync and published copy-on-write like the producers.
+// - Full rings (LogFullPolicy.Wait): a producer calls WaitForRoom in a loop. With a drain thread it spins,
+//   yields, then sleeps 1 ms at a time until it has room, and gives up (drops) only once the drain thread has
+//   ended. In manual-drain mode it drains every ring itself under the drain lock (lock(_formatter)), which is
+//   the lock DrainPending takes, so each ring still has one reader at a time.
 
 /// <summary>An asynchronous, allocation-free structured log: callers copy entries into per-thread rings, a background
 /// thread formats and writes them.</summary>
 /// <remarks>
-/// <para>Startup: <see cref="RegisterEvent"/> each message template once, <see cref="CreateProducer"/> one producer per
-/// logging thread. Hot path: <see cref="LogProducer.Log(LogLevel, int, long)"/> and friends never block, lock,
-/// allocate or format; a full ring drops the entry and counts it, and the output later shows
-/// <c>dropped N entries</c> at the gap.</para>
+/// <para>Startup: <see cref="RegisterEvent"/> each message template once, <see cref="CreateProducer(string)"/> one producer per
+/// logging thread. Hot path: <see cref="LogProducer.Log(LogLevel, int, long)"/> and friends never lock, allocate or
+/// format; a full ring makes the caller wait for the drain (<see cref="LogFullPolicy.Wait"/>, the default: nothing is
+/// lost), or drops and counts the entry (<see cref="LogFullPolicy.Drop"/>: the output later shows
+/// <c>dropped N entries</c> at the gap).</para>
 /// <para>Registration members are thread-safe. <see cref="Dispose"/> drains everything logged before it was called
 /// (producers must stop logging first).</para>
 /// </remarks>
@@ -47,6 +56,9 @@ public sealed class FixLog : IDisposable
     private volatile bool _stopping;
     private EventTemplate?[] _events = [];
     private LogProducer[] _producers = [];
+    private LogFormatter[] _formatters;
+    private readonly System.Collections.Generic.Dictionary<string, (LogFormatter Formatter, TextWriter Writer)> _fileSinks =
+        new(StringComparer.Ordinal);
     // Written by the drain thread on every pass: padded so the callers' reads of _minimumLevel
     // (every log call) never share a cache line with them.
     private PaddedLong _idlePasses;
@@ -87,6 +99,7 @@ public sealed class FixLog : IDisposable
         _ownsWriter = ownsWriter;
         _minimumLevel = (int)_options.MinimumLevel;
         _formatter = new LogFormatter(writer, _options.SohReplacement);
+        _formatters = [_formatter];
         IClock? clock = _options.Clock;
         if (clock is null)
         {
@@ -159,11 +172,57 @@ public sealed class FixLog : IDisposable
     /// <param name="name">Printed in each line (e.g. the session or thread name).</param>
     /// <returns>The producer; use it from one thread only.</returns>
     /// <remarks>Thread-safe; allocates the ring.</remarks>
-    public LogProducer CreateProducer(string name)
+    public LogProducer CreateProducer(string name) => AddProducer(name, _formatter);
+
+    /// <summary>Creates a producer for one logging thread whose lines go to their own file instead of the log's sink.</summary>
+    /// <param name="name">Printed in each line.</param>
+    /// <param name="filePath">File appended to (created if missing, its directory too); producers given the same path share it.</param>
+    /// <returns>The producer; use it from one thread only.</returns>
+    /// <remarks>
+    /// Thread-safe; allocates the ring (and opens the file the first time a path is given). The same drain thread writes
+    /// every file; the log closes them on <see cref="Dispose"/>. This is how a session gets QuickFIX's per-session
+    /// layout (<c>&lt;session&gt;.messages.log</c>, <c>&lt;session&gt;.event.log</c>): see
+    /// <see cref="Session.FixLogSessionLog.CreatePerSessionFiles"/>.
+    /// </remarks>
+    /// <exception cref="IOException">The file cannot be opened.</exception>
+    public LogProducer CreateProducer(string name, string filePath)
+    {
+        ArgumentNullException.ThrowIfNull(filePath);
+        string fullPath = Path.GetFullPath(filePath);
+        LogFormatter formatter;
+        lock (_sync)
+        {
+            ObjectDisposedException.ThrowIf(_stopping, this);
+            if (_fileSinks.TryGetValue(fullPath, out (LogFormatter Formatter, TextWriter Writer) sink))
+            {
+                formatter = sink.Formatter;
+            }
+            else
+            {
+                string? directory = Path.GetDirectoryName(fullPath);
+                if (!string.IsNullOrEmpty(directory)) Directory.CreateDirectory(directory);
+                var stream = new FileStream(fullPath, FileMode.Append, FileAccess.Write, FileShare.Read, 4096);
+                var writer = new StreamWriter(stream, new UTF8Encoding(false), 64 * 1024, leaveOpen: false);
+                formatter = new LogFormatter(writer, _options.SohReplacement)
+                {
+                    ToEpochNs = _formatter.ToEpochNs,
+                    NsToEpochNs = _formatter.NsToEpochNs,
+                };
+                _fileSinks.Add(fullPath, (formatter, writer));
+                LogFormatter[] next = new LogFormatter[_formatters.Length + 1];
+                _formatters.CopyTo(next, 0);
+                next[^1] = formatter;
+                Volatile.Write(ref _formatters, next);
+            }
+        }
+        return AddProducer(name, formatter);
+    }
+
+    private LogProducer AddProducer(string name, LogFormatter formatter)
     {
         ArgumentNullException.ThrowIfNull(name);
         ObjectDisposedException.ThrowIf(_stopping, this);
-        var producer = new LogProducer(this, name, _options.RingCapacityBytes, _options.Clock);
+        var producer = new LogProducer(this, name, _options.RingCapacityBytes, _options.Clock, _options.FullPolicy, formatter);
         lock (_sync)
         {
             LogProducer[] next = new LogProducer[_producers.Length + 1];
@@ -236,6 +295,53 @@ public sealed class FixLog : IDisposable
         {
             _writer.Dispose();
         }
+        lock (_sync)
+        {
+            foreach ((LogFormatter _, TextWriter writer) in _fileSinks.Values)
+            {
+                try
+                {
+                    writer.Dispose();
+                }
+                catch (Exception ex) when (ex is IOException or ObjectDisposedException or NotSupportedException)
+                {
+                    Interlocked.Increment(ref _sinkErrors);
+                }
+            }
+        }
+    }
+
+    /// <summary>
+    /// Called by a producer whose ring is full (<see cref="LogFullPolicy.Wait"/>), before each new claim attempt.
+    /// </summary>
+    /// <param name="attempt">0 on the first call of one wait, then 1, 2, ...</param>
+    /// <returns>False when no room will ever come (the log is disposed): the caller drops the entry.</returns>
+    internal bool WaitForRoom(int attempt)
+    {
+        if (_thread is null)
+        {
+            if (Volatile.Read(ref _disposed)) return false;
+            lock (_formatter)
+            {
+                DrainOnce();
+                SafeFlush();
+            }
+            return true;
+        }
+        if (!_thread.IsAlive) return false;
+        if (attempt < 16)
+        {
+            Thread.SpinWait(64 << Math.Min(attempt, 6));
+        }
+        else if (attempt < 32)
+        {
+            Thread.Yield();
+        }
+        else
+        {
+            Thread.Sleep(1);
+        }
+        return true;
     }
 
     private void DrainLoop()
@@ -292,21 +398,23 @@ public sealed class FixLog : IDisposable
             long pending = producer.PendingDrops;
             if (pending > 0)
             {
-                _formatter.WriteDropped(producer.Name, _formatter.ToEpochNs(producer.ReadTimestamp()), pending);
+                producer.Formatter.WriteDropped(producer.Name, _formatter.ToEpochNs(producer.ReadTimestamp()), pending);
             }
         }
         SafeFlush();
-        _linesWritten.VolatileValue = _formatter.LinesWritten;
+        _linesWritten.VolatileValue = CountLines();
         _idlePasses.IncrementAndGet();
     }
 
     private int DrainOnce()
     {
-        _formatter.Events = Volatile.Read(ref _events);
+        EventTemplate?[] events = Volatile.Read(ref _events);
+        LogFormatter[] formatters = Volatile.Read(ref _formatters);
+        foreach (LogFormatter formatter in formatters) formatter.Events = events;
         int total = 0;
         foreach (LogProducer producer in Volatile.Read(ref _producers))
         {
-            var handler = new DrainHandler(_formatter, producer);
+            var handler = new DrainHandler(producer.Formatter, producer);
             try
             {
                 total += producer.Ring.Read(ref handler, _options.DrainBatchSize);
@@ -319,27 +427,40 @@ public sealed class FixLog : IDisposable
                 total++;
             }
         }
-        try
+        foreach (LogFormatter formatter in formatters)
         {
-            _formatter.WriteBuffered();
+            try
+            {
+                formatter.WriteBuffered();
+            }
+            catch (Exception ex) when (ex is IOException or ObjectDisposedException or NotSupportedException)
+            {
+                Interlocked.Increment(ref _sinkErrors);
+            }
         }
-        catch (Exception ex) when (ex is IOException or ObjectDisposedException or NotSupportedException)
-        {
-            Interlocked.Increment(ref _sinkErrors);
-        }
-        _linesWritten.VolatileValue = _formatter.LinesWritten;
+        _linesWritten.VolatileValue = CountLines();
         return total;
+    }
+
+    private long CountLines()
+    {
+        long lines = 0;
+        foreach (LogFormatter formatter in Volatile.Read(ref _formatters)) lines += formatter.LinesWritten;
+        return lines;
     }
 
     private void SafeFlush()
     {
-        try
+        foreach (LogFormatter formatter in Volatile.Read(ref _formatters))
         {
-            _formatter.Flush();
-        }
-        catch (Exception ex) when (ex is IOException or ObjectDisposedException or NotSupportedException)
-        {
-            Interlocked.Increment(ref _sinkErrors);
+            try
+            {
+                formatter.Flush();
+            }
+            catch (Exception ex) when (ex is IOException or ObjectDisposedException or NotSupportedException)
+            {
+                Interlocked.Increment(ref _sinkErrors);
+            }
         }
     }
 

@@ -2,6 +2,20 @@ using FixEngine.Timing;
 
 namespace FixEngine.Logging;
 
+/// <summary>What a <see cref="LogProducer"/> does when its ring has no room for an entry.</summary>
+public enum LogFullPolicy : byte
+{
+    /// <summary>
+    /// The caller waits until the drain has made room (spinning, then yielding, then sleeping 1 ms at a time; in
+    /// manual-drain mode it drains the rings itself): nothing is lost, the caller is slowed to the sink's speed. The
+    /// default: an audit log must not lose a line. An entry is dropped (and counted) only once the log is disposed.
+    /// </summary>
+    Wait,
+
+    /// <summary>The entry is dropped and counted; the output shows <c>dropped N entries</c> at the gap. The caller never waits.</summary>
+    Drop,
+}
+
 /// <summary>Settings for a <see cref="FixLog"/>.</summary>
 /// <remarks>Read once by the <see cref="FixLog"/> constructor.</remarks>
 public sealed class FixLogOptions
@@ -39,5 +53,13 @@ public sealed class FixLogOptions
     public bool BackgroundDrain { get; set; } = true;
 
     /// <summary>Character printed for the FIX field separator SOH (0x01) in payloads; null keeps SOH as is.</summary>
+    /// <remarks>
+    /// Every other byte of a payload that could break a line or hide text is escaped, so one entry is always one line:
+    /// <c>\n</c>, <c>\r</c>, <c>\t</c>, <c>\\</c> for a backslash, and <c>\xHH</c> for the other control bytes
+    /// (0x00-0x1F, 0x7F) and for bytes 0x80-0xFF.
+    /// </remarks>
     public char? SohReplacement { get; set; }
+
+    /// <summary>What a producer does when its ring is full. Default <see cref="LogFullPolicy.Wait"/> (lossless).</summary>
+    public LogFullPolicy FullPolicy { get; set; } = LogFullPolicy.Wait;
 }

@@ -12,6 +12,9 @@ internal sealed class LogFormatter
 {
     private static readonly int s_headerSize = Unsafe.SizeOf<LogEntryHeader>();
     private const int MaxLongChars = 20;
+
+    /// <summary>Most characters one payload byte is written as (<c>\xHH</c>).</summary>
+    private const int MaxEscapedChars = 4;
     private const int FixedLineChars = 30 /* timestamp */ + 5 /* level */ + 4 /* brackets, spaces */ + 16 /* truncation mark */ + 1;
 
     private readonly TextWriter _writer;
@@ -47,7 +50,7 @@ internal sealed class LogFormatter
             return;
         }
         EventTemplate? template = (uint)header.EventId < (uint)Events.Length ? Events[header.EventId] : null;
-        int needed = FixedLineChars + producer.Name.Length + payload.Length * Math.Max(1, template?.PayloadSlots ?? 1)
+        int needed = FixedLineChars + producer.Name.Length + MaxEscapedChars * payload.Length * Math.Max(1, template?.PayloadSlots ?? 1)
             + 4 * MaxLongChars + (template is null ? 32 : template.LiteralLength + (template.Parts.Length * MaxLongChars));
         Span<char> line = Reserve(needed);
         int n = WritePrefix(line, EpochNsOf(in header), header.Level, producer.Name);
@@ -230,14 +233,45 @@ internal sealed class LogFormatter
         return written;
     }
 
-    private int AppendPayload(Span<char> destination, ReadOnlySpan<byte> payload)
+    /// <summary>
+    /// Writes a payload so that it stays one line and reads back unambiguously: SOH as configured, printable ASCII as
+    /// is, and the rest escaped (<c>\n</c>, <c>\r</c>, <c>\t</c>, <c>\\</c>, <c>\xHH</c>). A counterparty's
+    /// <c>58=x\n2026-... INF [..] forged</c> therefore prints as <c>58=x\n2026-...</c> inside its own line.
+    /// </summary>
+    /// <returns>Characters written (at most <see cref="MaxEscapedChars"/> per byte).</returns>
+    internal int AppendPayload(Span<char> destination, ReadOnlySpan<byte> payload)
     {
         char soh = _sohReplacement ?? '\u0001';
+        int n = 0;
         for (int i = 0; i < payload.Length; i++)
         {
             byte b = payload[i];
-            destination[i] = b == 0x01 ? soh : b < 128 ? (char)b : '?';
+            if ((uint)(b - 0x20) < 0x5F && b != (byte)'\\')
+            {
+                destination[n++] = (char)b;
+                continue;
+            }
+            if (b == 0x01)
+            {
+                destination[n++] = soh;
+                continue;
+            }
+            destination[n++] = '\\';
+            switch (b)
+            {
+                case (byte)'\n': destination[n++] = 'n'; break;
+                case (byte)'\r': destination[n++] = 'r'; break;
+                case (byte)'\t': destination[n++] = 't'; break;
+                case (byte)'\\': destination[n++] = '\\'; break;
+                default:
+                    destination[n++] = 'x';
+                    destination[n++] = HexDigit(b >> 4);
+                    destination[n++] = HexDigit(b & 0xF);
+                    break;
+            }
         }
-        return payload.Length;
+        return n;
     }
+
+    private static char HexDigit(int nibble) => (char)(nibble < 10 ? '0' + nibble : 'A' + nibble - 10);
 }

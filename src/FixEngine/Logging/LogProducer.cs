@@ -26,7 +26,12 @@ namespace FixEngine.Logging;
 //   default (37.0 ns before with Stopwatch, back to back), FixLogTwoArgsCallerTime 8.9 ns,
 //   FixLogTwoArgsCachedClock 9.6 ns; the counter read alone is TscTimestampOnly 12.0 ns vs
 //   StopwatchTimestampOnly 27.8 ns. Where the TSC is not used the default is the Stopwatch figure.
-// - Full ring: the entry is dropped, never blocking. _pendingDrops (drops not yet reported) is written
+// - Full ring, LogFullPolicy.Wait (the default): the claim fails on the fast path and the slow path
+//   (ClaimSlow, out of line) waits for the drain to make room (FixLog.WaitForRoom: spin, yield, sleep 1 ms;
+//   in manual-drain mode the producer drains every ring itself under the drain lock), then claims again.
+//   Nothing is lost; the caller runs at the sink's speed. _waits counts the calls that had to wait (producer
+//   writes, anyone reads). Only after the log is disposed does a full ring drop (and count) the entry.
+// - Full ring, LogFullPolicy.Drop: the entry is dropped, never blocking. _pendingDrops (drops not yet reported) is written
 //   only by the producer; _totalDrops is written only by the producer (Volatile.Write) and read by
 //   anyone. Before the next entry that fits, the producer writes a "dropped" marker record carrying
 //   _pendingDrops, so the drain prints "dropped N entries" exactly where the gap is, with an exact N.
@@ -36,8 +41,10 @@ namespace FixEngine.Logging;
 /// <summary>A single thread's handle for writing entries to a <see cref="FixLog"/>.</summary>
 /// <remarks>
 /// Not thread-safe: exactly one thread logs through a producer (create one per thread with
-/// <see cref="FixLog.CreateProducer"/>). A call never blocks, never allocates and never formats: it copies a header
-/// and the payload into the producer's ring, or counts a drop when the ring is full.
+/// <see cref="FixLog.CreateProducer(string)"/>). A call never allocates and never formats: it copies a header and the
+/// payload into the producer's ring. When the ring is full it waits for the drain thread
+/// (<see cref="LogFullPolicy.Wait"/>, the default; see <see cref="WaitCount"/>) or drops and counts the entry
+/// (<see cref="LogFullPolicy.Drop"/>; see <see cref="DroppedCount"/>).
 /// </remarks>
 public sealed class LogProducer
 {
@@ -47,10 +54,12 @@ public sealed class LogProducer
     private readonly IClock? _clock;
     private readonly CachedClock? _cachedClock;
     private readonly int _maxPayload;
+    private readonly bool _waitWhenFull;
     private long _pendingDrops;
     private long _totalDrops;
+    private long _waits;
 
-    internal LogProducer(FixLog log, string name, int ringCapacity, IClock? clock)
+    internal LogProducer(FixLog log, string name, int ringCapacity, IClock? clock, LogFullPolicy fullPolicy, LogFormatter formatter)
     {
         _log = log;
         Name = name;
@@ -58,6 +67,8 @@ public sealed class LogProducer
         _clock = clock;
         _cachedClock = clock as CachedClock;
         _maxPayload = Ring.MaxRecordLength - s_headerSize;
+        _waitWhenFull = fullPolicy == LogFullPolicy.Wait;
+        Formatter = formatter;
     }
 
     /// <summary>The producer's name, printed in every line it logs.</summary>
@@ -69,7 +80,13 @@ public sealed class LogProducer
     /// <summary>Longest payload kept whole; longer payloads are truncated (and marked so in the output).</summary>
     public int MaxPayloadLength => _maxPayload;
 
+    /// <summary>Calls that found the ring full and waited for the drain (<see cref="LogFullPolicy.Wait"/>). Safe to read from any thread.</summary>
+    public long WaitCount => Volatile.Read(ref _waits);
+
     internal SpscByteRing Ring { get; }
+
+    /// <summary>Formats this producer's records for its sink (the log's file, or the producer's own file).</summary>
+    internal LogFormatter Formatter { get; }
 
     internal long PendingDrops => Volatile.Read(ref _pendingDrops);
 
@@ -279,8 +296,12 @@ public sealed class LogProducer
         ref LogEntryHeader header = ref Ring.ClaimRefOrNullRef<LogEntryHeader>();
         if (Unsafe.IsNullRef(ref header))
         {
-            CountDrop();
-            return;
+            header = ref ClaimHeaderSlow();
+            if (Unsafe.IsNullRef(ref header))
+            {
+                CountDrop();
+                return;
+            }
         }
         // PERF: each field is stored straight into the ring; a header built on the stack and copied measured slower
         // (the copy's wide loads cannot forward from the field stores). LogCallBenchmarks.FixLogTwoArgs.
@@ -323,7 +344,7 @@ public sealed class LogProducer
             payloadLength = _maxPayload;
             flags |= LogEntryHeader.FlagTruncated;
         }
-        if (!Ring.TryClaim(s_headerSize + payloadLength, out Span<byte> record))
+        if (!Ring.TryClaim(s_headerSize + payloadLength, out Span<byte> record) && !ClaimSlow(s_headerSize + payloadLength, out record))
         {
             CountDrop();
             payload = default;
@@ -345,6 +366,36 @@ public sealed class LogProducer
         header.Flags = flags;
         payload = record.Slice(s_headerSize);
         return true;
+    }
+
+    /// <summary>Full ring: waits for room under <see cref="LogFullPolicy.Wait"/>; false (drop) under Drop or once the log is disposed.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private bool ClaimSlow(int length, out Span<byte> record)
+    {
+        record = default;
+        if (!_waitWhenFull) return false;
+        Volatile.Write(ref _waits, _waits + 1);
+        for (int attempt = 0; _log.WaitForRoom(attempt); attempt++)
+        {
+            if (Ring.TryClaim(length, out record)) return true;
+        }
+        return false;
+    }
+
+    /// <summary><see cref="ClaimSlow"/> for a fixed-size record without payload.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private ref LogEntryHeader ClaimHeaderSlow()
+    {
+        if (_waitWhenFull)
+        {
+            Volatile.Write(ref _waits, _waits + 1);
+            for (int attempt = 0; _log.WaitForRoom(attempt); attempt++)
+            {
+                ref LogEntryHeader header = ref Ring.ClaimRefOrNullRef<LogEntryHeader>();
+                if (!Unsafe.IsNullRef(ref header)) return ref header;
+            }
+        }
+        return ref Unsafe.NullRef<LogEntryHeader>();
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]

@@ -84,6 +84,13 @@ public sealed partial class FixSession
                 return;
             }
         }
+        else if (_index.Defect.IsInvalidTagNumber)
+        {
+            // Strict framing without a dictionary: a field with no valid tag number never reaches the application.
+            _log.OnEvent(Logging.LogLevel.Warning, "Invalid tag number: " + _index.Defect.Describe(frame), nowNs);
+            RejectAndConsume(message, nowNs, SessionRejectReason.InvalidTagNumber, _index.Defect.Tag, true);
+            return;
+        }
 
         if (msgType.Length == 1)
         {

@@ -1,11 +1,13 @@
 using System;
+using FixEngine.Logging;
 
 namespace FixEngine.Session;
 
 /// <summary>Receives a session's inbound/outbound messages and events (the message log).</summary>
 /// <remarks>
 /// Called on the session's owner thread only. Message calls are on the hot path: implementations copy the bytes
-/// and do I/O elsewhere (see <see cref="FixLogSessionLog"/>). Event calls are rare and may allocate.
+/// and do I/O elsewhere (see <see cref="FixLogSessionLog"/>). Event calls are rare and may allocate. An audit log
+/// records every call, in order, and escapes what the counterparty sent so that one call is one line.
 /// </remarks>
 public interface ISessionLog
 {
@@ -19,10 +21,19 @@ public interface ISessionLog
     /// <param name="epochNs">Send time.</param>
     void OnOutgoing(ReadOnlySpan<byte> message, long epochNs);
 
-    /// <summary>A session event (logon, resend, disconnect reason, garbled message, ...).</summary>
+    /// <summary>A session event (logon, resend, disconnect reason, garbled message, ...) at level Information.</summary>
     /// <param name="text">Human-readable text.</param>
     /// <param name="epochNs">Event time.</param>
     void OnEvent(string text, long epochNs);
+
+    /// <summary>A session event with a level: <see cref="LogLevel.Warning"/> for what the session rejected or ignored
+    /// (Reject sent, garbled message, sequence gap), <see cref="LogLevel.Error"/> for a disconnect or a Logout the
+    /// session initiated because of an error; <see cref="LogLevel.Information"/> for normal operation.</summary>
+    /// <param name="level">Severity.</param>
+    /// <param name="text">Human-readable text.</param>
+    /// <param name="epochNs">Event time.</param>
+    /// <remarks>The default implementation (for logs written before levels existed) calls <see cref="OnEvent(string, long)"/>.</remarks>
+    void OnEvent(LogLevel level, string text, long epochNs) => OnEvent(text, epochNs);
 }
 
 /// <summary>An <see cref="ISessionLog"/> that discards everything.</summary>
@@ -44,6 +55,11 @@ public sealed class NullSessionLog : ISessionLog
 
     /// <inheritdoc/>
     public void OnEvent(string text, long epochNs)
+    {
+    }
+
+    /// <inheritdoc/>
+    public void OnEvent(LogLevel level, string text, long epochNs)
     {
     }
 }

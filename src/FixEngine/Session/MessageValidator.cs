@@ -100,7 +100,7 @@ public sealed class MessageValidator
     {
         FixMessageIndex index = message.Index;
         FixDefect defect = index.Defect;
-        if (defect.Kind is FixDefectKind.TagNotNumeric or FixDefectKind.TagZero or FixDefectKind.MissingEquals)
+        if (defect.IsInvalidTagNumber)
         {
             return new ValidationError(SessionRejectReason.InvalidTagNumber, defect.Tag, true);
         }

@@ -29,11 +29,11 @@ public class FixFramerFastPathTests
     [Fact]
     public void EveryBeginStringLengthAndBodyLengthWidthFramesComplete()
     {
-        foreach (int beginLength in new[] { 1, 4, 7, 8, 15, 16 })
+        foreach (int beginLength in new[] { 3, 4, 7, 8, 15, 16 })
         {
             foreach (int bodyLength in new[] { 5, 9, 10, 99, 100, 999, 1000, 12_345 })
             {
-                string begin = new('F', beginLength);
+                string begin = "FIX" + new string('F', beginLength - 3);
                 byte[] bytes = FixText.Build(begin, Body(bodyLength));
                 byte[] withNext = FixText.Concat(bytes, FixText.Bytes(FixText.HeartbeatText));
                 foreach (byte[] buffer in new[] { bytes, withNext })
@@ -62,7 +62,7 @@ public class FixFramerFastPathTests
         int complete = 0;
         for (int iteration = 0; iteration < 12_000; iteration++)
         {
-            string begin = new('F', random.Next(1, 18));
+            string begin = random.Next(8) == 0 ? new string('F', random.Next(1, 18)) : "FIX" + new string('F', random.Next(0, 15));
             byte[] frame = FixText.Build(begin, Body(random.Next(random.Next(2) == 0 ? 5 : 20, random.Next(2) == 0 ? 60 : 3_000)));
             if (random.Next(4) != 0)
             {
@@ -151,7 +151,7 @@ public class FixFramerFastPathTests
     [Fact]
     public void SeventeenCharacterBeginStringIsBad()
     {
-        byte[] bytes = FixText.Build(new string('F', 17), Body(100));
+        byte[] bytes = FixText.Build("FIX" + new string('F', 14), Body(100));
         FrameResult r = FixFramer.Frame(bytes, MaxBody);
         Assert.Equal(FrameStatus.BadBeginString, r.Status);
         Assert.Equal(2, r.ErrorOffset);

@@ -182,8 +182,16 @@ public class FixFramerTests
         byte[] bytes = FixText.Bytes(text);
         FrameResult r = FixFramer.Frame(bytes, MaxBody);
         Assert.Equal(FrameStatus.BadCheckSum, r.Status);
-        Assert.Equal(bytes.Length, r.Length);
-        Assert.Equal(text.IndexOf("|10=", StringComparison.Ordinal) + 4 + errorAfterEquals, r.ErrorOffset);
+        int errorOffset = text.IndexOf("|10=", StringComparison.Ordinal) + 4 + errorAfterEquals;
+        Assert.Equal(errorOffset, r.ErrorOffset);
+        // Skipped up to the defect (through it when it is the SOH of a short value); the rest is garbage, skipped whole.
+        Assert.Equal(bytes[errorOffset] == 1 ? bytes.Length : errorOffset, r.Length);
+        if (r.Length < bytes.Length)
+        {
+            FrameResult rest = FixFramer.Frame(bytes.AsSpan(r.Length), MaxBody);
+            Assert.Equal(FrameStatus.Garbage, rest.Status);
+            Assert.Equal(bytes.Length - r.Length, rest.Length);
+        }
     }
 
     [Fact]

@@ -115,7 +115,7 @@ public class FixMessageIndexDifferentialTests
         }
     }
 
-    private static void AssertSame(ReferenceIndex expected, FixMessageIndex index, ReadOnlySpan<byte> input, byte[] message)
+    internal static void AssertSame(ReferenceIndex expected, FixMessageIndex index, ReadOnlySpan<byte> input, byte[] message)
     {
         bool ok = index.Parse(input);
         string where = FixText.Pipe(message);
@@ -238,7 +238,7 @@ public class FixMessageIndexDifferentialTests
     /// runs to the next SOH, or for the data field announced by the preceding length field, to the declared length
     /// when an SOH is there; a field without a valid tag is skipped and described; the first defect wins.
     /// </summary>
-    private sealed class ReferenceIndex
+    internal sealed class ReferenceIndex
     {
         public List<(int Tag, int FieldOffset, int ValueOffset, int ValueLength)> Fields { get; } = [];
 
@@ -336,6 +336,11 @@ public class FixMessageIndexDifferentialTests
             }
             int bad = start;
             while (bad < equals && IsDigit(m[bad])) bad++;
+            if (bad == equals && tagLength > 9)
+            {
+                Record(FixDefectKind.TagOutOfRange, 0, fieldNumber, start + 9);
+                return;
+            }
             Record(FixDefectKind.TagNotNumeric, 0, fieldNumber, bad == equals ? start : bad);
         }
 

@@ -96,7 +96,7 @@ public class FixMessageIndexFastPathTests
     }
 
     [Theory]
-    [InlineData("1234567890=x|", FixDefectKind.TagNotNumeric, 0, 0)]
+    [InlineData("1234567890=x|", FixDefectKind.TagOutOfRange, 0, 9)]
     [InlineData("00=x|", FixDefectKind.TagZero, 0, 0)]
     [InlineData("0000=x|", FixDefectKind.TagZero, 0, 0)]
     [InlineData("12a=x|", FixDefectKind.TagNotNumeric, 0, 2)]

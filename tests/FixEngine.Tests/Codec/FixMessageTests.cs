@@ -67,7 +67,7 @@ public class FixMessageTests
     [InlineData("35=0|0=HI|56=T|", FixDefectKind.TagZero, 0, 1, 5)]
     [InlineData("35=0|A=HI|56=T|", FixDefectKind.TagNotNumeric, 0, 1, 5)]
     [InlineData("35=0|=HI|56=T|", FixDefectKind.TagNotNumeric, 0, 1, 5)]
-    [InlineData("35=0|1234567890=HI|56=T|", FixDefectKind.TagNotNumeric, 0, 1, 5)]
+    [InlineData("35=0|1234567890=HI|56=T|", FixDefectKind.TagOutOfRange, 0, 1, 14)]
     [InlineData("35=0|58HI|56=T|", FixDefectKind.MissingEquals, 58, 1, 7)]
     [InlineData("35=0|56=|49=S|", FixDefectKind.EmptyValue, 56, 1, 8)]
     [InlineData("35=0|49=S|56=T", FixDefectKind.UnterminatedField, 56, 2, 14)]

@@ -51,7 +51,7 @@ public class FixLogTests
     public void DefaultClockRecordsRawTicksAndTheDrainFormatsThemAsEpochTime()
     {
         var sink = new StringWriter();
-        var log = new FixLog(sink, new FixLogOptions { BackgroundDrain = false, RingCapacityBytes = 4096 });
+        var log = new FixLog(sink, new FixLogOptions { BackgroundDrain = false, RingCapacityBytes = 4096, FullPolicy = LogFullPolicy.Drop });
         int id = log.RegisterEvent("x={0}");
         LogProducer producer = log.CreateProducer("p");
         long before = EpochClock.Shared.EpochNs;
@@ -109,7 +109,7 @@ public class FixLogTests
     {
         var clock = new FakeClock(nowNs: 0, epochNs: s_epochNs);
         var sink = new StringWriter();
-        var log = new FixLog(sink, new FixLogOptions { Clock = clock, BackgroundDrain = false, RingCapacityBytes = 4096 });
+        var log = new FixLog(sink, new FixLogOptions { Clock = clock, BackgroundDrain = false, RingCapacityBytes = 4096, FullPolicy = LogFullPolicy.Drop });
         int id = log.RegisterEvent("x={0}");
         LogProducer producer = log.CreateProducer("p");
         for (int i = 0; i < 70; i++) producer.LogAt(1_000 + i, LogLevel.Information, id, i); // 64 fit, 6 dropped
@@ -212,7 +212,7 @@ public class FixLogTests
     public void FullRingDropsAndCountsEveryDropExactly()
     {
         var sink = new StringWriter();
-        var log = new FixLog(sink, new FixLogOptions { BackgroundDrain = false, RingCapacityBytes = 4096 });
+        var log = new FixLog(sink, new FixLogOptions { BackgroundDrain = false, RingCapacityBytes = 4096, FullPolicy = LogFullPolicy.Drop });
         int id = log.RegisterEvent("n={0}");
         LogProducer producer = log.CreateProducer("p");
         // Each record is 64 bytes (56-byte header + 8-byte ring header): 64 fit in 4096.
@@ -243,7 +243,7 @@ public class FixLogTests
     public void DropsNotYetReportedAppearOnDispose()
     {
         var sink = new StringWriter();
-        var log = new FixLog(sink, new FixLogOptions { BackgroundDrain = false, RingCapacityBytes = 4096 });
+        var log = new FixLog(sink, new FixLogOptions { BackgroundDrain = false, RingCapacityBytes = 4096, FullPolicy = LogFullPolicy.Drop });
         int id = log.RegisterEvent("n={0}");
         LogProducer producer = log.CreateProducer("p");
         for (int i = 0; i < 70; i++) producer.Log(LogLevel.Information, id, i);
@@ -257,7 +257,7 @@ public class FixLogTests
     public void OversizedPayloadIsTruncatedAndMarked()
     {
         var sink = new StringWriter();
-        var log = new FixLog(sink, new FixLogOptions { BackgroundDrain = false, RingCapacityBytes = 4096 });
+        var log = new FixLog(sink, new FixLogOptions { BackgroundDrain = false, RingCapacityBytes = 4096, FullPolicy = LogFullPolicy.Drop });
         int id = log.RegisterEvent("{payload}");
         LogProducer producer = log.CreateProducer("p");
         byte[] payload = Enumerable.Repeat((byte)'A', 5000).ToArray();
@@ -340,7 +340,7 @@ public class FixLogTests
     [Fact]
     public void DroppingAllocatesNothing()
     {
-        var log = new FixLog(TextWriter.Null, new FixLogOptions { BackgroundDrain = false, RingCapacityBytes = 4096 });
+        var log = new FixLog(TextWriter.Null, new FixLogOptions { BackgroundDrain = false, RingCapacityBytes = 4096, FullPolicy = LogFullPolicy.Drop });
         int id = log.RegisterEvent("x={0}");
         LogProducer producer = log.CreateProducer("drop");
         long calls = 0;

@@ -63,7 +63,7 @@ public class TransportBufferBoundTests
 
     /// <summary>The worst-case header: the longest BeginString and all nine BodyLength digits.</summary>
     private static string WorstCaseHeader(int bodyLength) =>
-        "8=" + new string('X', FixFramer.MaxBeginStringLength) + "\u0001" + "9=" + bodyLength.ToString("D9") + "\u0001";
+        "8=FIX" + new string('X', FixFramer.MaxBeginStringLength - 3) + "\u0001" + "9=" + bodyLength.ToString("D9") + "\u0001";
 
     /// <summary>A valid frame with the worst-case header and a body of exactly <paramref name="bodyLength"/> bytes carrying MsgSeqNum <paramref name="seq"/>.</summary>
     private static byte[] WorstCaseFrame(int bodyLength, long seq)
