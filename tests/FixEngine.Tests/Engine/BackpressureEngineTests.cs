@@ -132,7 +132,7 @@ public sealed class BackpressureEngineTests
         Assert.True(WaitFor(() => app.Session is { IsReceivePauseRequested: true }),
             $"the burst did not pause the acceptor's receive side (backlog {app.Session?.SendBacklogBytes} B)");
         FixSession session = app.Session!;
-        Assert.True(WaitFor(() => (session.Connection as SocketConnection)?.Transport?.IsReceivePaused == true), "the transport did not pause");
+        Assert.True(WaitFor(() => (session.Connection as SessionConnection)?.Transport.IsReceivePaused == true), "the transport did not pause");
 
         // Phase 2: orders until the socket refuses 20 writes in a row; the paused acceptor takes none of them.
         int nextOrder = 1;
