@@ -216,8 +216,16 @@ public sealed record SessionSettings
     /// value (set it once in [DEFAULT]) unless <c>EngineOptions.IdleStrategy</c> is given.</remarks>
     public IdleStrategyKind IdleStrategy { get; init; } = IdleStrategyKind.Backoff;
 
-    /// <summary>File store flush policy. Default OS.</summary>
+    /// <summary>File store flush policy. Default OS (the same default as <c>FileMessageStoreOptions.SyncPolicy</c>).</summary>
+    /// <remarks>OS: each record reaches the kernel's page cache before the message is sent, so a process crash loses
+    /// nothing, at about 1 µs per message; PerMessage also survives power loss at one disk flush per message.</remarks>
     public FileStoreSync FileStoreSync { get; init; } = FileStoreSync.OS;
+
+    /// <summary>What the file store does when its journal is damaged in the middle (data lost, valid records after
+    /// it): Refuse (default: opening fails naming the file, byte offset and record) or RecoverAndGapFill (keep every
+    /// valid record, copy the damaged file aside, answer resend requests for lost messages with GapFill).</summary>
+    /// <remarks>A damaged tail (a torn write) and damage that loses nothing are repaired under both policies.</remarks>
+    public Store.StoreRecoveryPolicy FileStoreRecovery { get; init; } = Store.StoreRecoveryPolicy.Refuse;
 
     /// <summary>Largest accepted message in bytes; larger frames are garbled. Default 1 MiB.</summary>
     public int MaxMessageSize { get; init; } = 1 << 20;

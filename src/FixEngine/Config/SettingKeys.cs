@@ -95,6 +95,7 @@ internal static class SettingKeys
         new("CpuAffinity", (s, v) => s with { CpuAffinity = ParseCpus(v) }, s => s.CpuAffinity.Count == 0 ? null : string.Join(",", s.CpuAffinity)),
         Enum("IdleStrategy", (s, v) => s with { IdleStrategy = v }, s => s.IdleStrategy),
         new("FileStoreSync", (s, v) => s with { FileStoreSync = ParseStoreSync(v) }, s => s.FileStoreSync.ToString()),
+        Enum("FileStoreRecovery", (s, v) => s with { FileStoreRecovery = v }, s => s.FileStoreRecovery),
         Int("MaxMessageSize", (s, v) => s with { MaxMessageSize = v }, s => s.MaxMessageSize),
         Int("StoreIndexCapacity", (s, v) => s with { StoreIndexCapacity = v }, s => s.StoreIndexCapacity),
         Int("MemoryStoreCapacityBytes", (s, v) => s with { MemoryStoreCapacityBytes = v }, s => s.MemoryStoreCapacityBytes),

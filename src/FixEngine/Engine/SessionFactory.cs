@@ -22,6 +22,8 @@ public sealed class SessionFactory : IDisposable
     /// <param name="application">Application callbacks.</param>
     /// <param name="epochNs">Now (epoch nanoseconds), for new stores.</param>
     /// <returns>The session, owning its store and log.</returns>
+    /// <exception cref="MessageStoreException">The file store cannot be opened (unwritable folder, journal in use,
+    /// I/O error) or refuses a damaged journal (<c>FileStoreRecovery=Refuse</c>); an <see cref="System.IO.IOException"/>.</exception>
     public FixSession Create(SessionSettings settings, Session.IApplication application, long epochNs)
     {
         ArgumentNullException.ThrowIfNull(settings);
@@ -43,6 +45,7 @@ public sealed class SessionFactory : IDisposable
             ? new FileMessageStore(storePath, name, epochNs, new FileMessageStoreOptions
             {
                 SyncPolicy = ToPolicy(settings.FileStoreSync),
+                Recovery = settings.FileStoreRecovery,
                 InitialIndexCapacity = settings.StoreIndexCapacity,
                 // RefreshOnLogon is for a standby that opens the journal while the primary still writes it.
                 SharedAccess = settings.RefreshOnLogon,
@@ -63,6 +66,8 @@ public sealed class SessionFactory : IDisposable
             }
             log = new Session.FixLogSessionLog(fixLog, name);
         }
+        // A store that had to recover its journal says what it found and did; the session log keeps it.
+        if (store.LastRecoveryReport is StoreRecoveryReport report) log?.OnEvent(report.ToString(), epochNs);
         return new FixSession(settings, application, store, log, sessionDictionary, appDictionary);
     }
 

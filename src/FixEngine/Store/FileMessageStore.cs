@@ -1,6 +1,6 @@
 using System;
 using System.Buffers;
-using System.Buffers.Binary;
+using System.Diagnostics.CodeAnalysis;
 using System.IO;
 using System.Runtime.CompilerServices;
 using Microsoft.Win32.SafeHandles;
@@ -9,41 +9,55 @@ namespace FixEngine.Store;
 
 /// <summary>A persistent <see cref="IMessageStore"/>: one append-only journal file per session, replayed on open.</summary>
 /// <remarks>
-/// Not thread-safe: one owner thread (the session's); no background thread. Each state change is one record
-/// (see the journal layout on the internal JournalFormat type) written with one positional write from a reusable
-/// pooled buffer, so steady-state appends allocate nothing. Opening replays the journal to rebuild both sequence
-/// numbers, the creation time and an index from sequence number to file position; replay stops at the first torn or
-/// corrupt record, truncates the file there (so later appends are valid) and reports what it dropped in
-/// <see cref="DiscardedBytes"/>, <see cref="RecoveryStopReason"/> and <see cref="RecoveryStopOffset"/>. Resend reads go
-/// through the index and a pooled read window. <see cref="Reset"/> compacts the journal to a single reset record.
-/// The file is opened without sharing, so a second store (or process) cannot open the same session's journal, unless
-/// <see cref="FileMessageStoreOptions.SharedAccess"/> is set (warm standby, see there).
+/// Not thread-safe: one owner thread (the session's); no background thread. Each state change is one record (see the
+/// journal layout on the internal JournalFormat type) written with one positional write from a reusable pooled buffer,
+/// so steady-state appends allocate nothing. Every record carries the whole sequence state (next sender, next target,
+/// processed-inbound mark, creation time) twice, in its head and in its trailer, each copy with its own CRC, and its
+/// payload has a CRC of its own: the state survives a torn or damaged message record, so losing a message body never
+/// rewinds a sequence number. Opening replays the journal to rebuild the state and an index from sequence number to
+/// file position. Damage never deletes a valid record after it: replay resynchronises on the next readable record
+/// (records carry magic bytes), repairs what it can from the twin copies, and then, for damage that lost data in the
+/// middle of the journal, follows <see cref="FileMessageStoreOptions.Recovery"/> (refuse to open, or keep the valid
+/// records and gap-fill the lost ones). Before changing a damaged file it copies it to
+/// <c>&lt;journal&gt;.corrupt-&lt;UTC time&gt;</c>; what it found and did is in <see cref="LastRecoveryReport"/>.
+/// Resend reads go through the index and a pooled read window. <see cref="Reset"/> compacts the journal to a single
+/// reset record. The file is opened without sharing, so a second store (or process) cannot open the same session's
+/// journal, unless <see cref="FileMessageStoreOptions.SharedAccess"/> is set (warm standby, see there).
+/// Failures of the file system surface as <see cref="MessageStoreException"/>; after a failed write or flush the store
+/// is faulted (see there).
+/// What survives what: a process crash loses nothing under any sync policy (each record reaches the page cache before
+/// the call returns). A power loss or kernel crash loses the records not yet forced to disk (none of the outbound ones
+/// under <see cref="FileStoreSyncPolicy.PerMessage"/>); a record torn by it keeps its sequence state if its head or
+/// trailer reached the disk. The sequence numbers fall back to the previous record only when both copies of the last
+/// record's state are destroyed. A slot forged inside a message body (binary data that happens to carry a magic, a
+/// plausible length and a matching CRC) could mislead a resynchronisation; ASCII fields cannot contain the magic byte 0xF1.
 /// </remarks>
-public sealed class FileMessageStore : IMessageStore
+public sealed partial class FileMessageStore : IMessageStore
 {
     /// <summary>The extension of journal files.</summary>
     public const string JournalExtension = ".journal";
 
     private readonly FileMessageStoreOptions _options;
-    private readonly SafeFileHandle _handle;
+    private SafeFileHandle _handle = null!;
     private readonly MessageIndex _index;
     private readonly JournalWindow _window = new();
     private readonly long _defaultCreationTimeEpochNs;
     private byte[] _writeBuffer = ArrayPool<byte>.Shared.Rent(4096);
     private long _fileLength;
-    private int _nextSenderMsgSeqNum = 1;
-    private int _nextTargetMsgSeqNum = 1;
-    private long _creationTimeEpochNs;
+    private JournalState _state;
     private int _unsyncedRecords;
     private long _oldestUnsyncedSeenAtNs = -1;
+    private MessageStoreException? _fault;
     private bool _disposed;
 
     /// <summary>Opens (or creates) the journal of <paramref name="sessionId"/> in <paramref name="directory"/> and replays it.</summary>
     /// <param name="directory">The folder holding journals; created if missing.</param>
     /// <param name="sessionId">The session identity (e.g. "FIX.4.4:SENDER->TARGET"); unsafe file name characters become '_'.</param>
     /// <param name="nowEpochNs">Creation time to record if the journal is new or nothing valid survives in it.</param>
-    /// <param name="options">Sync policy and limits; defaults when null.</param>
-    /// <exception cref="IOException">The journal cannot be opened, e.g. because another store holds it.</exception>
+    /// <param name="options">Sync policy, recovery policy and limits; defaults when null.</param>
+    /// <exception cref="MessageStoreException">The folder cannot be created, the journal cannot be opened (another store
+    /// holds it, no permission, read-only file system, I/O error) or written, or it is damaged and
+    /// <see cref="FileMessageStoreOptions.Recovery"/> is <see cref="StoreRecoveryPolicy.Refuse"/>.</exception>
     public FileMessageStore(string directory, string sessionId, long nowEpochNs, FileMessageStoreOptions? options = null)
         : this(GetJournalPath(directory, sessionId), nowEpochNs, options)
     {
@@ -52,8 +66,10 @@ public sealed class FileMessageStore : IMessageStore
     /// <summary>Opens (or creates) the journal at <paramref name="journalPath"/> and replays it.</summary>
     /// <param name="journalPath">The journal file; its folder is created if missing.</param>
     /// <param name="nowEpochNs">Creation time to record if the journal is new or nothing valid survives in it.</param>
-    /// <param name="options">Sync policy and limits; defaults when null.</param>
-    /// <exception cref="IOException">The journal cannot be opened, e.g. because another store holds it.</exception>
+    /// <param name="options">Sync policy, recovery policy and limits; defaults when null.</param>
+    /// <exception cref="MessageStoreException">The folder cannot be created, the journal cannot be opened (another store
+    /// holds it, no permission, read-only file system, I/O error) or written, or it is damaged and
+    /// <see cref="FileMessageStoreOptions.Recovery"/> is <see cref="StoreRecoveryPolicy.Refuse"/>.</exception>
     public FileMessageStore(string journalPath, long nowEpochNs, FileMessageStoreOptions? options = null)
     {
         ArgumentException.ThrowIfNullOrEmpty(journalPath);
@@ -61,17 +77,28 @@ public sealed class FileMessageStore : IMessageStore
         _options.Validate();
         _index = new MessageIndex(_options.InitialIndexCapacity);
         JournalPath = Path.GetFullPath(journalPath);
-        string? folder = Path.GetDirectoryName(JournalPath);
-        if (!string.IsNullOrEmpty(folder)) Directory.CreateDirectory(folder);
         _defaultCreationTimeEpochNs = nowEpochNs;
-        _handle = File.OpenHandle(JournalPath, FileMode.OpenOrCreate, FileAccess.ReadWrite, _options.SharedAccess ? FileShare.ReadWrite : FileShare.None);
+        _state = JournalState.Fresh(nowEpochNs);
         try
         {
-            Replay();
+            string? folder = Path.GetDirectoryName(JournalPath);
+            if (!string.IsNullOrEmpty(folder)) Directory.CreateDirectory(folder);
+            _handle = File.OpenHandle(JournalPath, FileMode.OpenOrCreate, FileAccess.ReadWrite, _options.SharedAccess ? FileShare.ReadWrite : FileShare.None);
+        }
+        catch (Exception e) when (IsMediumError(e))
+        {
+            _disposed = true;
+            _window.Dispose();
+            ReturnWriteBuffer();
+            throw new MessageStoreException($"Cannot open the message store journal '{JournalPath}': {e.Message}", JournalPath, MessageStoreOperation.Open, e);
+        }
+        try
+        {
+            Replay(MessageStoreOperation.Open);
         }
         catch
         {
-            Dispose();
+            DisposeCore(flush: false);
             throw;
         }
     }
@@ -88,26 +115,27 @@ public sealed class FileMessageStore : IMessageStore
     /// <summary>The number of messages currently indexed.</summary>
     public int MessageCount => _index.Count;
 
-    /// <summary>How many bytes at the end of the journal the last open/refresh discarded as torn or corrupt (0 if none).</summary>
-    public long DiscardedBytes { get; private set; }
+    /// <inheritdoc/>
+    public StoreRecoveryReport? LastRecoveryReport { get; private set; }
 
-    /// <summary>Why the last open/refresh stopped before the end of the file (<see cref="JournalStopReason.None"/> if it did not).</summary>
-    public JournalStopReason RecoveryStopReason { get; private set; }
-
-    /// <summary>The byte offset of the first record the last open/refresh rejected (-1 if none); the file was truncated there.</summary>
-    public long RecoveryStopOffset { get; private set; } = -1;
+    /// <summary>True after a write or flush failed: every later write throws <see cref="MessageStoreException"/>
+    /// (reads still work); dispose the store and open it again.</summary>
+    public bool IsFaulted => _fault is not null;
 
     /// <summary>The number of records written since the journal was last forced to disk.</summary>
     public int UnsyncedRecordCount => _unsyncedRecords;
 
     /// <inheritdoc/>
-    public int NextSenderMsgSeqNum => _nextSenderMsgSeqNum;
+    public int NextSenderMsgSeqNum => _state.NextSender;
 
     /// <inheritdoc/>
-    public int NextTargetMsgSeqNum => _nextTargetMsgSeqNum;
+    public int NextTargetMsgSeqNum => _state.NextTarget;
 
     /// <inheritdoc/>
-    public long CreationTimeEpochNs => _creationTimeEpochNs;
+    public long CreationTimeEpochNs => _state.CreationTimeNs;
+
+    /// <inheritdoc/>
+    public int LastProcessedInboundSeqNum => _state.ProcessedInbound;
 
     /// <summary>Builds the journal path for a session: <paramref name="directory"/>/&lt;sanitised id&gt;.journal.</summary>
     /// <param name="directory">The folder holding journals.</param>
@@ -128,57 +156,83 @@ public sealed class FileMessageStore : IMessageStore
     }
 
     /// <inheritdoc/>
+    /// <exception cref="MessageStoreException">The journal could not be written (the store is then faulted).</exception>
     public void SetNextSenderMsgSeqNum(int value)
     {
         if (value < 1) StoreThrowHelper.ThrowSeqNumOutOfRange(nameof(value), value);
-        WriteRecord(JournalRecordType.SenderSeqNum, value, default);
-        _nextSenderMsgSeqNum = value;
+        JournalState state = _state;
+        state.NextSender = value;
+        WriteRecord(JournalRecordType.State, 0, default, state, durable: true, MessageStoreOperation.UpdateState);
     }
 
     /// <inheritdoc/>
+    /// <exception cref="MessageStoreException">The journal could not be written (the store is then faulted).</exception>
     public void SetNextTargetMsgSeqNum(int value)
     {
         if (value < 1) StoreThrowHelper.ThrowSeqNumOutOfRange(nameof(value), value);
-        WriteRecord(JournalRecordType.TargetSeqNum, value, default);
-        _nextTargetMsgSeqNum = value;
+        JournalState state = _state;
+        state.NextTarget = value;
+        WriteRecord(JournalRecordType.State, 0, default, state, durable: false, MessageStoreOperation.UpdateState);
     }
 
     /// <inheritdoc/>
+    /// <exception cref="MessageStoreException">The journal could not be written (the store is then faulted).</exception>
     public void IncrNextSenderMsgSeqNum()
     {
-        if (_nextSenderMsgSeqNum == int.MaxValue) StoreThrowHelper.ThrowSeqNumOverflow();
-        SetNextSenderMsgSeqNum(_nextSenderMsgSeqNum + 1);
+        if (_state.NextSender == int.MaxValue) StoreThrowHelper.ThrowSeqNumOverflow();
+        SetNextSenderMsgSeqNum(_state.NextSender + 1);
     }
 
     /// <inheritdoc/>
+    /// <exception cref="MessageStoreException">The journal could not be written (the store is then faulted).</exception>
     public void IncrNextTargetMsgSeqNum()
     {
-        if (_nextTargetMsgSeqNum == int.MaxValue) StoreThrowHelper.ThrowSeqNumOverflow();
-        SetNextTargetMsgSeqNum(_nextTargetMsgSeqNum + 1);
+        if (_state.NextTarget == int.MaxValue) StoreThrowHelper.ThrowSeqNumOverflow();
+        SetNextTargetMsgSeqNum(_state.NextTarget + 1);
+    }
+
+    /// <inheritdoc/>
+    /// <exception cref="MessageStoreException">The journal could not be written (the store is then faulted).</exception>
+    public void SetLastProcessedInboundSeqNum(int value)
+    {
+        if (value < 0) StoreThrowHelper.ThrowProcessedOutOfRange(nameof(value), value);
+        JournalState state = _state;
+        state.ProcessedInbound = value;
+        WriteRecord(JournalRecordType.State, 0, default, state, durable: true, MessageStoreOperation.UpdateState);
     }
 
     /// <inheritdoc/>
     /// <exception cref="ArgumentException">The message is longer than <see cref="FileMessageStoreOptions.MaxMessageLengthInBytes"/>.</exception>
+    /// <exception cref="MessageStoreException">The journal could not be written (the store is then faulted).</exception>
     public void Append(int seqNum, ReadOnlySpan<byte> message)
     {
         if (seqNum < 1) StoreThrowHelper.ThrowSeqNumOutOfRange(nameof(seqNum), seqNum);
         if (message.Length > _options.MaxMessageLengthInBytes) StoreThrowHelper.ThrowMessageTooLarge(message.Length, _options.MaxMessageLengthInBytes);
-        long payloadPosition = _fileLength + JournalFormat.HeaderSize;
-        WriteRecord(JournalRecordType.Message, seqNum, message);
+        long payloadPosition = _fileLength + JournalFormat.HeadSize;
+        WriteRecord(JournalRecordType.Message, seqNum, message, _state, durable: true, MessageStoreOperation.Append);
         _index.Set(seqNum, payloadPosition, message.Length);
     }
 
     /// <inheritdoc/>
     /// <exception cref="ArgumentException">The message is longer than <see cref="FileMessageStoreOptions.MaxMessageLengthInBytes"/>.</exception>
-    public void AppendAndIncrement(int seqNum, ReadOnlySpan<byte> message)
+    /// <exception cref="MessageStoreException">The journal could not be written (the store is then faulted).</exception>
+    public void AppendAndIncrement(int seqNum, ReadOnlySpan<byte> message) => AppendAndIncrement(seqNum, message, _state.ProcessedInbound);
+
+    /// <inheritdoc/>
+    /// <exception cref="ArgumentException">The message is longer than <see cref="FileMessageStoreOptions.MaxMessageLengthInBytes"/>.</exception>
+    /// <exception cref="MessageStoreException">The journal could not be written (the store is then faulted).</exception>
+    public void AppendAndIncrement(int seqNum, ReadOnlySpan<byte> message, int processedInboundSeqNum)
     {
         if (seqNum < 1) StoreThrowHelper.ThrowSeqNumOutOfRange(nameof(seqNum), seqNum);
         if (seqNum == int.MaxValue) StoreThrowHelper.ThrowSeqNumOverflow();
+        if (processedInboundSeqNum < 0) StoreThrowHelper.ThrowProcessedOutOfRange(nameof(processedInboundSeqNum), processedInboundSeqNum);
         if (message.Length > _options.MaxMessageLengthInBytes) StoreThrowHelper.ThrowMessageTooLarge(message.Length, _options.MaxMessageLengthInBytes);
-        long payloadPosition = _fileLength + JournalFormat.HeaderSize;
-        WriteRecord(JournalRecordType.MessageAndIncrement, seqNum, message);
+        long payloadPosition = _fileLength + JournalFormat.HeadSize;
+        JournalState state = _state;
+        state.NextSender = seqNum + 1;
+        state.ProcessedInbound = processedInboundSeqNum;
+        WriteRecord(JournalRecordType.Message, seqNum, message, state, durable: true, MessageStoreOperation.Append);
         _index.Set(seqNum, payloadPosition, message.Length);
-        _nextSenderMsgSeqNum = seqNum + 1;
     }
 
     /// <inheritdoc/>
@@ -193,7 +247,7 @@ public sealed class FileMessageStore : IMessageStore
         {
             int seqNum = _index.SeqNumAt(i);
             if ((uint)seqNum > last) break;
-            if (!_window.TryGet(_handle, _index.PositionAt(i), _index.LengthAt(i), _fileLength, out ReadOnlySpan<byte> bytes))
+            if (!_window.TryGet(_handle, _index.PositionAt(i), _index.LengthAt(i), _fileLength, JournalPath, out ReadOnlySpan<byte> bytes))
             {
                 ThrowJournalChanged(_index.PositionAt(i));
             }
@@ -204,23 +258,35 @@ public sealed class FileMessageStore : IMessageStore
     }
 
     /// <inheritdoc/>
-    /// <remarks>Compacts the journal: the file is truncated to zero and a single reset record is written and flushed.</remarks>
+    /// <remarks>Compacts the journal: the file is truncated to zero and a single reset record is written and flushed.
+    /// A crash in between leaves an empty journal, which opens as a new incarnation.</remarks>
+    /// <exception cref="MessageStoreException">The journal could not be truncated or written (the store is then faulted).</exception>
     public void Reset(long nowEpochNs)
     {
         if (_disposed) StoreThrowHelper.ThrowDisposed(nameof(FileMessageStore));
-        RandomAccess.SetLength(_handle, 0);
+        ThrowIfFaulted(MessageStoreOperation.Reset);
+        try
+        {
+            RandomAccess.SetLength(_handle, 0);
+        }
+        catch (Exception e) when (IsMediumError(e))
+        {
+            Fault(MessageStoreOperation.Reset, e);
+        }
         _fileLength = 0;
         _window.Invalidate();
-        ApplyReset(nowEpochNs);
-        WriteResetRecord(nowEpochNs);
-        if (_unsyncedRecords != 0) Sync();
+        _index.Clear();
+        WriteRecord(JournalRecordType.Reset, 0, default, JournalState.Fresh(nowEpochNs), durable: true, MessageStoreOperation.Reset);
+        if (_unsyncedRecords != 0) Sync(MessageStoreOperation.Reset);
     }
 
     /// <summary>Forces every record written so far to stable storage (fsync), whatever the policy.</summary>
+    /// <exception cref="MessageStoreException">The flush failed (the store is then faulted).</exception>
     public void Flush()
     {
         if (_disposed) StoreThrowHelper.ThrowDisposed(nameof(FileMessageStore));
-        if (_unsyncedRecords != 0) Sync();
+        ThrowIfFaulted(MessageStoreOperation.Flush);
+        if (_unsyncedRecords != 0) Sync(MessageStoreOperation.Flush);
     }
 
     /// <summary>Periodic maintenance for <see cref="FileStoreSyncPolicy.Batched"/>: flushes once the oldest unflushed record
@@ -228,73 +294,109 @@ public sealed class FileMessageStore : IMessageStore
     /// <param name="nowNs">The caller's monotonic clock, in nanoseconds (the store never reads a clock).</param>
     /// <returns>1 if it flushed, else 0 (duty-cycle work count).</returns>
     /// <remarks>Call it from the session's duty cycle; the maximum unflushed age is BatchIntervalNs plus the call period.
-    /// Does nothing under the other policies. Does not allocate.</remarks>
+    /// Does nothing under the other policies or once faulted. Does not allocate.</remarks>
+    /// <exception cref="MessageStoreException">The flush failed (the store is then faulted).</exception>
     public int DoWork(long nowNs)
     {
-        if (_options.SyncPolicy != FileStoreSyncPolicy.Batched || _unsyncedRecords == 0 || _disposed) return 0;
+        if (_options.SyncPolicy != FileStoreSyncPolicy.Batched || _unsyncedRecords == 0 || _disposed || _fault is not null) return 0;
         if (_oldestUnsyncedSeenAtNs < 0)
         {
             _oldestUnsyncedSeenAtNs = nowNs;
             if (_options.BatchIntervalNs != 0) return 0;
         }
         if (nowNs - _oldestUnsyncedSeenAtNs < _options.BatchIntervalNs) return 0;
-        Sync();
+        Sync(MessageStoreOperation.Flush);
         return 1;
     }
 
-    /// <summary>Replays the journal from disk again, replacing the in-memory state (and truncating a corrupt tail).</summary>
+    /// <summary>Replays the journal from disk again, replacing the in-memory state; damage is handled as on open
+    /// (<see cref="FileMessageStoreOptions.Recovery"/>) and reported in <see cref="LastRecoveryReport"/>.</summary>
+    /// <exception cref="MessageStoreException">The journal cannot be read or repaired, or it is damaged and the policy
+    /// is <see cref="StoreRecoveryPolicy.Refuse"/> (the in-memory state is then that of the readable records).</exception>
     public void Refresh()
     {
         if (_disposed) StoreThrowHelper.ThrowDisposed(nameof(FileMessageStore));
-        Replay();
+        Replay(MessageStoreOperation.Refresh);
     }
 
     /// <summary>Flushes outstanding records to disk, closes the journal and returns pooled buffers.</summary>
-    public void Dispose()
+    /// <exception cref="MessageStoreException">The final flush failed; the journal is closed anyway.</exception>
+    public void Dispose() => DisposeCore(flush: true);
+
+    private void DisposeCore(bool flush)
     {
         if (_disposed) return;
         _disposed = true;
         try
         {
-            if (_unsyncedRecords != 0 && !_handle.IsInvalid && !_handle.IsClosed) RandomAccess.FlushToDisk(_handle);
+            if (flush && _fault is null && _unsyncedRecords != 0 && !_handle.IsInvalid && !_handle.IsClosed)
+            {
+                try
+                {
+                    RandomAccess.FlushToDisk(_handle);
+                }
+                catch (Exception e) when (IsMediumError(e))
+                {
+                    throw new MessageStoreException($"Flushing the message store journal '{JournalPath}' on close failed: {e.Message}", JournalPath,
+                        MessageStoreOperation.Flush, e);
+                }
+            }
         }
         finally
         {
             _handle?.Dispose();
             _window.Dispose();
-            byte[] buffer = _writeBuffer;
-            _writeBuffer = [];
-            if (buffer.Length != 0) ArrayPool<byte>.Shared.Return(buffer);
+            ReturnWriteBuffer();
             _index.Clear();
         }
     }
 
-    private void WriteRecord(JournalRecordType type, int seqNum, ReadOnlySpan<byte> payload)
+    /// <summary>Test seam: makes the store write through <paramref name="handle"/> (e.g. /dev/full, to get a real ENOSPC
+    /// from the kernel) and returns the handle it used before.</summary>
+    internal SafeFileHandle SwapHandleForTesting(SafeFileHandle handle)
+    {
+        SafeFileHandle previous = _handle;
+        _handle = handle;
+        _window.Invalidate();
+        return previous;
+    }
+
+    private void ReturnWriteBuffer()
+    {
+        byte[] buffer = _writeBuffer;
+        _writeBuffer = [];
+        if (buffer.Length != 0) ArrayPool<byte>.Shared.Return(buffer);
+    }
+
+    // The one write path: encodes the record with the new state, writes it at the end, and only then adopts the state,
+    // so a failed write changes nothing in memory (and faults the store: what reached the file is unknown).
+    private void WriteRecord(JournalRecordType type, int seqNum, ReadOnlySpan<byte> payload, in JournalState state, bool durable, MessageStoreOperation operation)
     {
         if (_disposed) StoreThrowHelper.ThrowDisposed(nameof(FileMessageStore));
-        int size = JournalFormat.RecordSize(payload.Length);
+        if (_fault is not null) ThrowFaulted(operation);
+        int size = JournalFormat.RecordSize(type, payload.Length);
         if (size > _writeBuffer.Length) GrowWriteBuffer(size);
-        JournalFormat.Write(_writeBuffer, type, seqNum, payload);
-        // A failed write leaves _fileLength unchanged: the next record overwrites whatever part of this one landed.
-        RandomAccess.Write(_handle, _writeBuffer.AsSpan(0, size), _fileLength);
+        JournalFormat.Write(_writeBuffer, type, seqNum, payload, state);
+        try
+        {
+            RandomAccess.Write(_handle, _writeBuffer.AsSpan(0, size), _fileLength);
+        }
+        catch (Exception e) when (IsMediumError(e))
+        {
+            Fault(operation, e);
+        }
         _fileLength += size;
+        _state = state;
         _unsyncedRecords++;
         switch (_options.SyncPolicy)
         {
-            case FileStoreSyncPolicy.PerMessage when type != JournalRecordType.TargetSeqNum:
-                Sync();
+            case FileStoreSyncPolicy.PerMessage when durable:
+                Sync(operation);
                 break;
             case FileStoreSyncPolicy.Batched when _unsyncedRecords >= _options.BatchRecordCount:
-                Sync();
+                Sync(operation);
                 break;
         }
-    }
-
-    private void WriteResetRecord(long creationTimeEpochNs)
-    {
-        Span<byte> payload = stackalloc byte[JournalFormat.ResetPayloadSize];
-        BinaryPrimitives.WriteInt64LittleEndian(payload, creationTimeEpochNs);
-        WriteRecord(JournalRecordType.Reset, 1, payload);
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -304,111 +406,59 @@ public sealed class FileMessageStore : IMessageStore
         _writeBuffer = ArrayPool<byte>.Shared.Rent(size);
     }
 
-    private void Sync()
+    private void Sync(MessageStoreOperation operation)
     {
-        RandomAccess.FlushToDisk(_handle);
-        _unsyncedRecords = 0;
-        _oldestUnsyncedSeenAtNs = -1;
-    }
-
-    private void ApplyReset(long creationTimeEpochNs)
-    {
-        _index.Clear();
-        _nextSenderMsgSeqNum = 1;
-        _nextTargetMsgSeqNum = 1;
-        _creationTimeEpochNs = creationTimeEpochNs;
-    }
-
-    private void Replay()
-    {
-        ApplyReset(_defaultCreationTimeEpochNs);
-        _window.Invalidate();
-        long fileLength = RandomAccess.GetLength(_handle);
-        long position = 0;
-        JournalStopReason stop = JournalStopReason.None;
-        while (position < fileLength)
+        try
         {
-            stop = ReplayRecord(position, fileLength, out int recordSize);
-            if (stop != JournalStopReason.None) break;
-            position += recordSize;
-        }
-        DiscardedBytes = fileLength - position;
-        RecoveryStopReason = stop;
-        RecoveryStopOffset = stop == JournalStopReason.None ? -1 : position;
-        _fileLength = position;
-        _window.Invalidate();
-        _unsyncedRecords = 0;
-        _oldestUnsyncedSeenAtNs = -1;
-        // A shared journal may be mid-write by its current writer: leave the file alone; our next write (if we become
-        // the writer) lands at the end of the valid prefix, exactly where a truncation would have put it.
-        if (_options.SharedAccess) return;
-        if (position < fileLength)
-        {
-            RandomAccess.SetLength(_handle, position);
             RandomAccess.FlushToDisk(_handle);
         }
-        if (position == 0)
+        catch (Exception e) when (IsMediumError(e))
         {
-            WriteResetRecord(_defaultCreationTimeEpochNs);
-            Sync();
+            Fault(operation == MessageStoreOperation.Append || operation == MessageStoreOperation.UpdateState ? operation : MessageStoreOperation.Flush, e);
         }
+        _unsyncedRecords = 0;
+        _oldestUnsyncedSeenAtNs = -1;
     }
 
-    private JournalStopReason ReplayRecord(long position, long fileLength, out int recordSize)
+    private static bool IsMediumError(Exception e) => e is IOException or UnauthorizedAccessException or NotSupportedException;
+
+    private void ThrowIfFaulted(MessageStoreOperation operation)
     {
-        recordSize = 0;
-        if (!_window.TryGet(_handle, position, JournalFormat.HeaderSize, fileLength, out ReadOnlySpan<byte> header))
-        {
-            return JournalStopReason.Truncated;
-        }
-        int length = BinaryPrimitives.ReadInt32LittleEndian(header);
-        var type = (JournalRecordType)header[4];
-        int seqNum = BinaryPrimitives.ReadInt32LittleEndian(header.Slice(8));
-        if ((header[5] | header[6] | header[7]) != 0 || type < JournalRecordType.Message || type > JournalRecordType.Reset || seqNum < 1)
-        {
-            return JournalStopReason.BadHeader;
-        }
-        bool lengthOk = type switch
-        {
-            JournalRecordType.Message or JournalRecordType.MessageAndIncrement => length >= 0 && length <= _options.MaxMessageLengthInBytes,
-            JournalRecordType.Reset => length == JournalFormat.ResetPayloadSize,
-            _ => length == 0,
-        };
-        if (!lengthOk) return JournalStopReason.BadLength;
-        if (type == JournalRecordType.MessageAndIncrement && seqNum == int.MaxValue) return JournalStopReason.BadHeader;
-        int size = JournalFormat.RecordSize(length);
-        if (!_window.TryGet(_handle, position, size, fileLength, out ReadOnlySpan<byte> record))
-        {
-            return JournalStopReason.Truncated;
-        }
-        if (JournalFormat.ComputeCrc(record) != BinaryPrimitives.ReadUInt32LittleEndian(record.Slice(12)))
-        {
-            return JournalStopReason.BadChecksum;
-        }
-        switch (type)
-        {
-            case JournalRecordType.Message:
-                _index.Set(seqNum, position + JournalFormat.HeaderSize, length);
-                break;
-            case JournalRecordType.MessageAndIncrement:
-                _index.Set(seqNum, position + JournalFormat.HeaderSize, length);
-                _nextSenderMsgSeqNum = seqNum + 1;
-                break;
-            case JournalRecordType.SenderSeqNum:
-                _nextSenderMsgSeqNum = seqNum;
-                break;
-            case JournalRecordType.TargetSeqNum:
-                _nextTargetMsgSeqNum = seqNum;
-                break;
-            default:
-                ApplyReset(BinaryPrimitives.ReadInt64LittleEndian(record.Slice(JournalFormat.HeaderSize)));
-                break;
-        }
-        recordSize = size;
-        return JournalStopReason.None;
+        if (_fault is not null) ThrowFaulted(operation);
     }
 
+    [DoesNotReturn]
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static void ThrowJournalChanged(long position) =>
-        throw new IOException($"The journal ended before the indexed message at byte offset {position}; it was changed outside the store.");
+    private void ThrowFaulted(MessageStoreOperation operation) =>
+        throw new MessageStoreException(
+            $"The message store journal '{JournalPath}' is faulted since an earlier {_fault!.Operation} failed ({_fault.InnerException?.Message}); "
+            + "nothing more is written to it: dispose the store and open it again.", JournalPath, operation, _fault.InnerException);
+
+    [DoesNotReturn]
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void Fault(MessageStoreOperation operation, Exception error)
+    {
+        _fault = new MessageStoreException(
+            $"{Describe(operation)} the message store journal '{JournalPath}' failed at byte offset {_fileLength}: {error.Message}; "
+            + "the store is faulted and refuses further writes.", JournalPath, operation, error);
+        throw _fault;
+    }
+
+    private static string Describe(MessageStoreOperation operation) => operation switch
+    {
+        MessageStoreOperation.Append => "Appending a message to",
+        MessageStoreOperation.UpdateState => "Writing a sequence number to",
+        MessageStoreOperation.Reset => "Resetting",
+        MessageStoreOperation.Flush => "Flushing",
+        MessageStoreOperation.Read => "Reading",
+        MessageStoreOperation.Refresh => "Refreshing",
+        _ => "Opening",
+    };
+
+    [DoesNotReturn]
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void ThrowJournalChanged(long position) =>
+        throw new MessageStoreException(
+            $"The message store journal '{JournalPath}' ended before the indexed message at byte offset {position}; it was changed outside the store.",
+            JournalPath, MessageStoreOperation.Read);
 }

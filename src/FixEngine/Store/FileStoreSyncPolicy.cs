@@ -4,9 +4,10 @@ namespace FixEngine.Store;
 public enum FileStoreSyncPolicy
 {
     /// <summary>
-    /// Every record that carries an outbound message, a sender sequence number or a reset is flushed to disk before the
-    /// call returns: every message the engine reported as sent can be resent after a power loss. Target sequence number
-    /// records are written but ride on the next flush (losing one only makes the session ask for a resend).
+    /// Every record that carries an outbound message, a sender sequence number, a processed-inbound mark or a reset is
+    /// flushed to disk before the call returns: every message the engine reported as sent can be resent after a power
+    /// loss. Target sequence number records are written but ride on the next flush (losing one only makes the session
+    /// ask for a resend).
     /// </summary>
     PerMessage,
 
@@ -19,7 +20,7 @@ public enum FileStoreSyncPolicy
 
     /// <summary>
     /// Records are written to the OS page cache (they survive a process crash) and only forced to disk on
-    /// <see cref="FileMessageStore.Flush"/>, reset and dispose.
+    /// <see cref="FileMessageStore.Flush"/>, reset and dispose. The default (see <see cref="FileMessageStoreOptions.SyncPolicy"/>).
     /// </summary>
     OS,
 }

@@ -16,11 +16,15 @@ public interface IStoredMessageHandler
     bool OnMessage(int seqNum, ReadOnlySpan<byte> message);
 }
 
-/// <summary>Persists a FIX session's sequence numbers, creation time and sent messages (for resends).</summary>
+/// <summary>Persists a FIX session's sequence numbers, creation time, processed-inbound mark and sent messages (for resends).</summary>
 /// <remarks>
 /// Implementations are NOT thread-safe: the session layer is the single owner and calls every member from its own
 /// thread. Sequence numbers start at 1. Steady-state calls (append, increment, range reads) do not allocate; growth of
 /// internal buffers is amortised.
+/// Errors of the medium (disk full, I/O error, unwritable folder, a store that refuses to open) are thrown as
+/// <see cref="MessageStoreException"/> (an <see cref="System.IO.IOException"/>); argument errors as
+/// <see cref="ArgumentException"/>. A persistent store keeps its sequence numbers across crashes and damaged records
+/// (see <see cref="FileMessageStore"/> for exactly what survives what).
 /// </remarks>
 public interface IMessageStore : IDisposable
 {
@@ -32,6 +36,24 @@ public interface IMessageStore : IDisposable
 
     /// <summary>The time the session (this store's current incarnation) was created, in nanoseconds since the Unix epoch.</summary>
     long CreationTimeEpochNs { get; }
+
+    /// <summary>The highest inbound MsgSeqNum whose processing the session marked complete (0: none since the last reset).</summary>
+    /// <remarks>
+    /// For exactly-once processing across restarts: the session sets it with
+    /// <see cref="AppendAndIncrement(int, ReadOnlySpan{byte}, int)"/> on the outbound message that answers an inbound
+    /// one (mark and message persisted as one atomic step), or with <see cref="SetLastProcessedInboundSeqNum"/> when
+    /// nothing was sent. After a crash, an inbound message at or below the mark was processed and its answer stored;
+    /// one above it was not (or its answer was not stored). <see cref="Reset"/> sets it to 0. The mark is exactly as
+    /// precise as the caller's choice of record: when one inbound message is answered by several outbound ones,
+    /// carrying the mark on the first answer means a crash before the others loses them (at most once), carrying it
+    /// on a separate <see cref="SetLastProcessedInboundSeqNum"/> after the last means a crash in between repeats the
+    /// earlier ones (at least once). The store does not check that the mark only grows.
+    /// </remarks>
+    int LastProcessedInboundSeqNum { get; }
+
+    /// <summary>What the store found and did the last time it had to recover its medium (on open or
+    /// <see cref="Refresh"/>); null when nothing needed recovery, and always null for in-memory stores.</summary>
+    StoreRecoveryReport? LastRecoveryReport { get; }
 
     /// <summary>Sets <see cref="NextSenderMsgSeqNum"/>; <paramref name="value"/> must be at least 1.</summary>
     /// <param name="value">The new next outbound sequence number.</param>
@@ -47,10 +69,17 @@ public interface IMessageStore : IDisposable
     /// <summary>Adds one to <see cref="NextTargetMsgSeqNum"/>.</summary>
     void IncrNextTargetMsgSeqNum();
 
+    /// <summary>Sets <see cref="LastProcessedInboundSeqNum"/> (the session processed an inbound message and sent nothing
+    /// in answer); <paramref name="value"/> must be at least 0.</summary>
+    /// <param name="value">The inbound MsgSeqNum whose processing is complete.</param>
+    /// <remarks>Durability follows the store's sync policy for outbound messages (the mark guards against processing
+    /// an inbound message twice).</remarks>
+    void SetLastProcessedInboundSeqNum(int value);
+
     /// <summary>Stores an outbound message under <paramref name="seqNum"/>, replacing any message already stored there.</summary>
     /// <param name="seqNum">The message's MsgSeqNum(34), at least 1.</param>
     /// <param name="message">The encoded message; the store copies it.</param>
-    /// <remarks>Does not change <see cref="NextSenderMsgSeqNum"/>; see <see cref="AppendAndIncrement"/>.</remarks>
+    /// <remarks>Does not change <see cref="NextSenderMsgSeqNum"/>; see <see cref="AppendAndIncrement(int, ReadOnlySpan{byte})"/>.</remarks>
     void Append(int seqNum, ReadOnlySpan<byte> message);
 
     /// <summary>Stores an outbound message and sets <see cref="NextSenderMsgSeqNum"/> to <paramref name="seqNum"/> + 1 as one atomic step.</summary>
@@ -59,15 +88,27 @@ public interface IMessageStore : IDisposable
     /// <remarks>A persistent store writes a single record, so after a crash either both effects are visible or neither.</remarks>
     void AppendAndIncrement(int seqNum, ReadOnlySpan<byte> message);
 
+    /// <summary>Stores an outbound message, sets <see cref="NextSenderMsgSeqNum"/> to <paramref name="seqNum"/> + 1 and
+    /// <see cref="LastProcessedInboundSeqNum"/> to <paramref name="processedInboundSeqNum"/> as one atomic step.</summary>
+    /// <param name="seqNum">The message's MsgSeqNum(34), at least 1.</param>
+    /// <param name="message">The encoded message; the store copies it.</param>
+    /// <param name="processedInboundSeqNum">The inbound MsgSeqNum this message answers (processing complete), at least 0.</param>
+    /// <remarks>A persistent store writes a single record: after a crash the message, the sender number and the mark
+    /// are all visible or none is, so a restarted session neither processes the inbound message again nor loses its
+    /// answer. Durability follows the store's sync policy for outbound messages.</remarks>
+    void AppendAndIncrement(int seqNum, ReadOnlySpan<byte> message, int processedInboundSeqNum);
+
     /// <summary>Calls <paramref name="handler"/> for each stored message with <paramref name="beginSeqNo"/> &lt;= seq &lt;= <paramref name="endSeqNo"/>, in order.</summary>
     /// <typeparam name="THandler">A struct handler, so the call does not box or allocate.</typeparam>
     /// <param name="beginSeqNo">First sequence number wanted (values below 1 are treated as 1).</param>
     /// <param name="endSeqNo">Last sequence number wanted; 0 means no upper bound (as in ResendRequest EndSeqNo(16)=0).</param>
     /// <param name="handler">Receives each message; it may stop the read early by returning <see langword="false"/>.</param>
-    /// <returns>The number of messages delivered to the handler. Sequence numbers with no stored message are skipped.</returns>
+    /// <returns>The number of messages delivered to the handler. Sequence numbers with no stored message (never stored, or a
+    /// body a recovery reported lost) are skipped: the session answers those with SequenceReset-GapFill.</returns>
     int ReadRange<THandler>(int beginSeqNo, int endSeqNo, ref THandler handler) where THandler : struct, IStoredMessageHandler;
 
-    /// <summary>Starts a new session incarnation: both sequence numbers back to 1, all messages dropped, creation time set.</summary>
+    /// <summary>Starts a new session incarnation: both sequence numbers back to 1, the processed-inbound mark to 0, all
+    /// messages dropped, creation time set.</summary>
     /// <param name="nowEpochNs">The new creation time, in nanoseconds since the Unix epoch (the caller owns the clock).</param>
     void Reset(long nowEpochNs);
 

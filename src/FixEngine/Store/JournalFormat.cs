@@ -3,65 +3,176 @@ using System.Buffers.Binary;
 
 namespace FixEngine.Store;
 
-/// <summary>Record types of the <see cref="FileMessageStore"/> journal.</summary>
+/// <summary>Record types of the <see cref="FileMessageStore"/> journal (format 2).</summary>
 internal enum JournalRecordType : byte
 {
-    /// <summary>An outbound message stored under SeqNum; sequence numbers unchanged.</summary>
+    /// <summary>An outbound message stored under SeqNum; the state is the state after storing it.</summary>
     Message = 1,
 
-    /// <summary>An outbound message stored under SeqNum, and NextSenderMsgSeqNum = SeqNum + 1.</summary>
-    MessageAndIncrement = 2,
+    /// <summary>A change of sequence numbers or of the processed-inbound mark; no payload.</summary>
+    State = 2,
 
-    /// <summary>NextSenderMsgSeqNum = SeqNum; no payload.</summary>
-    SenderSeqNum = 3,
+    /// <summary>A new session incarnation: messages dropped, state as given (1, 1, 0, creation time); no payload.</summary>
+    Reset = 3,
 
-    /// <summary>NextTargetMsgSeqNum = SeqNum; no payload.</summary>
-    TargetSeqNum = 4,
-
-    /// <summary>Both sequence numbers = 1, messages dropped; payload = 8-byte creation time (ns since the Unix epoch).</summary>
-    Reset = 5,
+    /// <summary>A damaged region neutralised by recovery: its payload is the old bytes, unchecked; its state is ignored.</summary>
+    Hole = 4,
 }
 
-/// <summary>Layout of one journal record (all integers little-endian).</summary>
+/// <summary>The sequence state every journal record carries, so the last readable record alone restores it.</summary>
+internal struct JournalState
+{
+    public int NextSender;
+    public int NextTarget;
+    public int ProcessedInbound;
+    public long CreationTimeNs;
+
+    public static JournalState Fresh(long creationTimeNs) => new() { NextSender = 1, NextTarget = 1, ProcessedInbound = 0, CreationTimeNs = creationTimeNs };
+}
+
+/// <summary>A decoded record head or trailer (the two copies carry the same fields).</summary>
+internal struct JournalSlot
+{
+    public JournalRecordType Type;
+    public int Length;
+    public int SeqNum;
+    public JournalState State;
+    public uint PayloadCrc;
+}
+
+/// <summary>Layout of one journal record, format 2 (all integers little-endian).</summary>
 /// <remarks>
 /// <code>
-///  0        4      5          8        12       16
-///  +--------+------+----------+--------+--------+------------------------+---------+
-///  | length | type | reserved | seqNum | crc32c | payload (length bytes) | padding |
-///  +--------+------+----------+--------+--------+------------------------+---------+
-///   int32    byte   3 x 0x00   int32    uint32                            0x00 up to a multiple of 8
+///  record:  head (40) | payload (length bytes) | zero padding to a multiple of 8 | trailer (40)
+///
+///  head / trailer ("slot"):
+///   0     3      4        8        12           16           20          24              32           36      40
+///   +-----+------+--------+--------+------------+------------+-----------+---------------+------------+-------+
+///   |magic| type | length | seqNum | nextSender | nextTarget | processed | creationTimeNs| payloadCrc | crc   |
+///   +-----+------+--------+--------+------------+------------+-----------+---------------+------------+-------+
+///    F1 58 4A (head, "\xF1XJ") or F1 58 54 (trailer, "\xF1XT")
 /// </code>
-/// The CRC-32C covers bytes [0, 12) followed by the payload and padding, so a torn write anywhere in the record, a
-/// stale tail or a flipped bit is detected. Records never straddle a reset: reset truncates the file first.
+/// Every record carries the whole sequence state (the state after the record) twice, in the head and in the trailer,
+/// each copy with its own CRC-32C over bytes [3, 36); the payload has its own CRC-32C (payloadCrc). So:
+/// a torn write that keeps the head keeps the state; a damaged head is restored from the trailer (and the payload
+/// checked against the trailer's payloadCrc); a damaged payload loses only that message's body, never a sequence
+/// number. The magics make a record findable when recovery scans forward past damage: it tries every byte offset
+/// and accepts a slot only if magic, type, length and CRC all agree.
+/// Hole records span exactly HeadSize + length + TrailerSize bytes (no padding) so they can cover any damaged region.
+/// Format 1 journals (16-byte header: length, type, 3 zero bytes, seqNum, CRC over header and payload) are still
+/// read; new records are always format 2.
 /// </remarks>
 internal static class JournalFormat
 {
-    public const int HeaderSize = 16;
-    public const int ResetPayloadSize = 8;
+    public const int HeadSize = 40;
+    public const int TrailerSize = 40;
+    public const int Overhead = HeadSize + TrailerSize;
+    public const byte Magic0 = 0xF1;
+    public const byte Magic1 = (byte)'X';
+    public const byte HeadMagic2 = (byte)'J';
+    public const byte TrailerMagic2 = (byte)'T';
+    private const int CrcStart = 3;
+    private const int CrcOffset = 36;
 
-    public static int RecordSize(int payloadLength) => HeaderSize + ((payloadLength + 7) & ~7);
+    public static int RecordSize(JournalRecordType type, int payloadLength) =>
+        Overhead + (type == JournalRecordType.Hole ? payloadLength : (payloadLength + 7) & ~7);
 
-    /// <summary>Writes a complete record (header, payload, zero padding, CRC) into <paramref name="destination"/>.</summary>
-    public static int Write(Span<byte> destination, JournalRecordType type, int seqNum, ReadOnlySpan<byte> payload)
+    /// <summary>Writes a complete record (head, payload, zero padding, trailer) into <paramref name="destination"/>.</summary>
+    /// <returns>The record size in bytes.</returns>
+    public static int Write(Span<byte> destination, JournalRecordType type, int seqNum, ReadOnlySpan<byte> payload, in JournalState state)
     {
-        int size = RecordSize(payload.Length);
+        int padded = (payload.Length + 7) & ~7;
+        int size = Overhead + padded;
         Span<byte> record = destination.Slice(0, size);
-        BinaryPrimitives.WriteInt32LittleEndian(record, payload.Length);
-        record[4] = (byte)type;
-        record[5] = 0;
-        record[6] = 0;
-        record[7] = 0;
-        BinaryPrimitives.WriteInt32LittleEndian(record.Slice(8), seqNum);
-        payload.CopyTo(record.Slice(HeaderSize));
-        record.Slice(HeaderSize + payload.Length).Clear();
-        BinaryPrimitives.WriteUInt32LittleEndian(record.Slice(12), ComputeCrc(record));
+        payload.CopyTo(record.Slice(HeadSize));
+        record.Slice(HeadSize + payload.Length, padded - payload.Length).Clear();
+        uint payloadCrc = payload.IsEmpty ? 0 : Crc32C.Compute(payload);
+        WriteSlot(record, HeadMagic2, type, payload.Length, seqNum, state, payloadCrc);
+        record.Slice(0, HeadSize).CopyTo(record.Slice(HeadSize + padded));
+        record[HeadSize + padded + 2] = TrailerMagic2;
         return size;
     }
 
-    /// <summary>CRC of a whole record as laid out above (the CRC field itself is skipped).</summary>
-    public static uint ComputeCrc(ReadOnlySpan<byte> record)
+    /// <summary>Writes one slot (head when <paramref name="magic2"/> is <see cref="HeadMagic2"/>, else trailer).</summary>
+    public static void WriteSlot(Span<byte> slot, byte magic2, JournalRecordType type, int length, int seqNum, in JournalState state, uint payloadCrc)
     {
-        uint crc = Crc32C.Update(uint.MaxValue, record.Slice(0, 12));
-        return ~Crc32C.Update(crc, record.Slice(HeaderSize));
+        slot[0] = Magic0;
+        slot[1] = Magic1;
+        slot[2] = magic2;
+        slot[3] = (byte)type;
+        BinaryPrimitives.WriteInt32LittleEndian(slot.Slice(4), length);
+        BinaryPrimitives.WriteInt32LittleEndian(slot.Slice(8), seqNum);
+        BinaryPrimitives.WriteInt32LittleEndian(slot.Slice(12), state.NextSender);
+        BinaryPrimitives.WriteInt32LittleEndian(slot.Slice(16), state.NextTarget);
+        BinaryPrimitives.WriteInt32LittleEndian(slot.Slice(20), state.ProcessedInbound);
+        BinaryPrimitives.WriteInt64LittleEndian(slot.Slice(24), state.CreationTimeNs);
+        BinaryPrimitives.WriteUInt32LittleEndian(slot.Slice(32), payloadCrc);
+        BinaryPrimitives.WriteUInt32LittleEndian(slot.Slice(CrcOffset), Crc32C.Compute(slot.Slice(CrcStart, CrcOffset - CrcStart)));
     }
+
+    /// <summary>True when <paramref name="bytes"/> starts with the magic of a head (or a trailer).</summary>
+    public static bool HasMagic(ReadOnlySpan<byte> bytes, byte magic2) => bytes[0] == Magic0 && bytes[1] == Magic1 && bytes[2] == magic2;
+
+    /// <summary>Decodes and checks one slot: magic, CRC, a known type and a length and state that make sense for it.</summary>
+    public static bool TryReadSlot(ReadOnlySpan<byte> slot, byte magic2, int maxPayloadLength, out JournalSlot result)
+    {
+        result = default;
+        if (!HasMagic(slot, magic2)) return false;
+        if (Crc32C.Compute(slot.Slice(CrcStart, CrcOffset - CrcStart)) != BinaryPrimitives.ReadUInt32LittleEndian(slot.Slice(CrcOffset))) return false;
+        result.Type = (JournalRecordType)slot[3];
+        result.Length = BinaryPrimitives.ReadInt32LittleEndian(slot.Slice(4));
+        result.SeqNum = BinaryPrimitives.ReadInt32LittleEndian(slot.Slice(8));
+        result.State.NextSender = BinaryPrimitives.ReadInt32LittleEndian(slot.Slice(12));
+        result.State.NextTarget = BinaryPrimitives.ReadInt32LittleEndian(slot.Slice(16));
+        result.State.ProcessedInbound = BinaryPrimitives.ReadInt32LittleEndian(slot.Slice(20));
+        result.State.CreationTimeNs = BinaryPrimitives.ReadInt64LittleEndian(slot.Slice(24));
+        result.PayloadCrc = BinaryPrimitives.ReadUInt32LittleEndian(slot.Slice(32));
+        bool stateOk = result.State.NextSender >= 1 && result.State.NextTarget >= 1 && result.State.ProcessedInbound >= 0;
+        return result.Type switch
+        {
+            JournalRecordType.Message => stateOk && result.SeqNum >= 1 && (uint)result.Length <= (uint)maxPayloadLength,
+            JournalRecordType.State or JournalRecordType.Reset => stateOk && result.Length == 0,
+            JournalRecordType.Hole => result.Length >= 0 && result.Length <= int.MaxValue - Overhead,
+            _ => false,
+        };
+    }
+
+    /// <summary>True when <paramref name="payload"/> matches the CRC a slot recorded for it.</summary>
+    public static bool PayloadMatches(ReadOnlySpan<byte> payload, uint payloadCrc) => (payload.IsEmpty ? 0 : Crc32C.Compute(payload)) == payloadCrc;
+}
+
+/// <summary>Format 1 records (written before format 2): read on replay, never written.</summary>
+/// <remarks>
+/// <code>
+///  0        4      5          8        12       16
+///  | length | type | 3 x 0x00 | seqNum | crc32c | payload | padding to 8 |
+/// </code>
+/// Types: 1 message, 2 message and sender = seqNum + 1, 3 sender = seqNum, 4 target = seqNum, 5 reset (payload:
+/// 8-byte creation time). The CRC-32C covers bytes [0, 12), then payload and padding.
+/// </remarks>
+internal static class JournalFormatV1
+{
+    public const int HeaderSize = 16;
+
+    /// <summary>Decodes a format 1 header; returns the record size, or 0 when the bytes are not a plausible header.</summary>
+    public static int TryReadHeader(ReadOnlySpan<byte> header, int maxPayloadLength, out byte type, out int seqNum, out int length)
+    {
+        type = header[4];
+        length = BinaryPrimitives.ReadInt32LittleEndian(header);
+        seqNum = BinaryPrimitives.ReadInt32LittleEndian(header.Slice(8));
+        if ((header[5] | header[6] | header[7]) != 0) return 0;
+        bool ok = type switch
+        {
+            1 => length >= 0 && length <= maxPayloadLength && seqNum >= 1,
+            2 => length >= 0 && length <= maxPayloadLength && seqNum >= 1 && seqNum < int.MaxValue,
+            3 or 4 => length == 0 && seqNum >= 1,
+            5 => length == 8 && seqNum >= 1,
+            _ => false,
+        };
+        return ok ? HeaderSize + ((length + 7) & ~7) : 0;
+    }
+
+    /// <summary>True when the CRC of a complete format 1 record matches.</summary>
+    public static bool CrcMatches(ReadOnlySpan<byte> record) =>
+        ~Crc32C.Update(Crc32C.Update(uint.MaxValue, record.Slice(0, 12)), record.Slice(HeaderSize)) == BinaryPrimitives.ReadUInt32LittleEndian(record.Slice(12));
 }

@@ -23,7 +23,7 @@ internal sealed class JournalWindow : IDisposable
 
     /// <summary>Returns <paramref name="count"/> bytes at <paramref name="position"/>, or an empty span with false when
     /// they are not all below <paramref name="endOfFile"/>.</summary>
-    public bool TryGet(SafeFileHandle handle, long position, int count, long endOfFile, out ReadOnlySpan<byte> bytes)
+    public bool TryGet(SafeFileHandle handle, long position, int count, long endOfFile, string path, out ReadOnlySpan<byte> bytes)
     {
         if (position >= _start && position + count <= _start + _length)
         {
@@ -35,10 +35,10 @@ internal sealed class JournalWindow : IDisposable
             bytes = default;
             return false;
         }
-        return Load(handle, position, count, endOfFile, out bytes);
+        return Load(handle, position, count, endOfFile, path, out bytes);
     }
 
-    private bool Load(SafeFileHandle handle, long position, int count, long endOfFile, out ReadOnlySpan<byte> bytes)
+    private bool Load(SafeFileHandle handle, long position, int count, long endOfFile, string path, out ReadOnlySpan<byte> bytes)
     {
         if (count > _buffer.Length)
         {
@@ -49,7 +49,17 @@ internal sealed class JournalWindow : IDisposable
         int read = 0;
         while (read < want)
         {
-            int n = RandomAccess.Read(handle, _buffer.AsSpan(read, want - read), position + read);
+            int n;
+            try
+            {
+                n = RandomAccess.Read(handle, _buffer.AsSpan(read, want - read), position + read);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException or NotSupportedException)
+            {
+                _length = 0;
+                throw new MessageStoreException($"Reading the message store journal '{path}' at byte offset {position + read} failed: {e.Message}", path,
+                    MessageStoreOperation.Read, e);
+            }
             if (n <= 0) break;
             read += n;
         }

@@ -30,6 +30,7 @@ public sealed class MemoryMessageStore : IMessageStore
     private int _nextSenderMsgSeqNum = 1;
     private int _nextTargetMsgSeqNum = 1;
     private long _creationTimeEpochNs;
+    private int _lastProcessedInboundSeqNum;
     private bool _disposed;
 
     /// <summary>Creates an empty store whose session was created at <paramref name="creationTimeEpochNs"/>.</summary>
@@ -64,6 +65,12 @@ public sealed class MemoryMessageStore : IMessageStore
     /// <inheritdoc/>
     public long CreationTimeEpochNs => _creationTimeEpochNs;
 
+    /// <inheritdoc/>
+    public int LastProcessedInboundSeqNum => _lastProcessedInboundSeqNum;
+
+    /// <summary>Always null: memory has nothing to recover.</summary>
+    public StoreRecoveryReport? LastRecoveryReport => null;
+
     /// <summary>The number of messages currently stored.</summary>
     public int MessageCount => _index.Count;
 
@@ -96,6 +103,13 @@ public sealed class MemoryMessageStore : IMessageStore
     }
 
     /// <inheritdoc/>
+    public void SetLastProcessedInboundSeqNum(int value)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(value);
+        _lastProcessedInboundSeqNum = value;
+    }
+
+    /// <inheritdoc/>
     public void Append(int seqNum, ReadOnlySpan<byte> message)
     {
         if (seqNum < 1) StoreThrowHelper.ThrowSeqNumOutOfRange(nameof(seqNum), seqNum);
@@ -113,6 +127,14 @@ public sealed class MemoryMessageStore : IMessageStore
         if (seqNum == int.MaxValue) StoreThrowHelper.ThrowSeqNumOverflow();
         Append(seqNum, message);
         _nextSenderMsgSeqNum = seqNum + 1;
+    }
+
+    /// <inheritdoc/>
+    public void AppendAndIncrement(int seqNum, ReadOnlySpan<byte> message, int processedInboundSeqNum)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(processedInboundSeqNum);
+        AppendAndIncrement(seqNum, message);
+        _lastProcessedInboundSeqNum = processedInboundSeqNum;
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -168,6 +190,7 @@ public sealed class MemoryMessageStore : IMessageStore
         _writeOffset = 0;
         _nextSenderMsgSeqNum = 1;
         _nextTargetMsgSeqNum = 1;
+        _lastProcessedInboundSeqNum = 0;
         _creationTimeEpochNs = nowEpochNs;
     }
 

@@ -11,6 +11,10 @@ internal static class StoreThrowHelper
         throw new ArgumentOutOfRangeException(paramName, value, "A FIX sequence number must be at least 1.");
 
     [DoesNotReturn]
+    public static void ThrowProcessedOutOfRange(string paramName, int value) =>
+        throw new ArgumentOutOfRangeException(paramName, value, "A processed inbound sequence number must be at least 0.");
+
+    [DoesNotReturn]
     public static void ThrowMessageTooLarge(int length, int maxLength) =>
         throw new ArgumentException($"The message is {length} bytes; the store accepts at most {maxLength} bytes per message.", "message");
 

@@ -78,7 +78,11 @@ public sealed class FileMessageStoreTests : IDisposable
     public void ASecondStoreCannotOpenAJournalThatIsInUse()
     {
         using FileMessageStore first = Open(new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS }, "busy");
-        Assert.ThrowsAny<IOException>(() => Open(new FileMessageStoreOptions(), "busy"));
+        MessageStoreException error = Assert.Throws<MessageStoreException>(() => Open(new FileMessageStoreOptions(), "busy"));
+        Assert.Equal(MessageStoreOperation.Open, error.Operation);
+        Assert.Equal(first.JournalPath, error.StorePath);
+        Assert.Contains(first.JournalPath, error.Message);
+        Assert.IsAssignableFrom<IOException>(error.InnerException);
         first.AppendAndIncrement(1, StoreTestData.Message(1));
     }
 
@@ -116,21 +120,29 @@ public sealed class FileMessageStoreTests : IDisposable
             writer.AppendAndIncrement(1, StoreTestData.Message(1));
             path = writer.JournalPath;
             validLength = writer.JournalLengthInBytes;
+            writer.AppendAndIncrement(2, StoreTestData.Message(2));
         }
-        // Half a record, as if the writer were in the middle of appending it.
-        File.AppendAllText(path, "\u0010\u0000\u0000\u0000\u0002");
+        // Half of record 2, as if the writer were in the middle of appending it (its head is complete).
+        using (var file = new FileStream(path, FileMode.Open, FileAccess.ReadWrite)) file.SetLength(validLength + 100);
         long physical = new FileInfo(path).Length;
         using (FileMessageStore shared = Open(new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS, SharedAccess = true }, "torn"))
         {
-            Assert.Equal(JournalStopReason.Truncated, shared.RecoveryStopReason);
+            JournalDamage damage = Assert.Single(shared.LastRecoveryReport!.Damages);
+            Assert.Equal(JournalDamageReason.TornTail, damage.Reason);
+            Assert.False(shared.LastRecoveryReport.FileRepaired);
             Assert.Equal(validLength, shared.JournalLengthInBytes);
+            // A write in progress is not taken as done: the sequence number is that of the last complete record.
             Assert.Equal(2, shared.NextSenderMsgSeqNum);
             shared.Refresh();
             Assert.Equal(physical, new FileInfo(path).Length);
         }
         using (FileMessageStore exclusive = Open(new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS }, "torn"))
         {
-            Assert.Equal(validLength, new FileInfo(path).Length);
+            // The exclusive owner keeps the torn record's sequence state (never rewinds) and writes it down.
+            Assert.Equal(3, exclusive.NextSenderMsgSeqNum);
+            Assert.Single(StoreTestData.ReadAll(exclusive));
+            Assert.Equal(2, exclusive.LastRecoveryReport!.Damages[0].LostMessageSeqNum);
+            Assert.Equal(exclusive.JournalLengthInBytes, new FileInfo(path).Length);
         }
     }
 
@@ -149,9 +161,9 @@ public sealed class FileMessageStoreTests : IDisposable
     public void NewJournalStartsWithAResetRecordHoldingTheCreationTime()
     {
         using FileMessageStore store = Open(new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS });
-        Assert.Equal(24, store.JournalLengthInBytes);
+        Assert.Equal(80, store.JournalLengthInBytes);
         Assert.Equal(5, store.CreationTimeEpochNs);
-        Assert.Equal(JournalStopReason.None, store.RecoveryStopReason);
+        Assert.Null(store.LastRecoveryReport);
     }
 
     [Fact]
@@ -159,6 +171,16 @@ public sealed class FileMessageStoreTests : IDisposable
     {
         Assert.Throws<ArgumentOutOfRangeException>(() => Open(new FileMessageStoreOptions { BatchRecordCount = 0 }));
         Assert.Throws<ArgumentOutOfRangeException>(() => Open(new FileMessageStoreOptions { MaxMessageLengthInBytes = 0 }));
+        Assert.Throws<ArgumentOutOfRangeException>(() => Open(new FileMessageStoreOptions { Recovery = (StoreRecoveryPolicy)9 }));
+    }
+
+    [Fact]
+    public void TheStoreAndTheSettingsShareOneSyncDefault()
+    {
+        Assert.Equal(FileStoreSyncPolicy.OS, new FileMessageStoreOptions().SyncPolicy);
+        Assert.Equal(FixEngine.Config.FileStoreSync.OS, new FixEngine.Config.SessionSettings().FileStoreSync);
+        Assert.Equal(StoreRecoveryPolicy.Refuse, new FileMessageStoreOptions().Recovery);
+        Assert.Equal(StoreRecoveryPolicy.Refuse, new FixEngine.Config.SessionSettings().FileStoreRecovery);
     }
 
     [Fact]

@@ -42,7 +42,70 @@ public abstract class MessageStoreContractTests : IDisposable
         Assert.Equal(1, store.NextSenderMsgSeqNum);
         Assert.Equal(1, store.NextTargetMsgSeqNum);
         Assert.Equal(CreationTimeNs, store.CreationTimeEpochNs);
+        Assert.Equal(0, store.LastProcessedInboundSeqNum);
+        Assert.Null(store.LastRecoveryReport);
         Assert.Empty(StoreTestData.ReadAll(store));
+    }
+
+    [Fact]
+    public void AppendWithAProcessedMarkSetsMessageSenderAndMarkTogether()
+    {
+        IMessageStore store = CreateStore();
+        store.AppendAndIncrement(1, StoreTestData.Message(1), processedInboundSeqNum: 7);
+        Assert.Equal(2, store.NextSenderMsgSeqNum);
+        Assert.Equal(7, store.LastProcessedInboundSeqNum);
+        Assert.Equal(StoreTestData.Message(1), Assert.Single(StoreTestData.ReadAll(store)).Bytes);
+        // The plain overloads keep the mark; only an explicit set or a reset moves it.
+        store.AppendAndIncrement(2, StoreTestData.Message(2));
+        store.IncrNextTargetMsgSeqNum();
+        store.SetNextSenderMsgSeqNum(10);
+        Assert.Equal(7, store.LastProcessedInboundSeqNum);
+        store.SetLastProcessedInboundSeqNum(8);
+        Assert.Equal(8, store.LastProcessedInboundSeqNum);
+        store.SetLastProcessedInboundSeqNum(3);
+        Assert.Equal(3, store.LastProcessedInboundSeqNum);
+        Assert.Equal(10, store.NextSenderMsgSeqNum);
+    }
+
+    [Fact]
+    public void InvalidProcessedMarksAreRejectedAndChangeNothing()
+    {
+        IMessageStore store = CreateStore();
+        store.SetLastProcessedInboundSeqNum(4);
+        Assert.Equal("value", Assert.Throws<ArgumentOutOfRangeException>(() => store.SetLastProcessedInboundSeqNum(-1)).ParamName);
+        Assert.Equal("processedInboundSeqNum",
+            Assert.Throws<ArgumentOutOfRangeException>(() => store.AppendAndIncrement(1, new byte[3], -1)).ParamName);
+        Assert.Equal("seqNum", Assert.Throws<ArgumentOutOfRangeException>(() => store.AppendAndIncrement(0, new byte[3], 5)).ParamName);
+        Assert.Equal(4, store.LastProcessedInboundSeqNum);
+        Assert.Equal(1, store.NextSenderMsgSeqNum);
+        Assert.Empty(StoreTestData.ReadAll(store));
+    }
+
+    [Fact]
+    public void ResetClearsTheProcessedMark()
+    {
+        IMessageStore store = CreateStore();
+        store.AppendAndIncrement(1, StoreTestData.Message(1), 5);
+        store.Reset(CreationTimeNs + 1);
+        Assert.Equal(0, store.LastProcessedInboundSeqNum);
+    }
+
+    [Fact]
+    public void ProcessedMarkSurvivesReopenWithTheMessageThatCarriedIt()
+    {
+        IMessageStore store = CreateStore();
+        store.AppendAndIncrement(1, StoreTestData.Message(1), 11);
+        store.IncrNextTargetMsgSeqNum();
+        IMessageStore? reopened = Reopen(store);
+        if (reopened is null) return;
+        Assert.Equal(11, reopened.LastProcessedInboundSeqNum);
+        Assert.Equal(2, reopened.NextSenderMsgSeqNum);
+        Assert.Equal(2, reopened.NextTargetMsgSeqNum);
+        reopened.SetLastProcessedInboundSeqNum(12);
+        IMessageStore? again = Reopen(reopened);
+        Assert.NotNull(again);
+        Assert.Equal(12, again.LastProcessedInboundSeqNum);
+        Assert.Null(again.LastRecoveryReport);
     }
 
     [Fact]
@@ -303,8 +366,7 @@ public sealed class FileMessageStoreContractTests : MessageStoreContractTests
         var file = (FileMessageStore)store;
         file.Dispose();
         var reopened = new FileMessageStore(file.JournalPath, nowEpochNs: 1, new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS });
-        Assert.Equal(0, reopened.DiscardedBytes);
-        Assert.Equal(JournalStopReason.None, reopened.RecoveryStopReason);
+        Assert.Null(reopened.LastRecoveryReport);
         return reopened;
     }
 

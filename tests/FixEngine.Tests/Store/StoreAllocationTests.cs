@@ -38,6 +38,22 @@ public sealed class StoreAllocationTests : IDisposable
     }
 
     [Fact]
+    public void MemoryStoreProcessedMarkPathsAllocateNothing()
+    {
+        using var store = new MemoryMessageStore(1, chunkSizeInBytes: 4 << 20);
+        for (int seq = 1; seq <= 100; seq++) store.AppendAndIncrement(seq, _message, seq);
+        store.Reset(2);
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        for (int seq = 1; seq <= Count; seq++)
+        {
+            store.AppendAndIncrement(seq, _message, seq);
+            store.SetLastProcessedInboundSeqNum(seq);
+        }
+        Assert.Equal(0, GC.GetAllocatedBytesForCurrentThread() - before);
+        Assert.Equal(Count, store.LastProcessedInboundSeqNum);
+    }
+
+    [Fact]
     public void MemoryStoreAppendAndReadAllocateNothingAfterWarmUp()
     {
         using var store = new MemoryMessageStore(1, chunkSizeInBytes: 4 << 20);
@@ -75,6 +91,8 @@ public sealed class StoreAllocationTests : IDisposable
             {
                 store.AppendAndIncrement(seq, _message);
                 store.IncrNextTargetMsgSeqNum();
+                store.AppendAndIncrement(seq, _message, processedInboundSeqNum: seq);
+                store.SetLastProcessedInboundSeqNum(seq);
                 store.DoWork(seq * 1_000_000L);
             }
             best = Math.Min(best, GC.GetAllocatedBytesForCurrentThread() - before);

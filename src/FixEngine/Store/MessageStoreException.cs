@@ -1,0 +1,65 @@
+using System;
+using System.IO;
+
+namespace FixEngine.Store;
+
+/// <summary>What a store was doing when it failed (<see cref="MessageStoreException.Operation"/>).</summary>
+public enum MessageStoreOperation
+{
+    /// <summary>Opening the store: creating its folder, opening its file, replaying or recovering it.</summary>
+    Open,
+
+    /// <summary>Reloading the store from its medium (<see cref="IMessageStore.Refresh"/>).</summary>
+    Refresh,
+
+    /// <summary>Storing an outbound message (<see cref="IMessageStore.Append"/>, <see cref="IMessageStore.AppendAndIncrement(int, ReadOnlySpan{byte})"/>).</summary>
+    Append,
+
+    /// <summary>Persisting a sequence number or the processed-inbound mark.</summary>
+    UpdateState,
+
+    /// <summary>Starting a new incarnation (<see cref="IMessageStore.Reset"/>).</summary>
+    Reset,
+
+    /// <summary>Forcing written data to stable storage (<see cref="IMessageStore.Flush"/>, a sync policy, dispose).</summary>
+    Flush,
+
+    /// <summary>Reading stored messages back (<see cref="IMessageStore.ReadRange{THandler}"/>).</summary>
+    Read,
+}
+
+/// <summary>The one exception a message store throws when its medium fails or refuses to open: disk full, a read-only
+/// or unwritable folder, an I/O error, a journal damaged beyond the configured recovery policy.</summary>
+/// <remarks>
+/// Derives from <see cref="IOException"/>, so code that handles I/O errors keeps working; the original error is the
+/// <see cref="Exception.InnerException"/>. After a failed write or flush a <see cref="FileMessageStore"/> is faulted:
+/// it refuses every later write with this exception (reads still work) because what reached the disk is unknown;
+/// dispose it and open it again, which replays and repairs the journal. Argument errors (a sequence number below 1, a
+/// message above the size limit) stay <see cref="ArgumentException"/>s and leave the store usable.
+/// </remarks>
+public sealed class MessageStoreException : IOException
+{
+    /// <summary>Creates the exception.</summary>
+    /// <param name="message">What failed, naming the file (or other medium) and what was being done.</param>
+    /// <param name="storePath">The file (or medium name) of the store; null when not applicable.</param>
+    /// <param name="operation">What the store was doing.</param>
+    /// <param name="innerException">The underlying error, if any.</param>
+    /// <param name="recoveryReport">The recovery report when opening was refused because of damage.</param>
+    public MessageStoreException(string message, string? storePath, MessageStoreOperation operation, Exception? innerException = null,
+        StoreRecoveryReport? recoveryReport = null)
+        : base(message, innerException)
+    {
+        StorePath = storePath;
+        Operation = operation;
+        RecoveryReport = recoveryReport;
+    }
+
+    /// <summary>The store's file (or medium name); null when not applicable.</summary>
+    public string? StorePath { get; }
+
+    /// <summary>What the store was doing when it failed.</summary>
+    public MessageStoreOperation Operation { get; }
+
+    /// <summary>When opening was refused because the journal is damaged: what was found (else null).</summary>
+    public StoreRecoveryReport? RecoveryReport { get; }
+}
