@@ -169,8 +169,8 @@ public sealed class FixEngineHost : IDisposable
     /// <summary>All sessions, in configuration order.</summary>
     /// <remarks>A session's members must only be used by the thread running it: inside that session's own application
     /// callbacks (the agent thread for busy-poll sessions; a socket completion thread, under the session's gate, for
-    /// completion-mode and TLS sessions), except <see cref="FixSession.TrySendFromAnyThread{TState}"/> (one producer
-    /// thread per session). In completion mode two sessions' callbacks may run at the same time on different threads,
+    /// completion-mode and TLS sessions), except <see cref="FixSession.TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>
+    /// (any thread). In completion mode two sessions' callbacks may run at the same time on different threads,
     /// so a callback must not use another session directly.</remarks>
     public IReadOnlyList<FixSession> Sessions => _sessions;
 

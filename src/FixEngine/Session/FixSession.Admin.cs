@@ -173,10 +173,27 @@ public sealed partial class FixSession
     /// <summary>Starts an orderly logout: sends Logout and waits LogoutTimeout for the reply before disconnecting.</summary>
     /// <param name="reason">Text(58), or null.</param>
     /// <param name="nowNs">Now, epoch nanoseconds.</param>
+    /// <remarks>Messages already handed to <c>TrySendFromAnyThread</c> are stored and sent (or held, in order) before the
+    /// Logout.</remarks>
     public void Logout(string? reason, long nowNs)
     {
         if (_connection is null) return;
-        if (_state == SessionState.LoggedOn) SendLogout(nowNs, reason);
-        else Disconnect(reason ?? "logout", nowNs);
+        try
+        {
+            if (_state == SessionState.LoggedOn)
+            {
+                DrainOutbox(nowNs, all: true);
+                if (_connection is null) return;
+                SendLogout(nowNs, reason);
+            }
+            else
+            {
+                Disconnect(reason ?? "logout", nowNs);
+            }
+        }
+        catch (Store.MessageStoreException e)
+        {
+            OnStoreFailed(e, nowNs);
+        }
     }
 }
