@@ -23,6 +23,7 @@ public sealed partial class FixSession
 {
     private const int OutboxMsgTypeMax = 16;
     private const int MaxRefMsgTypeLength = 16;
+    private const int OutboxFirstClaimBytes = 4096;
 
     /// <summary>Encodes and sends an application (or custom admin) message with the next sequence number.</summary>
     /// <typeparam name="TState">State for <paramref name="body"/>; pass a static lambda so nothing is allocated.</typeparam>
@@ -95,7 +96,8 @@ public sealed partial class FixSession
     /// <param name="token">Any value of the application's choosing (an order id, an index): reported back with the
     /// message's MsgSeqNum once it is stored, or with the reason it never was.</param>
     /// <param name="state">Passed to <paramref name="body"/>.</param>
-    /// <param name="body">Writes the body fields (encoded on the calling thread).</param>
+    /// <param name="body">Writes the body fields (encoded on the calling thread); called a second time, into a larger
+    /// record, when the body does not fit in 4 KiB.</param>
     /// <returns>True: the session accepted the message. It is NOT stored yet (it waits in memory until the owner
     /// thread takes it, normally within one duty cycle while logged on); exactly one of
     /// <see cref="IApplication.OnSendStored"/> or <see cref="IApplication.OnSendNotStored"/> follows for it, unless the
@@ -124,7 +126,24 @@ public sealed partial class FixSession
         lock (_outboxProducers)
         {
             if (_outboxClosed) return false;
-            if (!_outbox.TryClaim(max, out Span<byte> span)) return false;
+            // A claim of the largest possible record needs half the ring free; most messages fit in the small claim,
+            // so the ring holds many more of them. A body that outgrows it is written again into the large one.
+            int claim = Math.Min(max, OutboxFirstClaimBytes);
+            while (true)
+            {
+                if (!_outbox.TryClaim(claim, out Span<byte> span)) return false;
+                if (TryWriteOutboxRecord(span, msgType, token, in state, body)) return true;
+                if (claim == max) return false;
+                claim = max;
+            }
+        }
+    }
+
+    // Under the producers' lock, into a claimed record: commits it (true) or abandons it (false: the body did not fit).
+    private bool TryWriteOutboxRecord<TState>(Span<byte> span, ReadOnlySpan<byte> msgType, long token, scoped in TState state, BodyWriter<TState> body)
+        where TState : allows ref struct
+    {
+        {
             span[0] = (byte)msgType.Length;
             msgType.CopyTo(span.Slice(1));
             int tokenAt = 1 + msgType.Length;
