@@ -51,8 +51,8 @@ public interface IMessageStore : IDisposable
     /// </remarks>
     int LastProcessedInboundSeqNum { get; }
 
-    /// <summary>What the store found and did the last time it had to recover its medium (on open or
-    /// <see cref="Refresh"/>); null when nothing needed recovery, and always null for in-memory stores.</summary>
+    /// <summary>What the store found and did when the last open or <see cref="Refresh"/> had to recover its medium; null
+    /// when that open or refresh found nothing to recover, and always null for in-memory stores.</summary>
     StoreRecoveryReport? LastRecoveryReport { get; }
 
     /// <summary>Sets <see cref="NextSenderMsgSeqNum"/>; <paramref name="value"/> must be at least 1.</summary>

@@ -29,6 +29,52 @@ public sealed class FileMessageStoreTests : IDisposable
     }
 
     [Fact]
+    public void PerMessageAlsoSyncsTheProcessedMarkBeforeReturning()
+    {
+        using FileMessageStore store = Open(new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.PerMessage });
+        store.IncrNextTargetMsgSeqNum();
+        Assert.Equal(1, store.UnsyncedRecordCount);
+        store.SetLastProcessedInboundSeqNum(1);
+        Assert.Equal(0, store.UnsyncedRecordCount);
+        store.IncrNextTargetMsgSeqNum();
+        store.AppendAndIncrement(1, StoreTestData.Message(1), 2);
+        Assert.Equal(0, store.UnsyncedRecordCount);
+    }
+
+    [Theory]
+    [InlineData(StoreRecoveryPolicy.RecoverAndGapFill)]
+    [InlineData(StoreRecoveryPolicy.Refuse)]
+    public void ASharedStoreRecoversInMemoryOnlyAndNeverChangesTheFile(StoreRecoveryPolicy policy)
+    {
+        string path;
+        long secondRecord;
+        using (FileMessageStore writer = Open(new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS }, "shared-damage"))
+        {
+            writer.AppendAndIncrement(1, StoreTestData.Message(1));
+            secondRecord = writer.JournalLengthInBytes;
+            for (int seq = 2; seq <= 4; seq++) writer.AppendAndIncrement(seq, StoreTestData.Message(seq));
+            path = writer.JournalPath;
+        }
+        byte[] bytes = File.ReadAllBytes(path);
+        bytes[secondRecord + 40 + 50] ^= 0x04;
+        File.WriteAllBytes(path, bytes);
+        var options = new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS, SharedAccess = true, Recovery = policy };
+        if (policy == StoreRecoveryPolicy.Refuse)
+        {
+            Assert.True(Assert.Throws<MessageStoreException>(() => Open(options, "shared-damage")).RecoveryReport!.Refused);
+        }
+        else
+        {
+            using FileMessageStore standby = Open(options, "shared-damage");
+            Assert.False(standby.LastRecoveryReport!.FileRepaired);
+            Assert.Null(standby.LastRecoveryReport.PreservedCopyPath);
+            Assert.Equal(5, standby.NextSenderMsgSeqNum);
+            Assert.Equal([1, 3, 4], StoreTestData.ReadAll(standby).ConvertAll(m => m.SeqNum));
+        }
+        Assert.Equal(bytes, File.ReadAllBytes(path));
+    }
+
+    [Fact]
     public void BatchedSyncsAfterTheConfiguredRecordCount()
     {
         using FileMessageStore store = Open(new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.Batched, BatchRecordCount = 3, BatchIntervalNs = long.MaxValue });
