@@ -42,6 +42,9 @@ public sealed partial class FixSession
         else if (_isInitiator && resetFlag && !_sentResetSeqNumFlag)
         {
             ResetStore(nowNs);
+            // Our Logon opened the new sequence: the peer counts it as 1, so our next message is 2 (never 1 again).
+            _store.SetNextSenderMsgSeqNum(2);
+            _log.OnEvent("Peer answered our Logon with ResetSeqNumFlag=Y: sequence numbers reset, our Logon counts as 1", nowNs);
         }
 
         if (!Verify(message, nowNs, checkTooHigh: false, checkTooLow: true)) return;

@@ -1,4 +1,5 @@
 using System;
+using System.Text;
 using FixEngine.Buffers;
 using FixEngine.Codec;
 
@@ -73,6 +74,15 @@ public sealed partial class FixSession
         {
             if (!isLogon)
             {
+                if (msgType.SequenceEqual(MsgTypes.Logout))
+                {
+                    // The peer refused our Logon (or logged us out before it): its reason is what the user needs.
+                    string text = message.TryGetSpan(FixTags.Text, out ReadOnlySpan<byte> t) ? Encoding.ASCII.GetString(t) : "(no Text)";
+                    _log.OnEvent("Logout received before logon completed: " + text, nowNs);
+                    FromAdmin(message);
+                    Disconnect("Logout received before logon completed: " + text, nowNs);
+                    return;
+                }
                 Disconnect("first message is not a Logon", nowNs);
                 return;
             }

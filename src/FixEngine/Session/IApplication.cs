@@ -132,6 +132,9 @@ public interface IApplication
     /// <summary>An admin message arrived (after the session's checks). Throw <see cref="RejectLogonException"/> to refuse a Logon.</summary>
     /// <param name="session">The session.</param>
     /// <param name="message">The message, valid during the call.</param>
+    /// <remarks>A Logout that refuses our Logon (it arrives before the logon completed) is passed here too, so its
+    /// Text(58), e.g. "MsgSeqNum too low, expecting 18705 but received 18701", reaches the application; the session
+    /// then disconnects (no <see cref="OnLogout"/>: it never logged on).</remarks>
     void FromAdmin(FixSession session, FixMessage message)
     {
     }
