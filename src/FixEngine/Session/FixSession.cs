@@ -379,12 +379,15 @@ public sealed partial class FixSession : IDisposable
         AbandonOutbox(SendNotStoredReason.StoreFailed, nowNs);
     }
 
-    /// <summary>Disconnects and disposes the store.</summary>
+    /// <summary>Disconnects, reports messages still handed over (<see cref="IApplication.OnSendNotStored"/>) and disposes
+    /// the store.</summary>
     public void Dispose()
     {
         if (_disposed) return;
         _disposed = true;
         Disconnect("session disposed", 0);
+        lock (_outboxProducers) _outboxClosed = true;
+        AbandonOutbox(_storeFault is null ? SendNotStoredReason.EngineStopped : SendNotStoredReason.StoreFailed, _nowNs);
         _gapQueue.Clear();
         _flow.Release();
         _store.Dispose();
