@@ -31,5 +31,56 @@ internal sealed class Ledger : IDisposable
         }
     }
 
-    public void Dispose() => _file.Dispose();
+    /// <summary>Queues a line for a background writer that writes and syncs whatever is queued in one go: for events
+    /// that may be lost on a crash because they can be rebuilt (S lines: from the store after a restart).</summary>
+    public void WriteLater(string line)
+    {
+        lock (_later)
+        {
+            _later.Enqueue(line);
+            if (_writer is null)
+            {
+                _writer = new System.Threading.Thread(DrainLater) { IsBackground = true, Name = "ledger" };
+                _writer.Start();
+            }
+            System.Threading.Monitor.Pulse(_later);
+        }
+    }
+
+    private readonly System.Collections.Generic.Queue<string> _later = new();
+    private System.Threading.Thread? _writer;
+
+    private void DrainLater()
+    {
+        var batch = new StringBuilder();
+        while (true)
+        {
+            lock (_later)
+            {
+                while (_later.Count == 0) System.Threading.Monitor.Wait(_later);
+                while (_later.Count > 0) batch.Append(_later.Dequeue()).Append('\n');
+            }
+            byte[] bytes = Encoding.ASCII.GetBytes(batch.ToString());
+            batch.Clear();
+            lock (_gate)
+            {
+                _file.Write(bytes);
+                _file.Flush(flushToDisk: true);
+            }
+        }
+    }
+
+    public void Dispose()
+    {
+        // Let the background writer finish what is queued (bounded wait).
+        for (int i = 0; i < 100; i++)
+        {
+            lock (_later)
+            {
+                if (_later.Count == 0) break;
+            }
+            System.Threading.Thread.Sleep(10);
+        }
+        lock (_gate) _file.Dispose();
+    }
 }

@@ -171,7 +171,8 @@ internal sealed class PeerApplication(bool acceptor, HashSet<long> processed) : 
         return reader.Found.Count;
     }
 
-    public void OnSendStored(FixSession session, long token, int msgSeqNum) => Ledger.Write($"S {token} {msgSeqNum}");
+    // Off the session's thread: a line lost to a crash is rebuilt from the store at the next start.
+    public void OnSendStored(FixSession session, long token, int msgSeqNum) => Ledger.WriteLater($"S {token} {msgSeqNum}");
 
     public void OnSendNotStored(FixSession session, long token, SendNotStoredReason reason) =>
         Console.WriteLine($"order {token} not stored: {reason}");
