@@ -57,6 +57,8 @@ public sealed class FixEngineHost : IDisposable
     /// monotonic time; a plain epoch clock is used for both.</param>
     /// <param name="console">Receives one line per engine event (connections, logons), or null.</param>
     /// <exception cref="ConfigException">Invalid settings, sessions that disagree on an engine-wide or per-port key, or a certificate that cannot be loaded.</exception>
+    /// <exception cref="Store.MessageStoreException">A session's file store cannot be opened (unwritable or read-only
+    /// folder, a journal another process holds, an I/O error) or its journal is damaged and FileStoreRecovery=Refuse.</exception>
     public FixEngineHost(IReadOnlyList<SessionSettings> settings, IApplication application, IEpochClock? clock = null, Action<string>? console = null)
         : this(settings, application, new EngineOptions { Clock = clock is null ? null : clock as IClock ?? new EpochOnlyClock(clock), Console = console })
     {
@@ -67,6 +69,8 @@ public sealed class FixEngineHost : IDisposable
     /// <param name="application">Application callbacks shared by all sessions.</param>
     /// <param name="options">Idle strategy, CPU affinity, clock and console of the engine.</param>
     /// <exception cref="ConfigException">Invalid settings, sessions that disagree on an engine-wide or per-port key, or a certificate that cannot be loaded.</exception>
+    /// <exception cref="Store.MessageStoreException">A session's file store cannot be opened (unwritable or read-only
+    /// folder, a journal another process holds, an I/O error) or its journal is damaged and FileStoreRecovery=Refuse.</exception>
     public FixEngineHost(IReadOnlyList<SessionSettings> settings, IApplication application, EngineOptions options)
     {
         ArgumentNullException.ThrowIfNull(settings);

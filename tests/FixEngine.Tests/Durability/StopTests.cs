@@ -87,4 +87,29 @@ public sealed class StopTests
             EngineTestSupport.DeleteDirectory(dir);
         }
     }
+
+    [Fact]
+    public void AnUnwritableStoreFolderIsTheDocumentedMessageStoreExceptionFromTheHost()
+    {
+        if (OperatingSystem.IsWindows()) return;
+        // /proc refuses new folders even to root (a chmod'ed folder does not stop root).
+        string text = $"""
+            [DEFAULT]
+            ConnectionType=initiator
+            NonStopSession=Y
+            HeartBtInt=30
+            UseDataDictionary=N
+            FileStorePath=/proc/fixengine-stop-{Guid.NewGuid():N}
+            SocketConnectHost=127.0.0.1
+            SocketConnectPort=1
+            [SESSION]
+            BeginString=FIX.4.4
+            SenderCompID=CLIENT
+            TargetCompID=EXEC
+            """;
+        FixEngine.Store.MessageStoreException error = Assert.Throws<FixEngine.Store.MessageStoreException>(
+            () => new FixEngineHost(SettingsFile.Parse(text, "stop.cfg"), new Confirmations()));
+        Assert.Equal(FixEngine.Store.MessageStoreOperation.Open, error.Operation);
+        Assert.Contains("/proc/fixengine-stop-", error.Message);
+    }
 }
