@@ -120,6 +120,7 @@ internal sealed class EngineAgent : IAgent
         {
             using SessionScope scope = slot.Enter(epochNs);
             slot.Session.OnDisconnected("engine stopped", scope.EpochNs);
+            slot.Session.AbandonHandedOver(scope.EpochNs);
         }
         _loggedOut.Set();
     }
@@ -185,6 +186,8 @@ internal sealed class EngineAgent : IAgent
             work++;
         }
         work += session.Poll(epochNs);
+        // Stopping: everything the application handed over is stored (and sent while connected) before the Logout.
+        if (stopping) work += session.StoreHandedOverForStop(epochNs);
         if (stopping && session.IsConnected)
         {
             anyConnected = true;

@@ -60,6 +60,8 @@ public sealed class FixEngineHost : IDisposable
     /// monotonic time; a plain epoch clock is used for both.</param>
     /// <param name="console">Receives one line per engine event (connections, logons), or null.</param>
     /// <exception cref="ConfigException">Invalid settings, sessions that disagree on an engine-wide or per-port key, or a certificate that cannot be loaded.</exception>
+    /// <exception cref="Store.MessageStoreException">A session's file store cannot be opened (unwritable or read-only
+    /// folder, a journal another process holds, an I/O error) or its journal is damaged and FileStoreRecovery=Refuse.</exception>
     public FixEngineHost(IReadOnlyList<SessionSettings> settings, IApplication application, IEpochClock? clock = null, Action<string>? console = null)
         : this(settings, application, new EngineOptions { Clock = clock is null ? null : clock as IClock ?? new EpochOnlyClock(clock), Console = console })
     {
@@ -70,6 +72,8 @@ public sealed class FixEngineHost : IDisposable
     /// <param name="application">Application callbacks shared by all sessions.</param>
     /// <param name="options">Idle strategy, CPU affinity, clock and console of the engine.</param>
     /// <exception cref="ConfigException">Invalid settings, sessions that disagree on an engine-wide or per-port key, or a certificate that cannot be loaded.</exception>
+    /// <exception cref="Store.MessageStoreException">A session's file store cannot be opened (unwritable or read-only
+    /// folder, a journal another process holds, an I/O error) or its journal is damaged and FileStoreRecovery=Refuse.</exception>
     public FixEngineHost(IReadOnlyList<SessionSettings> settings, IApplication application, EngineOptions options)
     {
         ArgumentNullException.ThrowIfNull(settings);
@@ -181,8 +185,8 @@ public sealed class FixEngineHost : IDisposable
     /// <remarks>A session's members must only be used by the thread running it: inside that session's own application
     /// callbacks (the agent thread for busy-poll sessions; the connection's receive thread or a socket completion thread,
     /// under the session's gate, for dedicated, completion-mode and TLS sessions), except
-    /// <see cref="FixSession.TrySendFromAnyThread{TState}"/> (one producer thread per session). In dedicated and
-    /// completion mode two sessions' callbacks may run at the same time on different threads,
+    /// <see cref="FixSession.TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>
+    /// (any thread). In dedicated and completion mode two sessions' callbacks may run at the same time on different threads,
     /// so a callback must not use another session directly.</remarks>
     public IReadOnlyList<FixSession> Sessions => _sessions;
 
@@ -198,8 +202,8 @@ public sealed class FixEngineHost : IDisposable
     }
 
     /// <summary>Queues an application message for the session with <paramref name="id"/> from any thread, any number of
-    /// threads at once: calls through here are serialised per session, then the session's owner sends it in order
-    /// (<see cref="FixSession.TrySendFromAnyThread{TState}"/>).</summary>
+    /// threads at once (<see cref="FixSession.TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>
+    /// with token 0); the session's owner then numbers, stores and sends it in order.</summary>
     /// <typeparam name="TState">State for <paramref name="body"/>.</typeparam>
     /// <param name="id">The session.</param>
     /// <param name="msgType">MsgType(35), at most 16 bytes.</param>
@@ -207,13 +211,12 @@ public sealed class FixEngineHost : IDisposable
     /// <param name="body">Writes the body fields (on the calling thread).</param>
     /// <returns>False when the session's hand-off ring is full or the body does not fit; retry later.</returns>
     /// <exception cref="ArgumentException">No session has <paramref name="id"/>.</exception>
-    /// <remarks>Do not also call the session's own <see cref="FixSession.TrySendFromAnyThread{TState}"/> from another thread
-    /// at the same time: that one allows one producer thread. Allocation-free.</remarks>
+    /// <remarks>Allocation-free.</remarks>
     public bool TrySend<TState>(SessionId id, ReadOnlySpan<byte> msgType, scoped in TState state, BodyWriter<TState> body)
         where TState : allows ref struct
     {
         if (!_byId.TryGetValue(id, out SessionSlot? slot)) throw new ArgumentException($"no session {id} in this engine", nameof(id));
-        lock (slot.SendGate) return slot.Session.TrySendFromAnyThread(msgType, in state, body);
+        return slot.Session.TrySendFromAnyThread(msgType, in state, body);
     }
 
     /// <summary>The agent's idle strategy in force (from <see cref="EngineOptions"/> or the sessions' common setting).</summary>

@@ -49,10 +49,6 @@ internal sealed class SessionSlot
     /// <summary>The initiator's connect/reconnect state; null for an acceptor session (set once, by the host's constructor).</summary>
     public InitiatorConnector? Initiator { get; set; }
 
-    /// <summary>Serialises <see cref="FixEngineHost.TrySend{TState}"/> callers of this session (the session's cross-thread
-    /// ring takes one producer at a time).</summary>
-    public object SendGate { get; } = new();
-
     /// <summary>Enters the session: takes its gate (if it has one) until the scope is disposed.</summary>
     /// <param name="epochNs">The caller's epoch time.</param>
     /// <returns>The scope; its <see cref="SessionScope.EpochNs"/> is the time to give the session.</returns>

@@ -42,6 +42,9 @@ public sealed partial class FixSession
         else if (_isInitiator && resetFlag && !_sentResetSeqNumFlag)
         {
             ResetStore(nowNs);
+            // Our Logon opened the new sequence: the peer counts it as 1, so our next message is 2 (never 1 again).
+            _store.SetNextSenderMsgSeqNum(2);
+            _log.OnEvent("Peer answered our Logon with ResetSeqNumFlag=Y: sequence numbers reset, our Logon counts as 1", nowNs);
         }
 
         if (!Verify(message, nowNs, checkTooHigh: false, checkTooLow: true)) return;
@@ -174,10 +177,27 @@ public sealed partial class FixSession
     /// <summary>Starts an orderly logout: sends Logout and waits LogoutTimeout for the reply before disconnecting.</summary>
     /// <param name="reason">Text(58), or null.</param>
     /// <param name="nowNs">Now, epoch nanoseconds.</param>
+    /// <remarks>Messages already handed to <c>TrySendFromAnyThread</c> are stored and sent (or held, in order) before the
+    /// Logout.</remarks>
     public void Logout(string? reason, long nowNs)
     {
         if (_connection is null) return;
-        if (_state == SessionState.LoggedOn) SendLogout(nowNs, reason);
-        else Disconnect(reason ?? "logout", nowNs);
+        try
+        {
+            if (_state == SessionState.LoggedOn)
+            {
+                DrainOutbox(nowNs, all: true);
+                if (_connection is null) return;
+                SendLogout(nowNs, reason);
+            }
+            else
+            {
+                Disconnect(reason ?? "logout", nowNs);
+            }
+        }
+        catch (Store.MessageStoreException e)
+        {
+            OnStoreFailed(e, nowNs);
+        }
     }
 }

@@ -1,4 +1,5 @@
 using System;
+using System.Text;
 using FixEngine.Buffers;
 using FixEngine.Codec;
 
@@ -16,15 +17,23 @@ public sealed partial class FixSession
     /// <remarks>Owner thread only. Allocation-free in steady state; early messages are copied into pooled buffers.</remarks>
     public int OnMessage(ReadOnlySpan<byte> frame, long nowNs)
     {
+        _ownerThreadId = Environment.CurrentManagedThreadId;
         if (_connection is null) return 0;
         _nowNs = nowNs;
         _log.OnIncoming(frame, nowNs);
         _counters.OnMessageReceived();
-        ProcessFrame(frame, nowNs);
-        if (!_processingQueue)
+        try
         {
-            ProcessQueue(nowNs);
-            ContinueChunkedResend(nowNs);
+            ProcessFrame(frame, nowNs);
+            if (!_processingQueue)
+            {
+                ProcessQueue(nowNs);
+                ContinueChunkedResend(nowNs);
+            }
+        }
+        catch (Store.MessageStoreException e)
+        {
+            OnStoreFailed(e, nowNs);
         }
         return 1;
     }
@@ -36,6 +45,7 @@ public sealed partial class FixSession
     /// <remarks>Ignored (no sequence number consumed) once logged on; before the first Logon the connection is dropped.</remarks>
     public void OnGarbled(ReadOnlySpan<byte> bytes, string reason, long nowNs)
     {
+        _ownerThreadId = Environment.CurrentManagedThreadId;
         if (_connection is null) return;
         _log.OnEvent("Garbled message ignored: " + reason, nowNs);
         if (!IsLoggedOn) Disconnect("garbled message before Logon: " + reason, nowNs);
@@ -65,6 +75,15 @@ public sealed partial class FixSession
         {
             if (!isLogon)
             {
+                if (msgType.SequenceEqual(MsgTypes.Logout))
+                {
+                    // The peer refused our Logon (or logged us out before it): its reason is what the user needs.
+                    string text = message.TryGetSpan(FixTags.Text, out ReadOnlySpan<byte> t) ? Encoding.ASCII.GetString(t) : "(no Text)";
+                    _log.OnEvent("Logout received before logon completed: " + text, nowNs);
+                    FromAdmin(message);
+                    Disconnect("Logout received before logon completed: " + text, nowNs);
+                    return;
+                }
                 Disconnect("first message is not a Logon", nowNs);
                 return;
             }
@@ -254,26 +273,53 @@ public sealed partial class FixSession
     private void OnApplicationMessage(FixMessage message, long nowNs)
     {
         if (!Verify(message, nowNs, true, true)) return;
-        FromAppResult result;
+        int seq = message.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : 0;
+        // Exactly-once across restarts: an answer to this message was stored with the processed mark before the
+        // process stopped (the inbound number itself was not yet persisted); the application has processed it.
+        if (seq <= _store.LastProcessedInboundSeqNum)
+        {
+            _log.OnEvent("Inbound message " + seq + " was processed before a restart (its answer is stored); not handed to the application again", nowNs);
+            _store.IncrNextTargetMsgSeqNum();
+            return;
+        }
+        _possibleRedelivery = seq == _interruptedInbound
+            || (message.TryGetBool(FixTags.PossDupFlag, out bool possDup) == FixValueStatus.Ok && possDup);
+        _answeringInbound = seq;
         try
         {
-            result = _application.FromApp(this, message);
+            FromAppResult result;
+            try
+            {
+                result = _application.FromApp(this, message);
+            }
+            catch (UnsupportedMessageTypeException)
+            {
+                result = FromAppResult.UnsupportedMessageType;
+            }
+            catch (Exception) when (_storeFault is not null)
+            {
+                // The store failed under the application's Send: already handled (Logout, disconnect, OnStoreFailure).
+                return;
+            }
+            _possibleRedelivery = false;
+            if (_connection is null) return;
+            switch (result.Action)
+            {
+                case FromAppAction.UnsupportedMessageType:
+                    if (_beginStringVersion >= 42) SendBusinessReject(message, nowNs, 3, "Unsupported Message Type");
+                    else SendReject(message, nowNs, SessionRejectReason.InvalidMsgType, 0, false);
+                    break;
+                case FromAppAction.Reject:
+                    SendReject(message, nowNs, result.RejectReason, result.RefTagId, result.RefTagId != 0);
+                    break;
+            }
         }
-        catch (UnsupportedMessageTypeException)
+        finally
         {
-            result = FromAppResult.UnsupportedMessageType;
+            _answeringInbound = 0;
+            _possibleRedelivery = false;
         }
-        if (_connection is null) return;
-        switch (result.Action)
-        {
-            case FromAppAction.UnsupportedMessageType:
-                if (_beginStringVersion >= 42) SendBusinessReject(message, nowNs, 3, "Unsupported Message Type");
-                else SendReject(message, nowNs, SessionRejectReason.InvalidMsgType, 0, false);
-                break;
-            case FromAppAction.Reject:
-                SendReject(message, nowNs, result.RejectReason, result.RefTagId, result.RefTagId != 0);
-                break;
-        }
+        if (seq == _interruptedInbound) _interruptedInbound = 0;
         _store.IncrNextTargetMsgSeqNum();
     }
 }

@@ -1,4 +1,8 @@
 using System;
+using System.Buffers.Binary;
+using System.Diagnostics.CodeAnalysis;
+using System.Runtime.CompilerServices;
+using System.Threading;
 using FixEngine.Codec;
 using FixEngine.Collections;
 using FixEngine.Transport;
@@ -19,6 +23,7 @@ public sealed partial class FixSession
 {
     private const int OutboxMsgTypeMax = 16;
     private const int MaxRefMsgTypeLength = 16;
+    private const int OutboxFirstClaimBytes = 4096;
 
     /// <summary>Encodes and sends an application (or custom admin) message with the next sequence number.</summary>
     /// <typeparam name="TState">State for <paramref name="body"/>; pass a static lambda so nothing is allocated.</typeparam>
@@ -29,18 +34,37 @@ public sealed partial class FixSession
     /// <returns>The connection's answer: <see cref="SendResult.Sent"/>, or <see cref="SendResult.Queued"/> when the
     /// transport or the session's backlog holds it for sending in order (see <see cref="SendBacklogBytes"/>);
     /// <see cref="SendResult.Closed"/> when not connected (the message is still stored and consumes a sequence number, so
-    /// it is resent on request, as in QuickFIX).</returns>
-    /// <remarks>Owner thread only (e.g. inside an <see cref="IApplication"/> callback). Allocation-free.</remarks>
+    /// it is resent on request, as in QuickFIX). When it returns, the message is stored under the sequence number
+    /// <see cref="NextSenderMsgSeqNum"/> had before the call.</returns>
+    /// <remarks>Owner thread only (e.g. inside an <see cref="IApplication"/> callback): the thread that runs the
+    /// session. Checked on every call (one comparison); from any other thread use
+    /// <see cref="TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>.
+    /// Called inside <see cref="IApplication.FromApp"/>, the stored message also carries the processed-inbound mark
+    /// (README "Exactly-once processing"). Allocation-free.</remarks>
+    /// <exception cref="InvalidOperationException">Called from a thread other than the session's owner thread, or
+    /// after the session's message store failed (<see cref="StoreFailure"/>).</exception>
+    /// <exception cref="Store.MessageStoreException">The store failed storing this message: the session has sent a Logout,
+    /// disconnected and refuses further sends (<see cref="IApplication.OnStoreFailure"/> was called).</exception>
     public SendResult Send<TState>(ReadOnlySpan<byte> msgType, scoped in TState state, BodyWriter<TState> body, long nowNs)
         where TState : allows ref struct
     {
         ArgumentNullException.ThrowIfNull(body);
+        if (Environment.CurrentManagedThreadId != _ownerThreadId) ThrowNotOwnerThread();
+        if (_storeFault is not null) ThrowStoreFaulted();
         FixWriter w = _header.CreateWriter();
         int seq = _store.NextSenderMsgSeqNum;
         RoutingFields routing = default;
         _header.WriteHeader(ref w, msgType, seq, nowNs, ref routing);
         body(ref w, in state);
-        return FinishAndSend(ref w, seq, nowNs, isApp: !DataDictionaryIsAdmin(msgType));
+        try
+        {
+            return FinishAndSend(ref w, seq, nowNs, isApp: !DataDictionaryIsAdmin(msgType));
+        }
+        catch (Store.MessageStoreException e)
+        {
+            OnStoreFailed(e, nowNs);
+            throw;
+        }
     }
 
     /// <summary>Encodes and sends a message stamped with the time of the event being processed (<see cref="NowNs"/>).</summary>
@@ -53,73 +77,223 @@ public sealed partial class FixSession
     public SendResult Send<TState>(ReadOnlySpan<byte> msgType, scoped in TState state, BodyWriter<TState> body)
         where TState : allows ref struct => Send(msgType, in state, body, _nowNs);
 
-    /// <summary>Queues an application message from another thread; the owner thread sends it in order on its next <see cref="Poll"/>.</summary>
+    /// <summary>Hands an application message to the session from any thread; the owner thread numbers, stores and sends
+    /// it in order on its next <see cref="Poll"/>.</summary>
     /// <typeparam name="TState">State for <paramref name="body"/>.</typeparam>
     /// <param name="msgType">MsgType(35), at most 16 bytes.</param>
     /// <param name="state">Passed to <paramref name="body"/>.</param>
     /// <param name="body">Writes the body fields (encoded on the calling thread).</param>
-    /// <returns>False when the hand-off ring is full or the body does not fit; retry later.</returns>
-    /// <remarks>
-    /// Thread-safe for ONE producer thread per session (single-producer ring). Allocation-free: the body is encoded
-    /// straight into the ring; the owner thread adds the header, sequence number and trailer.
-    /// </remarks>
+    /// <returns>See <see cref="TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>.</returns>
+    /// <remarks>The same as the overload with a token, with token 0.</remarks>
     public bool TrySendFromAnyThread<TState>(ReadOnlySpan<byte> msgType, scoped in TState state, BodyWriter<TState> body)
+        where TState : allows ref struct => TrySendFromAnyThread(msgType, 0L, in state, body);
+
+    /// <summary>Hands an application message to the session from any thread; the owner thread numbers, stores and sends
+    /// it in order on its next <see cref="Poll"/>, and then tells the application through
+    /// <see cref="IApplication.OnSendStored"/> (with <paramref name="token"/> and the MsgSeqNum it got).</summary>
+    /// <typeparam name="TState">State for <paramref name="body"/>.</typeparam>
+    /// <param name="msgType">MsgType(35), at most 16 bytes.</param>
+    /// <param name="token">Any value of the application's choosing (an order id, an index): reported back with the
+    /// message's MsgSeqNum once it is stored, or with the reason it never was.</param>
+    /// <param name="state">Passed to <paramref name="body"/>.</param>
+    /// <param name="body">Writes the body fields (encoded on the calling thread); called a second time, into a larger
+    /// record, when the body does not fit in 4 KiB.</param>
+    /// <returns>True: the session accepted the message. It is NOT stored yet (it waits in memory until the owner
+    /// thread takes it, normally within one duty cycle while logged on); exactly one of
+    /// <see cref="IApplication.OnSendStored"/> or <see cref="IApplication.OnSendNotStored"/> follows for it, unless the
+    /// process dies first. False: not accepted, nothing to report later: the hand-off ring is full (back-pressure:
+    /// the session is not logged on or the transport is slow; retry later), the body does not fit, or the engine
+    /// stopped.</returns>
+    /// <remarks>
+    /// Thread-safe for any number of producer threads: producers take a private lock for the few hundred nanoseconds
+    /// of encoding the body straight into the hand-off ring (uncontended it is one interlocked operation; no
+    /// allocation, contended or not). The owner thread adds the header, sequence number and trailer. Messages from one
+    /// thread keep their order; messages from different threads are ordered by when they took the lock.
+    /// Handed-over messages wait while the session is not logged on; <see cref="FixEngine.Engine.FixEngineHost.Stop"/>
+    /// stores them (and sends them while connected) before it logs out.
+    /// </remarks>
+    /// <exception cref="InvalidOperationException">The session's message store failed (<see cref="StoreFailure"/>):
+    /// the session refuses every send until it is recreated.</exception>
+    public bool TrySendFromAnyThread<TState>(ReadOnlySpan<byte> msgType, long token, scoped in TState state, BodyWriter<TState> body)
         where TState : allows ref struct
     {
         ArgumentNullException.ThrowIfNull(body);
+        if (_storeFault is not null) ThrowStoreFaulted();
         if (msgType.IsEmpty || msgType.Length > OutboxMsgTypeMax) return false;
         int max = Math.Min(_outbox.MaxRecordLength, _header.BufferLength - SessionHeaderWriter.HeaderAllowanceBytes);
-        if (!_outbox.TryClaim(max, out Span<byte> span)) return false;
-        span[0] = (byte)msgType.Length;
-        msgType.CopyTo(span.Slice(1));
-        int bodyStart = 1 + msgType.Length;
-        var w = new FixWriter(span.Slice(bodyStart));
-        body(ref w, in state);
-        if (w.Failed)
+        // PERF: Monitor on a private object: uncontended it is one interlocked operation, and its contention path does
+        // not allocate (System.Threading.Lock allocates its wait event the first time it is contended).
+        lock (_outboxProducers)
         {
-            _outbox.Abandon();
-            return false;
+            if (_outboxClosed) return false;
+            // A claim of the largest possible record needs half the ring free; most messages fit in the small claim,
+            // so the ring holds many more of them. A body that outgrows it is written again into the large one.
+            int claim = Math.Min(max, OutboxFirstClaimBytes);
+            while (true)
+            {
+                if (!_outbox.TryClaim(claim, out Span<byte> span)) return false;
+                if (TryWriteOutboxRecord(span, msgType, token, in state, body)) return true;
+                if (claim == max) return false;
+                claim = max;
+            }
         }
-        _outbox.Commit(bodyStart + w.Written);
-        return true;
     }
 
+    // Under the producers' lock, into a claimed record: commits it (true) or abandons it (false: the body did not fit).
+    private bool TryWriteOutboxRecord<TState>(Span<byte> span, ReadOnlySpan<byte> msgType, long token, scoped in TState state, BodyWriter<TState> body)
+        where TState : allows ref struct
+    {
+        {
+            span[0] = (byte)msgType.Length;
+            msgType.CopyTo(span.Slice(1));
+            int tokenAt = 1 + msgType.Length;
+            BinaryPrimitives.WriteInt64LittleEndian(span.Slice(tokenAt), token);
+            int bodyStart = tokenAt + sizeof(long);
+            var w = new FixWriter(span.Slice(bodyStart));
+            try
+            {
+                body(ref w, in state);
+            }
+            catch
+            {
+                _outbox.Abandon();
+                throw;
+            }
+            if (w.Failed)
+            {
+                _outbox.Abandon();
+                return false;
+            }
+            _outbox.Commit(bodyStart + w.Written);
+            return true;
+        }
+    }
+
+    /// <summary>Messages handed to <see cref="TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>
+    /// that the session accepted but could not store (reported one by one through <see cref="IApplication.OnSendNotStored"/>).</summary>
+    /// <remarks>Written by the session's thread; any thread may read it (a recent value).</remarks>
+    public long HandedOverNotStoredCount => Volatile.Read(ref _handedOverNotStored);
+
+    /// <summary>The store failure that stopped the session, or null (<see cref="IApplication.OnStoreFailure"/>).</summary>
+    public Store.MessageStoreException? StoreFailure => _storeFault;
+
     // Only while nothing waits for the transport: a full backlog stops the drain, so the outbox fills and its producer
-    // gets false from TrySendFromAnyThread (back-pressure) instead of the session buffering without bound.
-    private int DrainOutbox(long nowNs)
+    // gets false from TrySendFromAnyThread (back-pressure) instead of the session buffering without bound. When the
+    // engine stops (all: true) everything handed over is stored, and sent or held in order, whatever the transport.
+    private int DrainOutbox(long nowNs, bool all = false)
     {
         int work = 0;
-        while (work < 256 && _flow.IsEmpty && !_resend.IsReplayPending && _state == SessionState.LoggedOn && _outbox.TryRead(out ReadOnlySpan<byte> record))
+        while ((all || (work < 256 && _flow.IsEmpty && !_resend.IsReplayPending && _state == SessionState.LoggedOn))
+            && _storeFault is null && _outbox.TryRead(out ReadOnlySpan<byte> record))
         {
             int typeLength = record[0];
             ReadOnlySpan<byte> msgType = record.Slice(1, typeLength);
-            ReadOnlySpan<byte> fields = record.Slice(1 + typeLength);
+            long token = BinaryPrimitives.ReadInt64LittleEndian(record.Slice(1 + typeLength));
+            ReadOnlySpan<byte> fields = record.Slice(1 + typeLength + sizeof(long));
             FixWriter w = _header.CreateWriter();
             int seq = _store.NextSenderMsgSeqNum;
             RoutingFields routing = default;
             _header.WriteHeader(ref w, msgType, seq, nowNs, ref routing);
             w.WriteRaw(fields);
-            FinishAndSend(ref w, seq, nowNs, isApp: true);
+            try
+            {
+                FinishAndSend(ref w, seq, nowNs, isApp: true);
+            }
+            catch (Store.MessageStoreException e)
+            {
+                _outbox.Release();
+                NotStored(token, SendNotStoredReason.StoreFailed);
+                OnStoreFailed(e, nowNs);
+                break;
+            }
             _outbox.Release();
+            if (_lastFinishFailed) NotStored(token, SendNotStoredReason.TooLarge);
+            else _application.OnSendStored(this, token, seq);
             work++;
         }
         return work;
     }
+
+    // Everything still handed over when the session can no longer take it: reported, counted, never silent.
+    private int AbandonOutbox(SendNotStoredReason reason, long nowNs)
+    {
+        int count = 0;
+        while (_outbox.TryRead(out ReadOnlySpan<byte> record))
+        {
+            long token = BinaryPrimitives.ReadInt64LittleEndian(record.Slice(1 + record[0]));
+            _outbox.Release();
+            NotStored(token, reason);
+            count++;
+        }
+        if (count > 0) _log.OnEvent(count + " handed-over messages not stored (" + reason + "); reported through OnSendNotStored", nowNs);
+        return count;
+    }
+
+    private void NotStored(long token, SendNotStoredReason reason)
+    {
+        Volatile.Write(ref _handedOverNotStored, _handedOverNotStored + 1);
+        _application.OnSendNotStored(this, token, reason);
+    }
+
+    /// <summary>The engine is stopping: stores every message handed over so far (and sends it, or holds it in order,
+    /// while connected) and closes the hand-off, so later <c>TrySendFromAnyThread</c> calls return false. Owner thread.</summary>
+    /// <param name="nowNs">Now, epoch nanoseconds.</param>
+    /// <returns>How many messages were stored.</returns>
+    internal int StoreHandedOverForStop(long nowNs)
+    {
+        lock (_outboxProducers) _outboxClosed = true;
+        return _storeFault is null ? DrainOutbox(nowNs, all: true) : 0;
+    }
+
+    /// <summary>The engine has stopped: reports every message still handed over (not stored) through
+    /// <see cref="IApplication.OnSendNotStored"/> and counts it in <see cref="HandedOverNotStoredCount"/>. Owner thread.</summary>
+    /// <param name="nowNs">Now, epoch nanoseconds.</param>
+    /// <returns>How many messages were reported.</returns>
+    internal int AbandonHandedOver(long nowNs)
+    {
+        lock (_outboxProducers) _outboxClosed = true;
+        return AbandonOutbox(_storeFault is null ? SendNotStoredReason.EngineStopped : SendNotStoredReason.StoreFailed, nowNs);
+    }
+
+    [DoesNotReturn]
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void ThrowNotOwnerThread() =>
+        throw new InvalidOperationException(
+            $"FixSession.Send on session {Id} was called from thread {Environment.CurrentManagedThreadId}, but the session is owned by thread "
+            + $"{_ownerThreadId} (the thread that runs it). Send is for the session's own thread (inside IApplication callbacks); "
+            + "from any other thread use TrySendFromAnyThread.");
+
+    [DoesNotReturn]
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void ThrowStoreFaulted() =>
+        throw new InvalidOperationException(
+            $"Session {Id} refuses to send: its message store failed ({_storeFault!.Message}). Nothing more is stored or sent; "
+            + "fix the medium and restart the engine.", _storeFault);
 
     private bool DataDictionaryIsAdmin(ReadOnlySpan<byte> msgType) =>
         _sessionDictionary?.IsAdminMessage(msgType) ?? Dictionary.DataDictionary.IsStandardAdminMsgType(msgType);
 
     private SendResult FinishAndSend(ref FixWriter w, int seq, long nowNs, bool isApp)
     {
+        _lastFinishFailed = false;
         if (!w.TryFinish(out int length))
         {
             _log.OnEvent("Outbound message did not fit in MaxMessageSize; not sent", nowNs);
+            _lastFinishFailed = true;
             return SendResult.Backpressure;
         }
         ReadOnlySpan<byte> bytes = _header.Encoded(length);
-        // Stored BEFORE it reaches the transport, so a message reported sent is never lost by a crash.
-        if (_settings.PersistMessages) _store.AppendAndIncrement(seq, bytes);
-        else _store.IncrNextSenderMsgSeqNum();
+        // Stored BEFORE it reaches the transport, so a message reported sent is never lost by a crash. A message sent
+        // while processing inbound N carries the mark "N processed" in the same record (exactly-once across crashes).
+        if (_settings.PersistMessages)
+        {
+            if (_answeringInbound != 0) _store.AppendAndIncrement(seq, bytes, _answeringInbound);
+            else _store.AppendAndIncrement(seq, bytes);
+        }
+        else
+        {
+            _store.IncrNextSenderMsgSeqNum();
+        }
         if (isApp) _application.ToApp(this, bytes);
         return Transmit(bytes, nowNs);
     }

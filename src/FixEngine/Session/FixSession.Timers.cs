@@ -16,6 +16,20 @@ public sealed partial class FixSession
     /// <remarks>Owner thread only. Allocation-free unless an event is logged.</remarks>
     public int Poll(long nowNs)
     {
+        _ownerThreadId = Environment.CurrentManagedThreadId;
+        try
+        {
+            return PollCore(nowNs);
+        }
+        catch (Store.MessageStoreException e)
+        {
+            OnStoreFailed(e, nowNs);
+            return 1;
+        }
+    }
+
+    private int PollCore(long nowNs)
+    {
         int work = 0;
         _nowNs = nowNs;
         if (_connection is null)

@@ -13,11 +13,14 @@ namespace FixEngine.Session;
 /// <summary>One FIX session (FIX.4.x or FIXT.1.1): state machine, sequencing, validation, resend/gap-fill, timers.</summary>
 /// <remarks>
 /// <para>Design: single-threaded. One thread at a time calls every member except
-/// <see cref="TrySendFromAnyThread{TState}"/>: the engine agent for a busy-poll session; for a completion-mode or TLS
-/// session the socket completion thread (inbound) or the agent (timers, outbox), serialised by the engine's per-session
-/// gate, which also orders their memory accesses; or a test. One other producer thread may call
-/// <see cref="TrySendFromAnyThread{TState}"/>; its messages travel through an SPSC byte ring drained by
-/// <see cref="Poll"/>, so sequence numbers stay single-writer. The session never reads a clock: every entry point takes
+/// <see cref="TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/> and the counters:
+/// the engine agent for a busy-poll session; for a completion-mode or TLS session the socket completion thread
+/// (inbound) or the agent (timers, outbox), serialised by the engine's per-session gate, which also orders their memory
+/// accesses; or a test. The thread that last entered through OnConnected, OnMessage, OnGarbled, Poll or OnDisconnected
+/// owns the session, and <see cref="Send{TState}(ReadOnlySpan{byte}, in TState, BodyWriter{TState}, long)"/> throws
+/// <see cref="InvalidOperationException"/> on any other thread (one comparison per call). Any number of other threads
+/// may call <see cref="TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>: they take
+/// a private lock to write into a byte ring drained by <see cref="Poll"/>, so sequence numbers stay single-writer. The session never reads a clock: every entry point takes
 /// <c>nowNs</c>, nanoseconds since the Unix epoch (UTC), used both for SendingTime and for timers. Steady-state
 /// processing allocates nothing: inbound messages are indexed in place, outbound messages are encoded into one reusable
 /// buffer, early messages (gaps) are copied once into pooled buffers.</para>
@@ -100,6 +103,23 @@ public sealed partial class FixSession : IDisposable
     // The time passed to the entry point being processed.
     private long _nowNs;
 
+    // Threads: the thread that last entered through an engine entry point (OnConnected, OnMessage, OnGarbled, Poll,
+    // OnDisconnected) owns the session; Send checks it. Producers of TrySendFromAnyThread serialise on
+    // _outboxProducers (the ring itself is single-producer); _outboxClosed (under that lock) refuses them after Stop.
+    private int _ownerThreadId;
+    private readonly object _outboxProducers = new();
+    private bool _outboxClosed;
+    private long _handedOverNotStored;
+    private bool _lastFinishFailed;
+
+    // Durability: the inbound message FromApp is processing (0: none), so what it sends carries the processed mark;
+    // whether that delivery may repeat an earlier one; the inbound number that was next when the store was opened (the
+    // one that may have been in FromApp when the process stopped); the store failure that stopped the session.
+    private int _answeringInbound;
+    private bool _possibleRedelivery;
+    private int _interruptedInbound;
+    private Store.MessageStoreException? _storeFault;
+
     /// <summary>Creates a session. Nothing is sent until a connection is attached.</summary>
     /// <param name="settings">Validated settings of this session.</param>
     /// <param name="application">Application callbacks.</param>
@@ -142,6 +162,8 @@ public sealed partial class FixSession : IDisposable
         _resendIndex = new FixMessageIndex();
         _outbox = new SpscByteRing(1 << 20);
         _flow = new OutboundFlowControl(_log, _counters);
+        _ownerThreadId = Environment.CurrentManagedThreadId;
+        _interruptedInbound = store.NextTargetMsgSeqNum;
         _application.OnCreate(this);
     }
 
@@ -235,6 +257,25 @@ public sealed partial class FixSession : IDisposable
     public void OnConnected(ISessionConnection connection, long nowNs)
     {
         ArgumentNullException.ThrowIfNull(connection);
+        _ownerThreadId = Environment.CurrentManagedThreadId;
+        if (_storeFault is not null)
+        {
+            _log.OnEvent("Connection refused: the message store failed (" + _storeFault.Message + ")", nowNs);
+            connection.Disconnect("message store failed");
+            return;
+        }
+        try
+        {
+            OnConnectedCore(connection, nowNs);
+        }
+        catch (Store.MessageStoreException e)
+        {
+            OnStoreFailed(e, nowNs);
+        }
+    }
+
+    private void OnConnectedCore(ISessionConnection connection, long nowNs)
+    {
         if (_connection is not null) Disconnect("replaced by a new connection", nowNs);
         _connection = connection;
         _nowNs = nowNs;
@@ -260,6 +301,7 @@ public sealed partial class FixSession : IDisposable
     /// <param name="nowNs">Now, epoch nanoseconds.</param>
     public void OnDisconnected(string reason, long nowNs)
     {
+        _ownerThreadId = Environment.CurrentManagedThreadId;
         if (_connection is null) return;
         _connection = null;
         AfterDisconnect(reason, nowNs);
@@ -287,7 +329,7 @@ public sealed partial class FixSession : IDisposable
         EnterState(SessionState.Disconnected, nowNs);
         ForgetRecovery();
         _flow.Clear("Disconnected", nowNs, release: true);
-        if (_settings.ResetOnDisconnect) ResetStore(nowNs);
+        if (_settings.ResetOnDisconnect && _storeFault is null) ResetStore(nowNs);
         if (wasLoggedOn) _application.OnLogout(this);
     }
 
@@ -312,6 +354,7 @@ public sealed partial class FixSession : IDisposable
     private void ResetStore(long nowNs)
     {
         _store.Reset(nowNs);
+        _interruptedInbound = 0;
         ForgetRecovery();
         _flow.Clear("Sequence numbers reset", nowNs, release: false);
         _log.OnEvent("Sequence numbers reset", nowNs);
@@ -322,16 +365,50 @@ public sealed partial class FixSession : IDisposable
     private void RefreshStore(long nowNs)
     {
         _store.Refresh();
+        _interruptedInbound = _store.NextTargetMsgSeqNum;
         ForgetRecovery();
         _log.OnEvent("Store refreshed on logon: next sender " + _store.NextSenderMsgSeqNum + ", next target " + _store.NextTargetMsgSeqNum, nowNs);
     }
 
-    /// <summary>Disconnects and disposes the store.</summary>
+    /// <summary>True during <see cref="IApplication.FromApp"/> when the message being delivered may have been delivered
+    /// to the application before: it carries PossDupFlag(43)=Y (the peer resent it), or it is the inbound message that
+    /// was next when the store was opened (the process may have stopped while the application processed it).</summary>
+    /// <remarks>A message the session knows was processed (its answer stored with the processed mark) is never handed
+    /// over again, flagged or not; a flagged one was not known processed: decide from your own records whether work you
+    /// did outside the engine for it was done (README "Exactly-once processing"). Owner thread, during FromApp.</remarks>
+    public bool IsPossibleRedelivery => _possibleRedelivery;
+
+    // A store write failed: the session cannot number or keep messages any more. Tell the peer why (a Logout that is not
+    // stored, since the store refuses it), disconnect, tell the application, and refuse every later send and connection.
+    private void OnStoreFailed(Store.MessageStoreException error, long nowNs)
+    {
+        if (_storeFault is not null) return;
+        _storeFault = error;
+        lock (_outboxProducers) _outboxClosed = true;
+        _log.OnEvent("Message store failed: " + error.Message + " Sending Logout, disconnecting; the session refuses further sends", nowNs);
+        if (_connection is not null && IsLoggedOn)
+        {
+            FixWriter w = _header.CreateWriter();
+            RoutingFields routing = default;
+            _header.WriteHeader(ref w, MsgTypes.Logout, _store.NextSenderMsgSeqNum, nowNs, ref routing);
+            new LogoutBody(_header.Ascii("Message store failure")).WriteTo(ref w);
+            if (w.TryFinish(out int length)) Transmit(_header.Encoded(length), nowNs);
+            _log.OnEvent("Sent Logout: Message store failure", nowNs);
+        }
+        Disconnect("message store failure", nowNs);
+        _application.OnStoreFailure(this, error);
+        AbandonOutbox(SendNotStoredReason.StoreFailed, nowNs);
+    }
+
+    /// <summary>Disconnects, reports messages still handed over (<see cref="IApplication.OnSendNotStored"/>) and disposes
+    /// the store.</summary>
     public void Dispose()
     {
         if (_disposed) return;
         _disposed = true;
         Disconnect("session disposed", 0);
+        lock (_outboxProducers) _outboxClosed = true;
+        AbandonOutbox(_storeFault is null ? SendNotStoredReason.EngineStopped : SendNotStoredReason.StoreFailed, _nowNs);
         _gapQueue.Clear();
         _flow.Release();
         _store.Dispose();

@@ -78,6 +78,19 @@ public sealed class UnsupportedMessageTypeException : Exception
     }
 }
 
+/// <summary>Why a message handed to <c>FixSession.TrySendFromAnyThread</c> was never stored (<see cref="IApplication.OnSendNotStored"/>).</summary>
+public enum SendNotStoredReason
+{
+    /// <summary>The engine stopped (or its Stop timed out) before the session's thread took the message.</summary>
+    EngineStopped,
+
+    /// <summary>The message store failed (the session is stopped: <c>FixSession.StoreFailure</c>).</summary>
+    StoreFailed,
+
+    /// <summary>With its header the message did not fit in MaxMessageSize.</summary>
+    TooLarge,
+}
+
 /// <summary>Callbacks from a <see cref="FixSession"/> to the application, in the QuickFIX shape.</summary>
 /// <remarks>
 /// Every callback runs on the thread currently running the session, inline in message processing, so it must not
@@ -119,6 +132,9 @@ public interface IApplication
     /// <summary>An admin message arrived (after the session's checks). Throw <see cref="RejectLogonException"/> to refuse a Logon.</summary>
     /// <param name="session">The session.</param>
     /// <param name="message">The message, valid during the call.</param>
+    /// <remarks>A Logout that refuses our Logon (it arrives before the logon completed) is passed here too, so its
+    /// Text(58), e.g. "MsgSeqNum too low, expecting 18705 but received 18701", reaches the application; the session
+    /// then disconnects (no <see cref="OnLogout"/>: it never logged on).</remarks>
     void FromAdmin(FixSession session, FixMessage message)
     {
     }
@@ -134,5 +150,43 @@ public interface IApplication
     /// <param name="session">The session.</param>
     /// <param name="message">The message, valid during the call.</param>
     /// <returns>What the session should answer.</returns>
+    /// <remarks>Each inbound message is handed over once: one the session already processed before a restart (its
+    /// answer stored with the processed mark) is not handed over again. <see cref="FixSession.IsPossibleRedelivery"/>
+    /// is true during the call when this message may have been handed over before (the peer resent it, or the process
+    /// stopped while it was being processed): check your own records for work done outside the engine (README
+    /// "Exactly-once processing").</remarks>
     FromAppResult FromApp(FixSession session, FixMessage message);
+
+    /// <summary>A message handed to <c>FixSession.TrySendFromAnyThread</c> was numbered and stored (and sent, or held to
+    /// be sent in order): it survives a crash of this process and is resent on request.</summary>
+    /// <param name="session">The session.</param>
+    /// <param name="token">The token given to <c>TrySendFromAnyThread</c> (0 for the overload without one).</param>
+    /// <param name="msgSeqNum">The MsgSeqNum(34) it was stored under.</param>
+    /// <remarks>On the session's thread, in hand-over order, right after the store write. Must not block for long.
+    /// After a restart, messages stored after the last one you recorded are in <c>FixSession.Store</c>
+    /// (<see cref="Store.IMessageStore.ReadRange{THandler}"/> from that MsgSeqNum, before the engine starts):
+    /// README "Sending".</remarks>
+    void OnSendStored(FixSession session, long token, int msgSeqNum)
+    {
+    }
+
+    /// <summary>A message the session accepted from <c>FixSession.TrySendFromAnyThread</c> will never be stored or
+    /// sent (counted in <c>FixSession.HandedOverNotStoredCount</c>).</summary>
+    /// <param name="session">The session.</param>
+    /// <param name="token">The token given to <c>TrySendFromAnyThread</c>.</param>
+    /// <param name="reason">Why.</param>
+    /// <remarks>On the session's thread (or the engine's, when it stops).</remarks>
+    void OnSendNotStored(FixSession session, long token, SendNotStoredReason reason)
+    {
+    }
+
+    /// <summary>The session's message store failed (disk full, I/O error): the session sent a Logout with the reason
+    /// (unstored: the store cannot take it), disconnected, and refuses every further send and connection.</summary>
+    /// <param name="session">The session.</param>
+    /// <param name="error">What failed: the file and the operation.</param>
+    /// <remarks>On the session's thread, once. Restart the engine once the medium is fixed: the store replays its
+    /// journal and the session resumes where the journal ends.</remarks>
+    void OnStoreFailure(FixSession session, Store.MessageStoreException error)
+    {
+    }
 }

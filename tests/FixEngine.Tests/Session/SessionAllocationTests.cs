@@ -36,4 +36,60 @@ public sealed class SessionAllocationTests
         Assert.True(h.Connection.SentCount >= 2 * count, "replies were sent");
         Assert.Equal(0, allocated);
     }
+
+    private sealed class CountingApp : IApplication
+    {
+        public long Stored;
+        public long TokenSum;
+
+        public void OnSendStored(FixEngine.Session.FixSession session, long token, int msgSeqNum)
+        {
+            Stored++;
+            TokenSum += token;
+        }
+
+        public FromAppResult FromApp(FixEngine.Session.FixSession session, FixMessage message) => FromAppResult.Accepted;
+    }
+
+    [Fact]
+    public void HandOverNumberStoreAndStoredCallbackAllocateNothingAfterWarmUp()
+    {
+        var app = new CountingApp();
+        using var h = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false }, application: app);
+        h.Connection.CaptureEnabled = false;
+        h.Session.OnMessage(h.Build("35=A|34=1|98=0|108=30"), h.Now);
+        Assert.True(h.Session.IsLoggedOn);
+        const int count = 20_000;
+        static void Hand(FixEngine.Session.FixSession session, long token) =>
+            Assert.True(session.TrySendFromAnyThread(MsgTypes.NewOrderSingle, token, token, static (ref FixWriter w, scoped in long id) =>
+            {
+                w.Write(FixTags.ClOrdID, id);
+                w.Write(FixTags.Symbol, "EURUSD"u8);
+            }));
+
+        for (int i = 0; i < count; i++)
+        {
+            Hand(h.Session, i);
+            if ((i & 63) == 63) h.Session.Poll(h.Now);
+        }
+        h.Session.Poll(h.Now);
+        Assert.Equal(count, app.Stored);
+        // Same store capacity as the warm-up filled: the measured loop re-uses it.
+        h.Session.ResetSequenceNumbers(h.Now);
+        h.Store.SetNextTargetMsgSeqNum(2);
+        h.Session.Poll(h.Now);
+
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        for (int i = 0; i < count; i++)
+        {
+            Hand(h.Session, i);
+            if ((i & 63) == 63) h.Session.Poll(h.Now);
+        }
+        h.Session.Poll(h.Now);
+        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+
+        Assert.Equal(2 * count, app.Stored);
+        Assert.Equal(count + 1, h.Session.NextSenderMsgSeqNum);
+        Assert.Equal(0, allocated);
+    }
 }
