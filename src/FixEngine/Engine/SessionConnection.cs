@@ -34,6 +34,12 @@ internal sealed class SessionConnection : ISessionConnection, IConnectionHandler
     private System.Net.IPAddress? _admittedAddress;
     private int _admitted;
 
+    // Receiving thread only: leading garbage skipped before the first message (the Logon) was routed.
+    private long _preLogonGarbageBytes;
+
+    /// <summary>Leading garbage tolerated in front of the Logon of an acceptor connection before it is closed.</summary>
+    internal const int MaxPreLogonGarbageBytes = 4096;
+
     /// <param name="router">Routes the first message of an acceptor connection; null for an initiator's.</param>
     /// <param name="time">The engine's time.</param>
     /// <param name="guarded">True when callbacks run on a thread other than the agent (dedicated or completion mode, TLS), so the session gate is taken.</param>
@@ -157,7 +163,11 @@ internal sealed class SessionConnection : ISessionConnection, IConnectionHandler
         SessionSlot? slot = _slot;
         if (slot is null)
         {
-            Close("garbled data before Logon: " + error.Describe());
+            // Bytes in front of the first "8=" (line noise, a probe) are skipped, up to a bound, so the Logon that follows
+            // is still routed; a malformed frame, or more leading garbage than the bound, closes the connection.
+            _preLogonGarbageBytes += skipped.Length;
+            if (error.Status == FrameStatus.Garbage && _preLogonGarbageBytes <= MaxPreLogonGarbageBytes) return;
+            Close("garbled data before Logon: " + error.Describe() + " (" + _preLogonGarbageBytes + " bytes skipped before Logon)");
             return;
         }
         long epochNs = Guarded ? _time.EpochNow() : _time.CycleEpochNs;

@@ -118,8 +118,19 @@ public sealed partial class FixSession
     {
         bool gapFill = message.TryGetBool(FixTags.GapFillFlag, out bool g) == FixValueStatus.Ok && g;
         if (!Verify(message, nowNs, gapFill, gapFill)) return;
+        // NewSeqNo(36) must be a number the session can expect next: at least 1 and at most MaxUsableMsgSeqNum (the
+        // message numbered int.MaxValue could never be consumed).
+        FixValueStatus status = message.TryGetInt(FixTags.NewSeqNo, out int newSeqNo);
+        if (status != FixValueStatus.Ok || newSeqNo < 1 || newSeqNo > MaxUsableMsgSeqNum)
+        {
+            string? why = status == FixValueStatus.Ok && newSeqNo > MaxUsableMsgSeqNum
+                ? "NewSeqNo(36) " + newSeqNo + " cannot be followed: the largest usable MsgSeqNum is " + MaxUsableMsgSeqNum
+                    + "; reset the sequence numbers (Logon with ResetSeqNumFlag(141)=Y) instead"
+                : null;
+            RejectSeqNumField(message, FixTags.NewSeqNo, "NewSeqNo", status, newSeqNo, why, nowNs);
+            return;
+        }
         FromAdmin(message);
-        if (message.TryGetInt(FixTags.NewSeqNo, out int newSeqNo) != FixValueStatus.Ok) return;
         int expected = _store.NextTargetMsgSeqNum;
         if (newSeqNo > expected)
         {
@@ -146,7 +157,8 @@ public sealed partial class FixSession
             _log.OnEvent("Received Logout request", nowNs);
             SendLogout(nowNs, null);
         }
-        _store.IncrNextTargetMsgSeqNum();
+        // Verify did not check the Logout's MsgSeqNum: never increment past the top (the session ends here anyway).
+        if (_store.NextTargetMsgSeqNum <= MaxUsableMsgSeqNum) _store.IncrNextTargetMsgSeqNum();
         if (_settings.ResetOnLogout) ResetStore(nowNs);
         Disconnect("Logout", nowNs);
     }
@@ -154,12 +166,40 @@ public sealed partial class FixSession
     private void OnResendRequest(FixMessage message, long nowNs)
     {
         if (!Verify(message, nowNs, false, false)) return;
+        if (!TryGetResendRange(message, out int begin, out int end, nowNs)) return;
         FromAdmin(message);
-        if (message.TryGetInt(FixTags.BeginSeqNo, out int begin) != FixValueStatus.Ok) begin = 1;
-        if (message.TryGetInt(FixTags.EndSeqNo, out int end) != FixValueStatus.Ok) end = 0;
         ResendRange(begin, end, nowNs);
         int seq = message.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : 0;
         if (seq == _store.NextTargetMsgSeqNum) _store.IncrNextTargetMsgSeqNum();
+    }
+
+    // BeginSeqNo(7) at least 1; EndSeqNo(16) at least 0, and not below BeginSeqNo unless it means "to the end" (0, or
+    // 999999 up to FIX.4.2). A range that breaks a rule is rejected (373=1, 5 or 6 naming the tag), consuming the
+    // ResendRequest's MsgSeqNum when it is the expected one; false then.
+    private bool TryGetResendRange(FixMessage message, out int begin, out int end, long nowNs)
+    {
+        end = 0;
+        FixValueStatus beginStatus = message.TryGetInt(FixTags.BeginSeqNo, out begin);
+        if (beginStatus != FixValueStatus.Ok || begin < 1)
+        {
+            RejectSeqNumField(message, FixTags.BeginSeqNo, "BeginSeqNo", beginStatus, begin, null, nowNs);
+            return false;
+        }
+        FixValueStatus endStatus = message.TryGetInt(FixTags.EndSeqNo, out end);
+        if (endStatus != FixValueStatus.Ok || end < 0)
+        {
+            string? why = endStatus == FixValueStatus.Ok ? "EndSeqNo(16) invalid: " + end + " (must be 0, meaning no end, or at least BeginSeqNo)" : null;
+            RejectSeqNumField(message, FixTags.EndSeqNo, "EndSeqNo", endStatus, end, why, nowNs);
+            return false;
+        }
+        bool infinite = end == InfiniteEndSeqNo42 || (_beginStringVersion <= 42 && end == InfiniteEndSeqNoOld);
+        if (!infinite && end < begin)
+        {
+            RejectSeqNumField(message, FixTags.BeginSeqNo, "BeginSeqNo", FixValueStatus.Ok, begin,
+                "BeginSeqNo(7) " + begin + " is greater than EndSeqNo(16) " + end, nowNs);
+            return false;
+        }
+        return true;
     }
 
     private void FromAdmin(FixMessage message)

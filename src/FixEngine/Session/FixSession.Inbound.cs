@@ -93,6 +93,7 @@ public sealed partial class FixSession
                 return;
             }
         }
+        if (!CheckSequenceLimits(message, isLogon, nowNs)) return;
 
         if (_validator is not null)
         {
@@ -128,9 +129,9 @@ public sealed partial class FixSession
     }
 
     // A Reject for a message whose MsgSeqNum is the expected one consumes it (QuickFIX generateReject).
-    private void RejectAndConsume(FixMessage message, long nowNs, int reason, int refTagId, bool hasRefTag)
+    private void RejectAndConsume(FixMessage message, long nowNs, int reason, int refTagId, bool hasRefTag, string? text = null)
     {
-        SendReject(message, nowNs, reason, refTagId, hasRefTag);
+        SendReject(message, nowNs, reason, refTagId, hasRefTag, text);
         if (_connection is null) return;
         ReadOnlySpan<byte> msgType = message.MsgType;
         bool exempt = msgType.SequenceEqual(MsgTypes.Logon) || msgType.SequenceEqual(MsgTypes.SequenceReset);

@@ -59,7 +59,12 @@ public sealed partial class FixSession
         }
         _counters.OnResendRequestReceived();
         _log.OnEvent("Received ResendRequest from " + begin + " to " + end, nowNs);
-        if (end < begin) return;
+        if (end < begin)
+        {
+            // BeginSeqNo above the last number we sent: there is nothing to resend (and no number a GapFill could carry).
+            _log.OnEvent("Nothing to resend: BeginSeqNo " + begin + " is above the last MsgSeqNum sent, " + (nextSender - 1), nowNs);
+            return;
+        }
         if (!_settings.PersistMessages)
         {
             SendSequenceResetGapFill(nowNs, begin, end + 1);

@@ -375,7 +375,8 @@ public sealed partial class FixSession
     }
 
     // Session-level Reject of an inbound message; before the Logon exchange a Reject is not allowed: disconnect instead.
-    private void SendReject(FixMessage offending, long nowNs, int reason, int refTagId, bool hasRefTag)
+    // Text(58) is the reason's standard text unless a more precise one is given.
+    private void SendReject(FixMessage offending, long nowNs, int reason, int refTagId, bool hasRefTag, string? detail = null)
     {
         if (!IsLoggedOn)
         {
@@ -396,7 +397,7 @@ public sealed partial class FixSession
         {
             code = -1;
         }
-        string text = SessionRejectReason.GetText(reason);
+        string text = detail ?? SessionRejectReason.GetText(reason);
         _counters.OnRejectSent();
         SendAdmin(new RejectBody(refSeqNum, _header.Ascii(text), hasRefTag ? refTagId : int.MinValue, refMsgType, code), nowNs, ref routing);
         _log.OnEvent("Sent Reject: " + text + (hasRefTag ? " tag " + refTagId : ""), nowNs);

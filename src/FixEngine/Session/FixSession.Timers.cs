@@ -62,7 +62,7 @@ public sealed partial class FixSession
                 }
                 break;
         }
-        if (_state is SessionState.LoggedOn)
+        if (_state is SessionState.LoggedOn && HasSenderSeqRoom(nowNs))
         {
             work += DrainOutbox(nowNs);
         }

@@ -45,6 +45,9 @@ namespace FixEngine.Session;
 /// LoggedOn or    MsgSeqNum too low without PossDupFlag, Logon      send Logout, disconnect         Disconnected
 ///  LogoutSent     other than a reset (141=Y, 34=1), wrong BeginString
 ///                 (Logout only from LoggedOn)
+/// LoggedOn,      MsgSeqNum(34) missing or invalid, a message       send Logout with the reason,    Disconnected
+///  AwaitingLogon  numbered int.MaxValue, our own MsgSeqNum within  disconnect
+///  or LogonSent   SenderSeqNumReserve of the top
 /// LoggedOn or    Logon with 141=Y and 34=1                         reset sequence numbers, send    unchanged
 ///  LogoutSent                                                       Logon with 141=Y
 /// LogoutSent     LogoutTimeout                                     disconnect                      Disconnected
@@ -62,7 +65,8 @@ namespace FixEngine.Session;
 /// typed admin bodies (encoding), <see cref="OutboundFlowControl"/> (send backlog and receive pause),
 /// <see cref="HeartbeatMonitor"/> (heartbeats and test requests) and <see cref="SessionCounters"/>.</para>
 /// <para>The class is split by role: the state machine and life cycle (this file), the receive path
-/// (FixSession.Inbound), inbound admin messages (FixSession.Admin), resend and gap-fill (FixSession.Resend), timers
+/// (FixSession.Inbound), inbound admin messages (FixSession.Admin), resend and gap-fill (FixSession.Resend), the limits
+/// of sequence numbers (FixSession.SequenceLimits), timers
 /// (FixSession.Timers), the send path and the messages the session composes (FixSession.Sending), and outbound flow
 /// control (FixSession.FlowControl).</para>
 /// </remarks>
@@ -286,6 +290,7 @@ public sealed partial class FixSession : IDisposable
         {
             if (_settings.RefreshOnLogon) RefreshStore(nowNs);
             if (_settings.ResetOnLogon) ResetStore(nowNs);
+            if (!HasSenderSeqRoom(nowNs)) return;
             _sentResetSeqNumFlag = _settings.ResetOnLogon;
             EnterState(SessionState.LogonSent, nowNs);
             SendLogon(nowNs, _sentResetSeqNumFlag, 0);

@@ -125,7 +125,7 @@ public sealed class FixSessionTestPair : IDisposable
     }
 
     /// <summary>Moves every pending message both ways (including messages handed over with
-    /// <see cref="FixSession.TrySendFromAnyThread{TState}"/>) until neither side has anything left to do.</summary>
+    /// <see cref="FixSession.TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>) until neither side has anything left to do.</summary>
     /// <returns>Frames delivered.</returns>
     public int Pump()
     {
