@@ -398,8 +398,6 @@ public sealed partial class FixSession
             code = -1;
         }
         string text = detail ?? SessionRejectReason.GetText(reason);
-        // RefTagID(371) must name a real tag: an unreadable one (0=, -1=, no number) is described in Text instead.
-        hasRefTag &= refTagId > 0;
         _counters.OnRejectSent();
         SendAdmin(new RejectBody(refSeqNum, _header.Ascii(text), hasRefTag ? refTagId : int.MinValue, refMsgType, code), nowNs, ref routing);
         _log.OnEvent("Sent Reject: " + text + (hasRefTag ? " tag " + refTagId : ""), nowNs);
