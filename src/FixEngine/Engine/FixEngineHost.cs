@@ -52,6 +52,7 @@ public sealed class FixEngineHost : IDisposable
     private readonly Dictionary<SessionId, SessionSlot> _byId = [];
     private readonly EngineAgent _agent;
     private readonly AgentRunner _runner;
+    private readonly IdleWakeup _agentWakeup = new();
 
     /// <summary>Builds every session of <paramref name="settings"/> (nothing runs until <see cref="Start"/>).</summary>
     /// <param name="settings">Session settings (from <see cref="SettingsFile"/> or code).</param>
@@ -147,6 +148,8 @@ public sealed class FixEngineHost : IDisposable
             throw;
         }
 
+        // Application threads hand messages to the agent (TrySendFromAnyThread): they end its idle park.
+        foreach (FixSession session in _sessions) session.AgentWakeup = _agentWakeup;
         var runnerOptions = new AgentRunnerOptions
         {
             ThreadName = "fix-engine",
@@ -154,8 +157,8 @@ public sealed class FixEngineHost : IDisposable
             {
                 IdleStrategyKind.BusySpin => new BusySpinIdleStrategy(),
                 IdleStrategyKind.Yielding => new YieldingIdleStrategy(),
-                IdleStrategyKind.Blocking => new SleepingIdleStrategy(1),
-                _ => new BackoffIdleStrategy(),
+                IdleStrategyKind.Blocking => new SleepingIdleStrategy(1, _agentWakeup),
+                _ => new BackoffIdleStrategy(wakeup: _agentWakeup),
             },
             CpuAffinity = cpus.Length > 0 ? cpus : null,
             Clock = clock,

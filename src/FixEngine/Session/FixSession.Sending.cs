@@ -132,7 +132,12 @@ public sealed partial class FixSession
             while (true)
             {
                 if (!_outbox.TryClaim(claim, out Span<byte> span)) return false;
-                if (TryWriteOutboxRecord(span, msgType, token, in state, body)) return true;
+                if (TryWriteOutboxRecord(span, msgType, token, in state, body))
+                {
+                    // The engine agent drains the hand-off: end its idle park so the message does not wait out the sleep.
+                    AgentWakeup?.Signal();
+                    return true;
+                }
                 if (claim == max) return false;
                 claim = max;
             }

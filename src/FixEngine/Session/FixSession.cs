@@ -112,6 +112,10 @@ public sealed partial class FixSession : IDisposable
     // _outboxProducers (the ring itself is single-producer); _outboxClosed (under that lock) refuses them after Stop.
     private int _ownerThreadId;
     private readonly object _outboxProducers = new();
+
+    /// <summary>Signalled after a message is handed over, so the engine agent that drains the hand-off wakes from its
+    /// idle park at once (null: nobody to wake, e.g. a session driven by tests). Set once by the engine before it starts.</summary>
+    internal Timing.IdleWakeup? AgentWakeup { get; set; }
     private bool _outboxClosed;
     private long _handedOverNotStored;
     private bool _lastFinishFailed;

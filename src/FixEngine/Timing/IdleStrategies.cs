@@ -60,13 +60,17 @@ public sealed class YieldingIdleStrategy : IIdleStrategy
 public sealed class SleepingIdleStrategy : IIdleStrategy
 {
     private readonly int _periodMs;
+    private readonly IdleWakeup? _wakeup;
 
     /// <summary>Creates the strategy.</summary>
     /// <param name="periodMs">Milliseconds to sleep per idle iteration (0 = yield to any ready thread).</param>
-    public SleepingIdleStrategy(int periodMs = 1)
+    /// <param name="wakeup">Lets other threads end a sleep early (<see cref="IdleWakeup.Signal"/>); null: sleeps run to
+    /// the end.</param>
+    public SleepingIdleStrategy(int periodMs = 1, IdleWakeup? wakeup = null)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(periodMs);
         _periodMs = periodMs;
+        _wakeup = wakeup;
     }
 
     /// <inheritdoc/>
@@ -74,7 +78,8 @@ public sealed class SleepingIdleStrategy : IIdleStrategy
     {
         if (workCount <= 0)
         {
-            Thread.Sleep(_periodMs);
+            if (_wakeup is null) Thread.Sleep(_periodMs);
+            else _wakeup.Park(_periodMs);
         }
     }
 
@@ -87,7 +92,8 @@ public sealed class SleepingIdleStrategy : IIdleStrategy
 /// <summary>Spins, then yields, then parks with growing sleeps up to a maximum; resets as soon as there is work.</summary>
 /// <remarks>
 /// States: spinning (<c>maxSpins</c> pause loops) → yielding (<c>maxYields</c> yields) → parking
-/// (<c>Thread.Sleep(0)</c>, then 1 ms doubling up to <c>maxParkMs</c>). Good default for shared cores.
+/// (<c>Thread.Sleep(0)</c>, then 1 ms doubling up to <c>maxParkMs</c>). Good default for shared cores. With an
+/// <see cref="IdleWakeup"/>, a park ends as soon as another thread signals work.
 /// Single-threaded use; allocation-free.
 /// </remarks>
 public sealed class BackoffIdleStrategy : IIdleStrategy
@@ -107,13 +113,18 @@ public sealed class BackoffIdleStrategy : IIdleStrategy
     private int _spins;
     private int _yields;
     private int _parkMs = -1;
+    private readonly IdleWakeup? _wakeup;
 
     /// <summary>Creates the strategy.</summary>
     /// <param name="maxSpins">Spin iterations before yielding.</param>
     /// <param name="maxYields">Yields before parking.</param>
     /// <param name="maxParkMs">Longest sleep in milliseconds (at least 1).</param>
-    public BackoffIdleStrategy(int maxSpins = DefaultMaxSpins, int maxYields = DefaultMaxYields, int maxParkMs = DefaultMaxParkMs)
+    /// <param name="wakeup">Lets other threads end a park early (<see cref="IdleWakeup.Signal"/>); null: parks run to
+    /// the end.</param>
+    public BackoffIdleStrategy(int maxSpins = DefaultMaxSpins, int maxYields = DefaultMaxYields, int maxParkMs = DefaultMaxParkMs,
+        IdleWakeup? wakeup = null)
     {
+        _wakeup = wakeup;
         ArgumentOutOfRangeException.ThrowIfNegative(maxSpins);
         ArgumentOutOfRangeException.ThrowIfNegative(maxYields);
         ArgumentOutOfRangeException.ThrowIfLessThan(maxParkMs, 1);
@@ -149,7 +160,16 @@ public sealed class BackoffIdleStrategy : IIdleStrategy
             {
                 _parkMs = 0;
             }
-            Thread.Sleep(_parkMs);
+            if (_wakeup is null)
+            {
+                Thread.Sleep(_parkMs);
+            }
+            else if (_wakeup.Park(_parkMs))
+            {
+                // Woken for work: the next iteration does it; come back to the spin phase rather than park longer.
+                Reset();
+                return;
+            }
             _parkMs = _parkMs == 0 ? 1 : Math.Min(_parkMs * 2, _maxParkMs);
         }
     }

@@ -1,0 +1,56 @@
+using System;
+using System.Threading;
+
+namespace FixEngine.Timing;
+
+/// <summary>Lets other threads cut short a duty-cycle thread's park, so work they hand over does not wait out the sleep.
+/// Part of the reusable low-latency toolkit: give one to <see cref="BackoffIdleStrategy"/> or
+/// <see cref="SleepingIdleStrategy"/> and call <see cref="Signal"/> after publishing work for the loop.</summary>
+/// <remarks>
+/// <para>Without it a parked loop notices handed-over work only when its sleep ends: with the 1 ms park of the engine's
+/// default <see cref="BackoffIdleStrategy"/> an order handed over from a strategy thread waited about 0.5 ms on average
+/// when the engine was otherwise idle.</para>
+/// <para>Protocol (Dekker style, both sides fence): <see cref="Signal"/> marks work pending, then wakes the loop only if
+/// it is parked; <see cref="Park"/> marks the loop parked, then sleeps only if nothing is pending. So a signal is never
+/// lost: either the parking thread sees it pending, or the signalling thread sees the park and sets the event. When the
+/// loop is not parked a signal costs one interlocked write and one read (no system call); waking a parked loop costs a
+/// futex wake on the signalling thread. Allocation-free after construction.</para>
+/// <para>Threads: any number of threads may call <see cref="Signal"/>; only the loop's own thread calls <see cref="Park"/>.</para>
+/// </remarks>
+public sealed class IdleWakeup : IDisposable
+{
+    // spinCount 0: the idle strategy has already spun and yielded before it parks.
+    private readonly ManualResetEventSlim _event = new(false, 0);
+    private int _pending;
+    private int _parked;
+
+    /// <summary>Tells the loop there is work: wakes it if it is parked, or makes its next park return at once.</summary>
+    public void Signal()
+    {
+        Interlocked.Exchange(ref _pending, 1);
+        if (Volatile.Read(ref _parked) != 0) _event.Set();
+    }
+
+    /// <summary>Parks the calling (loop) thread for up to <paramref name="milliseconds"/>, or less when signalled.</summary>
+    /// <param name="milliseconds">Longest park; 0 gives up the rest of the time slice (<c>Thread.Sleep(0)</c>).</param>
+    /// <returns>Whether a signal ended (or prevented) the park.</returns>
+    public bool Park(int milliseconds)
+    {
+        if (milliseconds <= 0)
+        {
+            Thread.Sleep(0);
+            return Interlocked.Exchange(ref _pending, 0) != 0;
+        }
+        _event.Reset();
+        Interlocked.Exchange(ref _parked, 1);
+        if (Volatile.Read(ref _pending) == 0) _event.Wait(milliseconds);
+        Volatile.Write(ref _parked, 0);
+        return Interlocked.Exchange(ref _pending, 0) != 0;
+    }
+
+    /// <summary>Whether a signal is pending (for tests and diagnostics).</summary>
+    public bool IsSignalled => Volatile.Read(ref _pending) != 0;
+
+    /// <inheritdoc/>
+    public void Dispose() => _event.Dispose();
+}
