@@ -225,7 +225,7 @@ public sealed partial class FixSession
             NotStored(token, reason);
             count++;
         }
-        if (count > 0) _log.OnEvent(count + " handed-over messages not stored (" + reason + "); reported through OnSendNotStored", nowNs);
+        if (count > 0) _log.OnEvent(Logging.LogLevel.Error, count + " handed-over messages not stored (" + reason + "); reported through OnSendNotStored", nowNs);
         return count;
     }
 
@@ -278,7 +278,7 @@ public sealed partial class FixSession
         _lastFinishFailed = false;
         if (!w.TryFinish(out int length))
         {
-            _log.OnEvent("Outbound message did not fit in MaxMessageSize; not sent", nowNs);
+            _log.OnEvent(Logging.LogLevel.Error, "Outbound message did not fit in MaxMessageSize; not sent", nowNs);
             _lastFinishFailed = true;
             return SendResult.Backpressure;
         }
@@ -315,7 +315,7 @@ public sealed partial class FixSession
                 _counters.OnSendBackpressure();
                 return Hold(bytes, nowNs);
             case SendResult.TooLarge:
-                _log.OnEvent("Outbound message of " + bytes.Length + " bytes is larger than the transport's send queue; not sent", nowNs);
+                _log.OnEvent(Logging.LogLevel.Error, "Outbound message of " + bytes.Length + " bytes is larger than the transport's send queue; not sent", nowNs);
                 break;
         }
         return result;
@@ -352,7 +352,7 @@ public sealed partial class FixSession
     {
         SendAdmin(new LogoutBody(_header.Ascii(text)), nowNs);
         if (IsLoggedOn) EnterState(SessionState.LogoutSent, nowNs);
-        if (text is not null) _log.OnEvent("Sent Logout: " + text, nowNs);
+        if (text is not null) _log.OnEvent(Logging.LogLevel.Information, "Sent Logout: " + text, nowNs);
     }
 
     private void SendLogon(long nowNs, bool resetSeqNumFlag, int peerHeartBtInt)
@@ -402,7 +402,7 @@ public sealed partial class FixSession
         hasRefTag &= refTagId > 0;
         _counters.OnRejectSent();
         SendAdmin(new RejectBody(refSeqNum, _header.Ascii(text), hasRefTag ? refTagId : int.MinValue, refMsgType, code), nowNs, ref routing);
-        _log.OnEvent("Sent Reject: " + text + (hasRefTag ? " tag " + refTagId : ""), nowNs);
+        _log.OnEvent(Logging.LogLevel.Warning, "Sent Reject: " + text + (hasRefTag ? " tag " + refTagId : ""), nowNs);
     }
 
     private void SendBusinessReject(FixMessage offending, long nowNs, int reason, string text)
