@@ -289,6 +289,8 @@ public sealed partial class FixSession
         try
         {
             FromAppResult result;
+            // Inbound-to-callback latency: nowNs is the time this message was received.
+            _latency?.OnFromApp(nowNs);
             try
             {
                 result = _application.FromApp(this, message);

@@ -51,6 +51,8 @@ public sealed partial class FixSession
         ArgumentNullException.ThrowIfNull(body);
         if (Environment.CurrentManagedThreadId != _ownerThreadId) ThrowNotOwnerThread();
         if (_storeFault is not null) ThrowStoreFaulted();
+        // Callback-to-socket latency (only while a listener wants it): from here to the bytes handed to the socket.
+        long sendStart = _latency?.BeginSend() ?? 0;
         FixWriter w = _header.CreateWriter();
         int seq = _store.NextSenderMsgSeqNum;
         RoutingFields routing = default;
@@ -58,7 +60,9 @@ public sealed partial class FixSession
         body(ref w, in state);
         try
         {
-            return FinishAndSend(ref w, seq, nowNs, isApp: !DataDictionaryIsAdmin(msgType));
+            SendResult result = FinishAndSend(ref w, seq, nowNs, isApp: !DataDictionaryIsAdmin(msgType));
+            if (result == SendResult.Sent && sendStart != 0) _latency!.EndSend(sendStart);
+            return result;
         }
         catch (Store.MessageStoreException e)
         {

@@ -124,6 +124,17 @@ public sealed partial class FixSession : IDisposable
     private int _interruptedInbound;
     private Store.MessageStoreException? _storeFault;
 
+    // Metrics: the latency histograms' handle, set by the engine before the session runs (null: not measured).
+    private Diagnostics.SessionLatency? _latency;
+
+    /// <summary>The latency histograms this session records into (<see cref="Diagnostics.FixEngineMetrics"/>); set once by
+    /// the engine before the session runs.</summary>
+    internal Diagnostics.SessionLatency? Latency
+    {
+        get => _latency;
+        set => _latency = value;
+    }
+
     /// <summary>Creates a session. Nothing is sent until a connection is attached.</summary>
     /// <param name="settings">Validated settings of this session.</param>
     /// <param name="application">Application callbacks.</param>
