@@ -23,7 +23,11 @@ namespace FixEngine.DependencyInjection;
 /// </code>
 /// The engine is a singleton <see cref="FixEngineHost"/> (inject it to send or to read <see cref="FixEngineHost.Sessions"/>),
 /// started by a hosted service in <see cref="IHostedService.StartAsync"/> and stopped in <see cref="IHostedService.StopAsync"/>.
-/// Engine events go to the <c>FixEngine.Engine</c> logger. One engine per container.
+/// Engine events go to the <c>FixEngine.Engine</c> logger; session events (logon, logout, resends, rejects, ...) to a
+/// logger per session, <c>FixEngine.Session.&lt;SessionID&gt;</c> (<see cref="LoggerSessionLogFactory"/>), with their
+/// levels, while inbound and outbound messages stay on the message log (<c>FileLogPath</c>). One engine per container.
+/// To host acceptors on ASP.NET Core's Kestrel, set <see cref="EngineOptions.ListenOnAcceptorPorts"/> to false and add
+/// <see cref="AspNetCore.FixConnectionHandler"/> to a Kestrel endpoint.
 /// </remarks>
 public static class FixEngineServiceCollectionExtensions
 {
@@ -66,6 +70,7 @@ public static class FixEngineServiceCollectionExtensions
         var options = new FixEngineHostingOptions();
         configure?.Invoke(options);
         services.TryAddSingleton(options);
+        services.TryAddSingleton(sp => new LoggerSessionLogFactory(sp.GetService<ILoggerFactory>() ?? NullLoggerFactory.Instance, options.Engine.SessionLogFactory));
         services.TryAddSingleton(sp =>
         {
             ILogger logger = sp.GetService<ILoggerFactory>()?.CreateLogger(EngineLoggerCategory) ?? NullLogger.Instance;
@@ -76,8 +81,13 @@ public static class FixEngineServiceCollectionExtensions
                 CpuAffinity = engine.CpuAffinity,
                 Clock = engine.Clock,
                 PrewarmConnections = engine.PrewarmConnections,
+                MessageStoreFactory = engine.MessageStoreFactory,
+                ListenOnAcceptorPorts = engine.ListenOnAcceptorPorts,
+                ResolveHost = engine.ResolveHost,
                 MeterFactory = engine.MeterFactory ?? sp.GetService<System.Diagnostics.Metrics.IMeterFactory>(),
                 Console = engine.Console ?? (line => logger.LogInformation("{Event}", line)),
+                // Session events go to ILogger (a category per session) beside the message log the settings ask for.
+                SessionLogFactory = sp.GetRequiredService<LoggerSessionLogFactory>(),
             };
             return new FixEngineHost(settings(sp), sp.GetRequiredService<IApplication>(), withLogger);
         });

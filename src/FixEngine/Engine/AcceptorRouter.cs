@@ -26,7 +26,7 @@ internal sealed class AcceptorRouter(EngineAgent agent, EngineConsole console, b
     public void Add(SessionSettings settings, SessionSlot slot) => _routes.Add(Key(settings.BeginString!, settings.SenderCompID!, settings.TargetCompID!), slot);
 
     /// <summary>Receiving thread: the first message of <paramref name="connection"/> picks its session.</summary>
-    public void Route(SessionConnection connection, ReadOnlySpan<byte> frame, long epochNs)
+    public void Route(IEngineConnection connection, ReadOnlySpan<byte> frame, long epochNs)
     {
         SessionSlot? slot;
         lock (_routeGate)
@@ -53,16 +53,22 @@ internal sealed class AcceptorRouter(EngineAgent agent, EngineConsole console, b
             connection.Close("engine stopping");
             return;
         }
+        if (connection.Guarded && slot.Gate is null)
+        {
+            // A busy-poll session is run by the agent alone, without a gate: no other thread may enter it.
+            connection.Close($"{slot.Session.Id} runs in busy-poll mode on the engine's own listener; a hosted connection needs ReceiveMode Dedicated or Completion, or EngineOptions.ListenOnAcceptorPorts = false");
+            return;
+        }
         using SessionScope scope = slot.Enter(epochNs);
         Attach(slot, connection, frame, scope.EpochNs);
     }
 
     // Inside the session's scope.
-    private void Attach(SessionSlot slot, SessionConnection connection, ReadOnlySpan<byte> frame, long epochNs)
+    private void Attach(SessionSlot slot, IEngineConnection connection, ReadOnlySpan<byte> frame, long epochNs)
     {
         FixSession session = slot.Session;
         // The previous connection may be closed without the agent having noticed yet: let the reconnect in now.
-        if (session.Connection is SessionConnection previous && previous.IsClosed) session.OnDisconnected(previous.CloseReason, epochNs);
+        if (session.Connection is IEngineConnection previous && previous.IsClosed) session.OnDisconnected(previous.CloseReason, epochNs);
         if (session.IsConnected)
         {
             connection.Close($"{session.Id} is already connected");
@@ -79,11 +85,7 @@ internal sealed class AcceptorRouter(EngineAgent agent, EngineConsole console, b
         session.OnMessage(frame, epochNs);
         // The Logon bound the connection: the session's own message size and framing checks apply from the next frame,
         // and its send buffers are rented now (not for connections that never log on).
-        if (ReferenceEquals(session.Connection, connection) && !connection.IsClosed)
-        {
-            connection.Transport.SetSessionLimits(session.Settings.MaxMessageSize, session.Settings.ValidateLengthAndChecksum);
-            if (prewarm) connection.Transport.PrewarmSendBuffers();
-        }
+        if (ReferenceEquals(session.Connection, connection) && !connection.IsClosed) connection.OnBound(session, prewarm);
         if (session.IsLoggedOn) console.LoggedOn(session.Id, connection.RemoteEndPoint);
     }
 

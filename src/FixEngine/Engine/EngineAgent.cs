@@ -12,6 +12,8 @@ namespace FixEngine.Engine;
 // - Other threads hand it connections through _incoming (the accept thread, the connect tasks) and read IsStopping.
 //   _stopState is Running -> Stopping (FixEngineHost.Stop, any thread) -> LoggedOut (the agent, once no session is
 //   connected); _loggedOut is signalled then, and again when the agent closes, so Stop waits on it instead of polling.
+//   _loggedOutTask and _closedTask are the same two signals for StopAsync, which awaits them without holding a thread
+//   (completed on the agent thread, continuations run asynchronously so the agent never runs a caller's code).
 // - Duty cycle (DoWork): take queued connections (an initiator's is attached to its session here), poll every
 //   connection (busy-poll receive and send; a flushing close in every mode), close connections that sent no Logon in
 //   time and drop closed ones, service every session inside its scope (notice a transport-side close, timers and
@@ -34,6 +36,8 @@ internal sealed class EngineAgent : IAgent
     private readonly List<SessionConnection> _connections = [];
     private readonly ConcurrentQueue<SessionConnection> _incoming = new();
     private readonly ManualResetEventSlim _loggedOut = new(false);
+    private readonly System.Threading.Tasks.TaskCompletionSource _loggedOutTask = new(System.Threading.Tasks.TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly System.Threading.Tasks.TaskCompletionSource _closedTask = new(System.Threading.Tasks.TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly EpochAnchor _time;
     private readonly EngineConsole _console;
     private readonly long _logonTimeoutNs;
@@ -54,6 +58,9 @@ internal sealed class EngineAgent : IAgent
     /// <summary>True once <see cref="BeginStop"/> was called (any thread).</summary>
     public bool IsStopping => _stopState != Running;
 
+    /// <summary>True once, after <see cref="BeginStop"/>, no session was connected any more (every Logout answered).</summary>
+    public bool AllLoggedOut => _stopState == LoggedOut;
+
     /// <summary>Constructor only.</summary>
     public void AddInitiator(InitiatorConnector initiator) => _initiators.Add(initiator);
 
@@ -65,6 +72,12 @@ internal sealed class EngineAgent : IAgent
 
     /// <summary>Waits until no session is connected any more or the agent has closed; false on timeout.</summary>
     public bool WaitLoggedOut(System.TimeSpan timeout) => _loggedOut.Wait(timeout);
+
+    /// <summary>Completes once no session is connected any more (after <see cref="BeginStop"/>) or the agent has closed.</summary>
+    public System.Threading.Tasks.Task LoggedOutTask => _loggedOutTask.Task;
+
+    /// <summary>Completes once the agent has closed (<see cref="OnClose"/> ran: connections closed, sessions disconnected).</summary>
+    public System.Threading.Tasks.Task ClosedTask => _closedTask.Task;
 
     public int DoWork(long nowNs)
     {
@@ -95,7 +108,7 @@ internal sealed class EngineAgent : IAgent
             // Outside the scope: a completion-mode resume dispatches waiting messages on this thread, entering the
             // session itself. The connection may be a duty cycle stale: pausing or resuming one the session has just
             // dropped is harmless.
-            if (slot.Session.Connection is SessionConnection connection) connection.SyncReceivePause(slot.Session);
+            if (slot.Session.Connection is IEngineConnection connection) connection.SyncReceivePause(slot.Session);
         }
         if (stopping)
         {
@@ -103,6 +116,7 @@ internal sealed class EngineAgent : IAgent
             {
                 _stopState = LoggedOut;
                 _loggedOut.Set();
+                _loggedOutTask.TrySetResult();
             }
             return work;
         }
@@ -123,6 +137,8 @@ internal sealed class EngineAgent : IAgent
             slot.Session.AbandonHandedOver(scope.EpochNs);
         }
         _loggedOut.Set();
+        _loggedOutTask.TrySetResult();
+        _closedTask.TrySetResult();
     }
 
     private int TakeIncoming(long nowNs, long epochNs)
@@ -177,7 +193,7 @@ internal sealed class EngineAgent : IAgent
     private int ServiceSession(FixSession session, long epochNs, bool stopping, ref bool anyConnected)
     {
         int work = 0;
-        if (session.Connection is SessionConnection c && c.IsClosed)
+        if (session.Connection is IEngineConnection c && c.IsClosed)
         {
             bool wasLoggedOn = session.IsLoggedOn;
             string reason = c.CloseReason;

@@ -1,7 +1,9 @@
 using System;
 using System.Collections.Generic;
+using System.IO.Pipelines;
 using System.Net;
 using System.Threading;
+using System.Threading.Tasks;
 using FixEngine.Config;
 using FixEngine.Diagnostics;
 using FixEngine.Hosting;
@@ -53,6 +55,13 @@ public sealed class FixEngineHost : IDisposable
     private readonly EngineAgent _agent;
     private readonly AgentRunner _runner;
     private readonly IdleWakeup _agentWakeup = new();
+    private readonly AcceptorRouter _router;
+    private readonly EpochAnchor _time;
+    private readonly EngineConsole _console;
+    private readonly PipeConnections _hosted = new();
+    private readonly TimeSpan _pendingLogonTimeout;
+    private readonly int _preLogonMaxBodyLength;
+    private readonly FixEngineMetrics _metrics;
 
     /// <summary>Builds every session of <paramref name="settings"/> (nothing runs until <see cref="Start"/>).</summary>
     /// <param name="settings">Session settings (from <see cref="SettingsFile"/> or code).</param>
@@ -91,20 +100,34 @@ public sealed class FixEngineHost : IDisposable
         var console = new EngineConsole(options.Console);
         foreach (ConfigWarning warning in SettingsFile.Warnings(settings)) console.Warning(warning);
         var time = new EpochAnchor(clock);
+        _time = time;
+        _console = console;
         IdleStrategy = EngineConfiguration.ResolveIdleStrategy(settings, options);
         int[] cpus = EngineConfiguration.ResolveCpuAffinity(settings, options);
         CpuAffinity = cpus;
 
         _factory = new SessionFactory(options.MessageStoreFactory, options.SessionLogFactory);
         Dictionary<int, List<SessionSettings>> ports = EngineConfiguration.AcceptorPorts(settings);
-        _agent = new EngineAgent(_slots, time, console, EngineConfiguration.PendingLogonTimeoutSeconds(settings), prewarm);
+        int logonTimeoutSeconds = EngineConfiguration.PendingLogonTimeoutSeconds(settings);
+        _pendingLogonTimeout = TimeSpan.FromSeconds(logonTimeoutSeconds);
+        _agent = new EngineAgent(_slots, time, console, logonTimeoutSeconds, prewarm);
         var router = new AcceptorRouter(_agent, console, prewarm);
+        _router = router;
+        bool listen = options.ListenOnAcceptorPorts;
+        int preLogon = 64;
+        foreach (SessionSettings s in settings)
+        {
+            if (s.ConnectionType == ConnectionType.Acceptor) preLogon = Math.Max(preLogon, Math.Min(s.PreLogonMaxMessageSize, s.MaxMessageSize));
+        }
+        _preLogonMaxBodyLength = preLogon;
 
         try
         {
             var listeners = new Dictionary<int, Listener>();
             foreach ((int port, List<SessionSettings> list) in ports)
             {
+                // Hosted acceptors (ListenOnAcceptorPorts = false): a server such as Kestrel owns the port.
+                if (!listen) continue;
                 int maxMessageSize = 0;
                 foreach (SessionSettings s in list) maxMessageSize = Math.Max(maxMessageSize, s.MaxMessageSize);
                 SessionSettings first = list[0];
@@ -123,7 +146,10 @@ public sealed class FixEngineHost : IDisposable
                 _sessions.Add(session);
                 if (s.ConnectionType == ConnectionType.Acceptor)
                 {
-                    var slot = new SessionSlot(session, listeners[s.SocketAcceptPort!.Value].Guarded);
+                    // A hosted connection's thread enters the session through its gate, so a session without an engine
+                    // listener always has one.
+                    bool guarded = !listeners.TryGetValue(s.SocketAcceptPort!.Value, out Listener? listener) || listener.Guarded;
+                    var slot = new SessionSlot(session, guarded);
                     _slots.Add(slot);
                     _byId.Add(session.Id, slot);
                     router.Add(s, slot);
@@ -165,7 +191,10 @@ public sealed class FixEngineHost : IDisposable
         };
         _runner = new AgentRunner(_agent, runnerOptions);
         // Observable instruments only: publishing costs the message path nothing (see FixEngineMetrics).
-        _owned.Add(new FixEngineMetrics(() => _sessions, options.MeterFactory));
+        _metrics = new FixEngineMetrics(() => _sessions, options.MeterFactory);
+        _owned.Add(_metrics);
+        // Latency histograms: each session records into them only while a listener is enabled for them.
+        foreach (FixSession session in _sessions) session.Latency = _metrics.CreateSessionLatency(session.Id, time.EpochNow);
     }
 
     /// <summary>Loads a QuickFIX-style settings file and builds the engine.</summary>
@@ -240,14 +269,30 @@ public sealed class FixEngineHost : IDisposable
     }
 
     /// <summary>Binds the acceptor ports and starts the engine thread.</summary>
+    /// <remarks>Returns once the ports are bound and the engine thread runs; initiators connect and log on in the
+    /// background.</remarks>
     public void Start()
     {
         foreach (Listener l in _listeners) l.Start();
         _runner.Start();
     }
 
+    /// <summary>Binds the acceptor ports and starts the engine thread (see <see cref="Start"/>); for a generic host's
+    /// <c>IHostedService.StartAsync</c>.</summary>
+    /// <param name="cancellationToken">Checked before starting.</param>
+    /// <returns>A task complete once the ports are bound and the engine thread runs (binding and starting a thread do not
+    /// wait on the network, so this completes synchronously).</returns>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was cancelled before the start.</exception>
+    public Task StartAsync(CancellationToken cancellationToken = default)
+    {
+        if (cancellationToken.IsCancellationRequested) return Task.FromCanceled(cancellationToken);
+        Start();
+        return Task.CompletedTask;
+    }
+
     /// <summary>Logs every session out (waiting up to <paramref name="timeout"/> for the replies), then stops the engine thread.</summary>
     /// <param name="timeout">Longest wait for orderly logouts.</param>
+    /// <remarks>Blocks the calling thread; <see cref="StopAsync(TimeSpan, CancellationToken)"/> waits without holding one.</remarks>
     public void Stop(TimeSpan timeout)
     {
         if (!_agent.BeginStop()) return;
@@ -255,6 +300,127 @@ public sealed class FixEngineHost : IDisposable
         // The agent signals once no session is connected (or once it has closed).
         if (_runner.IsRunning) _agent.WaitLoggedOut(timeout);
         _runner.Stop(TimeSpan.FromSeconds(5));
+        _hosted.CloseAll("engine stopped");
+    }
+
+    /// <summary>Logs every session out and stops the engine thread, without blocking a thread while the Logouts are
+    /// answered: stops accepting, asks each logged-on session to send a Logout, waits (asynchronously) until no session
+    /// is connected or <paramref name="timeout"/> has passed or <paramref name="cancellationToken"/> is cancelled, then
+    /// closes what is still connected and stops the engine thread.</summary>
+    /// <param name="timeout">Longest wait for orderly logouts; <see cref="Timeout.InfiniteTimeSpan"/> to wait for the
+    /// token alone.</param>
+    /// <param name="cancellationToken">Ends the wait for logouts early (e.g. the host's shutdown timeout): the remaining
+    /// connections are closed at once. The task still completes normally.</param>
+    /// <returns>A task complete once the engine thread has closed every connection (at most about 5 s after the wait
+    /// for logouts ends, unless an application callback blocks the engine thread): true when no session was still
+    /// connected when the wait ended (every Logout was answered), false when some were closed without it.</returns>
+    /// <remarks>Messages handed over with <see cref="FixSession.TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>
+    /// are stored (and sent while connected) before the Logout, as with <see cref="Stop"/>. A second call waits for the
+    /// stop in progress.</remarks>
+    public Task<bool> StopAsync(TimeSpan timeout, CancellationToken cancellationToken = default)
+    {
+        if (timeout != Timeout.InfiniteTimeSpan) ArgumentOutOfRangeException.ThrowIfLessThan(timeout, TimeSpan.Zero);
+        if (!_agent.BeginStop())
+        {
+            // Already stopping: wait for that stop (until the agent has closed); an engine that never ran had nothing to log out.
+            if (_runner.IsRunning) return AwaitOtherStopAsync(cancellationToken);
+            return Task.FromResult(!_agent.ClosedTask.IsCompleted || _agent.AllLoggedOut);
+        }
+        return StopCoreAsync(timeout, cancellationToken);
+    }
+
+    private async Task<bool> AwaitOtherStopAsync(CancellationToken cancellationToken)
+    {
+        await _agent.ClosedTask.WaitAsync(cancellationToken).ConfigureAwait(false);
+        return _agent.AllLoggedOut;
+    }
+
+    /// <summary>Logs every session out and stops the engine thread, waiting for the Logouts without blocking a thread
+    /// until <paramref name="cancellationToken"/> is cancelled (see <see cref="StopAsync(TimeSpan, CancellationToken)"/>).</summary>
+    /// <param name="cancellationToken">Ends the wait for logouts: the remaining connections are closed at once.</param>
+    /// <returns>A task complete once the engine thread has closed every connection: true when every Logout was answered.</returns>
+    public Task<bool> StopAsync(CancellationToken cancellationToken) => StopAsync(Timeout.InfiniteTimeSpan, cancellationToken);
+
+    private async Task<bool> StopCoreAsync(TimeSpan timeout, CancellationToken cancellationToken)
+    {
+        foreach (Listener l in _listeners) l.Stop();
+        bool loggedOut = true;
+        if (_runner.IsRunning)
+        {
+            try
+            {
+                await _agent.LoggedOutTask.WaitAsync(timeout, cancellationToken).ConfigureAwait(false);
+            }
+            catch (TimeoutException)
+            {
+                // Some peers did not answer in time: their connections are closed below.
+                loggedOut = false;
+            }
+            catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+            {
+                // Out of time (the host is shutting down): close what is left now.
+                loggedOut = false;
+            }
+            // Asks the engine thread to finish its duty cycle and close (connections, sessions); Join(0) does not wait.
+            _runner.Stop(TimeSpan.Zero);
+            try
+            {
+                await _agent.ClosedTask.WaitAsync(TimeSpan.FromSeconds(5), CancellationToken.None).ConfigureAwait(false);
+            }
+            catch (TimeoutException)
+            {
+                // An application callback blocks the engine thread; Dispose waits for it again.
+            }
+        }
+        _hosted.CloseAll("engine stopped");
+        return loggedOut;
+    }
+
+    /// <summary>Runs one inbound acceptor connection that a hosting server accepted (Kestrel through
+    /// <see cref="AspNetCore.FixConnectionHandler"/>, or any <see cref="IDuplexPipe"/>): its Logon is routed to the
+    /// acceptor session with its CompIDs, as on the engine's own listener, and the session runs over the pipe until the
+    /// connection ends.</summary>
+    /// <param name="transport">The connection's pipe (Kestrel's <c>ConnectionContext.Transport</c>); the engine completes
+    /// both ends when it is done.</param>
+    /// <param name="remoteEndPoint">The peer, for the log; null if unknown.</param>
+    /// <param name="connectionClosed">The server's signal that the connection is gone (Kestrel's
+    /// <c>ConnectionContext.ConnectionClosed</c>).</param>
+    /// <param name="closingRequested">The server's request to end the connection gracefully (Kestrel's
+    /// <c>IConnectionLifetimeNotificationFeature.ConnectionClosedRequested</c>, at its shutdown): a logged-on session
+    /// sends a Logout and the connection ends when the peer answers or after <c>LogoutTimeout</c>.</param>
+    /// <returns>A task that completes when the connection has ended (Logout, error, peer or engine stop); it does not
+    /// fault for the connection's errors, which are logged as its close reason.</returns>
+    /// <remarks>
+    /// <para>Sessions are acceptor sessions of this engine; with <see cref="EngineOptions.ListenOnAcceptorPorts"/> false
+    /// the engine binds no port itself and the server's listener (with its TLS, connection limits and filters) is the
+    /// only way in. A session on a port the engine also listens on must not use <c>ReceiveMode=BusyPoll</c> (the
+    /// connection is then refused with that reason).</para>
+    /// <para>Before its Logon a connection may send at most <c>PreLogonMaxMessageSize</c> per message, 4 KiB of leading
+    /// garbage, and must send its Logon within the engine's pending-Logon timeout. After it, the session's own limits apply.
+    /// The pipe path costs more than the engine's socket transports (see docs/benchmarks/pipe-transport.md).</para>
+    /// </remarks>
+    /// <exception cref="ArgumentNullException"><paramref name="transport"/> is null.</exception>
+    public async Task RunAcceptorConnectionAsync(IDuplexPipe transport, string? remoteEndPoint = null, CancellationToken connectionClosed = default, CancellationToken closingRequested = default)
+    {
+        ArgumentNullException.ThrowIfNull(transport);
+        var connection = new PipeEngineConnection(transport, remoteEndPoint ?? "?", _preLogonMaxBodyLength, _router, _time);
+        if (_agent.IsStopping || !_hosted.TryAdd(connection))
+        {
+            connection.Close("engine stopping");
+            await transport.Output.CompleteAsync().ConfigureAwait(false);
+            await transport.Input.CompleteAsync().ConfigureAwait(false);
+            _console.Refused(connection.RemoteEndPoint, "engine stopping");
+            return;
+        }
+        _console.Accepted(connection.RemoteEndPoint);
+        try
+        {
+            await connection.RunAsync(_pendingLogonTimeout, connectionClosed, closingRequested, _console).ConfigureAwait(false);
+        }
+        finally
+        {
+            _hosted.Remove(connection);
+        }
     }
 
     /// <summary>Stops the engine (2 s logout wait) and releases sessions, stores, logs and certificates.</summary>

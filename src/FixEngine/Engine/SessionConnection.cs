@@ -24,7 +24,7 @@ namespace FixEngine.Engine;
 
 /// <summary>Binds a transport connection to its FIX session: the session's <see cref="ISessionConnection"/> and the
 /// transport's <see cref="IConnectionHandler"/>.</summary>
-internal sealed class SessionConnection : ISessionConnection, IConnectionHandler
+internal sealed class SessionConnection : IEngineConnection, IConnectionHandler
 {
     private readonly AcceptorRouter? _router;
     private readonly EpochAnchor _time;
@@ -118,6 +118,12 @@ internal sealed class SessionConnection : ISessionConnection, IConnectionHandler
 
     /// <summary>Closes once the bytes already queued have left (bounded; see <see cref="TransportConnection.CloseAfterFlush"/>).</summary>
     public void Close(string reason) => _transport?.CloseAfterFlush(DisconnectReason.Local, reason);
+
+    public void OnBound(FixSession session, bool prewarm)
+    {
+        Transport.SetSessionLimits(session.Settings.MaxMessageSize, session.Settings.ValidateLengthAndChecksum);
+        if (prewarm) Transport.PrewarmSendBuffers();
+    }
 
     /// <summary>Closes the transport now, queued bytes or not (engine stop).</summary>
     public void CloseNow(string reason) => _transport?.Close(DisconnectReason.Local, reason);

@@ -70,7 +70,7 @@ public sealed class SessionFactory : IDisposable
             throw;
         }
         // A store that had to recover its journal says what it found and did; the session log keeps it.
-        if (store.LastRecoveryReport is StoreRecoveryReport report) log?.OnEvent(report.ToString(), epochNs);
+        if (store.LastRecoveryReport is StoreRecoveryReport report) log?.OnEvent(Logging.LogLevel.Warning, report.ToString(), epochNs);
         return new FixSession(settings, application, store, log, sessionDictionary, appDictionary);
     }
 

@@ -82,7 +82,7 @@ internal sealed class SessionSlot
     /// <param name="connection">The connection.</param>
     /// <param name="epochNs">The scope's time.</param>
     /// <param name="prewarmBacklog">Rent the session's send backlog now (<see cref="EngineOptions.PrewarmConnections"/>).</param>
-    public void Connect(SessionConnection connection, long epochNs, bool prewarmBacklog)
+    public void Connect(ISessionConnection connection, long epochNs, bool prewarmBacklog)
     {
         Session.OnConnected(connection, epochNs);
         if (prewarmBacklog) Session.PrewarmSendBacklog();

@@ -18,7 +18,7 @@ public sealed partial class FixSession
             // Mid-session Logon: only a sequence reset (141=Y, 34=1) is legal.
             if (resetFlag && seq == 1)
             {
-                _log.OnEvent("Logon with ResetSeqNumFlag=Y: resetting sequence numbers", nowNs);
+                _log.OnEvent(Logging.LogLevel.Warning, "Logon with ResetSeqNumFlag=Y: resetting sequence numbers", nowNs);
                 ResetStore(nowNs);
                 int hb = message.TryGetInt(FixTags.HeartBtInt, out int peerHb) == FixValueStatus.Ok ? peerHb : _heartbeat.HeartBtIntSec;
                 _heartbeat.HeartBtIntSec = hb;
@@ -44,7 +44,7 @@ public sealed partial class FixSession
             ResetStore(nowNs);
             // Our Logon opened the new sequence: the peer counts it as 1, so our next message is 2 (never 1 again).
             _store.SetNextSenderMsgSeqNum(2);
-            _log.OnEvent("Peer answered our Logon with ResetSeqNumFlag=Y: sequence numbers reset, our Logon counts as 1", nowNs);
+            _log.OnEvent(Logging.LogLevel.Warning, "Peer answered our Logon with ResetSeqNumFlag=Y: sequence numbers reset, our Logon counts as 1", nowNs);
         }
 
         if (!Verify(message, nowNs, checkTooHigh: false, checkTooLow: true)) return;
@@ -55,7 +55,7 @@ public sealed partial class FixSession
         }
         catch (RejectLogonException e)
         {
-            _log.OnEvent("Logon refused by the application: " + e.Message, nowNs);
+            _log.OnEvent(Logging.LogLevel.Error, "Logon refused by the application: " + e.Message, nowNs);
             SendLogout(nowNs, e.Message);
             Disconnect("Logon refused: " + e.Message, nowNs);
             return;
@@ -69,7 +69,7 @@ public sealed partial class FixSession
         }
         _sentResetSeqNumFlag = false;
         EnterState(SessionState.LoggedOn, nowNs);
-        _log.OnEvent("Logon received; logged on", nowNs);
+        _log.OnEvent(Logging.LogLevel.Information, "Logon received; logged on", nowNs);
 
         if (_settings.EnableNextExpectedMsgSeqNum && _beginStringVersion >= 44
             && message.TryGetInt(FixTags.NextExpectedMsgSeqNum, out int peerExpects) == FixValueStatus.Ok
@@ -134,7 +134,7 @@ public sealed partial class FixSession
         int expected = _store.NextTargetMsgSeqNum;
         if (newSeqNo > expected)
         {
-            _log.OnEvent("SequenceReset: next expected inbound " + expected + " -> " + newSeqNo, nowNs);
+            _log.OnEvent(Logging.LogLevel.Warning, "SequenceReset: next expected inbound " + expected + " -> " + newSeqNo, nowNs);
             _store.SetNextTargetMsgSeqNum(newSeqNo);
             _gapQueue.DropBelow(newSeqNo);
         }
@@ -150,11 +150,11 @@ public sealed partial class FixSession
         FromAdmin(message);
         if (_state == SessionState.LogoutSent)
         {
-            _log.OnEvent("Received Logout response", nowNs);
+            _log.OnEvent(Logging.LogLevel.Information, "Received Logout response", nowNs);
         }
         else
         {
-            _log.OnEvent("Received Logout request", nowNs);
+            _log.OnEvent(Logging.LogLevel.Information, "Received Logout request", nowNs);
             SendLogout(nowNs, null);
         }
         // Verify did not check the Logout's MsgSeqNum: never increment past the top (the session ends here anyway).

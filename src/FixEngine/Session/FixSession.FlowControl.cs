@@ -48,7 +48,7 @@ public sealed partial class FixSession
     {
         if (_flow.TryHold(bytes, nowNs)) return SendResult.Queued;
         string reason = _flow.LimitReachedReason();
-        _log.OnEvent(reason, nowNs);
+        _log.OnEvent(Logging.LogLevel.Error, reason, nowNs);
         Disconnect(reason, nowNs);
         return SendResult.Closed;
     }

@@ -47,7 +47,7 @@ public sealed partial class FixSession
     {
         _ownerThreadId = Environment.CurrentManagedThreadId;
         if (_connection is null) return;
-        _log.OnEvent("Garbled message ignored: " + reason, nowNs);
+        _log.OnEvent(Logging.LogLevel.Warning, "Garbled message ignored: " + reason, nowNs);
         if (!IsLoggedOn) Disconnect("garbled message before Logon: " + reason, nowNs);
     }
 
@@ -79,7 +79,7 @@ public sealed partial class FixSession
                 {
                     // The peer refused our Logon (or logged us out before it): its reason is what the user needs.
                     string text = message.TryGetSpan(FixTags.Text, out ReadOnlySpan<byte> t) ? Encoding.ASCII.GetString(t) : "(no Text)";
-                    _log.OnEvent("Logout received before logon completed: " + text, nowNs);
+                    _log.OnEvent(Logging.LogLevel.Error, "Logout received before logon completed: " + text, nowNs);
                     FromAdmin(message);
                     Disconnect("Logout received before logon completed: " + text, nowNs);
                     return;
@@ -148,7 +148,7 @@ public sealed partial class FixSession
         int seq = message.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : 0;
         if (_settings.CheckLatency && !IsGoodTime(message, nowNs))
         {
-            _log.OnEvent("SendingTime accuracy problem", nowNs);
+            _log.OnEvent(Logging.LogLevel.Warning, "SendingTime accuracy problem", nowNs);
             SendReject(message, nowNs, SessionRejectReason.SendingTimeAccuracyProblem, 0, false);
             if (_connection is not null) SendLogout(nowNs, null);
             return false;
@@ -172,7 +172,7 @@ public sealed partial class FixSession
         }
         if ((checkTooHigh || checkTooLow) && _resend.IsSatisfiedBy(seq))
         {
-            _log.OnEvent("ResendRequest satisfied", nowNs);
+            _log.OnEvent(Logging.LogLevel.Information, "ResendRequest satisfied", nowNs);
             _resend.EndRequest();
         }
         _heartbeat.OnReceived(nowNs);
@@ -196,11 +196,11 @@ public sealed partial class FixSession
     {
         int expected = _store.NextTargetMsgSeqNum;
         _counters.OnGapDetected();
-        _log.OnEvent("MsgSeqNum too high, expecting " + expected + " but received " + seq, nowNs);
+        _log.OnEvent(Logging.LogLevel.Warning, "MsgSeqNum too high, expecting " + expected + " but received " + seq, nowNs);
         _gapQueue.Add(seq, message.Buffer);
         if (!_settings.SendRedundantResendRequests && _resend.IsAlreadyRequested(seq))
         {
-            _log.OnEvent("Already sent ResendRequest from " + _resend.RequestBegin + " to " + _resend.RequestEnd + "; not sending another", nowNs);
+            _log.OnEvent(Logging.LogLevel.Information, "Already sent ResendRequest from " + _resend.RequestBegin + " to " + _resend.RequestEnd + "; not sending another", nowNs);
             return;
         }
         RequestResend(expected, seq - 1, nowNs);
@@ -230,7 +230,7 @@ public sealed partial class FixSession
             if (_connection is not null) SendLogout(nowNs, null);
             return;
         }
-        _log.OnEvent("Duplicate message " + seq + " ignored", nowNs);
+        _log.OnEvent(Logging.LogLevel.Warning, "Duplicate message " + seq + " ignored", nowNs);
     }
 
     // Processes queued early messages that have become the expected one, in order.
@@ -279,7 +279,7 @@ public sealed partial class FixSession
         // process stopped (the inbound number itself was not yet persisted); the application has processed it.
         if (seq <= _store.LastProcessedInboundSeqNum)
         {
-            _log.OnEvent("Inbound message " + seq + " was processed before a restart (its answer is stored); not handed to the application again", nowNs);
+            _log.OnEvent(Logging.LogLevel.Warning, "Inbound message " + seq + " was processed before a restart (its answer is stored); not handed to the application again", nowNs);
             _store.IncrNextTargetMsgSeqNum();
             return;
         }
@@ -289,6 +289,8 @@ public sealed partial class FixSession
         try
         {
             FromAppResult result;
+            // Inbound-to-callback latency: nowNs is the time this message was received.
+            _latency?.OnFromApp(nowNs);
             try
             {
                 result = _application.FromApp(this, message);

@@ -20,7 +20,7 @@ public sealed partial class FixSession
         int sentEnd = _resend.StartRequest(begin, end, _settings.ResendRequestChunkSize,
             _beginStringVersion >= 42 ? InfiniteEndSeqNo42 : InfiniteEndSeqNoOld);
         _counters.OnResendRequestSent();
-        _log.OnEvent("Sent ResendRequest from " + begin + " to " + sentEnd, nowNs);
+        _log.OnEvent(Logging.LogLevel.Warning, "Sent ResendRequest from " + begin + " to " + sentEnd, nowNs);
         SendResendRequest(nowNs, begin, sentEnd);
     }
 
@@ -35,11 +35,11 @@ public sealed partial class FixSession
         if (expected <= _resend.RequestEnd) return;
         if (expected <= gapEnd)
         {
-            _log.OnEvent("ResendRequest chunk to " + _resend.RequestEnd + " satisfied", nowNs);
+            _log.OnEvent(Logging.LogLevel.Information, "ResendRequest chunk to " + _resend.RequestEnd + " satisfied", nowNs);
             RequestResend(expected, gapEnd, nowNs);
             return;
         }
-        _log.OnEvent("ResendRequest satisfied", nowNs);
+        _log.OnEvent(Logging.LogLevel.Information, "ResendRequest satisfied", nowNs);
         _resend.EndRequest();
     }
 
@@ -58,11 +58,11 @@ public sealed partial class FixSession
             end = nextSender - 1;
         }
         _counters.OnResendRequestReceived();
-        _log.OnEvent("Received ResendRequest from " + begin + " to " + end, nowNs);
+        _log.OnEvent(Logging.LogLevel.Warning, "Received ResendRequest from " + begin + " to " + end, nowNs);
         if (end < begin)
         {
             // BeginSeqNo above the last number we sent: there is nothing to resend (and no number a GapFill could carry).
-            _log.OnEvent("Nothing to resend: BeginSeqNo " + begin + " is above the last MsgSeqNum sent, " + (nextSender - 1), nowNs);
+            _log.OnEvent(Logging.LogLevel.Warning, "Nothing to resend: BeginSeqNo " + begin + " is above the last MsgSeqNum sent, " + (nextSender - 1), nowNs);
             return;
         }
         if (!_settings.PersistMessages)

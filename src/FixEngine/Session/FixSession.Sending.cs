@@ -51,6 +51,8 @@ public sealed partial class FixSession
         ArgumentNullException.ThrowIfNull(body);
         if (Environment.CurrentManagedThreadId != _ownerThreadId) ThrowNotOwnerThread();
         if (_storeFault is not null) ThrowStoreFaulted();
+        // Callback-to-socket latency (only while a listener wants it): from here to the bytes handed to the socket.
+        long sendStart = _latency?.BeginSend() ?? 0;
         FixWriter w = _header.CreateWriter();
         int seq = _store.NextSenderMsgSeqNum;
         RoutingFields routing = default;
@@ -58,7 +60,9 @@ public sealed partial class FixSession
         body(ref w, in state);
         try
         {
-            return FinishAndSend(ref w, seq, nowNs, isApp: !DataDictionaryIsAdmin(msgType));
+            SendResult result = FinishAndSend(ref w, seq, nowNs, isApp: !DataDictionaryIsAdmin(msgType));
+            if (result == SendResult.Sent && sendStart != 0) _latency!.EndSend(sendStart);
+            return result;
         }
         catch (Store.MessageStoreException e)
         {
@@ -230,7 +234,7 @@ public sealed partial class FixSession
             NotStored(token, reason);
             count++;
         }
-        if (count > 0) _log.OnEvent(count + " handed-over messages not stored (" + reason + "); reported through OnSendNotStored", nowNs);
+        if (count > 0) _log.OnEvent(Logging.LogLevel.Error, count + " handed-over messages not stored (" + reason + "); reported through OnSendNotStored", nowNs);
         return count;
     }
 
@@ -283,7 +287,7 @@ public sealed partial class FixSession
         _lastFinishFailed = false;
         if (!w.TryFinish(out int length))
         {
-            _log.OnEvent("Outbound message did not fit in MaxMessageSize; not sent", nowNs);
+            _log.OnEvent(Logging.LogLevel.Error, "Outbound message did not fit in MaxMessageSize; not sent", nowNs);
             _lastFinishFailed = true;
             return SendResult.Backpressure;
         }
@@ -320,7 +324,7 @@ public sealed partial class FixSession
                 _counters.OnSendBackpressure();
                 return Hold(bytes, nowNs);
             case SendResult.TooLarge:
-                _log.OnEvent("Outbound message of " + bytes.Length + " bytes is larger than the transport's send queue; not sent", nowNs);
+                _log.OnEvent(Logging.LogLevel.Error, "Outbound message of " + bytes.Length + " bytes is larger than the transport's send queue; not sent", nowNs);
                 break;
         }
         return result;
@@ -357,7 +361,7 @@ public sealed partial class FixSession
     {
         SendAdmin(new LogoutBody(_header.Ascii(text)), nowNs);
         if (IsLoggedOn) EnterState(SessionState.LogoutSent, nowNs);
-        if (text is not null) _log.OnEvent("Sent Logout: " + text, nowNs);
+        if (text is not null) _log.OnEvent(Logging.LogLevel.Information, "Sent Logout: " + text, nowNs);
     }
 
     private void SendLogon(long nowNs, bool resetSeqNumFlag, int peerHeartBtInt)
@@ -405,7 +409,7 @@ public sealed partial class FixSession
         string text = detail ?? SessionRejectReason.GetText(reason);
         _counters.OnRejectSent();
         SendAdmin(new RejectBody(refSeqNum, _header.Ascii(text), hasRefTag ? refTagId : int.MinValue, refMsgType, code), nowNs, ref routing);
-        _log.OnEvent("Sent Reject: " + text + (hasRefTag ? " tag " + refTagId : ""), nowNs);
+        _log.OnEvent(Logging.LogLevel.Warning, "Sent Reject: " + text + (hasRefTag ? " tag " + refTagId : ""), nowNs);
     }
 
     private void SendBusinessReject(FixMessage offending, long nowNs, int reason, string text)

@@ -78,7 +78,7 @@ public sealed partial class FixSession
             case HeartbeatDue.TestRequest:
                 SendTestRequest(nowNs, TestRequestId);
                 _heartbeat.OnTestRequestSent();
-                _log.OnEvent("Sent test request TEST", nowNs);
+                _log.OnEvent(Logging.LogLevel.Debug, "Sent test request TEST", nowNs);
                 return work + 1;
             case HeartbeatDue.Heartbeat:
                 SendHeartbeat(nowNs, default);
@@ -94,7 +94,7 @@ public sealed partial class FixSession
         long created = _store.CreationTimeEpochNs;
         if (_schedule.IsInSession(nowNs) && !_schedule.IsSameSessionPeriod(created, nowNs))
         {
-            _log.OnEvent("New session period", nowNs);
+            _log.OnEvent(Logging.LogLevel.Information, "New session period", nowNs);
             ResetStore(nowNs);
         }
     }

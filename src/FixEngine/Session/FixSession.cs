@@ -128,6 +128,17 @@ public sealed partial class FixSession : IDisposable
     private int _interruptedInbound;
     private Store.MessageStoreException? _storeFault;
 
+    // Metrics: the latency histograms' handle, set by the engine before the session runs (null: not measured).
+    private Diagnostics.SessionLatency? _latency;
+
+    /// <summary>The latency histograms this session records into (<see cref="Diagnostics.FixEngineMetrics"/>); set once by
+    /// the engine before the session runs.</summary>
+    internal Diagnostics.SessionLatency? Latency
+    {
+        get => _latency;
+        set => _latency = value;
+    }
+
     /// <summary>Creates a session. Nothing is sent until a connection is attached.</summary>
     /// <param name="settings">Validated settings of this session.</param>
     /// <param name="application">Application callbacks.</param>
@@ -268,7 +279,7 @@ public sealed partial class FixSession : IDisposable
         _ownerThreadId = Environment.CurrentManagedThreadId;
         if (_storeFault is not null)
         {
-            _log.OnEvent("Connection refused: the message store failed (" + _storeFault.Message + ")", nowNs);
+            _log.OnEvent(Logging.LogLevel.Error, "Connection refused: the message store failed (" + _storeFault.Message + ")", nowNs);
             connection.Disconnect("message store failed");
             return;
         }
@@ -289,7 +300,7 @@ public sealed partial class FixSession : IDisposable
         _nowNs = nowNs;
         _heartbeat.Restart(nowNs);
         CheckSchedule(nowNs);
-        _log.OnEvent("Connected", nowNs);
+        _log.OnEvent(Logging.LogLevel.Information, "Connected", nowNs);
         if (_isInitiator)
         {
             if (_settings.RefreshOnLogon) RefreshStore(nowNs);
@@ -334,7 +345,7 @@ public sealed partial class FixSession : IDisposable
     {
         _counters.OnDisconnect();
         bool wasLoggedOn = IsLoggedOn;
-        _log.OnEvent("Disconnected: " + reason, nowNs);
+        _log.OnEvent(Logging.LogLevel.Information, "Disconnected: " + reason, nowNs);
         EnterState(SessionState.Disconnected, nowNs);
         ForgetRecovery();
         _flow.Clear("Disconnected", nowNs, release: true);
@@ -366,7 +377,7 @@ public sealed partial class FixSession : IDisposable
         _interruptedInbound = 0;
         ForgetRecovery();
         _flow.Clear("Sequence numbers reset", nowNs, release: false);
-        _log.OnEvent("Sequence numbers reset", nowNs);
+        _log.OnEvent(Logging.LogLevel.Warning, "Sequence numbers reset", nowNs);
     }
 
     // RefreshOnLogon: another instance (the previous primary) may have written the store since we loaded it; reload
@@ -376,7 +387,7 @@ public sealed partial class FixSession : IDisposable
         _store.Refresh();
         _interruptedInbound = _store.NextTargetMsgSeqNum;
         ForgetRecovery();
-        _log.OnEvent("Store refreshed on logon: next sender " + _store.NextSenderMsgSeqNum + ", next target " + _store.NextTargetMsgSeqNum, nowNs);
+        _log.OnEvent(Logging.LogLevel.Information, "Store refreshed on logon: next sender " + _store.NextSenderMsgSeqNum + ", next target " + _store.NextTargetMsgSeqNum, nowNs);
     }
 
     /// <summary>True during <see cref="IApplication.FromApp"/> when the message being delivered may have been delivered
@@ -394,7 +405,7 @@ public sealed partial class FixSession : IDisposable
         if (_storeFault is not null) return;
         _storeFault = error;
         lock (_outboxProducers) _outboxClosed = true;
-        _log.OnEvent("Message store failed: " + error.Message + " Sending Logout, disconnecting; the session refuses further sends", nowNs);
+        _log.OnEvent(Logging.LogLevel.Error, "Message store failed: " + error.Message + " Sending Logout, disconnecting; the session refuses further sends", nowNs);
         if (_connection is not null && IsLoggedOn)
         {
             FixWriter w = _header.CreateWriter();
@@ -402,7 +413,7 @@ public sealed partial class FixSession : IDisposable
             _header.WriteHeader(ref w, MsgTypes.Logout, _store.NextSenderMsgSeqNum, nowNs, ref routing);
             new LogoutBody(_header.Ascii("Message store failure")).WriteTo(ref w);
             if (w.TryFinish(out int length)) Transmit(_header.Encoded(length), nowNs);
-            _log.OnEvent("Sent Logout: Message store failure", nowNs);
+            _log.OnEvent(Logging.LogLevel.Error, "Sent Logout: Message store failure", nowNs);
         }
         Disconnect("message store failure", nowNs);
         _application.OnStoreFailure(this, error);

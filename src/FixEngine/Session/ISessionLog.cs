@@ -21,14 +21,18 @@ public interface ISessionLog
     /// <param name="epochNs">Send time.</param>
     void OnOutgoing(ReadOnlySpan<byte> message, long epochNs);
 
-    /// <summary>A session event (logon, resend, disconnect reason, garbled message, ...) at level Information.</summary>
+    /// <summary>A session event at level Information (for logs that ignore levels; the session itself calls the overload with a level).</summary>
     /// <param name="text">Human-readable text.</param>
     /// <param name="epochNs">Event time.</param>
     void OnEvent(string text, long epochNs);
 
-    /// <summary>A session event with a level: <see cref="LogLevel.Warning"/> for what the session rejected or ignored
-    /// (Reject sent, garbled message, sequence gap), <see cref="LogLevel.Error"/> for a disconnect or a Logout the
-    /// session initiated because of an error; <see cref="LogLevel.Information"/> for normal operation.</summary>
+    /// <summary>A session event with a level. The session uses: <see cref="LogLevel.Information"/> for normal operation
+    /// (connected, logon, logout, disconnected, new session period, a recovery that completed);
+    /// <see cref="LogLevel.Warning"/> for what the session rejected, ignored or had to recover from (Reject sent, garbled
+    /// frame, invalid tag, duplicate, SendingTime problem, sequence gap, ResendRequest sent or received, sequence reset,
+    /// a receive pause, a recovered store journal); <see cref="LogLevel.Error"/> when it gives up on something (a Logon it
+    /// refused or that was refused, a store failure, messages not stored or not sent, the send backlog limit, unusable
+    /// sequence numbers); <see cref="LogLevel.Debug"/> for heartbeat traffic (a TestRequest sent).</summary>
     /// <param name="level">Severity.</param>
     /// <param name="text">Human-readable text.</param>
     /// <param name="epochNs">Event time.</param>

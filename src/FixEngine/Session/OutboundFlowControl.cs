@@ -125,7 +125,7 @@ internal sealed class OutboundFlowControl
         {
             SendResult result = connection.Send(message);
             if (result is SendResult.Backpressure or SendResult.Closed) break;
-            if (result == SendResult.TooLarge) _log.OnEvent("Backlogged message larger than the transport's send queue; not sent", nowNs);
+            if (result == SendResult.TooLarge) _log.OnEvent(Logging.LogLevel.Error, "Backlogged message larger than the transport's send queue; not sent", nowNs);
             _backlog.Pop();
             sent++;
         }
@@ -151,7 +151,7 @@ internal sealed class OutboundFlowControl
     {
         if (!_backlog.IsEmpty)
         {
-            _log.OnEvent(why + ": " + _backlog.Count + " backlogged messages (" + _backlog.Bytes + " bytes) not sent", nowNs);
+            _log.OnEvent(Logging.LogLevel.Error, why + ": " + _backlog.Count + " backlogged messages (" + _backlog.Bytes + " bytes) not sent", nowNs);
         }
         if (release) _backlog.Release();
         else _backlog.Clear();
@@ -170,7 +170,7 @@ internal sealed class OutboundFlowControl
         bool pause = _backlog.Bytes >= ReceivePauseThresholdBytes && nowNs - _lastProgressNs < BacklogStallNs;
         if (pause == _receivePauseRequested) return;
         Volatile.Write(ref _receivePauseRequested, pause);
-        _log.OnEvent(pause
+        _log.OnEvent(Logging.LogLevel.Warning, pause
             ? "Send backlog " + _backlog.Bytes + " bytes: asking to pause reading inbound messages"
             : "Send backlog " + _backlog.Bytes + " bytes: asking to resume reading inbound messages" + (_backlog.Bytes >= ReceivePauseThresholdBytes ? " (no progress for a second)" : ""), nowNs);
     }

@@ -5,6 +5,7 @@ using FixEngine.Codec;
 using FixEngine.Config;
 using FixEngine.Engine;
 using FixEngine.Session;
+using FixEngine.Transport;
 
 namespace FixEngine.Testing;
 
@@ -33,15 +34,17 @@ namespace FixEngine.Testing;
 /// </remarks>
 public sealed class FixSessionTestPair : IDisposable
 {
-    private readonly SessionFactory _factory = new();
+    private readonly SessionFactory _factory;
+    private readonly SessionFactory _counterpartyFactory = new(MemoryMessageStoreFactory.Instance, null);
     private readonly RecordingApplication _counterpartyApp = new();
     private readonly int _maxBodyLength;
     private PipeSessionConnection? _sessionSide;
     private PipeSessionConnection? _counterpartySide;
     private long _epochNs;
 
-    private FixSessionTestPair(SessionSettings settings, IApplication application, DateTime startUtc)
+    private FixSessionTestPair(SessionSettings settings, IApplication application, DateTime startUtc, ISessionLogFactory? sessionLogs)
     {
+        _factory = new SessionFactory(null, sessionLogs);
         _epochNs = (startUtc.ToUniversalTime() - DateTime.UnixEpoch).Ticks * 100;
         _maxBodyLength = settings.MaxMessageSize;
         Session = _factory.Create(settings, application, _epochNs);
@@ -61,7 +64,7 @@ public sealed class FixSessionTestPair : IDisposable
             ResetOnLogon = settings.ResetOnLogon,
             MaxMessageSize = settings.MaxMessageSize,
         };
-        Counterparty = _factory.Create(counterparty, _counterpartyApp, _epochNs);
+        Counterparty = _counterpartyFactory.Create(counterparty, _counterpartyApp, _epochNs);
     }
 
     /// <summary>Creates the pair; nothing is connected until <see cref="Connect"/>.</summary>
@@ -69,13 +72,16 @@ public sealed class FixSessionTestPair : IDisposable
     /// built from them as the engine builds them, so a <c>FileStorePath</c> gives a file store).</param>
     /// <param name="application">The application under test.</param>
     /// <param name="startUtc">The clock's start; 2026-01-05 09:00 UTC (a Monday) when null.</param>
+    /// <param name="sessionLogs">Makes the log of the session under test, e.g. a
+    /// <see cref="DependencyInjection.LoggerSessionLogFactory"/> to see its events in the test's logger; null = the
+    /// settings' choice (<c>FileLogPath</c>). The pair does not dispose it.</param>
     /// <returns>The pair.</returns>
     /// <exception cref="ConfigException">The settings are invalid.</exception>
-    public static FixSessionTestPair Create(SessionSettings settings, IApplication application, DateTime? startUtc = null)
+    public static FixSessionTestPair Create(SessionSettings settings, IApplication application, DateTime? startUtc = null, ISessionLogFactory? sessionLogs = null)
     {
         ArgumentNullException.ThrowIfNull(settings);
         ArgumentNullException.ThrowIfNull(application);
-        return new FixSessionTestPair(settings, application, startUtc ?? new DateTime(2026, 1, 5, 9, 0, 0, DateTimeKind.Utc));
+        return new FixSessionTestPair(settings, application, startUtc ?? new DateTime(2026, 1, 5, 9, 0, 0, DateTimeKind.Utc), sessionLogs);
     }
 
     /// <summary>The session under test (its application is the one given to <see cref="Create"/>).</summary>
@@ -196,6 +202,7 @@ public sealed class FixSessionTestPair : IDisposable
         Session.Dispose();
         Counterparty.Dispose();
         _factory.Dispose();
+        _counterpartyFactory.Dispose();
     }
 
     private sealed class DuplexPipe(PipeReader input, PipeWriter output) : IDuplexPipe

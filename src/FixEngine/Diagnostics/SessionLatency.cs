@@ -1,0 +1,51 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics.Metrics;
+
+namespace FixEngine.Diagnostics;
+
+/// <summary>One session's handle on the latency histograms of <see cref="FixEngineMetrics"/>: the tag, the histograms and
+/// the engine's time source.</summary>
+/// <remarks>
+/// Design: called on the session's thread. The clock is read only while a listener is enabled for the histogram
+/// (<see cref="Instrument.Enabled"/>: one field read), so without a listener the message path costs a null check and that
+/// read. Recording passes the one prebuilt tag (no array, no boxing): allocation-free with or without a listener
+/// (SessionLatencyAllocationTests). The times are the engine's epoch time (<see cref="Engine.EpochAnchor"/>): the
+/// receive time a message was given and the time read here come from the same anchored clock.
+/// </remarks>
+internal sealed class SessionLatency
+{
+    private readonly Histogram<double> _inbound;
+    private readonly Histogram<double> _send;
+    private readonly KeyValuePair<string, object?> _tag;
+    private readonly Func<long> _epochNow;
+
+    public SessionLatency(Histogram<double> inbound, Histogram<double> send, string session, Func<long> epochNow)
+    {
+        _inbound = inbound;
+        _send = send;
+        _tag = new KeyValuePair<string, object?>(FixEngineMetrics.SessionTag, session);
+        _epochNow = epochNow;
+    }
+
+    /// <summary>Inbound-to-callback: <paramref name="receivedEpochNs"/> is the time the message was received; now is
+    /// the entry into FromApp.</summary>
+    public void OnFromApp(long receivedEpochNs)
+    {
+        if (!_inbound.Enabled) return;
+        _inbound.Record(Microseconds(_epochNow() - receivedEpochNs), _tag);
+    }
+
+    /// <summary>The start of a Send (0 when no listener wants the send histogram).</summary>
+    public long BeginSend() => _send.Enabled ? _epochNow() : 0;
+
+    /// <summary>Callback-to-socket: the Send that began at <paramref name="startEpochNs"/> has handed its bytes to the socket.</summary>
+    public void EndSend(long startEpochNs)
+    {
+        if (startEpochNs == 0) return;
+        _send.Record(Microseconds(_epochNow() - startEpochNs), _tag);
+    }
+
+    // A receiving thread's time may be raised to the session's latest (SessionSlot.Stamp): never report a negative span.
+    private static double Microseconds(long ns) => ns <= 0 ? 0 : ns / 1000.0;
+}

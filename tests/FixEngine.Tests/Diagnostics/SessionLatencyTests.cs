@@ -1,0 +1,158 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics.Metrics;
+using System.Threading;
+using FixEngine.Config;
+using FixEngine.Diagnostics;
+using FixEngine.Engine;
+using FixEngine.Tests.Engine;
+using FixEngine.Tests.Infrastructure;
+using FixEngine.Tests.Session;
+
+namespace FixEngine.Tests.Diagnostics;
+
+/// <summary>The latency histograms: recorded while a listener wants them, with the session's tag, and without allocating
+/// on the message path either way.</summary>
+[Collection(nameof(AllocationMeasurement))]
+public sealed class SessionLatencyTests
+{
+    /// <summary>Sums what it receives, allocation-free (the listener's own cost must not hide the engine's).</summary>
+    private sealed class SummingListener : IDisposable
+    {
+        private readonly MeterListener _listener = new();
+        public long InboundCount;
+        public long SendCount;
+        public double InboundSumUs;
+        public double SendSumUs;
+        public bool TagsRight = true;
+
+        public SummingListener(Meter meter)
+        {
+            _listener.InstrumentPublished = (instrument, l) =>
+            {
+                if (ReferenceEquals(instrument.Meter, meter)) l.EnableMeasurementEvents(instrument);
+            };
+            _listener.SetMeasurementEventCallback<double>((instrument, value, tags, _) =>
+            {
+                if (tags.Length != 1 || tags[0].Key != FixEngineMetrics.SessionTag || tags[0].Value is not string) TagsRight = false;
+                if (instrument.Name == "fixengine.inbound.latency")
+                {
+                    InboundCount++;
+                    InboundSumUs += value;
+                }
+                else if (instrument.Name == "fixengine.send.latency")
+                {
+                    SendCount++;
+                    SendSumUs += value;
+                }
+            });
+            _listener.Start();
+        }
+
+        public void Dispose() => _listener.Dispose();
+    }
+
+    [Fact]
+    public void TheMessagePathAllocatesNothingWithOrWithoutAListener()
+    {
+        using var h = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false });
+        h.Connection.CaptureEnabled = false;
+        using var meterFactory = new TestMeterFactory();
+        using var metrics = new FixEngineMetrics(() => [h.Session], meterFactory);
+        // The clock the latency reads: 3 us after the receive time of every message.
+        h.Session.Latency = metrics.CreateSessionLatency(h.Session.Id, () => h.Now + 3_000);
+        h.Session.OnMessage(h.Build("35=A|34=1|98=0|108=30"), h.Now);
+        Assert.True(h.Session.IsLoggedOn);
+        const int count = 5_000;
+        var frames = new byte[count][];
+        for (int i = 0; i < count; i++) frames[i] = h.Build($"35=D|34={i + 2}|11=ID{i}|21=3|38=100|40=1|54=1|55=INTC|60={h.Time()}");
+
+        long RunAll()
+        {
+            h.Session.ResetSequenceNumbers(h.Now);
+            h.Store.SetNextTargetMsgSeqNum(2);
+            h.Session.Poll(h.Now);
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            for (int i = 0; i < count; i++) h.Session.OnMessage(frames[i], h.Now);
+            h.Session.Poll(h.Now);
+            return GC.GetAllocatedBytesForCurrentThread() - before;
+        }
+
+        RunAll();
+        long withoutListener = RunAll();
+        Assert.Equal(count + 2, h.Session.NextTargetMsgSeqNum);
+
+        using var listener = new SummingListener(meterFactory.Meter!);
+        RunAll();
+        listener.InboundCount = listener.SendCount = 0;
+        listener.InboundSumUs = listener.SendSumUs = 0;
+        long withListener = RunAll();
+
+        Assert.Equal(0, withoutListener);
+        Assert.Equal(0, withListener);
+        // Every order was measured on its way in, and every reply the application sent from FromApp on its way out.
+        Assert.Equal(count, listener.InboundCount);
+        Assert.Equal(3.0, listener.InboundSumUs / listener.InboundCount, 6);
+        Assert.Equal(count, listener.SendCount);
+        Assert.True(listener.TagsRight, "every measurement carries the one fix.session tag");
+    }
+
+    [Fact]
+    public void AMeterListenerSeesTheEnginesLatencyHistograms()
+    {
+        int port = EngineTestSupport.FreePort();
+        (IReadOnlyList<SessionSettings> acceptorSettings, IReadOnlyList<SessionSettings> initiatorSettings) =
+            EngineTestSupport.ExecClientPair("[DEFAULT]\nHeartBtInt=30\nStartTime=00:00:00\nEndTime=00:00:00\nUseDataDictionary=N\nResetOnLogon=Y\nIdleStrategy=Backoff", port);
+        var filler = new FillerApp();
+        var client = new ClientApp();
+        var seen = new Dictionary<(string Instrument, string Session), (long Count, double Max)>();
+        using var listener = new MeterListener();
+        listener.InstrumentPublished = (instrument, l) =>
+        {
+            if (instrument.Meter.Name == FixEngineMetrics.MeterName && instrument is Histogram<double>) l.EnableMeasurementEvents(instrument);
+        };
+        listener.SetMeasurementEventCallback<double>((instrument, value, tags, _) =>
+        {
+            string session = "";
+            foreach (KeyValuePair<string, object?> tag in tags)
+            {
+                if (tag.Key == FixEngineMetrics.SessionTag) session = (string)tag.Value!;
+            }
+            lock (seen)
+            {
+                seen.TryGetValue((instrument.Name, session), out (long Count, double Max) v);
+                seen[(instrument.Name, session)] = (v.Count + 1, Math.Max(v.Max, value));
+            }
+        });
+        listener.Start();
+        using var acceptor = new FixEngineHost(acceptorSettings, filler);
+        using var initiator = new FixEngineHost(initiatorSettings, client);
+        acceptor.Start();
+        initiator.Start();
+        Assert.True(client.LoggedOn.Wait(EngineTestSupport.Wait));
+        for (int i = 0; i < 20; i++) EngineTestSupport.SendOrder(client.Session!, i);
+        Assert.True(EngineTestSupport.WaitFor(() => Interlocked.Read(ref client.Fills) == 20));
+        initiator.Stop(TimeSpan.FromSeconds(5));
+        acceptor.Stop(TimeSpan.FromSeconds(1));
+
+        lock (seen)
+        {
+            // The acceptor's application got 20 orders and answered each with Send; the initiator's got 20 reports.
+            Assert.Equal(20, seen[("fixengine.inbound.latency", "FIX.4.4:EXEC->CLIENT")].Count);
+            Assert.Equal(20, seen[("fixengine.inbound.latency", "FIX.4.4:CLIENT->EXEC")].Count);
+            (long sends, double maxSendUs) = seen[("fixengine.send.latency", "FIX.4.4:EXEC->CLIENT")];
+            Assert.InRange(sends, 1, 20);
+            // Microseconds, not nanoseconds or seconds: a send on loopback takes well under a second.
+            Assert.InRange(maxSendUs, 0, 1_000_000);
+        }
+    }
+
+    private sealed class TestMeterFactory : IMeterFactory
+    {
+        public Meter? Meter { get; private set; }
+
+        public Meter Create(MeterOptions options) => Meter = new Meter(options);
+
+        public void Dispose() => Meter?.Dispose();
+    }
+}
