@@ -124,6 +124,22 @@ public sealed partial class FixSession : IDisposable
     private int _interruptedInbound;
     private Store.MessageStoreException? _storeFault;
 
+    // Store hold (PostgreSQLStoreFailurePolicy=Hold, FixSession.StoreHold): the recoverable failure the session waits on
+    // (null: not holding), since when, the back-off and the next check; inbound messages left unprocessed meanwhile
+    // (count, highest MsgSeqNum), asked for again on resume. _held is also read by producer threads.
+    private Store.MessageStoreException? _storeHold;
+    private volatile bool _held;
+    private long _heldSinceNs;
+    private long _holdRetryNs;
+    private long _holdRetryAtNs;
+    private int _heldInboundCount;
+    private int _heldInboundMax;
+
+    // The store may have lost its last sent messages (IMessageStore.MayHaveLostTail): until the first logon, the
+    // counterparty's expectation may move the sender number up. The recovery report already raised to the application.
+    private bool _tailMayBeLost;
+    private Store.StoreRecoveryReport? _raisedRecovery;
+
     /// <summary>Creates a session. Nothing is sent until a connection is attached.</summary>
     /// <param name="settings">Validated settings of this session.</param>
     /// <param name="application">Application callbacks.</param>
@@ -168,7 +184,9 @@ public sealed partial class FixSession : IDisposable
         _flow = new OutboundFlowControl(_log, _counters);
         _ownerThreadId = Environment.CurrentManagedThreadId;
         _interruptedInbound = store.NextTargetMsgSeqNum;
+        _tailMayBeLost = store.MayHaveLostTail;
         _application.OnCreate(this);
+        RaiseStoreRecovered();
     }
 
     /// <summary>The session's identity (BeginString, SenderCompID, TargetCompID, qualifier).</summary>
@@ -268,6 +286,19 @@ public sealed partial class FixSession : IDisposable
             connection.Disconnect("message store failed");
             return;
         }
+        if (_held)
+        {
+            if (_store.CurrentFailure is null)
+            {
+                ResumeFromHold(nowNs);
+            }
+            else
+            {
+                _log.OnEvent("Connection refused: holding, the message store cannot take writes (" + _storeHold?.Message + ")", nowNs);
+                connection.Disconnect("message store unavailable (holding)");
+                return;
+            }
+        }
         try
         {
             OnConnectedCore(connection, nowNs);
@@ -334,7 +365,7 @@ public sealed partial class FixSession : IDisposable
         EnterState(SessionState.Disconnected, nowNs);
         ForgetRecovery();
         _flow.Clear("Disconnected", nowNs, release: true);
-        if (_settings.ResetOnDisconnect && _storeFault is null) ResetStore(nowNs);
+        if (_settings.ResetOnDisconnect && _storeFault is null && !_held) ResetStore(nowNs);
         if (wasLoggedOn) _application.OnLogout(this);
     }
 
@@ -360,6 +391,7 @@ public sealed partial class FixSession : IDisposable
     {
         _store.Reset(nowNs);
         _interruptedInbound = 0;
+        _tailMayBeLost = false;
         ForgetRecovery();
         _flow.Clear("Sequence numbers reset", nowNs, release: false);
         _log.OnEvent("Sequence numbers reset", nowNs);
@@ -373,6 +405,11 @@ public sealed partial class FixSession : IDisposable
         _interruptedInbound = _store.NextTargetMsgSeqNum;
         ForgetRecovery();
         _log.OnEvent("Store refreshed on logon: next sender " + _store.NextSenderMsgSeqNum + ", next target " + _store.NextTargetMsgSeqNum, nowNs);
+        if (_store.LastRecoveryReport is Store.StoreRecoveryReport report && !ReferenceEquals(report, _raisedRecovery))
+        {
+            _log.OnEvent(report.LostData ? Logging.LogLevel.Warning : Logging.LogLevel.Information, report.ToString(), nowNs);
+            RaiseStoreRecovered();
+        }
     }
 
     /// <summary>True during <see cref="IApplication.FromApp"/> when the message being delivered may have been delivered
@@ -383,15 +420,26 @@ public sealed partial class FixSession : IDisposable
     /// did outside the engine for it was done (README "Exactly-once processing"). Owner thread, during FromApp.</remarks>
     public bool IsPossibleRedelivery => _possibleRedelivery;
 
-    // A store write failed: the session cannot number or keep messages any more. Tell the peer why (a Logout that is not
-    // stored, since the store refuses it), disconnect, tell the application, and refuse every later send and connection.
+    // A store write failed. A failure that may pass under PostgreSQLStoreFailurePolicy=Hold: hold (FixSession.StoreHold).
+    // Otherwise the session cannot number or keep messages any more: tell the peer why (a Logout that is not stored,
+    // since the store refuses it; none when another engine fenced this one off, since that engine acts for the session
+    // now), disconnect, tell the application, and refuse every later send and connection.
     private void OnStoreFailed(Store.MessageStoreException error, long nowNs)
     {
         if (_storeFault is not null) return;
+        if (WouldHold(error))
+        {
+            EnterHold(error, nowNs);
+            return;
+        }
+        EndHold();
         _storeFault = error;
         lock (_outboxProducers) _outboxClosed = true;
-        _log.OnEvent("Message store failed: " + error.Message + " Sending Logout, disconnecting; the session refuses further sends", nowNs);
-        if (_connection is not null && IsLoggedOn)
+        bool fenced = error is PostgresStoreException { Failure: PostgresStoreFailure.Fenced };
+        _log.OnEvent("Message store failed: " + error.Message + (fenced
+            ? " Another engine holds the session now: disconnecting without a Logout; the session refuses further sends"
+            : " Sending Logout, disconnecting; the session refuses further sends"), nowNs);
+        if (_connection is not null && IsLoggedOn && !fenced)
         {
             FixWriter w = _header.CreateWriter();
             RoutingFields routing = default;
@@ -400,7 +448,7 @@ public sealed partial class FixSession : IDisposable
             if (w.TryFinish(out int length)) Transmit(_header.Encoded(length), nowNs);
             _log.OnEvent("Sent Logout: Message store failure", nowNs);
         }
-        Disconnect("message store failure", nowNs);
+        Disconnect("message store failure: " + error.Message, nowNs);
         _application.OnStoreFailure(this, error);
         AbandonOutbox(SendNotStoredReason.StoreFailed, nowNs);
     }
