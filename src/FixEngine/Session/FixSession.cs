@@ -58,17 +58,19 @@ namespace FixEngine.Session;
 /// any connected  OnDisconnected, Disconnect(), send backlog limit, disconnect                      Disconnected
 ///                 Logout() while not LoggedOn
 /// </code>
-/// <para>Besides the state, three facts are orthogonal to it: whether our Logon carried ResetSeqNumFlag=Y (so the
+/// <para>Besides the state, four facts are orthogonal to it: whether our Logon carried ResetSeqNumFlag=Y (so the
 /// peer's 141=Y reply does not reset again), whether queued early messages are being processed (re-entrancy guard),
-/// and whether the session is disposed. Everything else lives in one type per concern: <see cref="ResendState"/>
+/// whether the session holds because its store cannot take writes (<see cref="IsStoreHeld"/>: nothing is sent or
+/// processed, in any state) and whether the session is disposed. Everything else lives in one type per concern: <see cref="ResendState"/>
 /// (gap recovery both ways), <see cref="InboundGapQueue"/> (early messages), <see cref="SessionHeaderWriter"/> and the
 /// typed admin bodies (encoding), <see cref="OutboundFlowControl"/> (send backlog and receive pause),
 /// <see cref="HeartbeatMonitor"/> (heartbeats and test requests) and <see cref="SessionCounters"/>.</para>
 /// <para>The class is split by role: the state machine and life cycle (this file), the receive path
 /// (FixSession.Inbound), inbound admin messages (FixSession.Admin), resend and gap-fill (FixSession.Resend), the limits
 /// of sequence numbers (FixSession.SequenceLimits), timers
-/// (FixSession.Timers), the send path and the messages the session composes (FixSession.Sending), and outbound flow
-/// control (FixSession.FlowControl).</para>
+/// (FixSession.Timers), the send path and the messages the session composes (FixSession.Sending), outbound flow
+/// control (FixSession.FlowControl), and the store beyond storing: holding while it is away, following the counterparty
+/// after a takeover, telling the application of a recovery (FixSession.StoreHold).</para>
 /// </remarks>
 public sealed partial class FixSession : IDisposable
 {
