@@ -484,6 +484,9 @@ public sealed class PostgresMessageStore : IMessageStore
     /// <summary>Test hook: stop renewing the lease (as a primary that hangs or loses its network would).</summary>
     internal void SuspendLeaseRenewal() => _renewalSuspended = true;
 
+    /// <summary>Test hook: renew the lease again (the primary's network is back).</summary>
+    internal void ResumeLeaseRenewal() => _renewalSuspended = false;
+
     /// <summary>Test hook: never fault on the local lease deadline, so a stale primary's writes reach the database (as
     /// one paused right after its last check would).</summary>
     internal void DisableLocalLeaseCheck() => _localLeaseCheckDisabled = true;

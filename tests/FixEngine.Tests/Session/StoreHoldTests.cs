@@ -350,6 +350,43 @@ public sealed class StoreHoldTests
     }
 
     [PostgresFact]
+    public void AHoldEndsInTheTerminalFailureWhenAStandbyTookTheSessionMeanwhile()
+    {
+        string id = PostgresTestSupport.NewSessionId("holdfenced");
+        PostgresMessageStoreOptions options = PostgresTestSupport.Options(PostgresSyncPolicy.PerMessage) with
+        {
+            LeaseDuration = TimeSpan.FromSeconds(1),
+            ResumeAfterLeaseLost = true,
+        };
+        var primary = new PostgresMessageStore(id, 100, options);
+        var app = new DurableApp();
+        using SessionHarness h = LoggedOn(primary, app, StoreFailurePolicy.Hold);
+        // The primary's network to the database is cut: its lease lapses, the session holds and disconnects.
+        primary.SuspendLeaseRenewal();
+        PollUntil(h, () => primary.Fault?.Failure == PostgresStoreFailure.LeaseLost, "the primary gives up its lease");
+        h.Now += 31 * SessionHarness.Second;
+        h.Session.Poll(h.Now);
+        Assert.True(h.Session.IsStoreHeld);
+        Assert.True(h.Connection.Disconnected);
+        // A standby takes the session over; then the primary's network comes back.
+        using var standby = new PostgresMessageStore(id, 100, options with { ResumeAfterLeaseLost = false });
+        Assert.True(standby.FencingToken > primary.FencingToken);
+        primary.ResumeLeaseRenewal();
+        PollUntil(h, () => !h.Session.IsStoreHeld, "the hold ends");
+
+        // Its renewal finds the standby's token: the lease does not come back, the hold ends in the terminal failure.
+        PostgresStoreException failure = Assert.IsType<PostgresStoreException>(Assert.Single(app.StoreFailures));
+        Assert.Equal(PostgresStoreFailure.Fenced, failure.Failure);
+        Assert.Same(failure, h.Session.StoreFailure);
+        Assert.Equal(0, app.Resumed);
+        Assert.False(primary.HoldsLease);
+        Assert.True(standby.HoldsLease);
+        h.Connect();
+        Assert.True(h.Connection.Disconnected);
+        Assert.Equal(standby.FencingToken, PostgresTestSupport.Scalar<long>("SELECT fencing_token FROM fixengine_test_sessions WHERE session_id = $1", id));
+    }
+
+    [PostgresFact]
     public void UnderTheLogoutPolicyALostDatabaseLogsOutWithTheReason()
     {
         using var db = new PostgresTestDatabase();
