@@ -284,6 +284,18 @@ public sealed class SpscByteRing
         Volatile.Write(ref _consumer.Position, _consumer.ReleaseTo);
     }
 
+    /// <summary>Gives back the record obtained by <see cref="TryRead"/> without consuming it: the next
+    /// <see cref="TryRead"/> returns the same record again. Consumer thread only.</summary>
+    /// <exception cref="InvalidOperationException">No record is being read.</exception>
+    public void Unread()
+    {
+        if (!_consumer.ReadPending)
+        {
+            CollectionsThrowHelper.ThrowInvalidOperation("Unread called on an SpscByteRing with no record being read.");
+        }
+        _consumer.ReadPending = false;
+    }
+
     /// <summary>Hands up to <paramref name="limit"/> records to <paramref name="handler"/> in place, in order. Consumer thread only.</summary>
     /// <typeparam name="THandler">A struct handler, passed by ref (no delegate, devirtualised).</typeparam>
     /// <param name="handler">Receives each record.</param>

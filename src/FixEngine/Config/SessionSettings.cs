@@ -269,6 +269,12 @@ public sealed record SessionSettings
     /// primary stops renewing. Default 10.</summary>
     public int PostgreSQLStoreLeaseTimeout { get; init; } = 10;
 
+    /// <summary>What the session does when its PostgreSQL store cannot reach the database mid-session: <c>Logout</c>
+    /// (default: Logout with the reason, disconnect, <see cref="Session.IApplication.OnStoreFailure"/>) or <c>Hold</c>
+    /// (stop sending, keep the connection while the lease lasts, resume when the database is back; see
+    /// docs/postgres-store.md).</summary>
+    public StoreFailurePolicy PostgreSQLStoreFailurePolicy { get; init; } = StoreFailurePolicy.Logout;
+
     /// <summary>Use TLS. Default N.</summary>
     public bool SocketUseSSL { get; init; }
 

@@ -106,6 +106,7 @@ internal static class SettingKeys
         Str("PostgreSQLStoreTablePrefix", (s, v) => s with { PostgreSQLStoreTablePrefix = v }, s => s.PostgreSQLStoreTablePrefix),
         Enum("PostgreSQLStoreSync", (s, v) => s with { PostgreSQLStoreSync = v }, s => s.PostgreSQLStoreSync),
         Int("PostgreSQLStoreLeaseTimeout", (s, v) => s with { PostgreSQLStoreLeaseTimeout = v }, s => s.PostgreSQLStoreLeaseTimeout),
+        Enum("PostgreSQLStoreFailurePolicy", (s, v) => s with { PostgreSQLStoreFailurePolicy = v }, s => s.PostgreSQLStoreFailurePolicy),
         Bool("SocketUseSSL", (s, v) => s with { SocketUseSSL = v }, s => s.SocketUseSSL),
         Alias("SSLEnable", "SocketUseSSL"),
         Str("SSLCertificate", (s, v) => s with { SSLCertificate = v }, s => s.SSLCertificate),

@@ -33,6 +33,22 @@ public enum FileStoreSync
     OS,
 }
 
+/// <summary>What a session does when its message store cannot be written for a while: the PostgreSQL database is away
+/// (<c>PostgreSQLStoreFailurePolicy</c>). Failures that cannot pass (a full disk under the file store, a store fenced
+/// by a standby's takeover) always end the session as under <see cref="Logout"/>.</summary>
+public enum StoreFailurePolicy
+{
+    /// <summary>Send a Logout with the reason (not stored: the store cannot take it), disconnect, raise
+    /// <c>IApplication.OnStoreFailure</c> and refuse every later send and connection until the engine is restarted
+    /// (default).</summary>
+    Logout,
+
+    /// <summary>Hold the session: refuse new outbound messages, send nothing (no heartbeats: every outbound message
+    /// needs a stored sequence number), keep the connection while the store's lease lasts, and resume where it stopped
+    /// once the store takes writes again (docs/postgres-store.md "Database lost mid-session").</summary>
+    Hold,
+}
+
 /// <summary>A host and port to connect to.</summary>
 /// <param name="Host">Host name or address.</param>
 /// <param name="Port">TCP port, 1..65535.</param>

@@ -55,6 +55,8 @@ public sealed class SettingsMessageStoreFactory : IMessageStoreFactory
                 TablePrefix = settings.PostgreSQLStoreTablePrefix,
                 SyncPolicy = settings.PostgreSQLStoreSync,
                 LeaseDuration = TimeSpan.FromSeconds(settings.PostgreSQLStoreLeaseTimeout),
+                // A holding session waits for its own lease to come back instead of stopping for good.
+                ResumeAfterLeaseLost = settings.PostgreSQLStoreFailurePolicy == StoreFailurePolicy.Hold,
                 LocalJournalDirectory = settings.FileStorePath,
                 LocalJournalOptions = new FileMessageStoreOptions
                 {

@@ -61,6 +61,11 @@ public sealed partial class FixSession
             return;
         }
 
+        // After a takeover that may have lost our last sent messages: answer at the number the counterparty expects.
+        MoveSenderUpToPeerExpectation(message, resetFlag, nowNs);
+        // The peer's NextExpectedMsgSeqNum(789) counts from the number our Logon has (acceptor: the one sent just below;
+        // initiator: the one already sent, so our next number now).
+        int ourLogonNext = _store.NextSenderMsgSeqNum;
         if (!_isInitiator)
         {
             int hb = message.TryGetInt(FixTags.HeartBtInt, out int peerHb) == FixValueStatus.Ok ? peerHb : _heartbeat.HeartBtIntSec;
@@ -68,15 +73,17 @@ public sealed partial class FixSession
             SendLogon(nowNs, resetFlag, hb);
         }
         _sentResetSeqNumFlag = false;
+        _tailMayBeLost = false;
         EnterState(SessionState.LoggedOn, nowNs);
         _log.OnEvent(Logging.LogLevel.Information, "Logon received; logged on", nowNs);
 
         if (_settings.EnableNextExpectedMsgSeqNum && _beginStringVersion >= 44
             && message.TryGetInt(FixTags.NextExpectedMsgSeqNum, out int peerExpects) == FixValueStatus.Ok
-            && peerExpects < _store.NextSenderMsgSeqNum && peerExpects > 0)
+            && peerExpects < ourLogonNext && peerExpects > 0)
         {
-            // The peer missed our messages from peerExpects on: replay them as if it had sent a ResendRequest.
-            ResendRange(peerExpects, _store.NextSenderMsgSeqNum - 1, nowNs);
+            // The peer missed our messages from peerExpects on (before our Logon): replay them as if it had sent a
+            // ResendRequest.
+            ResendRange(peerExpects, ourLogonNext - 1, nowNs);
         }
 
         if (seq > _store.NextTargetMsgSeqNum && !resetFlag)
@@ -222,6 +229,12 @@ public sealed partial class FixSession
     public void Logout(string? reason, long nowNs)
     {
         if (_connection is null) return;
+        if (_held)
+        {
+            // A Logout needs a stored sequence number, which the store cannot give now.
+            Disconnect((reason ?? "logout") + " (holding: no Logout sent, the message store cannot take it)", nowNs);
+            return;
+        }
         try
         {
             if (_state == SessionState.LoggedOn)

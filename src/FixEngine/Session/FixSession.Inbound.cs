@@ -22,10 +22,15 @@ public sealed partial class FixSession
         _nowNs = nowNs;
         _log.OnIncoming(frame, nowNs);
         _counters.OnMessageReceived();
+        if (_held)
+        {
+            OnMessageWhileHeld(frame, nowNs);
+            return 1;
+        }
         try
         {
             ProcessFrame(frame, nowNs);
-            if (!_processingQueue)
+            if (!_processingQueue && !_held)
             {
                 ProcessQueue(nowNs);
                 ContinueChunkedResend(nowNs);
@@ -34,6 +39,8 @@ public sealed partial class FixSession
         catch (Store.MessageStoreException e)
         {
             OnStoreFailed(e, nowNs);
+            // Holding: the message being processed is asked for again on resume unless it was consumed.
+            if (_held && _connection is not null) NoteHeldInbound(frame, nowNs);
         }
         return 1;
     }
@@ -81,6 +88,7 @@ public sealed partial class FixSession
                     string text = message.TryGetSpan(FixTags.Text, out ReadOnlySpan<byte> t) ? Encoding.ASCII.GetString(t) : "(no Text)";
                     _log.OnEvent(Logging.LogLevel.Error, "Logout received before logon completed: " + text, nowNs);
                     FromAdmin(message);
+                    if (t.Length != 0) MoveSenderUpFromRefusal(t, nowNs);
                     Disconnect("Logout received before logon completed: " + text, nowNs);
                     return;
                 }
@@ -240,7 +248,7 @@ public sealed partial class FixSession
         _processingQueue = true;
         try
         {
-            while (_connection is not null && _gapQueue.Count > 0)
+            while (_connection is not null && !_held && _gapQueue.Count > 0)
             {
                 int expected = _store.NextTargetMsgSeqNum;
                 if (!_gapQueue.TryTake(expected, out PooledBuffer buffer))
@@ -299,12 +307,21 @@ public sealed partial class FixSession
             {
                 result = FromAppResult.UnsupportedMessageType;
             }
-            catch (Exception) when (_storeFault is not null)
+            catch (Exception) when (_storeFault is not null || _held)
             {
-                // The store failed under the application's Send: already handled (Logout, disconnect, OnStoreFailure).
+                // The store failed under the application's Send: already handled (Logout, disconnect, OnStoreFailure),
+                // or the session holds: the message is not consumed, it is asked for again on resume.
+                if (_held && _connection is not null) NoteHeldInbound(message, nowNs);
                 return;
             }
             _possibleRedelivery = false;
+            if (_held)
+            {
+                // The application caught the failure of its Send: its answer was not stored, so the message is not
+                // consumed; it comes back (PossDupFlag=Y) when the session asks for it again on resume.
+                if (_connection is not null) NoteHeldInbound(message, nowNs);
+                return;
+            }
             if (_connection is null) return;
             switch (result.Action)
             {

@@ -41,16 +41,20 @@ public sealed partial class FixSession
     /// <see cref="TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>.
     /// Called inside <see cref="IApplication.FromApp"/>, the stored message also carries the processed-inbound mark
     /// (README "Exactly-once processing"). Allocation-free.</remarks>
-    /// <exception cref="InvalidOperationException">Called from a thread other than the session's owner thread, or
-    /// after the session's message store failed (<see cref="StoreFailure"/>).</exception>
-    /// <exception cref="Store.MessageStoreException">The store failed storing this message: the session has sent a Logout,
-    /// disconnected and refuses further sends (<see cref="IApplication.OnStoreFailure"/> was called).</exception>
+    /// <exception cref="InvalidOperationException">Called from a thread other than the session's owner thread, after
+    /// the session's message store failed (<see cref="StoreFailure"/>), or while the session holds because its store
+    /// cannot take writes (<see cref="IsStoreHeld"/>, <c>PostgreSQLStoreFailurePolicy=Hold</c>).</exception>
+    /// <exception cref="Store.MessageStoreException">The store failed storing this message (it was not sent): the session
+    /// has sent a Logout, disconnected and refuses further sends (<see cref="IApplication.OnStoreFailure"/> was called),
+    /// or, for a failure that may pass under <c>PostgreSQLStoreFailurePolicy=Hold</c>, it now holds
+    /// (<see cref="IApplication.OnStoreHeld"/> was called).</exception>
     public SendResult Send<TState>(ReadOnlySpan<byte> msgType, scoped in TState state, BodyWriter<TState> body, long nowNs)
         where TState : allows ref struct
     {
         ArgumentNullException.ThrowIfNull(body);
         if (Environment.CurrentManagedThreadId != _ownerThreadId) ThrowNotOwnerThread();
         if (_storeFault is not null) ThrowStoreFaulted();
+        if (_held) ThrowStoreHeld();
         // Callback-to-socket latency (only while a listener wants it): from here to the bytes handed to the socket.
         long sendStart = _latency?.BeginSend() ?? 0;
         FixWriter w = _header.CreateWriter();
@@ -106,8 +110,9 @@ public sealed partial class FixSession
     /// thread takes it, normally within one duty cycle while logged on); exactly one of
     /// <see cref="IApplication.OnSendStored"/> or <see cref="IApplication.OnSendNotStored"/> follows for it, unless the
     /// process dies first. False: not accepted, nothing to report later: the hand-off ring is full (back-pressure:
-    /// the session is not logged on or the transport is slow; retry later), the body does not fit, or the engine
-    /// stopped.</returns>
+    /// the session is not logged on or the transport is slow; retry later), the body does not fit, the engine
+    /// stopped, or the session holds because its store cannot take writes (<see cref="IsStoreHeld"/>; retry after
+    /// <see cref="IApplication.OnStoreResumed"/>).</returns>
     /// <remarks>
     /// Thread-safe for any number of producer threads: producers take a private lock for the few hundred nanoseconds
     /// of encoding the body straight into the hand-off ring (uncontended it is one interlocked operation; no
@@ -123,7 +128,7 @@ public sealed partial class FixSession
     {
         ArgumentNullException.ThrowIfNull(body);
         if (_storeFault is not null) ThrowStoreFaulted();
-        if (msgType.IsEmpty || msgType.Length > OutboxMsgTypeMax) return false;
+        if (_held || msgType.IsEmpty || msgType.Length > OutboxMsgTypeMax) return false;
         int max = Math.Min(_outbox.MaxRecordLength, _header.BufferLength - SessionHeaderWriter.HeaderAllowanceBytes);
         // PERF: Monitor on a private object: uncontended it is one interlocked operation, and its contention path does
         // not allocate (System.Threading.Lock allocates its wait event the first time it is contended).
@@ -193,7 +198,7 @@ public sealed partial class FixSession
     {
         int work = 0;
         while ((all || (work < 256 && _flow.IsEmpty && !_resend.IsReplayPending && _state == SessionState.LoggedOn))
-            && _storeFault is null && _outbox.TryRead(out ReadOnlySpan<byte> record))
+            && _storeFault is null && !_held && _outbox.TryRead(out ReadOnlySpan<byte> record))
         {
             int typeLength = record[0];
             ReadOnlySpan<byte> msgType = record.Slice(1, typeLength);
@@ -210,8 +215,16 @@ public sealed partial class FixSession
             }
             catch (Store.MessageStoreException e)
             {
-                _outbox.Release();
-                NotStored(token, SendNotStoredReason.StoreFailed);
+                if (WouldHold(e))
+                {
+                    // Not stored, not sent: it stays first in the hand-off and is stored when the session resumes.
+                    _outbox.Unread();
+                }
+                else
+                {
+                    _outbox.Release();
+                    NotStored(token, SendNotStoredReason.StoreFailed);
+                }
                 OnStoreFailed(e, nowNs);
                 break;
             }
@@ -251,7 +264,8 @@ public sealed partial class FixSession
     internal int StoreHandedOverForStop(long nowNs)
     {
         lock (_outboxProducers) _outboxClosed = true;
-        return _storeFault is null ? DrainOutbox(nowNs, all: true) : 0;
+        if (_held && _store.CurrentFailure is null) ResumeFromHold(nowNs);
+        return _storeFault is null && !_held ? DrainOutbox(nowNs, all: true) : 0;
     }
 
     /// <summary>The engine has stopped: reports every message still handed over (not stored) through
@@ -271,6 +285,14 @@ public sealed partial class FixSession
             $"FixSession.Send on session {Id} was called from thread {Environment.CurrentManagedThreadId}, but the session is owned by thread "
             + $"{_ownerThreadId} (the thread that runs it). Send is for the session's own thread (inside IApplication callbacks); "
             + "from any other thread use TrySendFromAnyThread.");
+
+    [DoesNotReturn]
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void ThrowStoreHeld() =>
+        throw new InvalidOperationException(
+            $"Session {Id} is holding: its message store cannot take writes ({_storeHold?.Message}). Nothing is stored or sent until the store "
+            + "is back (PostgreSQLStoreFailurePolicy=Hold); send again after IApplication.OnStoreResumed (FixSession.IsStoreHeld turns false).",
+            _storeHold);
 
     [DoesNotReturn]
     [MethodImpl(MethodImplOptions.NoInlining)]

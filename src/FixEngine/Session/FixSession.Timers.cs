@@ -19,7 +19,7 @@ public sealed partial class FixSession
         _ownerThreadId = Environment.CurrentManagedThreadId;
         try
         {
-            return PollCore(nowNs);
+            return _held ? PollHeld(nowNs) : PollCore(nowNs);
         }
         catch (Store.MessageStoreException e)
         {
@@ -66,7 +66,7 @@ public sealed partial class FixSession
         {
             work += DrainOutbox(nowNs);
         }
-        if (!IsLoggedOn) return work;
+        if (!IsLoggedOn || _held) return work;
 
         // While we hold back reading, the peer's silence is ours: its reading our backlog shows it is alive.
         _heartbeat.OnPeerActivity(_flow.ProgressNsWhilePaused);

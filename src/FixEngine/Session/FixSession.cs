@@ -58,17 +58,19 @@ namespace FixEngine.Session;
 /// any connected  OnDisconnected, Disconnect(), send backlog limit, disconnect                      Disconnected
 ///                 Logout() while not LoggedOn
 /// </code>
-/// <para>Besides the state, three facts are orthogonal to it: whether our Logon carried ResetSeqNumFlag=Y (so the
+/// <para>Besides the state, four facts are orthogonal to it: whether our Logon carried ResetSeqNumFlag=Y (so the
 /// peer's 141=Y reply does not reset again), whether queued early messages are being processed (re-entrancy guard),
-/// and whether the session is disposed. Everything else lives in one type per concern: <see cref="ResendState"/>
+/// whether the session holds because its store cannot take writes (<see cref="IsStoreHeld"/>: nothing is sent or
+/// processed, in any state) and whether the session is disposed. Everything else lives in one type per concern: <see cref="ResendState"/>
 /// (gap recovery both ways), <see cref="InboundGapQueue"/> (early messages), <see cref="SessionHeaderWriter"/> and the
 /// typed admin bodies (encoding), <see cref="OutboundFlowControl"/> (send backlog and receive pause),
 /// <see cref="HeartbeatMonitor"/> (heartbeats and test requests) and <see cref="SessionCounters"/>.</para>
 /// <para>The class is split by role: the state machine and life cycle (this file), the receive path
 /// (FixSession.Inbound), inbound admin messages (FixSession.Admin), resend and gap-fill (FixSession.Resend), the limits
 /// of sequence numbers (FixSession.SequenceLimits), timers
-/// (FixSession.Timers), the send path and the messages the session composes (FixSession.Sending), and outbound flow
-/// control (FixSession.FlowControl).</para>
+/// (FixSession.Timers), the send path and the messages the session composes (FixSession.Sending), outbound flow
+/// control (FixSession.FlowControl), and the store beyond storing: holding while it is away, following the counterparty
+/// after a takeover, telling the application of a recovery (FixSession.StoreHold).</para>
 /// </remarks>
 public sealed partial class FixSession : IDisposable
 {
@@ -139,6 +141,22 @@ public sealed partial class FixSession : IDisposable
         set => _latency = value;
     }
 
+    // Store hold (PostgreSQLStoreFailurePolicy=Hold, FixSession.StoreHold): the recoverable failure the session waits on
+    // (null: not holding), since when, the back-off and the next check; inbound messages left unprocessed meanwhile
+    // (count, highest MsgSeqNum), asked for again on resume. _held is also read by producer threads.
+    private Store.MessageStoreException? _storeHold;
+    private volatile bool _held;
+    private long _heldSinceNs;
+    private long _holdRetryNs;
+    private long _holdRetryAtNs;
+    private int _heldInboundCount;
+    private int _heldInboundMax;
+
+    // The store may have lost its last sent messages (IMessageStore.MayHaveLostTail): until the first logon, the
+    // counterparty's expectation may move the sender number up. The recovery report already raised to the application.
+    private bool _tailMayBeLost;
+    private Store.StoreRecoveryReport? _raisedRecovery;
+
     /// <summary>Creates a session. Nothing is sent until a connection is attached.</summary>
     /// <param name="settings">Validated settings of this session.</param>
     /// <param name="application">Application callbacks.</param>
@@ -183,7 +201,9 @@ public sealed partial class FixSession : IDisposable
         _flow = new OutboundFlowControl(_log, _counters);
         _ownerThreadId = Environment.CurrentManagedThreadId;
         _interruptedInbound = store.NextTargetMsgSeqNum;
+        _tailMayBeLost = store.MayHaveLostTail;
         _application.OnCreate(this);
+        RaiseStoreRecovered();
     }
 
     /// <summary>The session's identity (BeginString, SenderCompID, TargetCompID, qualifier).</summary>
@@ -283,6 +303,19 @@ public sealed partial class FixSession : IDisposable
             connection.Disconnect("message store failed");
             return;
         }
+        if (_held)
+        {
+            if (_store.CurrentFailure is null)
+            {
+                ResumeFromHold(nowNs);
+            }
+            else
+            {
+                _log.OnEvent(Logging.LogLevel.Warning, "Connection refused: holding, the message store cannot take writes (" + _storeHold?.Message + ")", nowNs);
+                connection.Disconnect("message store unavailable (holding)");
+                return;
+            }
+        }
         try
         {
             OnConnectedCore(connection, nowNs);
@@ -349,7 +382,7 @@ public sealed partial class FixSession : IDisposable
         EnterState(SessionState.Disconnected, nowNs);
         ForgetRecovery();
         _flow.Clear("Disconnected", nowNs, release: true);
-        if (_settings.ResetOnDisconnect && _storeFault is null) ResetStore(nowNs);
+        if (_settings.ResetOnDisconnect && _storeFault is null && !_held) ResetStore(nowNs);
         if (wasLoggedOn) _application.OnLogout(this);
     }
 
@@ -375,6 +408,7 @@ public sealed partial class FixSession : IDisposable
     {
         _store.Reset(nowNs);
         _interruptedInbound = 0;
+        _tailMayBeLost = false;
         ForgetRecovery();
         _flow.Clear("Sequence numbers reset", nowNs, release: false);
         _log.OnEvent(Logging.LogLevel.Warning, "Sequence numbers reset", nowNs);
@@ -388,6 +422,11 @@ public sealed partial class FixSession : IDisposable
         _interruptedInbound = _store.NextTargetMsgSeqNum;
         ForgetRecovery();
         _log.OnEvent(Logging.LogLevel.Information, "Store refreshed on logon: next sender " + _store.NextSenderMsgSeqNum + ", next target " + _store.NextTargetMsgSeqNum, nowNs);
+        if (_store.LastRecoveryReport is Store.StoreRecoveryReport report && !ReferenceEquals(report, _raisedRecovery))
+        {
+            _log.OnEvent(report.LostData ? Logging.LogLevel.Warning : Logging.LogLevel.Information, report.ToString(), nowNs);
+            RaiseStoreRecovered();
+        }
     }
 
     /// <summary>True during <see cref="IApplication.FromApp"/> when the message being delivered may have been delivered
@@ -398,15 +437,26 @@ public sealed partial class FixSession : IDisposable
     /// did outside the engine for it was done (README "Exactly-once processing"). Owner thread, during FromApp.</remarks>
     public bool IsPossibleRedelivery => _possibleRedelivery;
 
-    // A store write failed: the session cannot number or keep messages any more. Tell the peer why (a Logout that is not
-    // stored, since the store refuses it), disconnect, tell the application, and refuse every later send and connection.
+    // A store write failed. A failure that may pass under PostgreSQLStoreFailurePolicy=Hold: hold (FixSession.StoreHold).
+    // Otherwise the session cannot number or keep messages any more: tell the peer why (a Logout that is not stored,
+    // since the store refuses it; none when another engine fenced this one off, since that engine acts for the session
+    // now), disconnect, tell the application, and refuse every later send and connection.
     private void OnStoreFailed(Store.MessageStoreException error, long nowNs)
     {
         if (_storeFault is not null) return;
+        if (WouldHold(error))
+        {
+            EnterHold(error, nowNs);
+            return;
+        }
+        EndHold();
         _storeFault = error;
         lock (_outboxProducers) _outboxClosed = true;
-        _log.OnEvent(Logging.LogLevel.Error, "Message store failed: " + error.Message + " Sending Logout, disconnecting; the session refuses further sends", nowNs);
-        if (_connection is not null && IsLoggedOn)
+        bool fenced = error is PostgresStoreException { Failure: PostgresStoreFailure.Fenced };
+        _log.OnEvent(Logging.LogLevel.Error, "Message store failed: " + error.Message + (fenced
+            ? " Another engine holds the session now: disconnecting without a Logout; the session refuses further sends"
+            : " Sending Logout, disconnecting; the session refuses further sends"), nowNs);
+        if (_connection is not null && IsLoggedOn && !fenced)
         {
             FixWriter w = _header.CreateWriter();
             RoutingFields routing = default;
@@ -415,7 +465,7 @@ public sealed partial class FixSession : IDisposable
             if (w.TryFinish(out int length)) Transmit(_header.Encoded(length), nowNs);
             _log.OnEvent(Logging.LogLevel.Error, "Sent Logout: Message store failure", nowNs);
         }
-        Disconnect("message store failure", nowNs);
+        Disconnect("message store failure: " + error.Message, nowNs);
         _application.OnStoreFailure(this, error);
         AbandonOutbox(SendNotStoredReason.StoreFailed, nowNs);
     }

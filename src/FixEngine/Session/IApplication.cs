@@ -180,13 +180,49 @@ public interface IApplication
     {
     }
 
-    /// <summary>The session's message store failed (disk full, I/O error): the session sent a Logout with the reason
-    /// (unstored: the store cannot take it), disconnected, and refuses every further send and connection.</summary>
+    /// <summary>The session's message store failed (disk full, I/O error, the PostgreSQL database lost under
+    /// <c>PostgreSQLStoreFailurePolicy=Logout</c>): the session sent a Logout with the reason (unstored: the store
+    /// cannot take it; none when the store was fenced by another engine's takeover), disconnected, and refuses every
+    /// further send and connection.</summary>
     /// <param name="session">The session.</param>
-    /// <param name="error">What failed: the file and the operation.</param>
+    /// <param name="error">What failed: the file (or database) and the operation; a
+    /// <see cref="Store.PostgresStoreException"/> for the PostgreSQL store.</param>
     /// <remarks>On the session's thread, once. Restart the engine once the medium is fixed: the store replays its
-    /// journal and the session resumes where the journal ends.</remarks>
+    /// journal (or reloads from the database) and the session resumes where it ends.</remarks>
     void OnStoreFailure(FixSession session, Store.MessageStoreException error)
+    {
+    }
+
+    /// <summary>The session's message store cannot take writes for a while (the PostgreSQL database is away) and the
+    /// session holds (<c>PostgreSQLStoreFailurePolicy=Hold</c>): it sends nothing, <c>TrySendFromAnyThread</c> returns
+    /// false and <c>Send</c> throws <see cref="InvalidOperationException"/> until <see cref="OnStoreResumed"/>.</summary>
+    /// <param name="session">The session.</param>
+    /// <param name="error">Why the store cannot take writes.</param>
+    /// <remarks>On the session's thread, once per hold. A message whose <c>Send</c> threw was not stored or sent; messages
+    /// already handed to <c>TrySendFromAnyThread</c> wait and are stored when the session resumes. If the failure turns
+    /// terminal meanwhile (another engine took the session over), <see cref="OnStoreFailure"/> follows instead.</remarks>
+    void OnStoreHeld(FixSession session, Store.MessageStoreException error)
+    {
+    }
+
+    /// <summary>The message store takes writes again after <see cref="OnStoreHeld"/>: the session sends and accepts
+    /// messages again (and asks the counterparty again for the inbound messages it left unprocessed meanwhile).</summary>
+    /// <param name="session">The session.</param>
+    /// <remarks>On the session's thread.</remarks>
+    void OnStoreResumed(FixSession session)
+    {
+    }
+
+    /// <summary>The session's store had to recover its medium when it was opened (a damaged or torn journal):
+    /// <paramref name="report"/> says what was found, where, what was kept and what was lost.</summary>
+    /// <param name="session">The session.</param>
+    /// <param name="report">The store's <see cref="Store.IMessageStore.LastRecoveryReport"/>.</param>
+    /// <remarks>Once per report: from the session's constructor, right after <see cref="OnCreate"/> (on the thread that
+    /// builds the session, before any connection), and again only if a later refresh of the store
+    /// (<c>RefreshOnLogon</c>) had to recover. The engine also writes the report to the session log. When
+    /// <see cref="Store.StoreRecoveryReport.LostData"/> is true, resend requests for the lost numbers are answered with
+    /// SequenceReset-GapFill: an application that must re-send lost business messages finds them in its own records.</remarks>
+    void OnStoreRecovered(FixSession session, Store.StoreRecoveryReport report)
     {
     }
 }

@@ -55,6 +55,24 @@ public interface IMessageStore : IDisposable
     /// when that open or refresh found nothing to recover, and always null for in-memory stores.</summary>
     StoreRecoveryReport? LastRecoveryReport { get; }
 
+    /// <summary>The failure that keeps the store from taking writes right now, or null while it takes them. Read
+    /// without blocking or allocating.</summary>
+    /// <remarks>A store whose medium can come back by itself (a database) returns a failure with
+    /// <see cref="MessageStoreException.MayRecover"/> while the medium is away and null again once its background
+    /// retries reach it; a terminal failure stays. A session whose <c>PostgreSQLStoreFailurePolicy</c> is <c>Hold</c>
+    /// polls it (with back-off) to know when to resume. Stores that fail only by throwing (memory, file) return null
+    /// (the default).</remarks>
+    MessageStoreException? CurrentFailure => null;
+
+    /// <summary>True when the sender sequence number this store opened with may be behind what the counterparty has
+    /// received: the last holder of the session stopped without handing its state over cleanly, and the store's
+    /// policy lets such a holder send messages the store never got (a PostgreSQL store taken over under an
+    /// asynchronous sync policy, or from a primary that sent an unstored Logout).</summary>
+    /// <remarks>The session then trusts the counterparty's Logon NextExpectedMsgSeqNum(789) (FIX.4.4 and later) to move
+    /// its sender number forward, never back, and answers resend requests for the skipped numbers with
+    /// SequenceReset-GapFill. False (the default) for stores that keep every number they handed out.</remarks>
+    bool MayHaveLostTail => false;
+
     /// <summary>Sets <see cref="NextSenderMsgSeqNum"/>; <paramref name="value"/> must be at least 1.</summary>
     /// <param name="value">The new next outbound sequence number.</param>
     void SetNextSenderMsgSeqNum(int value);

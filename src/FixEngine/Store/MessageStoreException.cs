@@ -35,9 +35,11 @@ public enum MessageStoreOperation
 /// <see cref="Exception.InnerException"/>. After a failed write or flush a <see cref="FileMessageStore"/> is faulted:
 /// it refuses every later write with this exception (reads still work) because what reached the disk is unknown;
 /// dispose it and open it again, which replays and repairs the journal. Argument errors (a sequence number below 1, a
-/// message above the size limit) stay <see cref="ArgumentException"/>s and leave the store usable.
+/// message above the size limit) stay <see cref="ArgumentException"/>s and leave the store usable. A store whose medium
+/// can come back by itself (a database) throws a subclass (<see cref="PostgresStoreException"/>) whose
+/// <see cref="MayRecover"/> says whether waiting can help.
 /// </remarks>
-public sealed class MessageStoreException : IOException
+public class MessageStoreException : IOException
 {
     /// <summary>Creates the exception.</summary>
     /// <param name="message">What failed, naming the file (or other medium) and what was being done.</param>
@@ -62,4 +64,10 @@ public sealed class MessageStoreException : IOException
 
     /// <summary>When opening was refused because the journal is damaged: what was found (else null).</summary>
     public StoreRecoveryReport? RecoveryReport { get; }
+
+    /// <summary>True when the store may take writes again without being reopened: its medium is away for a while (a
+    /// database that cannot be reached) and the store keeps retrying it. False (the default) for a faulted file store
+    /// and for terminal failures. A session whose <c>PostgreSQLStoreFailurePolicy</c> is <c>Hold</c> waits for such a
+    /// store (<see cref="IMessageStore.CurrentFailure"/> turns null) instead of logging out.</summary>
+    public virtual bool MayRecover => false;
 }

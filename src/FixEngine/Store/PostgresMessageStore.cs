@@ -28,8 +28,12 @@ namespace FixEngine.Store;
 //   renewal that succeeded was sent: the primary stops before the database lets a standby in. Every write runs the
 //   fence function (row lock + token check) first and updates with WHERE fencing_token = ours, so a stale primary's
 //   write is refused by the database itself.
-// - _fault (volatile, written by the lease thread, the watchdog or the writer; read by the session thread before
-//   every change) holds the terminal failure; once set, every change throws it.
+// - _fault (volatile, written by the lease thread, the watchdog or the writer under _faultLock; read by the session
+//   thread before every change) holds the terminal failure; while set, every change throws it. A LeaseLost under
+//   ResumeAfterLeaseLost is the one fault that clears: the lease thread keeps renewing, and a renewal that still finds
+//   our token (nobody took the session over) clears it; Fenced replaces it. _unavailable (volatile) is the last failure
+//   to reach the database by any thread, cleared by the next success; with the fault it makes CurrentFailure, which a
+//   holding session polls.
 // Record layout in _queue (little-endian):
 //   +0 byte op  +1..3 zero  +4 int32 seqNum/value  +8 int64 creation time (reset)  +16 message bytes
 
@@ -67,7 +71,14 @@ public sealed class PostgresMessageStore : IMessageStore
     private readonly ManualResetEventSlim _stopLease = new();
     private NpgsqlConnection? _sessionConnection;
     private volatile PostgresStoreException? _fault;
+    private readonly object _faultLock = new();
     private volatile Exception? _lastWriterError;
+    // The database could not be reached by the last attempt of any thread (session commit, writer, lease renewal); null
+    // after the next success. The last QueueFull thrown (reported while the queue is still more than half full). Whether
+    // a write failed on the session thread since the last successful one (then Dispose does not release the lease).
+    private volatile PostgresStoreException? _unavailable;
+    private PostgresStoreException? _queueFull;
+    private bool _failedWrite;
     private long _leaseValidUntilTicks;
     private long _enqueuedOps;
     private long _committedOps;
@@ -110,8 +121,12 @@ public sealed class PostgresMessageStore : IMessageStore
             {
                 EnsureSchema(connection);
                 Execute(connection, _sql.EnsureSession, sessionId, nowEpochNs);
-                long writtenToken = AcquireLease(connection);
-                local = OpenLocal(connection, nowEpochNs, writtenToken);
+                (long writtenToken, bool previousUnreleased) = AcquireLease(connection);
+                local = OpenLocal(connection, nowEpochNs, writtenToken, out bool journalIsNewer);
+                // The previous holder did not release the lease: it died, hung or lost the database, and may have sent
+                // messages whose numbers never reached the database (the asynchronous policies' queue, or a Logout sent
+                // unstored after a failed write). A local journal pushed as the newer copy lost nothing.
+                MayHaveLostTail = previousUnreleased && !journalIsNewer;
             }
             _local = local;
             _batch.NextSender = local.NextSenderMsgSeqNum;
@@ -151,12 +166,39 @@ public sealed class PostgresMessageStore : IMessageStore
     /// <summary>The sync policy in force.</summary>
     public PostgresSyncPolicy SyncPolicy => _options.SyncPolicy;
 
+    /// <summary>Whether a <see cref="PostgresStoreFailure.LeaseLost"/> may pass (<see cref="PostgresMessageStoreOptions.ResumeAfterLeaseLost"/>).</summary>
+    public bool ResumeAfterLeaseLost => _options.ResumeAfterLeaseLost;
+
     /// <summary>False once the lease is lost or the database refused a write as stale: the session must stop sending.</summary>
     /// <remarks>Readable from any thread; see <see cref="Fault"/> for why.</remarks>
     public bool HoldsLease => _fault is null;
 
     /// <summary>The terminal failure, once there is one (lease lost, fenced); null while the store is healthy.</summary>
     public PostgresStoreException? Fault => _fault;
+
+    /// <inheritdoc/>
+    /// <remarks>True when the lease was taken from a holder that never released it (it expired: the holder died, hung
+    /// or lost the database), except under <see cref="PostgresSyncPolicy.LocalJournalFirst"/> when this host's own
+    /// journal was the newer copy. A clean <see cref="Dispose"/> releases the lease only when everything was committed
+    /// and no write failed since the last successful one.</remarks>
+    public bool MayHaveLostTail { get; }
+
+    /// <inheritdoc/>
+    /// <remarks>The terminal failure (<see cref="Fault"/>) if any; else the last failure to reach the database (session
+    /// commit, background writer or lease renewal) until one of them succeeds again; else, under the asynchronous
+    /// policies, the last <see cref="PostgresStoreFailure.QueueFull"/> while the queue is still more than half full;
+    /// else null. A <see cref="PostgresStoreFailure.LeaseLost"/> clears under
+    /// <see cref="PostgresMessageStoreOptions.ResumeAfterLeaseLost"/> once a renewal succeeds with this store's token.</remarks>
+    public MessageStoreException? CurrentFailure
+    {
+        get
+        {
+            PostgresStoreException? failure = _fault ?? _unavailable;
+            if (failure is not null) return failure;
+            PostgresStoreException? queueFull = Volatile.Read(ref _queueFull);
+            return queueFull is not null && _queue is not null && _queue.UsedBytes > _queue.Capacity / 2 ? queueFull : null;
+        }
+    }
 
     /// <summary>The last error of the background writer (retried), or null; for monitoring.</summary>
     public Exception? LastWriterError => _lastWriterError;
@@ -408,7 +450,11 @@ public sealed class PostgresMessageStore : IMessageStore
         }
         _stopLease.Set();
         _leaseThread.Join(TimeSpan.FromSeconds(10));
-        if (_fault is null && !_renewalSuspended) TryReleaseLease();
+        // Release (so a standby takes over at once, and knows nothing was lost) only when everything handed to the store
+        // is committed and no write failed since the last success; otherwise the lease expires and the next holder
+        // learns that the tail may be lost (MayHaveLostTail).
+        bool clean = !_failedWrite && _enqueuedOps == Volatile.Read(ref _committedOps) && !_targetDirty;
+        if (_fault is null && !_renewalSuspended && clean) TryReleaseLease();
         _sessionConnection?.Dispose();
         _sessionConnection = null;
         _local.Dispose();
@@ -438,6 +484,9 @@ public sealed class PostgresMessageStore : IMessageStore
     /// <summary>Test hook: stop renewing the lease (as a primary that hangs or loses its network would).</summary>
     internal void SuspendLeaseRenewal() => _renewalSuspended = true;
 
+    /// <summary>Test hook: renew the lease again (the primary's network is back).</summary>
+    internal void ResumeLeaseRenewal() => _renewalSuspended = false;
+
     /// <summary>Test hook: never fault on the local lease deadline, so a stale primary's writes reach the database (as
     /// one paused right after its last check would).</summary>
     internal void DisableLocalLeaseCheck() => _localLeaseCheckDisabled = true;
@@ -452,7 +501,7 @@ public sealed class PostgresMessageStore : IMessageStore
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static void ThrowFault(PostgresStoreException fault) =>
-        throw new PostgresStoreException(fault.Failure, fault.Message, fault);
+        throw new PostgresStoreException(fault.Failure, fault.Message, fault) { LeaseMayReturn = fault.LeaseMayReturn };
 
     private Span<byte> Claim(int messageLength)
     {
@@ -480,6 +529,7 @@ public sealed class PostgresMessageStore : IMessageStore
     {
         _queue!.Commit();
         _enqueuedOps++;
+        _failedWrite = false;
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -490,9 +540,12 @@ public sealed class PostgresMessageStore : IMessageStore
             throw new ArgumentException(
                 $"The message is {messageLength} bytes; with QueueCapacityBytes={_queue!.Capacity} the store accepts at most {_queue.MaxRecordLength - RecordHeaderLength} bytes per message.", "message");
         }
-        throw new PostgresStoreException(PostgresStoreFailure.QueueFull,
+        var full = new PostgresStoreException(PostgresStoreFailure.QueueFull,
             $"Session {SessionId}: the write queue to {_where} is full ({_queue!.Capacity} bytes, {PendingChanges} changes not yet committed); " +
             $"last writer error: {_lastWriterError?.Message ?? "none"}. The change was not applied.");
+        Volatile.Write(ref _queueFull, full);
+        _failedWrite = true;
+        throw full;
     }
 
     /// <summary>PerMessage: commits one change (state after it, optional message or reset) on the session thread.</summary>
@@ -518,17 +571,23 @@ public sealed class PostgresMessageStore : IMessageStore
             _sessionConnection ??= Connect();
             CommitBatch(_sessionConnection, batch);
             _targetDirty = false;
+            _failedWrite = false;
+            _unavailable = null;
         }
         catch (PostgresException ex) when (ex.SqlState == PostgresStoreSql.FencedSqlState)
         {
             SetFault(PostgresStoreFailure.Fenced, $"Session {SessionId}: {_where} refused the write: {ex.MessageText}", ex);
             ThrowFault(_fault!);
         }
-        catch (Exception ex) when (ex is not PostgresStoreException)
+        catch (Exception ex)
         {
             _sessionConnection?.Dispose();
             _sessionConnection = null;
-            throw Wrap(ex, "writing (the change was not applied; the next call reconnects)");
+            _failedWrite = true;
+            PostgresStoreException failure = Wrap(ex, "writing (the change was not applied; the next call reconnects)");
+            _unavailable = failure;
+            if (ReferenceEquals(failure, ex)) throw;
+            throw failure;
         }
     }
 
@@ -597,6 +656,7 @@ public sealed class PostgresMessageStore : IMessageStore
                         Volatile.Write(ref _committedOps, _committedOps + _batch.OpCount);
                         _batch.Clear();
                         _lastWriterError = null;
+                        _unavailable = null;
                         continue;
                     }
                     catch (PostgresException ex) when (ex.SqlState == PostgresStoreSql.FencedSqlState)
@@ -606,6 +666,7 @@ public sealed class PostgresMessageStore : IMessageStore
                     catch (Exception ex) when (ex is NpgsqlException or IOException or InvalidOperationException or TimeoutException)
                     {
                         _lastWriterError = ex;
+                        _unavailable = Wrap(ex, "committing queued changes (retried)");
                         connection?.Dispose();
                         connection = null;
                         retryAt = Stopwatch.GetTimestamp() + Stopwatch.Frequency / 10;
@@ -672,7 +733,10 @@ public sealed class PostgresMessageStore : IMessageStore
         {
             while (!_stopLease.Wait(period))
             {
-                if (_renewalSuspended || _fault is not null) continue;
+                if (_renewalSuspended) continue;
+                // After a LeaseLost the store may try to get its own lease back (ResumeAfterLeaseLost); never after Fenced.
+                PostgresStoreException? fault = _fault;
+                if (fault is not null && !(fault.Failure == PostgresStoreFailure.LeaseLost && fault.LeaseMayReturn)) continue;
                 long sentAt = Stopwatch.GetTimestamp();
                 try
                 {
@@ -682,7 +746,18 @@ public sealed class PostgresMessageStore : IMessageStore
                     command.CommandTimeout = (int)Math.Max(1, _leaseMs / 4000);
                     if (command.ExecuteNonQuery() == 1)
                     {
+                        // The deadline moves first, so the watchdog does not fault again once the LeaseLost is cleared.
                         Volatile.Write(ref _leaseValidUntilTicks, sentAt + LocalLeaseTicks());
+                        _unavailable = null;
+                        if (fault is not null)
+                        {
+                            // Our token is still current (a standby's take would have bumped it): nobody acted for the
+                            // session meanwhile, so this store may write again.
+                            lock (_faultLock)
+                            {
+                                if (ReferenceEquals(_fault, fault)) _fault = null;
+                            }
+                        }
                     }
                     else
                     {
@@ -693,6 +768,7 @@ public sealed class PostgresMessageStore : IMessageStore
                 catch (Exception ex) when (ex is NpgsqlException or IOException or InvalidOperationException or TimeoutException)
                 {
                     _lastWriterError ??= ex;
+                    _unavailable = Wrap(ex, "renewing the lease");
                     connection?.Dispose();
                     connection = null;
                 }
@@ -712,12 +788,25 @@ public sealed class PostgresMessageStore : IMessageStore
         if (Stopwatch.GetTimestamp() <= Volatile.Read(ref _leaseValidUntilTicks)) return;
         SetFault(PostgresStoreFailure.LeaseLost,
             $"Session {SessionId}: the lease in {_where} was not renewed within {_leaseMs * 3 / 4} ms (3/4 of LeaseDuration); this store stops " +
-            $"so a standby can take over. Last error: {_lastWriterError?.Message ?? "none"}.");
+            (_options.ResumeAfterLeaseLost
+                ? "writing so a standby can take over, and takes writes again if it renews the lease before anyone else takes it. "
+                : "so a standby can take over. ") +
+            $"Last error: {_lastWriterError?.Message ?? "none"}.");
     }
 
     private void SetFault(PostgresStoreFailure failure, string message, Exception? inner = null)
     {
-        if (_fault is null) _fault = new PostgresStoreException(failure, message, inner);
+        lock (_faultLock)
+        {
+            // The first failure stays, except that Fenced (terminal for certain) replaces a LeaseLost that may return.
+            if (_fault is null || (failure == PostgresStoreFailure.Fenced && _fault.Failure != PostgresStoreFailure.Fenced))
+            {
+                _fault = new PostgresStoreException(failure, message, inner)
+                {
+                    LeaseMayReturn = failure == PostgresStoreFailure.LeaseLost && _options.ResumeAfterLeaseLost,
+                };
+            }
+        }
     }
 
     private NpgsqlConnection Connect()
@@ -778,8 +867,9 @@ public sealed class PostgresMessageStore : IMessageStore
         transaction.Commit();
     }
 
-    /// <summary>Takes the lease (waiting for another holder's to expire); returns the token of the last write.</summary>
-    private long AcquireLease(NpgsqlConnection connection)
+    /// <summary>Takes the lease (waiting for another holder's to expire); returns the token of the last write and whether
+    /// the previous holder left without releasing the lease.</summary>
+    private (long WrittenToken, bool PreviousUnreleased) AcquireLease(NpgsqlConnection connection)
     {
         long start = Stopwatch.GetTimestamp();
         TimeSpan timeout = _options.LeaseAcquireTimeout;
@@ -794,8 +884,9 @@ public sealed class PostgresMessageStore : IMessageStore
                 {
                     FencingToken = reader.GetInt64(0);
                     long written = reader.GetInt64(1);
+                    bool previousUnreleased = reader.GetBoolean(2);
                     Volatile.Write(ref _leaseValidUntilTicks, sentAt + LocalLeaseTicks());
-                    return written;
+                    return (written, previousUnreleased);
                 }
             }
             string holder;
@@ -823,8 +914,9 @@ public sealed class PostgresMessageStore : IMessageStore
         }
     }
 
-    private IMessageStore OpenLocal(NpgsqlConnection connection, long nowEpochNs, long writtenToken)
+    private IMessageStore OpenLocal(NpgsqlConnection connection, long nowEpochNs, long writtenToken, out bool journalIsNewer)
     {
+        journalIsNewer = false;
         if (_options.SyncPolicy != PostgresSyncPolicy.LocalJournalFirst)
         {
             var memory = new MemoryMessageStore(nowEpochNs, initialIndexCapacity: _options.InitialIndexCapacity, initialCapacityInBytes: _options.InitialCapacityInBytes);
@@ -849,6 +941,7 @@ public sealed class PostgresMessageStore : IMessageStore
             {
                 // Nobody wrote the database after this journal's last holder (us): the journal is the newer copy.
                 PushJournal(connection, journal);
+                journalIsNewer = true;
             }
             else
             {

@@ -16,7 +16,9 @@ public enum PostgresStoreFailure
     Fenced,
 
     /// <summary>The lease could not be renewed in time (database unreachable, or taken over), so this store must stop
-    /// acting for the session before a standby may start. Terminal.</summary>
+    /// acting for the session before a standby may start. Terminal, unless the store was opened with
+    /// <see cref="PostgresMessageStoreOptions.ResumeAfterLeaseLost"/>: then the store takes writes again once a renewal
+    /// finds its fencing token still current (nobody took the session over), and turns <see cref="Fenced"/> if not.</summary>
     LeaseLost,
 
     /// <summary>Another live holder has the session's lease and it did not expire within the acquire timeout.</summary>
@@ -31,15 +33,19 @@ public enum PostgresStoreFailure
 }
 
 /// <summary>A <see cref="PostgresMessageStore"/> failure; <see cref="Failure"/> says which.</summary>
-/// <remarks>Derives from <see cref="IOException"/> so code that handles store I/O failures handles it too.</remarks>
-public sealed class PostgresStoreException : IOException
+/// <remarks>A <see cref="MessageStoreException"/> (an <see cref="IOException"/>), so the session handles it as any store
+/// failure: it logs out with the reason, or holds while <see cref="MessageStoreException.MayRecover"/> is true and the
+/// session's <c>PostgreSQLStoreFailurePolicy</c> is <c>Hold</c>.</remarks>
+public sealed class PostgresStoreException : MessageStoreException
 {
     /// <summary>Creates the exception.</summary>
     /// <param name="failure">The kind of failure.</param>
     /// <param name="message">What happened, naming the session, host and database where they apply.</param>
     /// <param name="inner">The underlying exception, if any.</param>
-    public PostgresStoreException(PostgresStoreFailure failure, string message, Exception? inner = null)
-        : base(message, inner)
+    /// <param name="operation">What the store was doing (default: persisting state).</param>
+    public PostgresStoreException(PostgresStoreFailure failure, string message, Exception? inner = null,
+        MessageStoreOperation operation = MessageStoreOperation.UpdateState)
+        : base(message, null, operation, inner)
     {
         Failure = failure;
     }
@@ -48,6 +54,22 @@ public sealed class PostgresStoreException : IOException
     public PostgresStoreFailure Failure { get; }
 
     /// <summary>True for failures after which the store accepts no more writes (<see cref="PostgresStoreFailure.Fenced"/>,
-    /// <see cref="PostgresStoreFailure.LeaseLost"/>): the session must stop sending.</summary>
-    public bool IsTerminal => Failure is PostgresStoreFailure.Fenced or PostgresStoreFailure.LeaseLost;
+    /// and <see cref="PostgresStoreFailure.LeaseLost"/> unless the store resumes a lost lease): the session must stop
+    /// sending.</summary>
+    public bool IsTerminal => Failure is PostgresStoreFailure.Fenced || (Failure == PostgresStoreFailure.LeaseLost && !LeaseMayReturn);
+
+    /// <summary>True for <see cref="PostgresStoreFailure.Unavailable"/> and <see cref="PostgresStoreFailure.QueueFull"/>
+    /// (the store keeps retrying the database), and for <see cref="PostgresStoreFailure.LeaseLost"/> when the store was
+    /// opened with <see cref="PostgresMessageStoreOptions.ResumeAfterLeaseLost"/> (the lease comes back if nobody took
+    /// the session over meanwhile). Never for <see cref="PostgresStoreFailure.Fenced"/>.</summary>
+    public override bool MayRecover => Failure switch
+    {
+        PostgresStoreFailure.Unavailable or PostgresStoreFailure.QueueFull => true,
+        PostgresStoreFailure.LeaseLost => LeaseMayReturn,
+        _ => false,
+    };
+
+    /// <summary>For <see cref="PostgresStoreFailure.LeaseLost"/>: the store renews the lease again once the database is
+    /// back, if the fencing token is still its own.</summary>
+    internal bool LeaseMayReturn { get; init; }
 }

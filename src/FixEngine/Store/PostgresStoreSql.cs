@@ -46,11 +46,14 @@ internal sealed class PostgresStoreSql
         ReadVersion = $"SELECT max(version) FROM {VersionTable}";
         TableExists = "SELECT to_regclass($1) IS NOT NULL";
         EnsureSession = $"INSERT INTO {sessions} (session_id, creation_time_ns) VALUES ($1, $2) ON CONFLICT (session_id) DO NOTHING";
+        // The third column says whether the previous holder left without releasing the lease (it expired): it may have
+        // sent messages it never committed. The sub-select locks the row first, so two standbys see each other's take.
         Acquire =
-            $"UPDATE {sessions} SET fencing_token = fencing_token + 1, lease_holder = $2, " +
+            $"UPDATE {sessions} s SET fencing_token = s.fencing_token + 1, lease_holder = $2, " +
             "lease_expires_at = clock_timestamp() + $3 * interval '1 millisecond', updated_at = clock_timestamp() " +
-            "WHERE session_id = $1 AND (lease_holder IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= clock_timestamp()) " +
-            "RETURNING fencing_token, written_token";
+            $"FROM (SELECT lease_holder AS previous FROM {sessions} WHERE session_id = $1 FOR UPDATE) p " +
+            "WHERE s.session_id = $1 AND (s.lease_holder IS NULL OR s.lease_expires_at IS NULL OR s.lease_expires_at <= clock_timestamp()) " +
+            "RETURNING s.fencing_token, s.written_token, p.previous IS NOT NULL";
         LeaseInfo =
             $"SELECT coalesce(lease_holder, ''), fencing_token, coalesce(extract(epoch FROM lease_expires_at - clock_timestamp()) * 1000, 0)::float8 " +
             $"FROM {sessions} WHERE session_id = $1";

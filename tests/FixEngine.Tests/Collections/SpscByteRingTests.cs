@@ -117,6 +117,32 @@ public class SpscByteRingTests
     }
 
     [Fact]
+    public void UnreadGivesTheSameRecordBackWithoutFreeingItsSpace()
+    {
+        var ring = new SpscByteRing(128);
+        Assert.Throws<InvalidOperationException>(() => ring.Unread());
+        Assert.True(ring.TryClaim(4, out Span<byte> first));
+        first.Fill(1);
+        ring.Commit();
+        Assert.True(ring.TryClaim(4, out Span<byte> second));
+        second.Fill(2);
+        ring.Commit();
+        int used = ring.UsedBytes;
+        Assert.True(ring.TryRead(out ReadOnlySpan<byte> record));
+        Assert.Equal(1, record[0]);
+        ring.Unread();
+        Assert.Equal(used, ring.UsedBytes);
+        Assert.Throws<InvalidOperationException>(() => ring.Release());
+        Assert.True(ring.TryRead(out record));
+        Assert.Equal(1, record[0]);
+        ring.Release();
+        Assert.True(ring.TryRead(out record));
+        Assert.Equal(2, record[0]);
+        ring.Release();
+        Assert.False(ring.TryRead(out _));
+    }
+
+    [Fact]
     public void VaryingLengthsAcrossManyWrapsArriveIntactAndInOrder()
     {
         var ring = new SpscByteRing(256);

@@ -27,6 +27,16 @@ public sealed class DurableApp : IApplication
 
     public void OnStoreFailure(FixSession session, MessageStoreException error) => StoreFailures.Add(error);
 
+    public readonly List<MessageStoreException> Held = [];
+    public int Resumed;
+    public readonly List<StoreRecoveryReport> Recovered = [];
+
+    public void OnStoreHeld(FixSession session, MessageStoreException error) => Held.Add(error);
+
+    public void OnStoreResumed(FixSession session) => Resumed++;
+
+    public void OnStoreRecovered(FixSession session, StoreRecoveryReport report) => Recovered.Add(report);
+
     public FromAppResult FromApp(FixSession session, FixMessage message)
     {
         message.TryGetSpan(FixTags.ClOrdID, out ReadOnlySpan<byte> id);

@@ -97,7 +97,8 @@ public sealed class SessionHarness : IDisposable
     public const long Second = 1_000_000_000L;
     private static readonly Dictionary<string, DataDictionary> s_dictionaries = [];
 
-    public SessionHarness(string beginString = "FIX.4.2", Func<SessionSettings, SessionSettings>? configure = null, IMessageStore? store = null, bool connect = true, IApplication? application = null)
+    public SessionHarness(string beginString = "FIX.4.2", Func<SessionSettings, SessionSettings>? configure = null, IMessageStore? store = null, bool connect = true, IApplication? application = null,
+        ISessionLog? log = null)
     {
         BeginString = beginString;
         (Sender, Target) = ("ISLD", beginString switch { "FIX.4.4" => "TW44", "FIXT.1.1" => "TW50SP2", _ => "TW42" });
@@ -126,7 +127,7 @@ public sealed class SessionHarness : IDisposable
         {
             session = Dictionary(beginString.Replace("FIX.", "FIX").Replace(".", "") + ".xml");
         }
-        Session = new FixEngine.Session.FixSession(settings, application ?? App, Store, null, session, app);
+        Session = new FixEngine.Session.FixSession(settings, application ?? App, Store, log, session, app);
         if (connect) Connect();
     }
 

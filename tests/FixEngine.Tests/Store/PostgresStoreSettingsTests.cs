@@ -36,22 +36,26 @@ public sealed class PostgresStoreSettingsTests
         Assert.Equal("fixengine_", defaults.PostgreSQLStoreTablePrefix);
         Assert.Equal(PostgresSyncPolicy.PerMessage, defaults.PostgreSQLStoreSync);
         Assert.Equal(10, defaults.PostgreSQLStoreLeaseTimeout);
+        Assert.Equal(StoreFailurePolicy.Logout, defaults.PostgreSQLStoreFailurePolicy);
         SessionSettings s = Assert.Single(SettingsFile.Parse(Session + """
 
             PostgreSQLStoreConnectionString=Host=db1;Port=5432;Database=fix;Username=fix
             PostgreSQLStoreTablePrefix=venue_a_
             PostgreSQLStoreSync=groupcommit
             PostgreSQLStoreLeaseTimeout=4
+            PostgreSQLStoreFailurePolicy=hold
             """));
         Assert.Equal("Host=db1;Port=5432;Database=fix;Username=fix", s.PostgreSQLStoreConnectionString);
         Assert.Equal("venue_a_", s.PostgreSQLStoreTablePrefix);
         Assert.Equal(PostgresSyncPolicy.GroupCommit, s.PostgreSQLStoreSync);
         Assert.Equal(4, s.PostgreSQLStoreLeaseTimeout);
+        Assert.Equal(StoreFailurePolicy.Hold, s.PostgreSQLStoreFailurePolicy);
     }
 
     [Theory]
     [InlineData("PostgreSQLStoreSync=Sometimes", "PostgreSQLStoreSync", "PerMessage, GroupCommit, LocalJournalFirst")]
     [InlineData("PostgreSQLStoreLeaseTimeout=0", "PostgreSQLStoreLeaseTimeout", "at least 1")]
+    [InlineData("PostgreSQLStoreFailurePolicy=Wait", "PostgreSQLStoreFailurePolicy", "Logout, Hold")]
     [InlineData("PostgreSQLStoreTablePrefix=Fix-Engine", "PostgreSQLStoreTablePrefix", "lower-case")]
     [InlineData("PostgreSQLStoreConnectionString=Host=db1\nPostgreSQLStoreSync=LocalJournalFirst", "PostgreSQLStoreSync", "FileStorePath")]
     public void BadValuesNameTheKey(string lines, string key, string reason)
@@ -71,6 +75,7 @@ public sealed class PostgresStoreSettingsTests
             PostgreSQLStoreTablePrefix=fixengine_test_
             PostgreSQLStoreSync=GroupCommit
             PostgreSQLStoreLeaseTimeout=5
+            PostgreSQLStoreFailurePolicy=Hold
             """));
         using var factory = new SessionFactory();
         FixSession session = factory.Create(settings, new NoApp(), 1_700_000_000_000_000_000);
@@ -78,6 +83,8 @@ public sealed class PostgresStoreSettingsTests
         {
             var store = Assert.IsType<PostgresMessageStore>(session.Store);
             Assert.Equal(PostgresSyncPolicy.GroupCommit, store.SyncPolicy);
+            // A holding session's store takes its own lease back after an outage instead of stopping for good.
+            Assert.True(store.ResumeAfterLeaseLost);
             Assert.True(store.HoldsLease);
             Assert.Equal(store.HolderId, PostgresTestSupport.Scalar<string>(
                 "SELECT lease_holder FROM fixengine_test_sessions WHERE session_id = $1", settings.SessionId.ToString()));
@@ -109,6 +116,7 @@ public sealed class PostgresSampleConfigTests
         Assert.StartsWith("Host=db.example.internal;", s.PostgreSQLStoreConnectionString);
         Assert.Equal(PostgresSyncPolicy.PerMessage, s.PostgreSQLStoreSync);
         Assert.Equal(10, s.PostgreSQLStoreLeaseTimeout);
+        Assert.Equal(StoreFailurePolicy.Hold, s.PostgreSQLStoreFailurePolicy);
         Assert.Equal("FIX.4.4:EXEC->CLIENT", s.SessionId.ToString());
     }
 }

@@ -340,10 +340,12 @@ public sealed class PostgresLeaseEngineTests
             TargetCompID={exec}
             """, "initiator"), client);
         initiator.Start();
-        // The initiator connects and sends its Logon; the acceptor's store refuses the change, so no Logon answer.
-        Assert.True(WaitFor(() => events.Any(e => e.Contains("PostgresStoreException", StringComparison.Ordinal))),
-            "no store failure event: " + string.Join(" | ", events));
-        Assert.Contains(events, e => e.Contains("was not renewed within 750 ms", StringComparison.Ordinal));
+        // The initiator connects and sends its Logon; the acceptor's store refuses the change, so no Logon answer: the
+        // session takes the store failure (no Logout: it never logged on), drops the connection and refuses every later one.
+        Assert.True(WaitFor(() => acceptor.Sessions[0].StoreFailure is not null), "no store failure: " + string.Join(" | ", events));
+        PostgresStoreException failure = Assert.IsType<PostgresStoreException>(acceptor.Sessions[0].StoreFailure);
+        Assert.Equal(PostgresStoreFailure.LeaseLost, failure.Failure);
+        Assert.Contains("was not renewed within 750 ms", failure.Message, StringComparison.Ordinal);
         Assert.False(acceptor.Sessions[0].IsLoggedOn);
         Assert.Equal(0, Volatile.Read(ref client.Logons));
         Assert.Equal(PostgresStoreFailure.LeaseLost, store.Fault!.Failure);

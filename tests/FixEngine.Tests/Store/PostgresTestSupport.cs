@@ -38,6 +38,50 @@ internal static class PostgresTestSupport
     }
 }
 
+/// <summary>A database of its own on the test server, which a test can make unreachable (new connections refused,
+/// existing ones terminated, as a database failover or a network cut does) without touching other tests' database.</summary>
+internal sealed class PostgresTestDatabase : IDisposable
+{
+    public PostgresTestDatabase()
+    {
+        Name = "fixengine_t_" + Guid.NewGuid().ToString("N");
+        Admin($"CREATE DATABASE {Name}");
+        ConnectionString = new NpgsqlConnectionStringBuilder(PostgresTestServer.ConnectionString) { Database = Name }.ConnectionString;
+    }
+
+    public string Name { get; }
+
+    public string ConnectionString { get; }
+
+    /// <summary>The database refuses new connections and every open one is terminated.</summary>
+    public void Block()
+    {
+        Admin($"ALTER DATABASE {Name} ALLOW_CONNECTIONS false");
+        Admin($"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{Name}' AND pid <> pg_backend_pid()");
+    }
+
+    /// <summary>The database takes connections again.</summary>
+    public void Unblock() => Admin($"ALTER DATABASE {Name} ALLOW_CONNECTIONS true");
+
+    public T Scalar<T>(string sql, params object[] values)
+    {
+        using var connection = new NpgsqlConnection(ConnectionString);
+        connection.Open();
+        using var command = new NpgsqlCommand(sql, connection);
+        foreach (object v in values) command.Parameters.Add(new NpgsqlParameter { Value = v });
+        return (T)command.ExecuteScalar()!;
+    }
+
+    private static void Admin(string sql)
+    {
+        using NpgsqlConnection connection = PostgresTestSupport.Connect();
+        using var command = new NpgsqlCommand(sql, connection);
+        command.ExecuteNonQuery();
+    }
+
+    public void Dispose() => Admin($"DROP DATABASE IF EXISTS {Name} WITH (FORCE)");
+}
+
 [RequiresPostgres]
 public sealed class PostgresPerMessageStoreContractTests : PostgresStoreContractTestsBase
 {

@@ -92,4 +92,34 @@ public sealed class StoreSettingsTests : IDisposable
         Assert.Contains("Store recovery of", text);
         Assert.Contains("body of MsgSeqNum 2 lost", text);
     }
+
+    [Fact]
+    public void TheApplicationIsToldOfARecoveryOnceWithTheReport()
+    {
+        SessionSettings settings = Settings("RecoverAndGapFill");
+        string journal = DamagedJournal(settings);
+        var app = new DurableApp();
+        using (var factory = new SessionFactory())
+        {
+            using FixSession session = factory.Create(settings, app, 5);
+            // Raised when the session is built, before any connection, with the store's own report.
+            StoreRecoveryReport report = Assert.Single(app.Recovered);
+            Assert.Same(session.Store.LastRecoveryReport, report);
+            Assert.Equal(journal, report.StorePath);
+            Assert.True(report.LostData);
+            JournalDamage damage = report.Damages.Single();
+            Assert.Equal(JournalDamageResolution.BodyLost, damage.Resolution);
+            Assert.Equal(2, damage.LostMessageSeqNum);
+            Assert.True(File.Exists(report.PreservedCopyPath));
+        }
+
+        // The journal was repaired: opening it again recovers nothing and tells nothing.
+        var again = new DurableApp();
+        using (var factory = new SessionFactory())
+        {
+            using FixSession session = factory.Create(settings, again, 7);
+            Assert.Null(session.Store.LastRecoveryReport);
+            Assert.Empty(again.Recovered);
+        }
+    }
 }

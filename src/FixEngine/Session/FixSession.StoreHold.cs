@@ -1,0 +1,228 @@
+using System;
+using FixEngine.Codec;
+using FixEngine.Config;
+using FixEngine.Logging;
+using FixEngine.Store;
+
+namespace FixEngine.Session;
+
+// Role: what the session does about its store beyond storing. A store whose medium is away for a while (the PostgreSQL
+// database) under PostgreSQLStoreFailurePolicy=Hold: the session holds (sends nothing, accepts no new message, keeps the
+// connection while the store's lease lasts) and resumes once the store takes writes again. After a takeover whose store
+// may have lost its last sent messages: the counterparty's expectation moves the sender number forward. A store that had
+// to recover its medium on open: the application is told.
+//
+// Why nothing at all is sent while holding, not even heartbeats: every outbound message consumes a MsgSeqNum that is
+// stored before the message leaves (a message reported sent is never lost by a crash). A heartbeat sent unstored would
+// put the counterparty ahead of the database; a standby (or this engine after a crash) would resume below what the
+// counterparty expects. And once the lease lapses a standby may be taking the session over: silence is what lets it.
+// The counterparty sends a TestRequest after about HeartBtInt of our silence and drops the connection after about two:
+// a hold shorter than that is invisible to it; a longer one ends in its disconnect (or ours, when the lease lapses), and
+// the session logs on again after it resumes.
+
+public sealed partial class FixSession
+{
+    private const long HoldFirstRetryNs = 250_000_000L;
+    private const long HoldMaxRetryNs = 5_000_000_000L;
+
+    /// <summary>True while the session holds because its message store cannot take writes for a while
+    /// (<c>PostgreSQLStoreFailurePolicy=Hold</c>): nothing is sent, <see cref="TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>
+    /// returns false and <see cref="Send{TState}(ReadOnlySpan{byte}, in TState, BodyWriter{TState}, long)"/> throws.</summary>
+    /// <remarks>Any thread may read it (a recent value). <see cref="StoreHoldReason"/> says why;
+    /// <see cref="IApplication.OnStoreHeld"/> and <see cref="IApplication.OnStoreResumed"/> mark both ends.</remarks>
+    public bool IsStoreHeld => _held;
+
+    /// <summary>The store failure the session is holding on (the latest one seen), or null when not holding. Owner thread.</summary>
+    public MessageStoreException? StoreHoldReason => _storeHold;
+
+    private bool WouldHold(MessageStoreException error) =>
+        _settings.PostgreSQLStoreFailurePolicy == StoreFailurePolicy.Hold && error.MayRecover;
+
+    private void EnterHold(MessageStoreException error, long nowNs)
+    {
+        bool first = _storeHold is null;
+        _storeHold = error;
+        if (!first) return;
+        _held = true;
+        _heldSinceNs = nowNs;
+        _holdRetryNs = HoldFirstRetryNs;
+        _holdRetryAtNs = nowNs + _holdRetryNs;
+        _log.OnEvent(LogLevel.Warning, "Message store unavailable: " + error.Message + " Holding (PostgreSQLStoreFailurePolicy=Hold): nothing is "
+            + "sent and no new message is accepted until the store takes writes again; inbound messages are asked for again then", nowNs);
+        if (_connection is not null)
+        {
+            if (!IsLoggedOn) Disconnect("message store unavailable before the logon completed (holding)", nowNs);
+            else if (IsLeaseLost(error)) DisconnectForLostLease(nowNs);
+        }
+        _application.OnStoreHeld(this, error);
+    }
+
+    private static bool IsLeaseLost(MessageStoreException? error) => error is PostgresStoreException { Failure: PostgresStoreFailure.LeaseLost };
+
+    // The lease lapsed: a standby may take the session over and must be able to log on at the counterparty. No Logout:
+    // it would need a stored sequence number.
+    private void DisconnectForLostLease(long nowNs) =>
+        Disconnect("message store lease lost while holding; disconnecting without a Logout so a standby can take the session over", nowNs);
+
+    // Poll while holding: watch the store (cheap reads every call), try to resume on the back-off schedule, keep the
+    // messages already stored moving to the transport, and give up on a silent peer as usual.
+    private int PollHeld(long nowNs)
+    {
+        _nowNs = nowNs;
+        MessageStoreException? problem = _store.CurrentFailure;
+        if (problem is not null && !problem.MayRecover)
+        {
+            // Fenced, or a lease that will not come back: the hold ends in the terminal failure.
+            EndHold();
+            OnStoreFailed(problem, nowNs);
+            return 1;
+        }
+        if (_connection is not null && IsLeaseLost(problem))
+        {
+            DisconnectForLostLease(nowNs);
+            return 1;
+        }
+        if (nowNs >= _holdRetryAtNs)
+        {
+            if (problem is null)
+            {
+                ResumeFromHold(nowNs);
+                return 1;
+            }
+            _storeHold = problem;
+            _holdRetryNs = Math.Min(_holdRetryNs * 2, HoldMaxRetryNs);
+            _holdRetryAtNs = nowNs + _holdRetryNs;
+        }
+        if (_connection is null) return 0;
+        // Messages stored before the hold and waiting for the transport may go: their numbers are in the store.
+        int work = FlushSendBacklog(nowNs);
+        if (_heartbeat.Check(nowNs) == HeartbeatDue.Disconnect)
+        {
+            Disconnect("Timed out waiting for heartbeat (holding: the session sends nothing, so it answered no TestRequest)", nowNs);
+            return work + 1;
+        }
+        return work;
+    }
+
+    // The store takes writes again: sends and connections are accepted again, and inbound messages left unprocessed
+    // while holding are asked for again (they come back with PossDupFlag=Y).
+    private void ResumeFromHold(long nowNs)
+    {
+        string reason = _storeHold?.Message ?? "";
+        EndHold();
+        _log.OnEvent(LogLevel.Warning, "Message store takes writes again after " + (nowNs - _heldSinceNs) / 1_000_000 + " ms of holding; resuming (it had failed: "
+            + reason + ")", nowNs);
+        int heldCount = _heldInboundCount;
+        int heldMax = _heldInboundMax;
+        _heldInboundCount = 0;
+        _heldInboundMax = 0;
+        _application.OnStoreResumed(this);
+        if (_connection is not null && IsLoggedOn && heldMax >= _store.NextTargetMsgSeqNum)
+        {
+            _log.OnEvent(LogLevel.Warning, heldCount + " inbound message(s) were not processed while holding; asking for them again", nowNs);
+            try
+            {
+                RequestResend(_store.NextTargetMsgSeqNum, heldMax, nowNs);
+            }
+            catch (MessageStoreException e)
+            {
+                OnStoreFailed(e, nowNs);
+            }
+        }
+    }
+
+    private void EndHold()
+    {
+        _storeHold = null;
+        _held = false;
+    }
+
+    // An inbound message arrived while holding: the peer is alive, but nothing is processed (an answer would need a
+    // stored sequence number) and the inbound number does not move; it is asked for again on resume. A Logout ends the
+    // connection (unanswered, for the same reason).
+    private void OnMessageWhileHeld(ReadOnlySpan<byte> frame, long nowNs)
+    {
+        _index.Parse(frame);
+        var message = new FixMessage(frame, _index);
+        _heartbeat.OnReceived(nowNs);
+        if (message.HasStandardPrefix && message.MsgType.SequenceEqual(MsgTypes.Logout))
+        {
+            FromAdmin(message);
+            Disconnect("Logout received while holding (not answered: the store cannot number a reply)", nowNs);
+            return;
+        }
+        NoteHeldInbound(message, nowNs);
+    }
+
+    private void NoteHeldInbound(FixMessage message, long nowNs)
+    {
+        int seq = message.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : 0;
+        if (_heldInboundCount++ == 0)
+        {
+            _log.OnEvent(LogLevel.Warning, "Inbound MsgSeqNum " + seq + " not processed while holding; the session asks for it again when the store is back", nowNs);
+        }
+        if (seq > _heldInboundMax) _heldInboundMax = seq;
+    }
+
+    // The frame being processed when the store failed into a hold: not consumed unless the inbound number moved past it.
+    private void NoteHeldInbound(ReadOnlySpan<byte> frame, long nowNs)
+    {
+        _index.Parse(frame);
+        var message = new FixMessage(frame, _index);
+        if (message.HasStandardPrefix) NoteHeldInbound(message, nowNs);
+    }
+
+    // After a takeover under an asynchronous sync policy (or from a primary that died after an unstored Logout), the
+    // store may be behind what the counterparty received. A FIX.4.4+ counterparty says what it expects in its Logon's
+    // NextExpectedMsgSeqNum(789): move the sender number up to it (never down), once, and only when the store says it
+    // may have lost its tail. The skipped numbers have no stored body: a ResendRequest for them gets a GapFill.
+    private void MoveSenderUpToPeerExpectation(FixMessage logon, bool resetFlag, long nowNs)
+    {
+        if (resetFlag || _beginStringVersion < 44) return;
+        if (logon.TryGetInt(FixTags.NextExpectedMsgSeqNum, out int expects) != FixValueStatus.Ok) return;
+        if (_tailMayBeLost)
+        {
+            MoveSenderUpTo(expects, "NextExpectedMsgSeqNum(789) of its Logon", nowNs);
+        }
+        else if (expects > _store.NextSenderMsgSeqNum)
+        {
+            _log.OnEvent(LogLevel.Warning, "The counterparty expects MsgSeqNum " + expects + " (NextExpectedMsgSeqNum(789)) but our next is "
+                + _store.NextSenderMsgSeqNum + "; not moved: the store does not report that it may have lost sent messages, so the "
+                + "counterparty's number is not trusted over it (an operator who knows it is right sets it through FixSession.Store.SetNextSenderMsgSeqNum)", nowNs);
+        }
+    }
+
+    // An initiator's Logon refused as "MsgSeqNum too low, expecting X ..." (the text QuickFIX engines and this one send):
+    // the same move, from the Logout's Text(58), so the next logon goes through.
+    private void MoveSenderUpFromRefusal(ReadOnlySpan<byte> text, long nowNs)
+    {
+        if (!_tailMayBeLost || !_isInitiator) return;
+        ReadOnlySpan<byte> marker = "MsgSeqNum too low, expecting "u8;
+        int at = text.IndexOf(marker);
+        if (at < 0) return;
+        ReadOnlySpan<byte> rest = text.Slice(at + marker.Length);
+        int digits = 0;
+        while (digits < rest.Length && digits < 10 && (uint)(rest[digits] - '0') <= 9) digits++;
+        if (digits == 0 || !FixValueParser.TryParseInt(rest.Slice(0, digits), out int expects)) return;
+        MoveSenderUpTo(expects, "Text(58) of the Logout that refused our Logon", nowNs);
+    }
+
+    private void MoveSenderUpTo(int expects, string source, long nowNs)
+    {
+        int next = _store.NextSenderMsgSeqNum;
+        if (expects <= next || expects > MaxUsableMsgSeqNum) return;
+        _store.SetNextSenderMsgSeqNum(expects);
+        _tailMayBeLost = false;
+        _log.OnEvent(LogLevel.Warning, "The counterparty expects MsgSeqNum " + expects + " (" + source + ") but the store's next was " + next
+            + ": the store may have lost the last messages sent before a takeover or crash. Sender sequence number moved up to " + expects
+            + "; a ResendRequest for " + next + ".." + (expects - 1) + " is answered with SequenceReset-GapFill (their content is not in the store)", nowNs);
+    }
+
+    // A store that had to recover its medium when it was opened (or refreshed) tells the application, once per report.
+    private void RaiseStoreRecovered()
+    {
+        if (_store.LastRecoveryReport is not StoreRecoveryReport report || ReferenceEquals(report, _raisedRecovery)) return;
+        _raisedRecovery = report;
+        _application.OnStoreRecovered(this, report);
+    }
+}
