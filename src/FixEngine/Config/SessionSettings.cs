@@ -319,6 +319,10 @@ public sealed record SessionSettings
     /// <summary>The session's identity; call after <see cref="Validate"/> (CompIDs and BeginString must be set).</summary>
     public SessionId SessionId => new(BeginString ?? "", SenderCompID ?? "", TargetCompID ?? "", SessionQualifier ?? "");
 
+    /// <summary>Longest TLS handshake in seconds. On an acceptor it counts from the TCP accept, so a client that connects
+    /// and sends nothing gives its place among the connections without a Logon back after it. Default 10.</summary>
+    public int SSLHandshakeTimeout { get; init; } = 10;
+
     /// <summary>The primary endpoint followed by the failovers; empty for acceptors.</summary>
     public IReadOnlyList<SocketEndpoint> SocketConnectEndpoints
     {
@@ -410,6 +414,7 @@ public sealed record SessionSettings
         if (PostgreSQLStoreLeaseTimeout < 1) return (nameof(PostgreSQLStoreLeaseTimeout), $"{PostgreSQLStoreLeaseTimeout} must be at least 1");
         if (!IsTablePrefix(PostgreSQLStoreTablePrefix))
         {
+        if (SSLHandshakeTimeout < 1) return (nameof(SSLHandshakeTimeout), $"{SSLHandshakeTimeout} must be at least 1 (seconds)");
             return (nameof(PostgreSQLStoreTablePrefix), $"'{PostgreSQLStoreTablePrefix}' must be 1-40 lower-case letters, digits or '_', not starting with a digit");
         }
         if (PostgreSQLStoreConnectionString is not null && PostgreSQLStoreSync == Store.PostgresSyncPolicy.LocalJournalFirst && FileStorePath is null)

@@ -100,6 +100,7 @@ internal static class SettingKeys
         Int("PreLogonMaxMessageSize", (s, v) => s with { PreLogonMaxMessageSize = v }, s => s.PreLogonMaxMessageSize),
         Int("MaxUnauthenticatedConnections", (s, v) => s with { MaxUnauthenticatedConnections = v }, s => s.MaxUnauthenticatedConnections),
         Int("MaxUnauthenticatedConnectionsPerAddress", (s, v) => s with { MaxUnauthenticatedConnectionsPerAddress = v }, s => s.MaxUnauthenticatedConnectionsPerAddress),
+        Int("SSLHandshakeTimeout", (s, v) => s with { SSLHandshakeTimeout = v }, s => s.SSLHandshakeTimeout),
         Int("StoreIndexCapacity", (s, v) => s with { StoreIndexCapacity = v }, s => s.StoreIndexCapacity),
         Int("MemoryStoreCapacityBytes", (s, v) => s with { MemoryStoreCapacityBytes = v }, s => s.MemoryStoreCapacityBytes),
         Str("PostgreSQLStoreConnectionString", (s, v) => s with { PostgreSQLStoreConnectionString = v }, s => s.PostgreSQLStoreConnectionString),
