@@ -101,12 +101,15 @@ public sealed class MemoryMessageStoreFactory : IMessageStoreFactory
     }
 }
 
-/// <summary>The built-in log: one <c>fixengine.log</c> per <c>FileLogPath</c> directory, shared by the sessions that name it,
-/// each session logging through its own producer; no log when <c>FileLogPath</c> is not set.</summary>
-/// <remarks>Owns the log files: dispose it after the engine (the engine disposes the one it makes itself).</remarks>
+/// <summary>The built-in log, in the directory <c>FileLogPath</c> (no log when it is not set), laid out as
+/// <c>FileLogLayout</c> says: <c>SharedFile</c> (default), one <c>fixengine.log</c> per directory shared by the sessions that
+/// name it, each session logging through its own producer; or <c>PerSessionFiles</c>, QuickFIX's layout,
+/// <c>&lt;BeginString-SenderCompID-TargetCompID[-qualifier]&gt;.messages.log</c> and <c>.event.log</c> per session.</summary>
+/// <remarks>One <see cref="Logging.FixLog"/> (one drain thread) per directory and layout. Owns the log files: dispose it
+/// after the engine (the engine disposes the one it makes itself). Thread-safe: the engine may add sessions while it runs.</remarks>
 public sealed class FileSessionLogFactory : ISessionLogFactory, IDisposable
 {
-    private readonly Dictionary<string, Logging.FixLog> _logs = new(StringComparer.Ordinal);
+    private readonly Dictionary<(string Path, SessionLogLayout Layout), Logging.FixLog> _logs = [];
     private readonly object _gate = new();
 
     /// <inheritdoc/>
@@ -114,20 +117,30 @@ public sealed class FileSessionLogFactory : ISessionLogFactory, IDisposable
     {
         ArgumentNullException.ThrowIfNull(settings);
         if (settings.FileLogPath is not string logPath) return null;
-        Logging.FixLog? fixLog;
+    /// <exception cref="System.IO.IOException">A log file or its directory cannot be created.</exception>
+        SessionLogLayout layout = settings.FileLogLayout;
         lock (_gate)
         {
-            if (!_logs.TryGetValue(logPath, out fixLog))
+            if (!_logs.TryGetValue((logPath, layout), out Logging.FixLog? fixLog))
             {
                 System.IO.Directory.CreateDirectory(logPath);
                 // Entries carry the time the session was given (no clock read per entry).
-                fixLog = Logging.FixLog.CreateFile(System.IO.Path.Combine(logPath, "fixengine.log"), new Logging.FixLogOptions { Clock = SessionLogClock.Instance });
-                _logs.Add(logPath, fixLog);
+                var options = new Logging.FixLogOptions { Clock = SessionLogClock.Instance };
+                fixLog = layout == SessionLogLayout.PerSessionFiles
+                    ? new Logging.FixLog(System.IO.TextWriter.Null, options)
+                    : Logging.FixLog.CreateFile(System.IO.Path.Combine(logPath, "fixengine.log"), options);
+                _logs.Add((logPath, layout), fixLog);
             }
         }
-        return new FixLogSessionLog(fixLog, settings.SessionId.ToString());
     }
 
+            SessionId id = settings.SessionId;
+            if (layout == SessionLogLayout.PerSessionFiles)
+            {
+                string prefix = FixLogSessionLog.FilePrefix(id.BeginString, id.SenderCompID, id.TargetCompID, id.SessionQualifier);
+                return FixLogSessionLog.CreatePerSessionFiles(fixLog, logPath, id.ToString(), prefix);
+            }
+            return new FixLogSessionLog(fixLog, id.ToString());
     /// <summary>Flushes and closes the log files.</summary>
     public void Dispose()
     {
