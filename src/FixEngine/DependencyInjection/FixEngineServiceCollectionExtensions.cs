@@ -78,6 +78,9 @@ public static class FixEngineServiceCollectionExtensions
                 PrewarmConnections = engine.PrewarmConnections,
                 MeterFactory = engine.MeterFactory ?? sp.GetService<System.Diagnostics.Metrics.IMeterFactory>(),
                 Console = engine.Console ?? (line => logger.LogInformation("{Event}", line)),
+                MessageStoreFactory = engine.MessageStoreFactory,
+                SessionLogFactory = engine.SessionLogFactory,
+                UnknownSessionHandler = engine.UnknownSessionHandler,
             };
             return new FixEngineHost(settings(sp), sp.GetRequiredService<IApplication>(), withLogger);
         });

@@ -7,8 +7,11 @@ using FixEngine.Store;
 namespace FixEngine.Engine;
 
 /// <summary>Makes the message store of each session an engine builds (<see cref="EngineOptions.MessageStoreFactory"/>).</summary>
-/// <remarks>Called by the <see cref="FixEngineHost"/> constructor, once per session, on the constructing thread. The
-/// session owns the store it is given and disposes it with itself.</remarks>
+/// <remarks>Called once per session: by the <see cref="FixEngineHost"/> constructor on the constructing thread, by
+/// <see cref="FixEngineHost.AddSession"/> on its caller's thread, and for a session made by an
+/// <see cref="EngineOptions.UnknownSessionHandler"/> on the thread that received its Logon; never twice at once for one
+/// engine. The session owns the store it is given and disposes it with itself (a removed session's store is closed by
+/// <see cref="FixEngineHost.RemoveSession"/>).</remarks>
 public interface IMessageStoreFactory
 {
     /// <summary>The store for the session of <paramref name="settings"/>.</summary>
@@ -19,8 +22,9 @@ public interface IMessageStoreFactory
 }
 
 /// <summary>Makes the message log of each session an engine builds (<see cref="EngineOptions.SessionLogFactory"/>).</summary>
-/// <remarks>Called by the <see cref="FixEngineHost"/> constructor, once per session, on the constructing thread. The factory
-/// keeps ownership of what it creates (the engine does not dispose logs); release it after disposing the engine.</remarks>
+/// <remarks>Called once per session, like <see cref="IMessageStoreFactory.Create"/> (at construction, by
+/// <see cref="FixEngineHost.AddSession"/>, for an unknown session's Logon). The factory keeps ownership of what it creates
+/// (the engine does not dispose logs); release it after disposing the engine.</remarks>
 public interface ISessionLogFactory
 {
     /// <summary>The log for the session of <paramref name="settings"/>, or null for none.</summary>
@@ -113,11 +117,11 @@ public sealed class FileSessionLogFactory : ISessionLogFactory, IDisposable
     private readonly object _gate = new();
 
     /// <inheritdoc/>
+    /// <exception cref="System.IO.IOException">A log file or its directory cannot be created.</exception>
     public ISessionLog? Create(SessionSettings settings)
     {
         ArgumentNullException.ThrowIfNull(settings);
         if (settings.FileLogPath is not string logPath) return null;
-    /// <exception cref="System.IO.IOException">A log file or its directory cannot be created.</exception>
         SessionLogLayout layout = settings.FileLogLayout;
         lock (_gate)
         {
@@ -131,9 +135,6 @@ public sealed class FileSessionLogFactory : ISessionLogFactory, IDisposable
                     : Logging.FixLog.CreateFile(System.IO.Path.Combine(logPath, "fixengine.log"), options);
                 _logs.Add((logPath, layout), fixLog);
             }
-        }
-    }
-
             SessionId id = settings.SessionId;
             if (layout == SessionLogLayout.PerSessionFiles)
             {
@@ -141,6 +142,9 @@ public sealed class FileSessionLogFactory : ISessionLogFactory, IDisposable
                 return FixLogSessionLog.CreatePerSessionFiles(fixLog, logPath, id.ToString(), prefix);
             }
             return new FixLogSessionLog(fixLog, id.ToString());
+        }
+    }
+
     /// <summary>Flushes and closes the log files.</summary>
     public void Dispose()
     {
