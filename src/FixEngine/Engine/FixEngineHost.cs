@@ -557,9 +557,10 @@ public sealed class FixEngineHost : IDisposable
                         _console.Accepted($"{remote}: unknown session {id} created by the UnknownSessionHandler");
                         return slot;
                     }
-                    catch (Exception e) when (e is ConfigException or ArgumentException or InvalidOperationException or Store.MessageStoreException
-                        or System.IO.IOException or UnauthorizedAccessException)
+                    catch (Exception e)
                     {
+                        // Whatever stops the session from being made (settings, store, certificates) refuses this Logon
+                        // and never escapes into the receiving thread's loop.
                         wrong = $"the settings supplied for it cannot be used: {e.Message}";
                     }
                 }
