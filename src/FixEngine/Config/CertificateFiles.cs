@@ -43,6 +43,61 @@ public static class CertificateFiles
         }
     }
 
+    /// <summary>The intermediate certificates kept with our own in <see cref="SessionSettings.SSLCertificate"/>: every
+    /// certificate after the first in a PEM file, or every certificate without the private key in a PKCS#12 file. They are
+    /// sent after ours in the TLS handshake so the peer can build the chain to its root.</summary>
+    /// <param name="settings">A session with <see cref="SessionSettings.SSLCertificate"/> set.</param>
+    /// <returns>The intermediates (possibly empty); the caller owns them.</returns>
+    /// <exception cref="ConfigException">The file cannot be read.</exception>
+    public static X509Certificate2Collection LoadOwnCertificateChain(SessionSettings settings)
+    {
+        ArgumentNullException.ThrowIfNull(settings);
+        var chain = new X509Certificate2Collection();
+        if (string.IsNullOrEmpty(settings.SSLCertificate)) return chain;
+        string certificateKey = WrittenKey(settings, nameof(SessionSettings.SSLCertificate), "ServerCertificateFile", "ClientCertificateFile");
+        try
+        {
+            byte[] bytes = Read(settings.SSLCertificate, inKeyFile: false);
+            if (IsPem(bytes))
+            {
+                bool first = true;
+                foreach ((string label, string base64, _) in PemBlocks(Encoding.ASCII.GetString(bytes)))
+                {
+                    if (label != "CERTIFICATE") continue;
+                    if (first)
+                    {
+                        first = false;
+                        continue;
+                    }
+                    chain.Add(X509CertificateLoader.LoadCertificate(Convert.FromBase64String(base64)));
+                }
+            }
+            else if (IsPkcs12Name(settings.SSLCertificate) || settings.SSLCertificateKeyFile is null)
+            {
+                X509Certificate2Collection all;
+                try
+                {
+                    all = X509CertificateLoader.LoadPkcs12Collection(bytes, settings.SSLCertificatePassword);
+                }
+                catch (CryptographicException)
+                {
+                    return chain; // LoadOwnCertificate reports what is wrong with the file.
+                }
+                foreach (X509Certificate2 c in all)
+                {
+                    if (c.HasPrivateKey) c.Dispose();
+                    else chain.Add(c);
+                }
+            }
+        }
+        catch (CertificateFileException e)
+        {
+            foreach (X509Certificate2 c in chain) c.Dispose();
+            throw SettingsOrigin.Error(settings, certificateKey, e.Message);
+        }
+        return chain;
+    }
+
     /// <summary>The certificates trusted to sign the peer's certificate: every certificate of
     /// <see cref="SessionSettings.SSLCACertificate"/> and of the files in <see cref="SessionSettings.SSLCACertificateDirectory"/>;
     /// empty when neither is set (the system trust store applies).</summary>

@@ -103,6 +103,12 @@ public sealed record SessionSettings
     /// <summary>Directory of the file log; no file log when null.</summary>
     public string? FileLogPath { get; init; }
 
+    /// <summary>How the file log under <see cref="FileLogPath"/> is laid out: <see cref="Session.SessionLogLayout.SharedFile"/>
+    /// (default: every session naming the directory writes to its <c>fixengine.log</c>) or
+    /// <see cref="Session.SessionLogLayout.PerSessionFiles"/> (QuickFIX's layout: <c>BeginString-SenderCompID-TargetCompID.messages.log</c>
+    /// and <c>.event.log</c> per session).</summary>
+    public Session.SessionLogLayout FileLogLayout { get; init; } = Session.SessionLogLayout.SharedFile;
+
     /// <summary>Data dictionary path for FIX.4.x sessions.</summary>
     public string? DataDictionary { get; init; }
 
@@ -319,6 +325,10 @@ public sealed record SessionSettings
     /// (testing only).</summary>
     public bool SSLValidateCertificates { get; init; } = true;
 
+    /// <summary>Longest TLS handshake in seconds. On an acceptor it counts from the TCP accept, so a client that connects
+    /// and sends nothing gives its place among the connections without a Logon back after it. Default 10.</summary>
+    public int SSLHandshakeTimeout { get; init; } = 10;
+
     /// <summary>Log session events verbosely (QuickFIX/n <c>Verbose</c>). Default N.</summary>
     public bool Verbose { get; init; }
 
@@ -410,6 +420,7 @@ public sealed record SessionSettings
         if (MaxMessageSize < 64) return (nameof(MaxMessageSize), $"{MaxMessageSize} must be at least 64");
         if (PreLogonMaxMessageSize < 64) return (nameof(PreLogonMaxMessageSize), $"{PreLogonMaxMessageSize} must be at least 64");
         if (MaxUnauthenticatedConnections < 1) return (nameof(MaxUnauthenticatedConnections), $"{MaxUnauthenticatedConnections} must be at least 1");
+        if (SSLHandshakeTimeout < 1) return (nameof(SSLHandshakeTimeout), $"{SSLHandshakeTimeout} must be at least 1 (seconds)");
         if (MaxUnauthenticatedConnectionsPerAddress < 1) return (nameof(MaxUnauthenticatedConnectionsPerAddress), $"{MaxUnauthenticatedConnectionsPerAddress} must be at least 1");
         if (StoreIndexCapacity < 1) return (nameof(StoreIndexCapacity), $"{StoreIndexCapacity} must be at least 1");
         if (MemoryStoreCapacityBytes < 0) return (nameof(MemoryStoreCapacityBytes), $"{MemoryStoreCapacityBytes} must not be negative");

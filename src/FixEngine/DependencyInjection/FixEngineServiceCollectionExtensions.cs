@@ -88,6 +88,7 @@ public static class FixEngineServiceCollectionExtensions
                 Console = engine.Console ?? (line => logger.LogInformation("{Event}", line)),
                 // Session events go to ILogger (a category per session) beside the message log the settings ask for.
                 SessionLogFactory = sp.GetRequiredService<LoggerSessionLogFactory>(),
+                UnknownSessionHandler = engine.UnknownSessionHandler,
             };
             return new FixEngineHost(settings(sp), sp.GetRequiredService<IApplication>(), withLogger);
         });

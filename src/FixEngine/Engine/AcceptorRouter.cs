@@ -10,7 +10,11 @@ namespace FixEngine.Engine;
 // Design:
 // - Owner: the receiving threads of acceptor connections not yet bound to a session (the engine agent for busy-poll
 //   ports, socket completion threads for completion-mode and TLS ports), serialised by _routeGate. The route table is
-//   filled by the FixEngineHost constructor and only read afterwards.
+//   filled by the FixEngineHost constructor and changed, under _routeGate, by FixEngineHost.AddSession/RemoveSession
+//   and for an unknown session's Logon (once per session, never per message).
+// - A Logon for a session not in the table goes to the host's unknown-session path (Unknown, outside _routeGate: it may
+//   run the application's handler and open a store) when EngineOptions.UnknownSessionHandler is set; it answers with the
+//   new session's slot, or refuses (the connection is then answered with a Logout and closed).
 // - The routing index is shared, so the lookup runs under _routeGate (once per connection); the session is then
 //   attached inside its scope (order: route gate, then session gate; nothing takes them the other way round).
 
@@ -22,8 +26,35 @@ internal sealed class AcceptorRouter(EngineAgent agent, EngineConsole console, b
     private readonly FixMessageIndex _routingIndex = new(64);
     private readonly object _routeGate = new();
 
-    /// <summary>Constructor only: the session <paramref name="slot"/> answers Logons addressed to its CompIDs.</summary>
-    public void Add(SessionSettings settings, SessionSlot slot) => _routes.Add(Key(settings.BeginString!, settings.SenderCompID!, settings.TargetCompID!), slot);
+    /// <summary>The host's unknown-session path: the slot of a session made for this Logon, or null when it refused it
+    /// (it has answered and closed the connection). Null when the engine has no UnknownSessionHandler.</summary>
+    public Func<SessionConnection, ReadOnlySpan<byte>, long, SessionSlot?>? Unknown { get; set; }
+
+    /// <summary>The session <paramref name="slot"/> answers Logons addressed to its CompIDs (any thread).</summary>
+    /// <exception cref="ArgumentException">Another session already answers them.</exception>
+    public void Add(SessionSettings settings, SessionSlot slot)
+    {
+        lock (_routeGate) _routes.Add(Key(settings.BeginString!, settings.SenderCompID!, settings.TargetCompID!), slot);
+    }
+
+    /// <summary>Whether a session already answers Logons addressed to these CompIDs (any thread).</summary>
+    public bool Contains(SessionSettings settings)
+    {
+        lock (_routeGate) return _routes.ContainsKey(Key(settings.BeginString!, settings.SenderCompID!, settings.TargetCompID!));
+    }
+
+    /// <summary>Logons addressed to the CompIDs of <paramref name="settings"/> are no longer routed (any thread).</summary>
+    public void Remove(SessionSettings settings)
+    {
+        lock (_routeGate) _routes.Remove(Key(settings.BeginString!, settings.SenderCompID!, settings.TargetCompID!));
+    }
+
+    /// <summary>The session answering Logons for our (<paramref name="beginString"/>, <paramref name="ourSender"/>,
+    /// <paramref name="ourTarget"/>), or null (any thread).</summary>
+    public SessionSlot? Find(string beginString, string ourSender, string ourTarget)
+    {
+        lock (_routeGate) return _routes.TryGetValue(Key(beginString, ourSender, ourTarget), out SessionSlot? slot) ? slot : null;
+    }
 
     /// <summary>Receiving thread: the first message of <paramref name="connection"/> picks its session.</summary>
     public void Route(IEngineConnection connection, ReadOnlySpan<byte> frame, long epochNs)
@@ -41,12 +72,28 @@ internal sealed class AcceptorRouter(EngineAgent agent, EngineConsole console, b
                 return;
             }
             string key = Key(Encoding.ASCII.GetString(begin), Encoding.ASCII.GetString(theirTarget), Encoding.ASCII.GetString(theirSender));
-            if (!_routes.TryGetValue(key, out slot))
+            if (!_routes.TryGetValue(key, out slot) && Unknown is null)
             {
                 // The agent logs the close of a connection that never had a Logon routed, with this reason.
                 connection.Close($"no session for {Encoding.ASCII.GetString(begin)} {Encoding.ASCII.GetString(theirSender)}->{Encoding.ASCII.GetString(theirTarget)}");
                 return;
             }
+        }
+        if (slot is null)
+        {
+            if (agent.IsStopping)
+            {
+                connection.Close("engine stopping");
+                return;
+            }
+            if (connection is not SessionConnection socketConnection)
+            {
+                // The unknown-session handler is asked for connections on the engine's own ports only.
+                connection.Close("no session for this Logon's CompIDs (hosted connection: the unknown-session handler is not asked)");
+                return;
+            }
+            slot = Unknown!(socketConnection, frame, epochNs);
+            if (slot is null) return;
         }
         if (agent.IsStopping)
         {
@@ -67,6 +114,11 @@ internal sealed class AcceptorRouter(EngineAgent agent, EngineConsole console, b
     private void Attach(SessionSlot slot, IEngineConnection connection, ReadOnlySpan<byte> frame, long epochNs)
     {
         FixSession session = slot.Session;
+        if (slot.Removed)
+        {
+            connection.Close($"{session.Id} was removed from the engine");
+            return;
+        }
         // The previous connection may be closed without the agent having noticed yet: let the reconnect in now.
         if (session.Connection is IEngineConnection previous && previous.IsClosed) session.OnDisconnected(previous.CloseReason, epochNs);
         if (session.IsConnected)

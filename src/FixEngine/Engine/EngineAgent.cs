@@ -23,7 +23,30 @@ namespace FixEngine.Engine;
 //   message is being processed on its receive thread) is skipped this duty cycle (SessionSlot.EnterForService), within
 //   a bound of SessionSlot.MaxServiceDelayNs; the skip counts as work, so the next duty cycle follows at once.
 
-/// <summary>The engine's duty cycle: connections, session timers and outboxes, initiator reconnects, stop.</summary>
+// - Sessions added or removed on a running engine (FixEngineHost.AddSession/RemoveSession, an unknown session's Logon)
+//   are handed over as SessionChange objects through _changes; only the agent changes _slots and _initiators, at the
+//   start of a duty cycle (ApplyChanges), so the per-session loop needs no lock. A removal stays in _removing while the
+//   session logs out (Logout, then the peer's reply or LogoutTimeout, bounded by its deadline), then leaves _slots and
+//   signals the caller, which disposes the session (its store is closed off the agent thread).
+
+/// <summary>A session to add to or remove from the running engine (<see cref="EngineAgent.Submit"/>).</summary>
+internal sealed class SessionChange(SessionSlot slot, bool remove)
+{
+    public SessionSlot Slot { get; } = slot;
+
+    public bool Remove { get; } = remove;
+
+    /// <summary>Set by the agent once applied (an add) or once the session is logged out and out of the engine (a removal).</summary>
+    public ManualResetEventSlim Done { get; } = new(false);
+
+    /// <summary>Agent: when a removal stops waiting for the peer's Logout reply (monotonic).</summary>
+    public long DeadlineNs { get; set; }
+
+    /// <summary>Agent: the Logout (or disconnect) of a removal was started.</summary>
+    public bool LogoutStarted { get; set; }
+}
+
+/// <summary>The engine's duty cycle: connections, session timers and outboxes, initiator reconnects, session changes, stop.</summary>
 internal sealed class EngineAgent : IAgent
 {
     private const long NsPerSecond = 1_000_000_000L;
@@ -35,6 +58,8 @@ internal sealed class EngineAgent : IAgent
     private readonly List<InitiatorConnector> _initiators = [];
     private readonly List<SessionConnection> _connections = [];
     private readonly ConcurrentQueue<SessionConnection> _incoming = new();
+    private readonly ConcurrentQueue<SessionChange> _changes = new();
+    private readonly List<SessionChange> _removing = [];
     private readonly ManualResetEventSlim _loggedOut = new(false);
     private readonly System.Threading.Tasks.TaskCompletionSource _loggedOutTask = new(System.Threading.Tasks.TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly System.Threading.Tasks.TaskCompletionSource _closedTask = new(System.Threading.Tasks.TaskCreationOptions.RunContinuationsAsynchronously);
@@ -64,6 +89,21 @@ internal sealed class EngineAgent : IAgent
     /// <summary>Constructor only.</summary>
     public void AddInitiator(InitiatorConnector initiator) => _initiators.Add(initiator);
 
+    /// <summary>The agent thread's managed id once it runs (0 before).</summary>
+    public int ThreadId { get; private set; }
+
+    /// <summary>Host constructor only (before the agent runs): an initial session.</summary>
+    public void AddInitial(SessionSlot slot)
+    {
+        _slots.Add(slot);
+        if (slot.Initiator is InitiatorConnector initiator) _initiators.Add(initiator);
+    }
+
+    /// <summary>Hands a session change to the agent (any thread); applied at the start of its next duty cycle.</summary>
+    public void Submit(SessionChange change) => _changes.Enqueue(change);
+
+    public void OnStart() => ThreadId = System.Environment.CurrentManagedThreadId;
+
     /// <summary>Hands a new connection to the agent (accept thread, connect task).</summary>
     public void Enqueue(SessionConnection connection) => _incoming.Enqueue(connection);
 
@@ -82,7 +122,8 @@ internal sealed class EngineAgent : IAgent
     public int DoWork(long nowNs)
     {
         long epochNs = _time.BeginCycle(nowNs);
-        int work = TakeIncoming(nowNs, epochNs);
+        int work = _changes.IsEmpty ? 0 : ApplyChanges(nowNs);
+        work += TakeIncoming(nowNs, epochNs);
         work += PollConnections(nowNs);
 
         bool stopping = _stopState != Running;
@@ -110,6 +151,7 @@ internal sealed class EngineAgent : IAgent
             // dropped is harmless.
             if (slot.Session.Connection is IEngineConnection connection) connection.SyncReceivePause(slot.Session);
         }
+        if (_removing.Count > 0) work += ServiceRemovals(nowNs, epochNs);
         if (stopping)
         {
             if (!anyConnected && _stopState == Stopping)
@@ -127,6 +169,20 @@ internal sealed class EngineAgent : IAgent
 
     public void OnClose()
     {
+        // Removals end here (the caller disposes the session); adds not yet applied stay the host's to dispose.
+        while (_changes.TryDequeue(out SessionChange? change))
+        {
+            if (!change.Remove) _slots.Add(change.Slot);
+            else if (_slots.Remove(change.Slot)) _removing.Add(change);
+            else change.Done.Set();
+        }
+        foreach (SessionChange removal in _removing)
+        {
+            _slots.Remove(removal.Slot);
+            using (SessionScope scope = removal.Slot.Enter(_time.EpochNow())) removal.Slot.Session.OnDisconnected("session removed", scope.EpochNs);
+            removal.Done.Set();
+        }
+        _removing.Clear();
         while (_incoming.TryDequeue(out SessionConnection? queued)) _connections.Add(queued);
         foreach (SessionConnection c in _connections) c.CloseNow("engine stopped");
         long epochNs = _time.EpochNow();
@@ -141,6 +197,69 @@ internal sealed class EngineAgent : IAgent
         _closedTask.TrySetResult();
     }
 
+    // Start of a duty cycle: sessions added to or removed from the running engine.
+    private int ApplyChanges(long nowNs)
+    {
+        int work = 0;
+        while (_changes.TryDequeue(out SessionChange? change))
+        {
+            work++;
+            SessionSlot slot = change.Slot;
+            if (!change.Remove)
+            {
+                _slots.Add(slot);
+                if (slot.Initiator is InitiatorConnector added) _initiators.Add(added);
+                change.Done.Set();
+                continue;
+            }
+            // No new connect for a removed initiator; the session logs out while it is still serviced.
+            if (slot.Initiator is InitiatorConnector removed) _initiators.Remove(removed);
+            if (!_slots.Contains(slot))
+            {
+                change.Done.Set();
+                continue;
+            }
+            change.DeadlineNs = nowNs + (slot.Session.Settings.LogoutTimeout + 1) * NsPerSecond;
+            _removing.Add(change);
+        }
+        return work;
+    }
+
+    // After the sessions were serviced: each removed session sends its Logout, waits for the reply (or LogoutTimeout, which
+    // its own Poll enforces; DeadlineNs is the backstop), then leaves the engine and its remover is signalled.
+    private int ServiceRemovals(long nowNs, long epochNs)
+    {
+        int work = 0;
+        for (int i = _removing.Count - 1; i >= 0; i--)
+        {
+            SessionChange removal = _removing[i];
+            SessionSlot slot = removal.Slot;
+            using (SessionScope scope = slot.EnterForService(epochNs, nowNs))
+            {
+                if (!scope.Entered)
+                {
+                    work++;
+                    continue;
+                }
+                FixSession session = slot.Session;
+                if (!removal.LogoutStarted)
+                {
+                    removal.LogoutStarted = true;
+                    work++;
+                    if (session.State == SessionState.LoggedOn) session.Logout("Session removed", scope.EpochNs);
+                    else if (session.IsConnected) session.Disconnect("session removed", scope.EpochNs);
+                }
+                if (session.IsConnected && nowNs < removal.DeadlineNs) continue;
+                if (session.IsConnected) session.Disconnect("session removed: no Logout reply in time", scope.EpochNs);
+            }
+            _slots.Remove(slot);
+            _removing.RemoveAt(i);
+            removal.Done.Set();
+            work++;
+        }
+        return work;
+    }
+
     private int TakeIncoming(long nowNs, long epochNs)
     {
         int work = 0;
@@ -152,6 +271,12 @@ internal sealed class EngineAgent : IAgent
             if (connection.Slot is SessionSlot slot && slot.Initiator is InitiatorConnector initiator)
             {
                 initiator.Connected();
+                if (slot.Removed)
+                {
+                    // The connect task finished after the session was removed.
+                    connection.CloseNow("session removed");
+                    continue;
+                }
                 _console.Connected(slot.Session.Id, connection.RemoteEndPoint);
                 using (SessionScope scope = slot.Enter(epochNs))
                 {

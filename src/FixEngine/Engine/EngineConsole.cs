@@ -26,4 +26,10 @@ internal sealed class EngineConsole(Action<string>? sink)
     public void Warning(ConfigWarning warning) => sink?.Invoke($"Settings warning: {warning}");
 
     public void Refused(string remote, string why) => sink?.Invoke($"Refused {remote}: {why}");
+
+    public void SessionAdded(SessionId session) => sink?.Invoke($"Session added: {session}");
+
+    public void SessionRemoved(SessionId session) => sink?.Invoke($"Session removed: {session}");
+
+    public void Listening(int port) => sink?.Invoke($"Listening on port {port}");
 }

@@ -57,6 +57,12 @@ public sealed class EngineOptions
     /// unauthenticated-connection keys of those ports do not apply.</summary>
     public bool ListenOnAcceptorPorts { get; init; } = true;
 
+    /// <summary>Asked when a Logon arrives on an acceptor port for a SessionID the engine does not run (CompIDs not
+    /// configured in advance): it refuses (the peer gets a Logout with the reason, and the refusal is logged with its
+    /// address) or supplies the new session's settings (the session is created, as by <see cref="FixEngineHost.AddSession"/>,
+    /// and the Logon processed normally). Null (default): such a connection is closed and logged.</summary>
+    public UnknownSessionHandler? UnknownSessionHandler { get; init; }
+
     /// <summary>Tests: resolves an initiator's host names instead of DNS (the addresses, in the order to try them).</summary>
     internal Func<string, System.Threading.Tasks.Task<System.Net.IPAddress[]>>? ResolveHost { get; init; }
 }

@@ -28,9 +28,11 @@ internal static class EngineTls
         return new TlsOptions
         {
             ServerCertificate = certificate,
+            CertificateChain = LoadChain(s, owned),
             RequireClientCertificate = s.SSLRequireClientCertificate,
             EnabledProtocols = s.SSLProtocols,
-            RemoteCertificateValidation = Validation(s, root, certificateOptional: !s.SSLRequireClientCertificate),
+            CertificateValidator = Validation(s, root, certificateOptional: !s.SSLRequireClientCertificate, expectedName: null),
+            HandshakeTimeout = TimeSpan.FromSeconds(s.SSLHandshakeTimeout),
         };
     }
 
@@ -38,22 +40,34 @@ internal static class EngineTls
     public static InitiatorTls ForInitiator(SessionSettings s, List<IDisposable> owned)
     {
         X509Certificate2Collection? clientCertificates = null;
-        if (!string.IsNullOrEmpty(s.SSLCertificate)) clientCertificates = [LoadOwnCertificate(s, owned)];
+        X509Certificate2Collection? chain = null;
+        if (!string.IsNullOrEmpty(s.SSLCertificate))
+        {
+            clientCertificates = [LoadOwnCertificate(s, owned)];
+            chain = LoadChain(s, owned);
+        }
         X509Certificate2Collection? root = LoadRoot(s, owned);
-        return new InitiatorTls(s, clientCertificates, Validation(s, root, certificateOptional: false));
+        return new InitiatorTls(s, clientCertificates, chain, root);
     }
 
     /// <summary>An initiator's TLS setup; <see cref="For"/> adds the name to validate for one endpoint.</summary>
-    public sealed class InitiatorTls(SessionSettings settings, X509Certificate2Collection? clientCertificates, RemoteCertificateValidationCallback? validation)
+    public sealed class InitiatorTls(SessionSettings settings, X509Certificate2Collection? clientCertificates, X509Certificate2Collection? chain,
+        X509Certificate2Collection? roots)
     {
         /// <summary>Options for a connect to <paramref name="host"/>: SSLServerName, else the host, is the expected name.</summary>
-        public TlsOptions For(string host) => new()
+        public TlsOptions For(string host)
         {
-            TargetHost = settings.SSLServerName ?? host,
-            ClientCertificates = clientCertificates,
-            EnabledProtocols = settings.SSLProtocols,
-            RemoteCertificateValidation = validation,
-        };
+            string name = settings.SSLServerName ?? host;
+            return new()
+            {
+                TargetHost = name,
+                ClientCertificates = clientCertificates,
+                CertificateChain = chain,
+                EnabledProtocols = settings.SSLProtocols,
+                CertificateValidator = Validation(settings, roots, certificateOptional: false, expectedName: name),
+                HandshakeTimeout = TimeSpan.FromSeconds(settings.SSLHandshakeTimeout),
+            };
+        }
     }
 
     private static X509Certificate2 LoadOwnCertificate(SessionSettings s, List<IDisposable> owned)
@@ -61,6 +75,14 @@ internal static class EngineTls
         X509Certificate2 certificate = WithSession(s, () => CertificateFiles.LoadOwnCertificate(s));
         owned.Add(certificate);
         return certificate;
+    }
+
+    // The intermediates in our certificate file, sent with our certificate.
+    private static X509Certificate2Collection? LoadChain(SessionSettings s, List<IDisposable> owned)
+    {
+        X509Certificate2Collection chain = WithSession(s, () => CertificateFiles.LoadOwnCertificateChain(s));
+        foreach (X509Certificate2 c in chain) owned.Add(c);
+        return chain.Count == 0 ? null : chain;
     }
 
     private static X509Certificate2Collection? LoadRoot(SessionSettings s, List<IDisposable> owned)
@@ -83,22 +105,35 @@ internal static class EngineTls
         }
     }
 
-    private static RemoteCertificateValidationCallback? Validation(SessionSettings s, X509Certificate2Collection? roots, bool certificateOptional)
+    // Null accepts; otherwise the reason the peer's certificate is refused, for the handshake's failure.
+    private static Func<X509Certificate?, X509Chain?, SslPolicyErrors, string?> Validation(SessionSettings s, X509Certificate2Collection? roots,
+        bool certificateOptional, string? expectedName)
     {
-        if (!s.SSLValidateCertificates) return (_, certificate, _, _) => certificateOptional || certificate is not null;
-        if (roots is null && !s.SSLCheckCertificateRevocation) return null;
+        if (!s.SSLValidateCertificates)
+        {
+            return (certificate, _, _) => certificateOptional || certificate is not null ? null : "the peer presented no certificate";
+        }
         bool revocation = s.SSLCheckCertificateRevocation;
-        return (_, certificate, _, errors) => Verify(certificate, errors, roots, revocation, certificateOptional);
+        return (certificate, chain, errors) => Verify(certificate, chain, errors, roots, revocation, certificateOptional, expectedName);
     }
 
-    // With configured roots the peer's certificate must chain to them alone (not the system store), and the platform's
-    // chain verdict is replaced by ours; without them the platform's verdict stands. A name mismatch reported by the
-    // platform (initiators) always fails. With revocation on, the chain is rebuilt with an online revocation check.
-    private static bool Verify(X509Certificate? certificate, SslPolicyErrors errors, X509Certificate2Collection? roots, bool revocation, bool certificateOptional)
+    // Without configured roots or revocation the platform's verdict stands. With configured roots the peer's certificate
+    // must chain to them alone (not the system store), and the platform's chain verdict is replaced by ours; a name
+    // mismatch reported by the platform (initiators) always fails. With revocation on, the chain is rebuilt with an online
+    // revocation check.
+    private static string? Verify(X509Certificate? certificate, X509Chain? platformChain, SslPolicyErrors errors, X509Certificate2Collection? roots,
+        bool revocation, bool certificateOptional, string? expectedName)
     {
-        if (certificate is null) return certificateOptional;
-        if ((errors & SslPolicyErrors.RemoteCertificateNameMismatch) != 0) return false;
-        if (roots is null && errors != SslPolicyErrors.None) return false;
+        if (certificate is null) return certificateOptional ? null : "the peer presented no certificate";
+        if ((errors & SslPolicyErrors.RemoteCertificateNameMismatch) != 0)
+        {
+            return TlsFailures.DescribeCertificate(certificate, platformChain, SslPolicyErrors.RemoteCertificateNameMismatch, expectedName);
+        }
+        if (roots is null && !revocation)
+        {
+            return errors == SslPolicyErrors.None ? null : TlsFailures.DescribeCertificate(certificate, platformChain, errors, expectedName);
+        }
+        if (roots is null && errors != SslPolicyErrors.None) return TlsFailures.DescribeCertificate(certificate, platformChain, errors, expectedName);
         X509Certificate2? created = certificate as X509Certificate2 is null ? X509CertificateLoader.LoadCertificate(certificate.GetRawCertData()) : null;
         X509Certificate2 leaf = created ?? (X509Certificate2)certificate;
         try
@@ -111,9 +146,17 @@ internal static class EngineTls
                 // Intermediates of a CA bundle help build the chain too.
                 chain.ChainPolicy.ExtraStore.AddRange(roots);
             }
+            // Intermediates the peer sent with its certificate.
+            if (platformChain is not null)
+            {
+                foreach (X509ChainElement element in platformChain.ChainElements)
+                {
+                    if (!ReferenceEquals(element.Certificate, leaf)) chain.ChainPolicy.ExtraStore.Add(element.Certificate);
+                }
+            }
             chain.ChainPolicy.RevocationMode = revocation ? X509RevocationMode.Online : X509RevocationMode.NoCheck;
             chain.ChainPolicy.RevocationFlag = X509RevocationFlag.ExcludeRoot;
-            return chain.Build(leaf);
+            return chain.Build(leaf) ? null : TlsFailures.DescribeCertificate(leaf, chain, SslPolicyErrors.RemoteCertificateChainErrors, expectedName);
         }
         finally
         {

@@ -2,8 +2,10 @@ using System;
 using System.Collections.Generic;
 using System.IO.Pipelines;
 using System.Net;
+using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
+using FixEngine.Codec;
 using FixEngine.Config;
 using FixEngine.Diagnostics;
 using FixEngine.Hosting;
@@ -41,27 +43,55 @@ namespace FixEngine.Engine;
 /// time (<c>epochNs</c>) from it with one anchor (refreshed once a second), so the epoch clock is not read per duty cycle;
 /// a receiving thread (dedicated or completion) reads the monotonic clock once per message and applies the same anchor. Sessions are given
 /// epoch time, never read it, and the engine never reads it back from them.</para>
+/// <para>Dynamic sessions: <see cref="AddSession"/> and <see cref="RemoveSession"/> change the sessions of a running engine
+/// (from any thread but the engine's own and a session callback, for a removal); an
+/// <see cref="EngineOptions.UnknownSessionHandler"/> creates sessions for Logons from CompIDs not configured in advance.
+/// The session is built (its store opened) on the caller's thread and handed to the agent, which alone changes the list
+/// of sessions it services; lookups (<see cref="TryGetSession"/>, <see cref="TrySend{TState}"/>, <see cref="Sessions"/>)
+/// read an immutable snapshot replaced on each change, so the message paths take no lock for it.</para>
 /// <para>Public members are thread-safe unless stated. Start-up allocates; the duty cycle and the receive paths of busy-poll,
 /// dedicated and completion-mode TCP and of TLS do not in steady state.</para>
 /// </remarks>
 public sealed class FixEngineHost : IDisposable
 {
-    private readonly List<SessionSlot> _slots = [];
-    private readonly List<FixSession> _sessions = [];
-    private readonly List<Listener> _listeners = [];
+    // Control plane (constructor, Start, Stop, AddSession, RemoveSession, an unknown session's creation, Dispose): under
+    // _control. The snapshots below are replaced (copy-on-write) under it and read without a lock by anyone.
+    private readonly object _control = new();
+    private readonly List<SessionSlot> _all = [];
+    private readonly Dictionary<int, Port> _ports = [];
     private readonly List<IDisposable> _owned = [];
     private readonly SessionFactory _factory;
-    private readonly Dictionary<SessionId, SessionSlot> _byId = [];
     private readonly EngineAgent _agent;
     private readonly AgentRunner _runner;
-    private readonly IdleWakeup _agentWakeup = new();
     private readonly AcceptorRouter _router;
-    private readonly EpochAnchor _time;
-    private readonly EngineConsole _console;
+    private readonly IdleWakeup _agentWakeup = new();
     private readonly PipeConnections _hosted = new();
     private readonly TimeSpan _pendingLogonTimeout;
     private readonly int _preLogonMaxBodyLength;
     private readonly FixEngineMetrics _metrics;
+    private readonly IApplication _application;
+    private readonly EngineOptions _options;
+    private readonly EpochAnchor _time;
+    private readonly EngineConsole _console;
+    private readonly bool _prewarm;
+    private volatile FixSession[] _sessions = [];
+    private volatile Dictionary<SessionId, SessionSlot> _byId = [];
+    private bool _started;
+    private bool _stopped;
+    private bool _disposed;
+
+    /// <summary>One listening port: the listener, the settings it was built from (per-port keys are checked against
+    /// them) and the sessions on it.</summary>
+    private sealed class Port(Listener listener, SessionSettings reference, int maxMessageSize)
+    {
+        public Listener Listener { get; } = listener;
+
+        public SessionSettings Reference { get; } = reference;
+
+        public int MaxMessageSize { get; } = maxMessageSize;
+
+        public int Sessions { get; set; }
+    }
 
     /// <summary>Builds every session of <paramref name="settings"/> (nothing runs until <see cref="Start"/>).</summary>
     /// <param name="settings">Session settings (from <see cref="SettingsFile"/> or code).</param>
@@ -95,13 +125,13 @@ public sealed class FixEngineHost : IDisposable
             ArgumentNullException.ThrowIfNull(s, nameof(settings));
             s.Validate();
         }
+        _application = application;
+        _options = options;
         IClock clock = options.Clock ?? SystemClock.Instance;
-        bool prewarm = options.PrewarmConnections;
-        var console = new EngineConsole(options.Console);
-        foreach (ConfigWarning warning in SettingsFile.Warnings(settings)) console.Warning(warning);
-        var time = new EpochAnchor(clock);
-        _time = time;
-        _console = console;
+        _prewarm = options.PrewarmConnections;
+        _console = new EngineConsole(options.Console);
+        foreach (ConfigWarning warning in SettingsFile.Warnings(settings)) _console.Warning(warning);
+        _time = new EpochAnchor(clock);
         IdleStrategy = EngineConfiguration.ResolveIdleStrategy(settings, options);
         int[] cpus = EngineConfiguration.ResolveCpuAffinity(settings, options);
         CpuAffinity = cpus;
@@ -110,9 +140,9 @@ public sealed class FixEngineHost : IDisposable
         Dictionary<int, List<SessionSettings>> ports = EngineConfiguration.AcceptorPorts(settings);
         int logonTimeoutSeconds = EngineConfiguration.PendingLogonTimeoutSeconds(settings);
         _pendingLogonTimeout = TimeSpan.FromSeconds(logonTimeoutSeconds);
-        _agent = new EngineAgent(_slots, time, console, logonTimeoutSeconds, prewarm);
-        var router = new AcceptorRouter(_agent, console, prewarm);
-        _router = router;
+        _agent = new EngineAgent([], _time, _console, logonTimeoutSeconds, _prewarm);
+        _router = new AcceptorRouter(_agent, _console, _prewarm);
+        if (options.UnknownSessionHandler is not null) _router.Unknown = CreateUnknownSession;
         bool listen = options.ListenOnAcceptorPorts;
         int preLogon = 64;
         foreach (SessionSettings s in settings)
@@ -121,58 +151,45 @@ public sealed class FixEngineHost : IDisposable
         }
         _preLogonMaxBodyLength = preLogon;
 
+        var sessions = new List<FixSession>();
+        var byId = new Dictionary<SessionId, SessionSlot>();
         try
         {
-            var listeners = new Dictionary<int, Listener>();
             foreach ((int port, List<SessionSettings> list) in ports)
             {
                 // Hosted acceptors (ListenOnAcceptorPorts = false): a server such as Kestrel owns the port.
                 if (!listen) continue;
                 int maxMessageSize = 0;
                 foreach (SessionSettings s in list) maxMessageSize = Math.Max(maxMessageSize, s.MaxMessageSize);
-                SessionSettings first = list[0];
-                TlsOptions? tls = first.SocketUseSSL ? EngineTls.ForAcceptor(first, _owned) : null;
-                IPAddress[] addresses = Listener.DefaultAddresses(HostResolver.ResolveAcceptHost(first));
-                var gate = new UnauthenticatedGate(port, first.MaxUnauthenticatedConnections, first.MaxUnauthenticatedConnectionsPerAddress, console);
-                var listener = new Listener(addresses, port, EngineConfiguration.TransportOptions(first, maxMessageSize), tls, router, _agent, time, console, gate);
-                listeners.Add(port, listener);
-                _listeners.Add(listener);
+                _ports.Add(port, NewPort(port, list[0], maxMessageSize));
             }
 
-            long epochNs = time.EpochNow();
+            long epochNs = _time.EpochNow();
             foreach (SessionSettings s in settings)
             {
                 FixSession session = _factory.Create(s, application, epochNs);
-                _sessions.Add(session);
+                sessions.Add(session);
+                SessionSlot slot = NewSlot(session);
+                _all.Add(slot);
+                byId.Add(session.Id, slot);
+                _agent.AddInitial(slot);
                 if (s.ConnectionType == ConnectionType.Acceptor)
                 {
-                    // A hosted connection's thread enters the session through its gate, so a session without an engine
-                    // listener always has one.
-                    bool guarded = !listeners.TryGetValue(s.SocketAcceptPort!.Value, out Listener? listener) || listener.Guarded;
-                    var slot = new SessionSlot(session, guarded);
-                    _slots.Add(slot);
-                    _byId.Add(session.Id, slot);
-                    router.Add(s, slot);
-                }
-                else
-                {
-                    TcpConnectionOptions transport = EngineConfiguration.TransportOptions(s, s.MaxMessageSize);
-                    EngineTls.InitiatorTls? tls = s.SocketUseSSL ? EngineTls.ForInitiator(s, _owned) : null;
-                    var slot = new SessionSlot(session, InitiatorConnector.IsGuarded(transport, tls is not null));
-                    slot.Initiator = new InitiatorConnector(slot, s.SocketConnectEndpoints, transport, tls, _agent, time, console, prewarm, options.ResolveHost);
-                    _slots.Add(slot);
-                    _byId.Add(session.Id, slot);
-                    _agent.AddInitiator(slot.Initiator);
+                    // Hosted acceptors (ListenOnAcceptorPorts = false) have no engine port: a server such as Kestrel owns it.
+                    if (_ports.TryGetValue(s.SocketAcceptPort!.Value, out Port? port)) port.Sessions++;
+                    _router.Add(s, slot);
                 }
             }
         }
         catch
         {
-            foreach (FixSession session in _sessions) session.Dispose();
+            foreach (FixSession session in sessions) session.Dispose();
             _factory.Dispose();
             ReleaseOwned();
             throw;
         }
+        _sessions = [.. sessions];
+        _byId = byId;
 
         // Application threads hand messages to the agent (TrySendFromAnyThread): they end its idle park.
         foreach (FixSession session in _sessions) session.AgentWakeup = _agentWakeup;
@@ -194,7 +211,7 @@ public sealed class FixEngineHost : IDisposable
         _metrics = new FixEngineMetrics(() => _sessions, options.MeterFactory);
         _owned.Add(_metrics);
         // Latency histograms: each session records into them only while a listener is enabled for them.
-        foreach (FixSession session in _sessions) session.Latency = _metrics.CreateSessionLatency(session.Id, time.EpochNow);
+        foreach (FixSession session in _sessions) session.Latency = _metrics.CreateSessionLatency(session.Id, _time.EpochNow);
     }
 
     /// <summary>Loads a QuickFIX-style settings file and builds the engine.</summary>
@@ -213,7 +230,8 @@ public sealed class FixEngineHost : IDisposable
     public static FixEngineHost FromSettingsFile(string path, IApplication application, EngineOptions options)
         => new(SettingsFile.Load(path), application, options);
 
-    /// <summary>All sessions, in configuration order.</summary>
+    /// <summary>All sessions, in the order they were configured or added (a snapshot: sessions added or removed later are
+    /// not reflected in a list already read).</summary>
     /// <remarks>A session's members must only be used by the thread running it: inside that session's own application
     /// callbacks (the agent thread for busy-poll sessions; the connection's receive thread or a socket completion thread,
     /// under the session's gate, for dedicated, completion-mode and TLS sessions), except
@@ -251,6 +269,88 @@ public sealed class FixEngineHost : IDisposable
         return slot.Session.TrySendFromAnyThread(msgType, in state, body);
     }
 
+    /// <summary>Adds a session to the engine, running or not: an acceptor session on a port the engine already listens on
+    /// (its per-port keys must agree with the port's) or on a new port (listened on at once when the engine runs), or an
+    /// initiator session, which starts connecting.</summary>
+    /// <param name="settings">The session's settings (validated here; <c>IdleStrategy</c> and <c>CpuAffinity</c> are the
+    /// engine's and are not read).</param>
+    /// <returns>The new session.</returns>
+    /// <exception cref="ConfigException">Invalid settings, a per-port key that disagrees with the port's sessions, a
+    /// <c>MaxMessageSize</c> larger than the port was opened for, or a certificate that cannot be loaded.</exception>
+    /// <exception cref="ArgumentException">The engine already runs a session with this SessionID, or an acceptor session
+    /// with the same BeginString and CompIDs.</exception>
+    /// <exception cref="InvalidOperationException">The engine is stopping, stopped or disposed.</exception>
+    /// <exception cref="Store.MessageStoreException">The session's store cannot be opened.</exception>
+    /// <exception cref="System.Net.Sockets.SocketException">A new acceptor port cannot be listened on.</exception>
+    /// <remarks>Any thread, including a session callback. The store is opened and the log created on the calling thread;
+    /// the engine thread picks the session up on its next duty cycle.</remarks>
+    public FixSession AddSession(SessionSettings settings)
+    {
+        ArgumentNullException.ThrowIfNull(settings);
+        settings.Validate();
+        lock (_control)
+        {
+            return Add(settings).Session;
+        }
+    }
+
+    /// <summary>Removes a session from the engine: a logged-on session sends a Logout and waits for the reply (at most its
+    /// LogoutTimeout), then it is disconnected, taken out of the engine (no reconnect, no Logon routed to it any more) and
+    /// disposed (its store closed; messages still handed over are reported to <see cref="IApplication.OnSendNotStored"/>).
+    /// An acceptor port left without sessions stops listening, unless an <see cref="EngineOptions.UnknownSessionHandler"/>
+    /// may still create sessions on it.</summary>
+    /// <param name="id">The session.</param>
+    /// <returns>True once removed; false when the engine has no such session.</returns>
+    /// <exception cref="InvalidOperationException">Called on the engine's thread or inside a session callback (the removal
+    /// waits for the engine thread, which may be waiting for that callback): call it from another thread.</exception>
+    /// <exception cref="TimeoutException">The engine thread did not finish the removal in time (it stays out of the engine).</exception>
+    /// <remarks>Blocks for at most the session's LogoutTimeout plus a few seconds.</remarks>
+    public bool RemoveSession(SessionId id)
+    {
+        SessionSlot? slot;
+        SessionChange change;
+        bool wait;
+        lock (_control)
+        {
+            if (!_byId.TryGetValue(id, out slot)) return false;
+            if (_agent.ThreadId == Environment.CurrentManagedThreadId)
+            {
+                throw new InvalidOperationException($"RemoveSession({id}) was called on the engine thread (a busy-poll session's callback); call it from another thread");
+            }
+            foreach (SessionSlot other in _all)
+            {
+                if (other.Gate is object gate && Monitor.IsEntered(gate))
+                {
+                    throw new InvalidOperationException($"RemoveSession({id}) was called inside a callback of session {other.Session.Id}; call it from another thread");
+                }
+            }
+            SessionSettings s = slot.Session.Settings;
+            slot.Removed = true;
+            if (s.ConnectionType == ConnectionType.Acceptor)
+            {
+                _router.Remove(s);
+                int portNumber = s.SocketAcceptPort!.Value;
+                if (_ports.TryGetValue(portNumber, out Port? port) && --port.Sessions == 0 && _options.UnknownSessionHandler is null)
+                {
+                    port.Listener.Stop();
+                    _ports.Remove(portNumber);
+                }
+            }
+            _all.Remove(slot);
+            Publish();
+            change = new SessionChange(slot, remove: true);
+            _agent.Submit(change);
+            wait = _runner.IsRunning;
+        }
+        if (wait && !change.Done.Wait(TimeSpan.FromSeconds(slot.Session.Settings.LogoutTimeout + 10)))
+        {
+            throw new TimeoutException($"the engine thread did not finish removing {id} in time");
+        }
+        using (slot.Enter(_time.EpochNow())) slot.Session.Dispose();
+        _console.SessionRemoved(id);
+        return true;
+    }
+
     /// <summary>The agent's idle strategy in force (from <see cref="EngineOptions"/> or the sessions' common setting).</summary>
     public IdleStrategyKind IdleStrategy { get; }
 
@@ -263,7 +363,10 @@ public sealed class FixEngineHost : IDisposable
         get
         {
             var ports = new List<int>();
-            foreach (Listener l in _listeners) ports.Add(l.BoundPort);
+            lock (_control)
+            {
+                foreach (Port p in _ports.Values) ports.Add(p.Listener.BoundPort);
+            }
             return ports;
         }
     }
@@ -273,8 +376,13 @@ public sealed class FixEngineHost : IDisposable
     /// background.</remarks>
     public void Start()
     {
-        foreach (Listener l in _listeners) l.Start();
-        _runner.Start();
+        lock (_control)
+        {
+            ObjectDisposedException.ThrowIf(_disposed, this);
+            foreach (Port p in _ports.Values) p.Listener.Start();
+            _started = true;
+            _runner.Start();
+        }
     }
 
     /// <summary>Binds the acceptor ports and starts the engine thread (see <see cref="Start"/>); for a generic host's
@@ -295,8 +403,12 @@ public sealed class FixEngineHost : IDisposable
     /// <remarks>Blocks the calling thread; <see cref="StopAsync(TimeSpan, CancellationToken)"/> waits without holding one.</remarks>
     public void Stop(TimeSpan timeout)
     {
-        if (!_agent.BeginStop()) return;
-        foreach (Listener l in _listeners) l.Stop();
+        lock (_control)
+        {
+            _stopped = true;
+            if (!_agent.BeginStop()) return;
+            foreach (Port p in _ports.Values) p.Listener.Stop();
+        }
         // The agent signals once no session is connected (or once it has closed).
         if (_runner.IsRunning) _agent.WaitLoggedOut(timeout);
         _runner.Stop(TimeSpan.FromSeconds(5));
@@ -320,7 +432,13 @@ public sealed class FixEngineHost : IDisposable
     public Task<bool> StopAsync(TimeSpan timeout, CancellationToken cancellationToken = default)
     {
         if (timeout != Timeout.InfiniteTimeSpan) ArgumentOutOfRangeException.ThrowIfLessThan(timeout, TimeSpan.Zero);
-        if (!_agent.BeginStop())
+        bool began;
+        lock (_control)
+        {
+            _stopped = true;
+            began = _agent.BeginStop();
+        }
+        if (!began)
         {
             // Already stopping: wait for that stop (until the agent has closed); an engine that never ran had nothing to log out.
             if (_runner.IsRunning) return AwaitOtherStopAsync(cancellationToken);
@@ -343,7 +461,10 @@ public sealed class FixEngineHost : IDisposable
 
     private async Task<bool> StopCoreAsync(TimeSpan timeout, CancellationToken cancellationToken)
     {
-        foreach (Listener l in _listeners) l.Stop();
+        lock (_control)
+        {
+            foreach (Port p in _ports.Values) p.Listener.Stop();
+        }
         bool loggedOut = true;
         if (_runner.IsRunning)
         {
@@ -428,12 +549,233 @@ public sealed class FixEngineHost : IDisposable
     {
         Stop(TimeSpan.FromSeconds(2));
         _runner.Stop(TimeSpan.FromSeconds(5));
-        foreach (SessionSlot slot in _slots)
+        SessionSlot[] slots;
+        lock (_control)
+        {
+            if (_disposed) return;
+            _disposed = true;
+            slots = [.. _all];
+        }
+        // Outside the control lock: a callback still running under a session's gate may be waiting for it (AddSession).
+        foreach (SessionSlot slot in slots)
         {
             using (slot.Enter(0)) slot.Session.Dispose();
         }
-        _factory.Dispose();
-        ReleaseOwned();
+        lock (_control)
+        {
+            _factory.Dispose();
+            ReleaseOwned();
+        }
+    }
+
+    // Under _control: builds the session, its slot and (for a new acceptor port) its listener, then publishes it.
+    private SessionSlot Add(SessionSettings settings)
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        if (_stopped || _agent.IsStopping) throw new InvalidOperationException($"cannot add session {settings.SessionId}: the engine is stopping or stopped");
+        SessionId id = settings.SessionId;
+        if (_byId.ContainsKey(id)) throw new ArgumentException($"the engine already runs session {id}", nameof(settings));
+        bool acceptor = settings.ConnectionType == ConnectionType.Acceptor;
+        if (acceptor && _router.Contains(settings))
+        {
+            throw new ArgumentException($"the engine already has an acceptor session for {settings.BeginString} {settings.SenderCompID}->{settings.TargetCompID}", nameof(settings));
+        }
+        foreach (ConfigWarning warning in SettingsFile.Warnings([settings])) _console.Warning(warning);
+        Port? newPort = null;
+        // Hosted acceptors (ListenOnAcceptorPorts = false): the server that owns the port hands the connections over.
+        if (acceptor && _options.ListenOnAcceptorPorts)
+        {
+            int portNumber = settings.SocketAcceptPort!.Value;
+            if (_ports.TryGetValue(portNumber, out Port? port))
+            {
+                EngineConfiguration.CheckPort(portNumber, [port.Reference, settings]);
+                if (settings.MaxMessageSize > port.MaxMessageSize)
+                {
+                    throw SettingsOrigin.Error(settings, nameof(SessionSettings.MaxMessageSize),
+                        $"session {id}: {settings.MaxMessageSize} is larger than the {port.MaxMessageSize} SocketAcceptPort {portNumber} was opened with");
+                }
+            }
+            else
+            {
+                newPort = NewPort(portNumber, settings, settings.MaxMessageSize);
+            }
+        }
+        FixSession session;
+        SessionSlot slot;
+        try
+        {
+            session = _factory.Create(settings, _application, _time.EpochNow());
+            session.AgentWakeup = _agentWakeup;
+            session.Latency = _metrics.CreateSessionLatency(session.Id, _time.EpochNow);
+            try
+            {
+                slot = NewSlot(session, newPort);
+                if (newPort is not null && _started) newPort.Listener.Start();
+            }
+            catch
+            {
+                session.Dispose();
+                throw;
+            }
+        }
+        catch
+        {
+            newPort?.Listener.Stop();
+            throw;
+        }
+        if (newPort is not null)
+        {
+            _ports.Add(settings.SocketAcceptPort!.Value, newPort);
+            if (_started) _console.Listening(newPort.Listener.BoundPort);
+        }
+        _all.Add(slot);
+        Publish();
+        _agent.Submit(new SessionChange(slot, remove: false));
+        if (acceptor)
+        {
+            _ports[settings.SocketAcceptPort!.Value].Sessions++;
+            _router.Add(settings, slot);
+        }
+        _console.SessionAdded(id);
+        return slot;
+    }
+
+    // Under _control: the snapshots read without a lock.
+    private void Publish()
+    {
+        var byId = new Dictionary<SessionId, SessionSlot>(_all.Count);
+        var sessions = new FixSession[_all.Count];
+        for (int i = 0; i < _all.Count; i++)
+        {
+            byId.Add(_all[i].Session.Id, _all[i]);
+            sessions[i] = _all[i].Session;
+        }
+        _byId = byId;
+        _sessions = sessions;
+    }
+
+    private Port NewPort(int port, SessionSettings first, int maxMessageSize)
+    {
+        TlsOptions? tls = first.SocketUseSSL ? EngineTls.ForAcceptor(first, _owned) : null;
+        IPAddress[] addresses = Listener.DefaultAddresses(HostResolver.ResolveAcceptHost(first));
+        var gate = new UnauthenticatedGate(port, first.MaxUnauthenticatedConnections, first.MaxUnauthenticatedConnectionsPerAddress, _console);
+        var listener = new Listener(addresses, port, EngineConfiguration.TransportOptions(first, maxMessageSize), tls, _router, _agent, _time, _console, gate);
+        return new Port(listener, first, maxMessageSize);
+    }
+
+    private SessionSlot NewSlot(FixSession session, Port? newPort = null)
+    {
+        SessionSettings s = session.Settings;
+        if (s.ConnectionType == ConnectionType.Acceptor)
+        {
+            // A hosted connection's thread (no engine listener on the port) enters the session through its gate, so such a
+            // session always has one.
+            Port? port = newPort ?? (_ports.TryGetValue(s.SocketAcceptPort!.Value, out Port? existing) ? existing : null);
+            return new SessionSlot(session, port?.Listener.Guarded ?? true);
+        }
+        TcpConnectionOptions transport = EngineConfiguration.TransportOptions(s, s.MaxMessageSize);
+        EngineTls.InitiatorTls? tls = s.SocketUseSSL ? EngineTls.ForInitiator(s, _owned) : null;
+        var slot = new SessionSlot(session, InitiatorConnector.IsGuarded(transport, tls is not null));
+        slot.Initiator = new InitiatorConnector(slot, s.SocketConnectEndpoints, transport, tls, _agent, _time, _console, _prewarm, _options.ResolveHost);
+        return slot;
+    }
+
+    // The receiving thread of a connection whose Logon names a session the engine does not run (AcceptorRouter.Route):
+    // asks the application's handler, and makes the session it supplies (or answers with a Logout and closes).
+    private SessionSlot? CreateUnknownSession(SessionConnection connection, ReadOnlySpan<byte> logon, long epochNs)
+    {
+        var index = new FixMessageIndex(64);
+        index.Parse(logon);
+        var m = new FixMessage(logon, index);
+        m.TryGetSpan(FixTags.BeginString, out ReadOnlySpan<byte> beginBytes);
+        m.TryGetSpan(FixTags.SenderCompID, out ReadOnlySpan<byte> theirSender);
+        m.TryGetSpan(FixTags.TargetCompID, out ReadOnlySpan<byte> theirTarget);
+        string begin = Encoding.ASCII.GetString(beginBytes);
+        var id = new SessionId(begin, Encoding.ASCII.GetString(theirTarget), Encoding.ASCII.GetString(theirSender));
+        string remote = connection.RemoteEndPoint;
+        if (!m.TryGetSpan(FixTags.MsgType, out ReadOnlySpan<byte> msgType) || !msgType.SequenceEqual("A"u8))
+        {
+            connection.Close($"no session for {begin} {id.TargetCompID}->{id.SenderCompID} (first message is not a Logon)");
+            return null;
+        }
+        string reason;
+        lock (_control)
+        {
+            // Another connection may have created it meanwhile.
+            if (_router.Find(id.BeginString, id.SenderCompID, id.TargetCompID) is SessionSlot existing) return existing;
+            if (_stopped || _agent.IsStopping || _disposed)
+            {
+                connection.Close("engine stopping");
+                return null;
+            }
+            UnknownSessionDecision decision;
+            try
+            {
+                decision = _options.UnknownSessionHandler!(new UnknownLogon(id, connection.AcceptPort, connection.Transport.RemoteEndPoint, logon));
+            }
+            catch (Exception e)
+            {
+                decision = UnknownSessionDecision.Refuse($"the unknown-session handler failed: {e.GetType().Name}: {e.Message}");
+            }
+            if (decision.Settings is SessionSettings supplied)
+            {
+                SessionSettings settings = supplied.SocketAcceptPort is null && supplied.ConnectionType == ConnectionType.Acceptor
+                    ? supplied with { SocketAcceptPort = connection.AcceptPort }
+                    : supplied;
+                string? wrong = Mismatch(settings, id, connection.AcceptPort);
+                if (wrong is null)
+                {
+                    try
+                    {
+                        settings.Validate();
+                        SessionSlot slot = Add(settings);
+                        _console.Accepted($"{remote}: unknown session {id} created by the UnknownSessionHandler");
+                        return slot;
+                    }
+                    catch (Exception e)
+                    {
+                        // Whatever stops the session from being made (settings, store, certificates) refuses this Logon
+                        // and never escapes into the receiving thread's loop.
+                        wrong = $"the settings supplied for it cannot be used: {e.Message}";
+                    }
+                }
+                reason = wrong;
+            }
+            else
+            {
+                reason = decision.RefusalReason ?? "unknown session";
+            }
+        }
+        RefuseLogon(connection, begin, id, reason, epochNs);
+        return null;
+    }
+
+    private static string? Mismatch(SessionSettings s, SessionId id, int port)
+    {
+        if (s.ConnectionType != ConnectionType.Acceptor) return "the settings supplied for it are not an acceptor's (ConnectionType)";
+        if (s.BeginString != id.BeginString || s.SenderCompID != id.SenderCompID || s.TargetCompID != id.TargetCompID)
+        {
+            return $"the settings supplied for it are for {s.BeginString} {s.SenderCompID}->{s.TargetCompID}, not {id.BeginString} {id.SenderCompID}->{id.TargetCompID}";
+        }
+        if (s.SocketAcceptPort != port) return $"the settings supplied for it name SocketAcceptPort {s.SocketAcceptPort}, but the Logon arrived on port {port}";
+        return null;
+    }
+
+    // Answers a refused Logon with a Logout (MsgSeqNum 1, Text = the reason) and closes once it has left; the agent logs the
+    // close with the peer's address and this reason.
+    private void RefuseLogon(SessionConnection connection, string beginString, SessionId id, string reason, long epochNs)
+    {
+        string text = reason.Replace('\u0001', ' ').Replace('\r', ' ').Replace('\n', ' ');
+        Span<byte> buffer = stackalloc byte[1024];
+        var w = new FixWriter(buffer);
+        w.Begin(Encoding.ASCII.GetBytes(beginString), "5"u8);
+        w.Write(FixTags.MsgSeqNum, 1);
+        w.Write(FixTags.SenderCompID, id.SenderCompID);
+        w.Write(FixTags.TargetCompID, id.TargetCompID);
+        w.WriteTimestamp(FixTags.SendingTime, epochNs, TimestampPrecision.Millis);
+        w.Write(FixTags.Text, text.Length > 512 ? text[..512] : text);
+        if (w.TryFinish(out int length)) connection.Send(buffer[..length]);
+        connection.Close($"Logon for unknown session {id} refused: {text}");
     }
 
     private void ReleaseOwned()

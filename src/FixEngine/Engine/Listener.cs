@@ -15,7 +15,10 @@ namespace FixEngine.Engine;
 //   (IPv4 clients arrive as IPv4-mapped addresses), or IPv4 Any where the OS has no IPv6. A name with several addresses
 //   (localhost: 127.0.0.1 and ::1) gets one socket per address, all on the port the first one bound (port 0 picks it).
 // - Before its Logon a connection is unauthenticated: the gate caps their number (per port and per source address,
-//   refusals logged), and the transport's pre-Logon limit (PreLogonMaxMessageSize) bounds its receive buffer.
+//   refusals logged), and the transport's pre-Logon limit (PreLogonMaxMessageSize) bounds its receive buffer. On a TLS
+//   port the place is taken when the TCP connection is accepted, before the handshake (TlsAcceptor's Admit hook), so
+//   handshakes in progress count against the caps; a failed or timed-out handshake (SSLHandshakeTimeout) gives it back and
+//   is logged with the peer's address and the reason.
 // - Every session on the port shares its receive mode (EngineConfiguration.CheckPort), decided here before the Logon
 //   says which session a connection is for. A busy-poll connection receives nothing until the agent polls it; a guarded
 //   one (dedicated, completion mode, TLS) is started here and receives on its own thread (dedicated) or on completion
@@ -69,7 +72,16 @@ internal sealed class Listener(IReadOnlyList<IPAddress> addresses, int port, Tcp
     {
         if (tls is not null)
         {
-            var acceptor = new TlsAcceptor(endPoint, options, tls, OnAccepted);
+            var events = new TlsAcceptorEvents
+            {
+                Admit = remote => gate.Admit(remote) is not null,
+                HandshakeFailed = (remote, reason) =>
+                {
+                    console.Refused(remote?.ToString() ?? "?", "TLS handshake failed: " + reason);
+                    gate.Release(UnauthenticatedGate.Key(remote));
+                },
+            };
+            var acceptor = new TlsAcceptor(endPoint, options, tls, OnTlsAccepted, events: events);
             acceptor.Start();
             _tls.Add(acceptor);
             return acceptor.LocalEndPoint;
@@ -89,12 +101,32 @@ internal sealed class Listener(IReadOnlyList<IPAddress> addresses, int port, Tcp
     /// <summary>The cap on connections without a Logon.</summary>
     public UnauthenticatedGate Gate => gate;
 
+    // The thread that finished the TLS handshake; the connection's place was taken before the handshake (Admit).
+    private IConnectionHandler? OnTlsAccepted(TransportConnection transport)
+    {
+        IPAddress address = UnauthenticatedGate.Key(transport.RemoteEndPoint);
+        try
+        {
+            return Publish(transport, address);
+        }
+        catch
+        {
+            gate.Release(address);
+            throw;
+        }
+    }
+
     // Acceptor thread. No buffers are rented here: the receive buffer comes with the first bytes, at the pre-Logon size,
     // and the send side is prewarmed when the Logon binds the connection (AcceptorRouter).
     private IConnectionHandler? OnAccepted(TransportConnection transport)
     {
         if (gate.Admit(transport.RemoteEndPoint) is not IPAddress address) return null;
-        var connection = new SessionConnection(router, time, Guarded);
+        return Publish(transport, address);
+    }
+
+    private SessionConnection Publish(TransportConnection transport, IPAddress address)
+    {
+        var connection = new SessionConnection(router, time, Guarded) { AcceptPort = port };
         connection.Attach(transport);
         connection.Admitted(gate, address);
         if (Guarded) connection.Start();

@@ -7,8 +7,11 @@ using FixEngine.Store;
 namespace FixEngine.Engine;
 
 /// <summary>Makes the message store of each session an engine builds (<see cref="EngineOptions.MessageStoreFactory"/>).</summary>
-/// <remarks>Called by the <see cref="FixEngineHost"/> constructor, once per session, on the constructing thread. The
-/// session owns the store it is given and disposes it with itself.</remarks>
+/// <remarks>Called once per session: by the <see cref="FixEngineHost"/> constructor on the constructing thread, by
+/// <see cref="FixEngineHost.AddSession"/> on its caller's thread, and for a session made by an
+/// <see cref="EngineOptions.UnknownSessionHandler"/> on the thread that received its Logon; never twice at once for one
+/// engine. The session owns the store it is given and disposes it with itself (a removed session's store is closed by
+/// <see cref="FixEngineHost.RemoveSession"/>).</remarks>
 public interface IMessageStoreFactory
 {
     /// <summary>The store for the session of <paramref name="settings"/>.</summary>
@@ -19,8 +22,9 @@ public interface IMessageStoreFactory
 }
 
 /// <summary>Makes the message log of each session an engine builds (<see cref="EngineOptions.SessionLogFactory"/>).</summary>
-/// <remarks>Called by the <see cref="FixEngineHost"/> constructor, once per session, on the constructing thread. The factory
-/// keeps ownership of what it creates (the engine does not dispose logs); release it after disposing the engine.</remarks>
+/// <remarks>Called once per session, like <see cref="IMessageStoreFactory.Create"/> (at construction, by
+/// <see cref="FixEngineHost.AddSession"/>, for an unknown session's Logon). The factory keeps ownership of what it creates
+/// (the engine does not dispose logs); release it after disposing the engine.</remarks>
 public interface ISessionLogFactory
 {
     /// <summary>The log for the session of <paramref name="settings"/>, or null for none.</summary>
@@ -103,31 +107,44 @@ public sealed class MemoryMessageStoreFactory : IMessageStoreFactory
     }
 }
 
-/// <summary>The built-in log: one <c>fixengine.log</c> per <c>FileLogPath</c> directory, shared by the sessions that name it,
-/// each session logging through its own producer; no log when <c>FileLogPath</c> is not set.</summary>
-/// <remarks>Owns the log files: dispose it after the engine (the engine disposes the one it makes itself).</remarks>
+/// <summary>The built-in log, in the directory <c>FileLogPath</c> (no log when it is not set), laid out as
+/// <c>FileLogLayout</c> says: <c>SharedFile</c> (default), one <c>fixengine.log</c> per directory shared by the sessions that
+/// name it, each session logging through its own producer; or <c>PerSessionFiles</c>, QuickFIX's layout,
+/// <c>&lt;BeginString-SenderCompID-TargetCompID[-qualifier]&gt;.messages.log</c> and <c>.event.log</c> per session.</summary>
+/// <remarks>One <see cref="Logging.FixLog"/> (one drain thread) per directory and layout. Owns the log files: dispose it
+/// after the engine (the engine disposes the one it makes itself). Thread-safe: the engine may add sessions while it runs.</remarks>
 public sealed class FileSessionLogFactory : ISessionLogFactory, IDisposable
 {
-    private readonly Dictionary<string, Logging.FixLog> _logs = new(StringComparer.Ordinal);
+    private readonly Dictionary<(string Path, SessionLogLayout Layout), Logging.FixLog> _logs = [];
     private readonly object _gate = new();
 
     /// <inheritdoc/>
+    /// <exception cref="System.IO.IOException">A log file or its directory cannot be created.</exception>
     public ISessionLog? Create(SessionSettings settings)
     {
         ArgumentNullException.ThrowIfNull(settings);
         if (settings.FileLogPath is not string logPath) return null;
-        Logging.FixLog? fixLog;
+        SessionLogLayout layout = settings.FileLogLayout;
         lock (_gate)
         {
-            if (!_logs.TryGetValue(logPath, out fixLog))
+            if (!_logs.TryGetValue((logPath, layout), out Logging.FixLog? fixLog))
             {
                 System.IO.Directory.CreateDirectory(logPath);
                 // Entries carry the time the session was given (no clock read per entry).
-                fixLog = Logging.FixLog.CreateFile(System.IO.Path.Combine(logPath, "fixengine.log"), new Logging.FixLogOptions { Clock = SessionLogClock.Instance });
-                _logs.Add(logPath, fixLog);
+                var options = new Logging.FixLogOptions { Clock = SessionLogClock.Instance };
+                fixLog = layout == SessionLogLayout.PerSessionFiles
+                    ? new Logging.FixLog(System.IO.TextWriter.Null, options)
+                    : Logging.FixLog.CreateFile(System.IO.Path.Combine(logPath, "fixengine.log"), options);
+                _logs.Add((logPath, layout), fixLog);
             }
+            SessionId id = settings.SessionId;
+            if (layout == SessionLogLayout.PerSessionFiles)
+            {
+                string prefix = FixLogSessionLog.FilePrefix(id.BeginString, id.SenderCompID, id.TargetCompID, id.SessionQualifier);
+                return FixLogSessionLog.CreatePerSessionFiles(fixLog, logPath, id.ToString(), prefix);
+            }
+            return new FixLogSessionLog(fixLog, id.ToString());
         }
-        return new FixLogSessionLog(fixLog, settings.SessionId.ToString());
     }
 
     /// <summary>Flushes and closes the log files.</summary>

@@ -60,6 +60,9 @@ internal sealed class SessionConnection : IEngineConnection, IConnectionHandler
         set => _slot = value;
     }
 
+    /// <summary>The acceptor port the connection arrived on, as configured (0 for an initiator's); set before it is published.</summary>
+    public int AcceptPort { get; init; }
+
     /// <summary>When the agent took the connection (monotonic; agent only), for the Logon timeout.</summary>
     public long AcceptedNs { get; set; }
 

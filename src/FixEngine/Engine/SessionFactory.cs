@@ -10,7 +10,7 @@ namespace FixEngine.Engine;
 /// <summary>Builds <see cref="FixSession"/> objects from <see cref="SessionSettings"/>: dictionaries, and the store and log
 /// from an <see cref="IMessageStoreFactory"/> and an <see cref="ISessionLogFactory"/>.</summary>
 /// <remarks>
-/// Not thread-safe; used while an engine is being built. Dictionaries are loaded once per path and shared
+/// Not thread-safe; the engine uses it under its control lock (construction, <see cref="FixEngineHost.AddSession"/>). Dictionaries are loaded once per path and shared
 /// (they are immutable). Allocates (start-up only).
 /// </remarks>
 public sealed class SessionFactory : IDisposable

@@ -4,7 +4,8 @@ using FixEngine.Session;
 namespace FixEngine.Engine;
 
 // Design:
-// - One slot per session, made by the FixEngineHost constructor and immutable after it, except _lastEpochNs.
+// - One slot per session, made by the FixEngineHost constructor or FixEngineHost.AddSession (or for an unknown session's
+//   Logon) and immutable after it, except _lastEpochNs and Removed.
 // - The gate is how any thread enters the session: Enter returns a SessionScope, the one construct every engine path
 //   uses ("using (SessionScope scope = slot.Enter(epochNs)) { ... scope.EpochNs ... }"). Busy-poll session: no gate (the
 //   engine agent is its only thread), the scope costs a null check. Dedicated, completion-mode or TLS session: a private
@@ -46,8 +47,12 @@ internal sealed class SessionSlot
     /// <summary>Locked around every use of the session by any thread; null for busy-poll sessions (agent only).</summary>
     public object? Gate { get; }
 
-    /// <summary>The initiator's connect/reconnect state; null for an acceptor session (set once, by the host's constructor).</summary>
+    /// <summary>The initiator's connect/reconnect state; null for an acceptor session (set once, before the slot is published).</summary>
     public InitiatorConnector? Initiator { get; set; }
+
+    /// <summary>Set (any thread, once) when <see cref="FixEngineHost.RemoveSession"/> takes the session out: no connection
+    /// is attached to it any more (the router and the agent check it inside the session's scope or before attaching).</summary>
+    public volatile bool Removed;
 
     /// <summary>Enters the session: takes its gate (if it has one) until the scope is disposed.</summary>
     /// <param name="epochNs">The caller's epoch time.</param>

@@ -67,7 +67,7 @@ internal sealed class UnauthenticatedGate(int port, int maxTotal, int maxPerAddr
     private void Refuse(EndPoint? remote, string why) => console.Refused(remote?.ToString() ?? "?", "refused before Logon: " + why);
 
     // An IPv4 client of a dual-stack socket arrives as ::ffff:a.b.c.d; count it as a.b.c.d.
-    private static IPAddress Key(EndPoint? remote) => remote is IPEndPoint ip
+    internal static IPAddress Key(EndPoint? remote) => remote is IPEndPoint ip
         ? ip.Address.IsIPv4MappedToIPv6 ? ip.Address.MapToIPv4() : ip.Address
         : IPAddress.None;
 }

@@ -6,10 +6,26 @@ using System.Threading.Tasks;
 
 namespace FixEngine.Transport;
 
+/// <summary>What a <see cref="TlsAcceptor"/> tells its owner about connections before and during the handshake.</summary>
+/// <remarks>Called on the thread that accepted the connection or ran its handshake; may be called concurrently.</remarks>
+public sealed class TlsAcceptorEvents
+{
+    /// <summary>Asked for every TCP connection before its handshake starts: false closes it at once (e.g. too many
+    /// connections without a Logon). When it returns true, exactly one of the accept callback (handshake done) or
+    /// <see cref="HandshakeFailed"/> follows.</summary>
+    public Func<EndPoint?, bool>? Admit { get; init; }
+
+    /// <summary>A handshake failed: the peer's address and the reason (a plaintext client, a refused or missing certificate,
+    /// a protocol mismatch, a timeout, the peer closing).</summary>
+    public Action<EndPoint?, string>? HandshakeFailed { get; init; }
+}
+
 /// <summary>Listens for TCP connections, performs the TLS server handshake and hands each <see cref="TlsConnection"/> to a callback.</summary>
 /// <remarks>
 /// Handshakes run concurrently on thread-pool threads; the callback may be called concurrently for different connections.
 /// The callback returns the handler (null refuses the connection); the connection receives only after <see cref="TransportConnection.Start"/>.
+/// Before the handshake the first bytes are peeked: a client that does not start with a TLS handshake record (a plaintext
+/// FIX client) is refused with that reason. A handshake (including that wait) lasts at most <see cref="TlsOptions.HandshakeTimeout"/>.
 /// </remarks>
 public sealed class TlsAcceptor : IDisposable
 {
@@ -18,6 +34,7 @@ public sealed class TlsAcceptor : IDisposable
     private readonly TlsOptions _tls;
     private readonly Func<TlsConnection, IConnectionHandler?> _onAccepted;
     private readonly int _backlog;
+    private readonly TlsAcceptorEvents? _events;
     private readonly CancellationTokenSource _stop = new();
     private Socket? _listener;
     private long _accepted;
@@ -29,7 +46,9 @@ public sealed class TlsAcceptor : IDisposable
     /// <param name="tls">TLS options with <see cref="TlsOptions.ServerCertificate"/>.</param>
     /// <param name="onAccepted">Returns the handler for each authenticated connection, or null to refuse it.</param>
     /// <param name="backlog">Listen backlog (capped by the OS, on Linux at net.core.somaxconn).</param>
-    public TlsAcceptor(IPEndPoint endPoint, TcpConnectionOptions options, TlsOptions tls, Func<TlsConnection, IConnectionHandler?> onAccepted, int backlog = SocketSetup.DefaultBacklog)
+    /// <param name="events">Admission before the handshake and handshake failures, or null.</param>
+    public TlsAcceptor(IPEndPoint endPoint, TcpConnectionOptions options, TlsOptions tls, Func<TlsConnection, IConnectionHandler?> onAccepted,
+        int backlog = SocketSetup.DefaultBacklog, TlsAcceptorEvents? events = null)
     {
         ArgumentNullException.ThrowIfNull(endPoint);
         ArgumentNullException.ThrowIfNull(options);
@@ -42,6 +61,7 @@ public sealed class TlsAcceptor : IDisposable
         _tls = tls;
         _onAccepted = onAccepted;
         _backlog = backlog;
+        _events = events;
     }
 
     /// <summary>The bound end point once started.</summary>
@@ -97,15 +117,52 @@ public sealed class TlsAcceptor : IDisposable
 
     private async Task HandshakeAsync(Socket socket)
     {
-        TlsConnection connection;
+        EndPoint? remote;
         try
         {
-            connection = await TlsConnection.AuthenticateAsServerAsync(socket, _options, _tls, handler: null, _stop.Token).ConfigureAwait(false);
+            remote = socket.RemoteEndPoint;
+        }
+        catch (SocketException)
+        {
+            remote = null;
+        }
+        catch (ObjectDisposedException)
+        {
+            remote = null;
+        }
+        bool admitted;
+        try
+        {
+            admitted = _events?.Admit is not { } admit || admit(remote);
         }
         catch (Exception)
         {
+            admitted = false;
+        }
+        if (!admitted)
+        {
+            socket.Dispose();
+            return;
+        }
+        TlsConnection connection;
+        try
+        {
+            await ExpectClientHelloAsync(socket).ConfigureAwait(false);
+            connection = await TlsConnection.AuthenticateAsServerAsync(socket, _options, _tls, handler: null, _stop.Token).ConfigureAwait(false);
+        }
+        catch (Exception e)
+        {
             Interlocked.Increment(ref _handshakeFailures);
             socket.Dispose();
+            string reason = _stop.IsCancellationRequested ? "the acceptor stopped" : TlsFailures.DescribeHandshake(e, _tls.EnabledProtocols);
+            try
+            {
+                _events?.HandshakeFailed?.Invoke(remote, reason);
+            }
+            catch (Exception)
+            {
+                // The owner's logging must not end the accept path.
+            }
             return;
         }
         IConnectionHandler? handler;
@@ -124,5 +181,39 @@ public sealed class TlsAcceptor : IDisposable
         }
         connection.SetHandler(handler);
         Interlocked.Increment(ref _accepted);
+    }
+
+    // Waits (up to the handshake timeout) for the client's first bytes without consuming them: a TLS handshake record
+    // starts with 0x16. Anything else (a plaintext "8=FIX..." Logon) or nothing at all is refused with that reason.
+    private async Task ExpectClientHelloAsync(Socket socket)
+    {
+        byte[] first = new byte[16];
+        int n;
+        using (var timeout = CancellationTokenSource.CreateLinkedTokenSource(_stop.Token))
+        {
+            timeout.CancelAfter(_tls.HandshakeTimeout);
+            try
+            {
+                n = await socket.ReceiveAsync(first, SocketFlags.Peek, timeout.Token).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException) when (!_stop.IsCancellationRequested)
+            {
+                throw new TlsHandshakeException($"timed out after {_tls.HandshakeTimeout.TotalSeconds:0.###} s: the client sent no TLS handshake");
+            }
+        }
+        if (n == 0) throw new TlsHandshakeException("the client closed the connection before its TLS handshake");
+        if (first[0] == 0x16) return;
+        if (first[0] == (byte)'8' && n > 1 && first[1] == (byte)'=')
+        {
+            throw new TlsHandshakeException($"plaintext FIX from the client ('{Printable(first.AsSpan(0, n))}'...): it is not using TLS");
+        }
+        throw new TlsHandshakeException($"not a TLS handshake: the client's first bytes are '{Printable(first.AsSpan(0, n))}'");
+    }
+
+    private static string Printable(ReadOnlySpan<byte> bytes)
+    {
+        var chars = new char[bytes.Length];
+        for (int i = 0; i < bytes.Length; i++) chars[i] = bytes[i] is >= 0x20 and < 0x7f ? (char)bytes[i] : bytes[i] == 1 ? '|' : '.';
+        return new string(chars);
     }
 }

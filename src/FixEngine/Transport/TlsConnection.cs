@@ -6,6 +6,7 @@ using System.Net.Security;
 using System.Net.Sockets;
 using System.Runtime.CompilerServices;
 using System.Security.Authentication;
+using System.Security.Cryptography.X509Certificates;
 using System.Threading;
 using System.Threading.Tasks;
 
@@ -148,7 +149,8 @@ public sealed class TlsConnection : TransportConnection
     /// <param name="cancellationToken">Cancels the attempt.</param>
     /// <returns>The connection, not yet receiving (call <see cref="Start"/>).</returns>
     /// <exception cref="TransportConnectException">The TCP connect failed.</exception>
-    /// <exception cref="AuthenticationException">The handshake failed.</exception>
+    /// <exception cref="AuthenticationException">The handshake failed: a <see cref="TlsHandshakeException"/> naming the reason
+    /// (the peer's certificate and what is wrong with it, a protocol mismatch, a timeout) whenever it is known.</exception>
     public static async Task<TlsConnection> ConnectAsync(EndPoint remoteEndPoint, TimeSpan timeout, TcpConnectionOptions options, TlsOptions tls,
         IConnectionHandler handler, CancellationToken cancellationToken = default)
     {
@@ -158,22 +160,33 @@ public sealed class TlsConnection : TransportConnection
         SocketSetup.ApplyOptions(socket, options, nonBlocking: false);
         var stream = new TlsSocketStream(socket);
         var ssl = new SslStream(stream, leaveInnerStreamOpen: false);
+        string? targetHost = tls.TargetHost ?? (remoteEndPoint as DnsEndPoint)?.Host ?? (remoteEndPoint as IPEndPoint)?.Address.ToString();
+        var check = new CertificateCheck(tls, server: false, targetHost);
+        using var timeoutSource = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         try
         {
-            using var timeoutSource = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
             timeoutSource.CancelAfter(tls.HandshakeTimeout);
-            await ssl.AuthenticateAsClientAsync(new SslClientAuthenticationOptions
+            var authentication = new SslClientAuthenticationOptions
             {
-                TargetHost = tls.TargetHost ?? (remoteEndPoint as DnsEndPoint)?.Host ?? (remoteEndPoint as IPEndPoint)?.Address.ToString(),
-                ClientCertificates = tls.ClientCertificates,
+                TargetHost = targetHost,
                 EnabledSslProtocols = tls.EnabledProtocols,
-                RemoteCertificateValidationCallback = tls.RemoteCertificateValidation,
-            }, timeoutSource.Token).ConfigureAwait(false);
+                RemoteCertificateValidationCallback = check.Validate,
+            };
+            // Our intermediates go with our certificate when the file had them.
+            if (tls.CertificateChain is { Count: > 0 } chain && tls.ClientCertificates is { Count: > 0 } own)
+            {
+                authentication.ClientCertificateContext = SslStreamCertificateContext.Create(own[0], chain, offline: true);
+            }
+            else
+            {
+                authentication.ClientCertificates = tls.ClientCertificates;
+            }
+            await ssl.AuthenticateAsClientAsync(authentication, timeoutSource.Token).ConfigureAwait(false);
         }
-        catch
+        catch (Exception e)
         {
             await ssl.DisposeAsync().ConfigureAwait(false);
-            throw;
+            throw check.Named(e, tls, timedOut: timeoutSource.IsCancellationRequested && !cancellationToken.IsCancellationRequested);
         }
         return new TlsConnection(socket, stream, ssl, options, handler);
     }
@@ -185,7 +198,8 @@ public sealed class TlsConnection : TransportConnection
     /// <param name="handler">The handler, or null to set it later through an acceptor.</param>
     /// <param name="cancellationToken">Cancels the handshake.</param>
     /// <returns>The connection, not yet receiving.</returns>
-    /// <exception cref="AuthenticationException">The handshake failed.</exception>
+    /// <exception cref="AuthenticationException">The handshake failed: a <see cref="TlsHandshakeException"/> naming the reason
+    /// (the peer's certificate and what is wrong with it, a protocol mismatch, a timeout) whenever it is known.</exception>
     public static async Task<TlsConnection> AuthenticateAsServerAsync(Socket socket, TcpConnectionOptions options, TlsOptions tls,
         IConnectionHandler? handler, CancellationToken cancellationToken = default)
     {
@@ -200,22 +214,25 @@ public sealed class TlsConnection : TransportConnection
         SocketSetup.ApplyOptions(socket, options, nonBlocking: false);
         var stream = new TlsSocketStream(socket);
         var ssl = new SslStream(stream, leaveInnerStreamOpen: false);
+        var check = new CertificateCheck(tls, server: true, expectedName: null);
+        using var timeoutSource = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         try
         {
-            using var timeoutSource = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
             timeoutSource.CancelAfter(tls.HandshakeTimeout);
+            SslStreamCertificateContext? context = tls.ServerCertificateContext();
             await ssl.AuthenticateAsServerAsync(new SslServerAuthenticationOptions
             {
-                ServerCertificate = tls.ServerCertificate,
+                ServerCertificate = context is null ? tls.ServerCertificate : null,
+                ServerCertificateContext = context,
                 ClientCertificateRequired = tls.RequireClientCertificate,
                 EnabledSslProtocols = tls.EnabledProtocols,
-                RemoteCertificateValidationCallback = tls.RemoteCertificateValidation,
+                RemoteCertificateValidationCallback = check.Validate,
             }, timeoutSource.Token).ConfigureAwait(false);
         }
-        catch
+        catch (Exception e)
         {
             await ssl.DisposeAsync().ConfigureAwait(false);
-            throw;
+            throw check.Named(e, tls, timedOut: timeoutSource.IsCancellationRequested && !cancellationToken.IsCancellationRequested);
         }
         return new TlsConnection(socket, stream, ssl, options, handler);
     }
@@ -637,5 +654,43 @@ public sealed class TlsConnection : TransportConnection
     private sealed class WorkItem(Action action) : IThreadPoolWorkItem
     {
         public void Execute() => action();
+    }
+}
+
+/// <summary>One handshake's certificate validation: runs the configured check and keeps the reason it refused, so the
+/// failure names it (<see cref="TlsHandshakeException"/>) instead of the platform's "rejected by the provided
+/// RemoteCertificateValidationCallback".</summary>
+internal sealed class CertificateCheck(TlsOptions tls, bool server, string? expectedName)
+{
+    private string? _failure;
+
+    public bool Validate(object sender, X509Certificate? certificate, X509Chain? chain, SslPolicyErrors errors)
+    {
+        if (tls.CertificateValidator is { } validator)
+        {
+            _failure = validator(certificate, chain, errors);
+            return _failure is null;
+        }
+        if (tls.RemoteCertificateValidation is { } callback)
+        {
+            if (callback(sender, certificate, chain, errors)) return true;
+            _failure = TlsFailures.DescribeCertificate(certificate, chain, errors, expectedName);
+            return false;
+        }
+        // The platform's own rule: a server that does not require a client certificate accepts a client without one.
+        if (server && !tls.RequireClientCertificate && certificate is null) return true;
+        if (errors == SslPolicyErrors.None) return true;
+        _failure = TlsFailures.DescribeCertificate(certificate, chain, errors, expectedName);
+        return false;
+    }
+
+    /// <summary>The exception to throw for a failed handshake: named when the reason is known, else the original.</summary>
+    public Exception Named(Exception error, TlsOptions options, bool timedOut)
+    {
+        string side = server ? "client" : "server";
+        if (_failure is string failure) return new TlsHandshakeException($"{side} certificate refused: {failure}", error);
+        if (timedOut) return new TlsHandshakeException($"timed out after {options.HandshakeTimeout.TotalSeconds:0.###} s", error);
+        if (error is AuthenticationException or System.IO.IOException) return new TlsHandshakeException(TlsFailures.DescribeHandshake(error, options.EnabledProtocols), error);
+        return error;
     }
 }

@@ -18,8 +18,19 @@ public sealed class TlsOptions
     /// <summary>Server side: ask for and require a client certificate. Default false.</summary>
     public bool RequireClientCertificate { get; set; }
 
-    /// <summary>Validates the peer's certificate; null uses the platform's chain and name checks.</summary>
+    /// <summary>Intermediate certificates sent after ours (<see cref="ServerCertificate"/>, or the first of
+    /// <see cref="ClientCertificates"/>) so the peer can build the chain to its trusted root; null sends our certificate alone.</summary>
+    public X509Certificate2Collection? CertificateChain { get; set; }
+
+    /// <summary>Validates the peer's certificate; null uses the platform's chain and name checks. When it refuses, the
+    /// handshake fails with a <see cref="TlsHandshakeException"/> naming what the platform found (expired, untrusted, name).
+    /// <see cref="CertificateValidator"/> takes precedence.</summary>
     public RemoteCertificateValidationCallback? RemoteCertificateValidation { get; set; }
+
+    /// <summary>Validates the peer's certificate and names the reason when it refuses it: returns null to accept, or the
+    /// reason (e.g. from <see cref="TlsFailures.DescribeCertificate"/>), which the <see cref="TlsHandshakeException"/> carries.
+    /// Takes precedence over <see cref="RemoteCertificateValidation"/>.</summary>
+    public Func<X509Certificate?, X509Chain?, SslPolicyErrors, string?>? CertificateValidator { get; set; }
 
     /// <summary>Allowed protocol versions. Default TLS 1.2 and TLS 1.3.</summary>
     public SslProtocols EnabledProtocols { get; set; } = SslProtocols.Tls12 | SslProtocols.Tls13;
@@ -27,8 +38,18 @@ public sealed class TlsOptions
     /// <summary>Client side: the server name to validate (SNI); the remote host when null.</summary>
     public string? TargetHost { get; set; }
 
-    /// <summary>Longest handshake. Default 10 s.</summary>
+    /// <summary>Longest handshake (on the server side, from the TCP accept: a client that connects and sends nothing is
+    /// closed after it). Default 10 s.</summary>
     public TimeSpan HandshakeTimeout { get; set; } = TimeSpan.FromSeconds(10);
+
+    // Server side: the certificate with its intermediates, built once (building it checks the chain).
+    private SslStreamCertificateContext? _serverContext;
+
+    internal SslStreamCertificateContext? ServerCertificateContext()
+    {
+        if (ServerCertificate is null || CertificateChain is not { Count: > 0 } chain) return null;
+        return _serverContext ??= SslStreamCertificateContext.Create(ServerCertificate, chain, offline: true);
+    }
 
     /// <summary>Loads a certificate with its private key from a PKCS#12 (PFX) file.</summary>
     /// <param name="path">The file.</param>

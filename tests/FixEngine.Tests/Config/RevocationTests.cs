@@ -86,7 +86,7 @@ public sealed class RevocationTests : IDisposable
         return (ca, revoked, good);
     }
 
-    private RemoteCertificateValidationCallback Validation(X509Certificate2 ca, bool checkRevocation, List<IDisposable> owned)
+    private Func<X509Certificate?, X509Chain?, SslPolicyErrors, string?> Validation(X509Certificate2 ca, bool checkRevocation, List<IDisposable> owned)
     {
         string caFile = Write(_dir, "ca.pem", ca.ExportCertificatePem());
         SessionSettings s = Assert.Single(SettingsFile.Parse($"""
@@ -105,7 +105,7 @@ public sealed class RevocationTests : IDisposable
             SSLCheckCertificateRevocation={(checkRevocation ? "Y" : "N")}
             """));
         TlsOptions options = EngineTls.ForInitiator(s, owned).For("localhost");
-        return options.RemoteCertificateValidation!;
+        return options.CertificateValidator!;
     }
 
     [Fact]
@@ -117,14 +117,15 @@ public sealed class RevocationTests : IDisposable
         {
             // The platform reports an untrusted chain (our CA is not in the system store); the configured CA replaces that verdict.
             const SslPolicyErrors PlatformVerdict = SslPolicyErrors.RemoteCertificateChainErrors;
-            RemoteCertificateValidationCallback check = Validation(ca, checkRevocation: true, owned);
-            Assert.True(check(this, good, null, PlatformVerdict));
-            Assert.False(check(this, revoked, null, PlatformVerdict));
+            Func<X509Certificate?, X509Chain?, SslPolicyErrors, string?> check = Validation(ca, checkRevocation: true, owned);
+            Assert.Null(check(good, null, PlatformVerdict));
+            // Refused, and the reason says why.
+            Assert.Contains("is revoked", check(revoked, null, PlatformVerdict), StringComparison.Ordinal);
             Assert.True(Volatile.Read(ref _crlRequests) >= 1, "the CRL was never fetched");
 
-            RemoteCertificateValidationCallback noCheck = Validation(ca, checkRevocation: false, owned);
-            Assert.True(noCheck(this, revoked, null, PlatformVerdict));
-            Assert.False(noCheck(this, revoked, null, SslPolicyErrors.RemoteCertificateNameMismatch));
+            Func<X509Certificate?, X509Chain?, SslPolicyErrors, string?> noCheck = Validation(ca, checkRevocation: false, owned);
+            Assert.Null(noCheck(revoked, null, PlatformVerdict));
+            Assert.Contains("name mismatch", noCheck(revoked, null, SslPolicyErrors.RemoteCertificateNameMismatch), StringComparison.Ordinal);
         }
         finally
         {

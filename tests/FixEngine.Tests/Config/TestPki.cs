@@ -22,8 +22,27 @@ internal static class TestPki
         return request.CreateSelfSigned(DateTimeOffset.UtcNow.AddMinutes(-5), DateTimeOffset.UtcNow.AddDays(1));
     }
 
-    /// <summary>A localhost leaf issued by <paramref name="ca"/>, with its private key (RSA, or ECDSA P-256).</summary>
-    public static X509Certificate2 Issue(X509Certificate2 ca, string subject = "CN=localhost", bool ecdsa = false)
+    /// <summary>An intermediate CA issued by <paramref name="ca"/>, with its private key.</summary>
+    public static X509Certificate2 IssueCa(X509Certificate2 ca, string name)
+    {
+        using RSA rsa = RSA.Create(2048);
+        var request = new CertificateRequest($"CN={name}", rsa, HashAlgorithmName.SHA256, RSASignaturePadding.Pkcs1);
+        request.CertificateExtensions.Add(new X509BasicConstraintsExtension(true, false, 0, true));
+        request.CertificateExtensions.Add(new X509KeyUsageExtension(X509KeyUsageFlags.KeyCertSign | X509KeyUsageFlags.CrlSign, true));
+        request.CertificateExtensions.Add(new X509SubjectKeyIdentifierExtension(request.PublicKey, false));
+        byte[] serial = new byte[8];
+        RandomNumberGenerator.Fill(serial);
+        serial[0] &= 0x7F;
+        using RSA caKey = ca.GetRSAPrivateKey()!;
+        using X509Certificate2 issued = request.Create(ca.SubjectName, X509SignatureGenerator.CreateForRSA(caKey, RSASignaturePadding.Pkcs1),
+            DateTimeOffset.UtcNow.AddMinutes(-5), DateTimeOffset.UtcNow.AddHours(20), serial);
+        return issued.CopyWithPrivateKey(rsa);
+    }
+
+    /// <summary>A localhost leaf issued by <paramref name="ca"/>, with its private key (RSA, or ECDSA P-256); valid from 5
+    /// minutes ago for 12 hours unless <paramref name="notBefore"/>/<paramref name="notAfter"/> say otherwise.</summary>
+    public static X509Certificate2 Issue(X509Certificate2 ca, string subject = "CN=localhost", bool ecdsa = false,
+        DateTimeOffset? notBefore = null, DateTimeOffset? notAfter = null)
     {
         using RSA? rsa = ecdsa ? null : RSA.Create(2048);
         using ECDsa? ec = ecdsa ? ECDsa.Create(ECCurve.NamedCurves.nistP256) : null;
@@ -43,7 +62,7 @@ internal static class TestPki
         using RSA caKey = ca.GetRSAPrivateKey()!;
         using X509Certificate2 issued = request.Create(
             ca.SubjectName, X509SignatureGenerator.CreateForRSA(caKey, RSASignaturePadding.Pkcs1),
-            DateTimeOffset.UtcNow.AddMinutes(-5), DateTimeOffset.UtcNow.AddHours(12), serial);
+            notBefore ?? DateTimeOffset.UtcNow.AddMinutes(-5), notAfter ?? DateTimeOffset.UtcNow.AddHours(12), serial);
         return ecdsa ? issued.CopyWithPrivateKey(ec!) : issued.CopyWithPrivateKey(rsa!);
     }
 

@@ -114,8 +114,11 @@ public class TlsConnectionTests
         var options = new TcpConnectionOptions();
         using var acceptor = new TlsAcceptor(new IPEndPoint(IPAddress.Loopback, 0), options, new TlsOptions { ServerCertificate = certificate }, _ => new RecordingHandler());
         acceptor.Start();
-        await Assert.ThrowsAsync<AuthenticationException>(() => TlsConnection.ConnectAsync(acceptor.LocalEndPoint, TimeSpan.FromSeconds(5), options,
+        // The failure names the problem instead of the platform's generic "rejected by the callback".
+        TlsHandshakeException e = await Assert.ThrowsAsync<TlsHandshakeException>(() => TlsConnection.ConnectAsync(acceptor.LocalEndPoint, TimeSpan.FromSeconds(5), options,
             new TlsOptions { TargetHost = "localhost" }, new RecordingHandler()));
+        Assert.StartsWith("server certificate refused: ", e.Reason, StringComparison.Ordinal);
+        Assert.Contains("untrusted chain", e.Reason, StringComparison.Ordinal);
     }
 
     public static readonly TheoryData<int> ReceiveBufferSizes = new() { 256, 64 * 1024 };

@@ -1,0 +1,264 @@
+using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Net;
+using System.Net.Sockets;
+using System.Security.Cryptography.X509Certificates;
+using FixEngine.Config;
+using FixEngine.Engine;
+using FixEngine.Tests.Engine;
+using static FixEngine.Tests.Config.TestPki;
+using static FixEngine.Tests.Engine.EngineTestSupport;
+
+namespace FixEngine.Tests.Config;
+
+/// <summary>Issue #16: a TLS acceptor logs every refused handshake with the peer and the reason (plaintext client, bad
+/// client certificate, protocol mismatch, timeout), handshakes count against the pre-Logon caps, an initiator names what
+/// is wrong with the server's certificate (expired, untrusted chain, name mismatch), and the intermediates of a
+/// certificate PEM are sent. Real TLS over loopback, with throwaway certificates made here.</summary>
+public sealed class TlsFailureEngineTests : IDisposable
+{
+    private readonly string _dir = TempDirectory("fixengine-tls-fail-");
+    private readonly X509Certificate2 _serverCa = CreateCa("Server CA");
+    private readonly X509Certificate2 _clientCa = CreateCa("Client CA");
+
+    public TlsFailureEngineTests() => Directory.CreateDirectory(_dir);
+
+    public void Dispose()
+    {
+        _serverCa.Dispose();
+        _clientCa.Dispose();
+        DeleteDirectory(_dir);
+    }
+
+    private string Pem(string name, X509Certificate2 certificate, params X509Certificate2[] chain) =>
+        Write(_dir, name, certificate.ExportCertificatePem() + "\n" + string.Concat(chain.Select(c => c.ExportCertificatePem() + "\n"))
+            + (certificate.HasPrivateKey ? KeyPem(certificate) : ""));
+
+    private IReadOnlyList<SessionSettings> Acceptor(int port, string serverPem, string extra = "") => SettingsFile.Parse($"""
+        [DEFAULT]
+        ConnectionType=acceptor
+        SocketAcceptPort={port}
+        NonStopSession=Y
+        UseDataDictionary=N
+        SocketUseSSL=Y
+        SSLCertificate={serverPem}
+        SSLCACertificate={CaPem("client-ca.pem", _clientCa)}
+        SSLRequireClientCertificate=Y
+        {extra}
+        [SESSION]
+        BeginString=FIX.4.4
+        SenderCompID=EXEC
+        TargetCompID=CLIENT
+        """, "tls-acceptor.cfg");
+
+    private IReadOnlyList<SessionSettings> Initiator(int port, string clientPem, string trusted, string extra = "") => SettingsFile.Parse($"""
+        [DEFAULT]
+        ConnectionType=initiator
+        SocketConnectHost=127.0.0.1
+        SocketConnectPort={port}
+        NonStopSession=Y
+        UseDataDictionary=N
+        HeartBtInt=30
+        ReconnectInterval=1
+        ResetOnLogon=Y
+        SocketUseSSL=Y
+        SSLCertificate={clientPem}
+        SSLCACertificate={trusted}
+        SSLServerName=localhost
+        {extra}
+        [SESSION]
+        BeginString=FIX.4.4
+        SenderCompID=CLIENT
+        TargetCompID=EXEC
+        """, "tls-initiator.cfg");
+
+    private string GoodServer()
+    {
+        using X509Certificate2 server = Issue(_serverCa);
+        return Pem("server.pem", server);
+    }
+
+    private string GoodClient()
+    {
+        using X509Certificate2 client = Issue(_clientCa, "CN=fix-client");
+        return Pem("client.pem", client);
+    }
+
+    private string CaPem(string name, X509Certificate2 ca) => Write(_dir, name, ca.ExportCertificatePem());
+
+    private static string Lines(ConcurrentQueue<string> lines) => string.Join(" | ", lines);
+
+    private static bool Logged(ConcurrentQueue<string> lines, params string[] parts) =>
+        WaitFor(() => lines.Any(l => parts.All(p => l.Contains(p, StringComparison.Ordinal))));
+
+    private static Socket Connect(int port)
+    {
+        var s = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { ReceiveTimeout = 30_000 };
+        s.Connect(IPAddress.Loopback, port);
+        return s;
+    }
+
+    private static string LocalPort(Socket s) => ":" + ((IPEndPoint)s.LocalEndPoint!).Port;
+
+    private static bool ClosedByPeer(Socket s)
+    {
+        var buffer = new byte[1024];
+        try
+        {
+            while (s.Receive(buffer) > 0)
+            {
+            }
+            return true;
+        }
+        catch (SocketException e)
+        {
+            return e.SocketErrorCode != SocketError.TimedOut;
+        }
+    }
+
+    [Fact]
+    public void APlaintextClientIsRefusedAndLoggedWithItsAddress()
+    {
+        int port = FreePort();
+        var lines = new ConcurrentQueue<string>();
+        using var acceptor = new FixEngineHost(Acceptor(port, GoodServer()), new RecordingApp(), new EngineOptions { Console = lines.Enqueue });
+        acceptor.Start();
+        using Socket plain = Connect(port);
+        plain.Send(EngineSettingsTests.Logon());
+        Assert.True(ClosedByPeer(plain));
+        Assert.True(Logged(lines, "Refused ", LocalPort(plain), "TLS handshake failed: plaintext FIX from the client ('8=FIX.4.4|9="), Lines(lines));
+    }
+
+    [Fact]
+    public void AClientCertificateFromAnUntrustedCaIsRefusedAndTheAcceptorNamesIt()
+    {
+        int port = FreePort();
+        var lines = new ConcurrentQueue<string>();
+        using var acceptor = new FixEngineHost(Acceptor(port, GoodServer()), new RecordingApp(), new EngineOptions { Console = lines.Enqueue });
+        acceptor.Start();
+        using X509Certificate2 rogueCa = CreateCa("Rogue CA");
+        using X509Certificate2 rogue = Issue(rogueCa, "CN=rogue-client");
+        var app = new RecordingApp();
+        using var initiator = new FixEngineHost(Initiator(port, Pem("rogue.pem", rogue), CaPem("server-ca.pem", _serverCa)), app);
+        initiator.Start();
+        Assert.True(Logged(lines, "Refused ", "127.0.0.1", "TLS handshake failed: client certificate refused: untrusted chain", "'CN=Rogue CA'"), Lines(lines));
+        Assert.Equal(0, app.Logons);
+    }
+
+    [Fact]
+    public void AnExpiredServerCertificateIsNamedByTheInitiator()
+    {
+        int port = FreePort();
+        using X509Certificate2 expired = Issue(_serverCa, notBefore: DateTimeOffset.UtcNow.AddDays(-10), notAfter: DateTimeOffset.UtcNow.AddDays(-1));
+        using var acceptor = new FixEngineHost(Acceptor(port, Pem("expired.pem", expired)), new RecordingApp());
+        acceptor.Start();
+        var lines = new ConcurrentQueue<string>();
+        using var initiator = new FixEngineHost(Initiator(port, GoodClient(), CaPem("server-ca.pem", _serverCa)), new RecordingApp(), new EngineOptions { Console = lines.Enqueue });
+        initiator.Start();
+        Assert.True(Logged(lines, "failed: TLS handshake failed: server certificate refused: certificate 'CN=localhost' expired on "), Lines(lines));
+        Assert.DoesNotContain(lines, l => l.Contains("RemoteCertificateValidationCallback", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public void AnUntrustedServerChainIsNamedByTheInitiator()
+    {
+        int port = FreePort();
+        using var acceptor = new FixEngineHost(Acceptor(port, GoodServer()), new RecordingApp());
+        acceptor.Start();
+        var lines = new ConcurrentQueue<string>();
+        // The initiator trusts the client CA only.
+        using var initiator = new FixEngineHost(Initiator(port, GoodClient(), CaPem("wrong-ca.pem", _clientCa)), new RecordingApp(), new EngineOptions { Console = lines.Enqueue });
+        initiator.Start();
+        Assert.True(Logged(lines, "server certificate refused: untrusted chain", "'CN=Server CA'"), Lines(lines));
+    }
+
+    [Fact]
+    public void ANameMismatchIsNamedByTheInitiator()
+    {
+        int port = FreePort();
+        using var acceptor = new FixEngineHost(Acceptor(port, GoodServer()), new RecordingApp());
+        acceptor.Start();
+        var lines = new ConcurrentQueue<string>();
+        IReadOnlyList<SessionSettings> settings = Initiator(port, GoodClient(), CaPem("server-ca.pem", _serverCa));
+        using var initiator = new FixEngineHost([settings[0] with { SSLServerName = "venue.example" }], new RecordingApp(), new EngineOptions { Console = lines.Enqueue });
+        initiator.Start();
+        Assert.True(Logged(lines, "server certificate refused: name mismatch: the certificate is for 'CN=localhost' (localhost, 127.0.0.1), not 'venue.example'"), Lines(lines));
+    }
+
+    [Fact]
+    public void AProtocolMismatchIsLoggedByTheAcceptor()
+    {
+        int port = FreePort();
+        var lines = new ConcurrentQueue<string>();
+        using var acceptor = new FixEngineHost(Acceptor(port, GoodServer(), "SSLProtocols=Tls13"), new RecordingApp(), new EngineOptions { Console = lines.Enqueue });
+        acceptor.Start();
+        var clientLines = new ConcurrentQueue<string>();
+        using var initiator = new FixEngineHost(Initiator(port, GoodClient(), CaPem("server-ca.pem", _serverCa), "SSLProtocols=Tls12"), new RecordingApp(),
+            new EngineOptions { Console = clientLines.Enqueue });
+        initiator.Start();
+        Assert.True(Logged(lines, "Refused ", "127.0.0.1", "TLS handshake failed: protocol mismatch", "(this side allows Tls13)"), Lines(lines));
+        Assert.True(Logged(clientLines, "TLS handshake failed: "), Lines(clientLines));
+    }
+
+    [Fact]
+    public void SilentTlsClientsCountAgainstThePreLogonCapsAndAreClosedAfterTheHandshakeTimeout()
+    {
+        int port = FreePort();
+        var lines = new ConcurrentQueue<string>();
+        using var acceptor = new FixEngineHost(Acceptor(port, GoodServer(), "SSLHandshakeTimeout=2\nMaxUnauthenticatedConnectionsPerAddress=2"),
+            new RecordingApp(), new EngineOptions { Console = lines.Enqueue });
+        acceptor.Start();
+        using Socket silent1 = Connect(port);
+        using Socket silent2 = Connect(port);
+        // Two handshakes in progress fill the address's places: a third connection is refused at once.
+        using (Socket third = Connect(port))
+        {
+            Assert.True(ClosedByPeer(third));
+            Assert.True(Logged(lines, "Refused ", LocalPort(third), "MaxUnauthenticatedConnectionsPerAddress=2"), Lines(lines));
+        }
+        // The silent ones are closed once the handshake timeout has passed, with the reason.
+        Assert.True(ClosedByPeer(silent1));
+        Assert.True(ClosedByPeer(silent2));
+        Assert.True(Logged(lines, LocalPort(silent1), "TLS handshake failed: timed out after 2 s: the client sent no TLS handshake"), Lines(lines));
+        Assert.True(Logged(lines, LocalPort(silent2), "timed out after 2 s"), Lines(lines));
+        // Their places came back: a real client logs on.
+        var app = new RecordingApp();
+        using var initiator = new FixEngineHost(Initiator(port, GoodClient(), CaPem("server-ca.pem", _serverCa)), app);
+        initiator.Start();
+        Assert.True(app.LoggedOn.Wait(Wait), Lines(lines));
+    }
+
+    [Fact]
+    public void IntermediatesInTheCertificatePemAreSentSoTheClientBuildsTheChainToItsRoot()
+    {
+        using X509Certificate2 root = CreateCa("Root CA");
+        using X509Certificate2 intermediate = IssueCa(root, "Issuing CA");
+        using X509Certificate2 leaf = Issue(intermediate);
+        using X509Certificate2 intermediatePublic = X509CertificateLoader.LoadCertificate(intermediate.RawData);
+        string rootPem = CaPem("root.pem", root);
+
+        // Without the intermediate in the file the client cannot reach its root.
+        int port = FreePort();
+        using (var acceptor = new FixEngineHost(Acceptor(port, Pem("leaf-only.pem", leaf)), new RecordingApp()))
+        {
+            acceptor.Start();
+            var lines = new ConcurrentQueue<string>();
+            using var initiator = new FixEngineHost(Initiator(port, GoodClient(), rootPem), new RecordingApp(), new EngineOptions { Console = lines.Enqueue });
+            initiator.Start();
+            Assert.True(Logged(lines, "server certificate refused: untrusted chain", "'CN=Issuing CA'"), Lines(lines));
+        }
+
+        // With it (leaf, then the intermediate, then the key) the handshake succeeds and the session logs on.
+        port = FreePort();
+        using var withChain = new FixEngineHost(Acceptor(port, Pem("leaf-chain.pem", leaf, intermediatePublic)), new RecordingApp());
+        withChain.Start();
+        var app = new RecordingApp();
+        var clientLines = new ConcurrentQueue<string>();
+        using var client = new FixEngineHost(Initiator(port, GoodClient(), rootPem), app, new EngineOptions { Console = clientLines.Enqueue });
+        client.Start();
+        Assert.True(app.LoggedOn.Wait(Wait), Lines(clientLines));
+    }
+}
