@@ -24,7 +24,7 @@ public sealed class EngineOptions
     /// <summary>The engine's time source: <see cref="IClock.NowNs"/> drives the agent's duty cycle and timers, and epoch
     /// time is derived from it with one anchor (<see cref="IEpochClock.EpochNs"/> minus <see cref="IClock.NowNs"/>, refreshed
     /// once a second of <see cref="IClock.NowNs"/>). <see cref="SystemClock.Instance"/> when null; a
-    /// <see cref="FakeClock"/> in tests.</summary>
+    /// test passes a clock of its own that it moves by hand.</summary>
     public IClock? Clock { get; init; }
 
     /// <summary>Receives one line per engine event (connections, logons), or null.</summary>
