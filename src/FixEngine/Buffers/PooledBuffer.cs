@@ -48,7 +48,7 @@ public struct PooledBuffer : IDisposable
         ArgumentNullException.ThrowIfNull(pool);
         if (length < 0)
         {
-            BuffersThrowHelper.ThrowNegativeLength(nameof(length), length);
+            Internal.ThrowHelper.ThrowNegativeLength(nameof(length), length);
         }
         byte[] array = pool.Rent(length);
         DebugTracker.OnRent(array);
@@ -70,7 +70,7 @@ public struct PooledBuffer : IDisposable
             byte[]? array = _array;
             if (array is null)
             {
-                BuffersThrowHelper.ThrowUseAfterReturn();
+                Internal.ThrowHelper.ThrowPooledBufferUseAfterReturn();
             }
             DebugTracker.CheckOutstanding(array);
             return array;
@@ -131,7 +131,7 @@ public struct PooledBuffer : IDisposable
             }
             if (!removed)
             {
-                BuffersThrowHelper.ThrowDoubleReturn();
+                Internal.ThrowHelper.ThrowPooledBufferDoubleReturn();
             }
         }
 
@@ -149,7 +149,7 @@ public struct PooledBuffer : IDisposable
             }
             if (!outstanding)
             {
-                BuffersThrowHelper.ThrowUseAfterReturn();
+                Internal.ThrowHelper.ThrowPooledBufferUseAfterReturn();
             }
         }
     }

@@ -59,7 +59,7 @@ public sealed class RefCountedBuffer
     {
         if ((uint)length > (uint)ArrayOrThrow().Length)
         {
-            BuffersThrowHelper.ThrowArgumentOutOfRange(nameof(length), length, "Length exceeds the buffer capacity.");
+            Internal.ThrowHelper.ThrowArgumentOutOfRange(nameof(length), length, "Length exceeds the buffer capacity.");
         }
         _length = length;
     }
@@ -71,7 +71,7 @@ public sealed class RefCountedBuffer
         if (Interlocked.Increment(ref _refCount) <= 1)
         {
             Interlocked.Decrement(ref _refCount);
-            BuffersThrowHelper.ThrowInvalidOperation("AddRef on a RefCountedBuffer that was already fully released.");
+            Internal.ThrowHelper.ThrowInvalidOperation("AddRef on a RefCountedBuffer that was already fully released.");
         }
     }
 
@@ -87,7 +87,7 @@ public sealed class RefCountedBuffer
         else if (count < 0)
         {
             Interlocked.Increment(ref _refCount);
-            BuffersThrowHelper.ThrowInvalidOperation("RefCountedBuffer released more times than it was referenced.");
+            Internal.ThrowHelper.ThrowInvalidOperation("RefCountedBuffer released more times than it was referenced.");
         }
     }
 
@@ -134,7 +134,7 @@ public sealed class RefCountedBufferPool
     {
         if (maximumRetained < 1)
         {
-            BuffersThrowHelper.ThrowArgumentOutOfRange(nameof(maximumRetained), maximumRetained, "maximumRetained must be at least 1.");
+            Internal.ThrowHelper.ThrowArgumentOutOfRange(nameof(maximumRetained), maximumRetained, "maximumRetained must be at least 1.");
         }
         _arrayPool = arrayPool ?? ArrayPool<byte>.Shared;
         _objects = new DefaultObjectPool<RefCountedBuffer>(new Policy(this), maximumRetained);
@@ -147,7 +147,7 @@ public sealed class RefCountedBufferPool
     {
         if (minimumLength < 0)
         {
-            BuffersThrowHelper.ThrowNegativeLength(nameof(minimumLength), minimumLength);
+            Internal.ThrowHelper.ThrowNegativeLength(nameof(minimumLength), minimumLength);
         }
         RefCountedBuffer buffer = _objects.Get();
         buffer.Initialize(_arrayPool.Rent(minimumLength));

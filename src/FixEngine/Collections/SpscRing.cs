@@ -101,7 +101,7 @@ public sealed class SpscRing<T>
     {
         if (capacity < 2 || capacity > MaxCapacity || !int.IsPow2(capacity))
         {
-            CollectionsThrowHelper.ThrowCapacityNotPowerOfTwo(nameof(capacity), capacity, 2, MaxCapacity);
+            Internal.ThrowHelper.ThrowCapacityNotPowerOfTwo(nameof(capacity), capacity, 2, MaxCapacity);
         }
         _slots = new Slot[capacity];
         _mask = capacity - 1;

@@ -131,7 +131,7 @@ public sealed partial class FixSession : IDisposable
     /// <param name="log">Message and event log, or null for none.</param>
     /// <param name="sessionDictionary">Header/trailer/admin dictionary (FIX4x.xml or FIXT11.xml), or null without validation.</param>
     /// <param name="appDictionary">Application dictionary for FIXT (FIX50SP2.xml); null for FIX.4.x.</param>
-    public FixSession(SessionSettings settings, IApplication application, IMessageStore store, ISessionLog? log = null,
+    internal FixSession(SessionSettings settings, IApplication application, IMessageStore store, ISessionLog? log = null,
         DataDictionary? sessionDictionary = null, DataDictionary? appDictionary = null)
     {
         ArgumentNullException.ThrowIfNull(settings);
@@ -258,7 +258,7 @@ public sealed partial class FixSession : IDisposable
     /// <summary>Attaches a new connection. An initiator sends its Logon at once; an acceptor waits for one.</summary>
     /// <param name="connection">The transport.</param>
     /// <param name="nowNs">Now, epoch nanoseconds.</param>
-    public void OnConnected(ISessionConnection connection, long nowNs)
+    internal void OnConnected(ISessionConnection connection, long nowNs)
     {
         ArgumentNullException.ThrowIfNull(connection);
         _ownerThreadId = Environment.CurrentManagedThreadId;
@@ -304,7 +304,7 @@ public sealed partial class FixSession : IDisposable
     /// <summary>The transport reports that the connection closed (by the peer or by an error).</summary>
     /// <param name="reason">Why, for the log.</param>
     /// <param name="nowNs">Now, epoch nanoseconds.</param>
-    public void OnDisconnected(string reason, long nowNs)
+    internal void OnDisconnected(string reason, long nowNs)
     {
         _ownerThreadId = Environment.CurrentManagedThreadId;
         if (_connection is null) return;
@@ -435,7 +435,7 @@ public sealed partial class FixSession : IDisposable
     /// <summary>Maps a DefaultApplVerID setting (<c>FIX.5.0SP2</c> or <c>9</c>) to the ApplVerID(1128) enum value.</summary>
     /// <param name="setting">The setting value.</param>
     /// <returns>The enum value, or an empty string when <paramref name="setting"/> is null.</returns>
-    public static string ToApplVerId(string? setting) => setting switch
+    internal static string ToApplVerId(string? setting) => setting switch
     {
         null or "" => "",
         "FIX.2.7" => "0",

@@ -11,7 +11,7 @@ namespace FixEngine.Transport;
 /// Handshakes run concurrently on thread-pool threads; the callback may be called concurrently for different connections.
 /// The callback returns the handler (null refuses the connection); the connection receives only after <see cref="TransportConnection.Start"/>.
 /// </remarks>
-public sealed class TlsAcceptor : IDisposable
+internal sealed class TlsAcceptor : IDisposable
 {
     private readonly IPEndPoint _endPoint;
     private readonly TcpConnectionOptions _options;

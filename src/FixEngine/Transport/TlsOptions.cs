@@ -7,7 +7,7 @@ namespace FixEngine.Transport;
 
 /// <summary>TLS settings for <see cref="TlsConnection"/> and <see cref="TlsAcceptor"/>.</summary>
 /// <remarks>Read when a handshake starts; share one instance, do not mutate it while connections are being made.</remarks>
-public sealed class TlsOptions
+internal sealed class TlsOptions
 {
     /// <summary>The server's certificate with its private key (server side).</summary>
     public X509Certificate2? ServerCertificate { get; set; }
