@@ -14,9 +14,9 @@ namespace FixEngine.Session;
 /// <remarks>
 /// <para>Design: single-threaded. One thread at a time calls every member except
 /// <see cref="TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/> and the counters:
-/// the engine agent for a busy-poll session; for a completion-mode or TLS session the socket completion thread
-/// (inbound) or the agent (timers, outbox), serialised by the engine's per-session gate, which also orders their memory
-/// accesses; or a test. The thread that last entered through OnConnected, OnMessage, OnGarbled, Poll or OnDisconnected
+/// the engine agent for a busy-poll session; for a dedicated-mode session the connection's receive thread (inbound) or
+/// the agent (timers, outbox); for a completion-mode or TLS session the socket completion thread (inbound) or the agent;
+/// those two are serialised by the engine's per-session gate, which also orders their memory accesses; or a test. The thread that last entered through OnConnected, OnMessage, OnGarbled, Poll or OnDisconnected
 /// owns the session, and <see cref="Send{TState}(ReadOnlySpan{byte}, in TState, BodyWriter{TState}, long)"/> throws
 /// <see cref="InvalidOperationException"/> on any other thread (one comparison per call). Any number of other threads
 /// may call <see cref="TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>: they take
