@@ -17,6 +17,8 @@ namespace FixEngine.Buffers;
 /// <see cref="Rent(int, ArrayPool{byte})"/>.</para>
 /// <para>Not thread-safe; rent and return on any thread. Allocates nothing beyond what the pool does
 /// (the shared pool allocates only when its buckets are empty).</para>
+/// <para>Part of FixEngine's reusable low-latency toolkit (with the other types of Buffers, Collections, Timing and
+/// Hosting): public and supported for trading code to use on its own threads, independently of the FIX layers.</para>
 /// </remarks>
 public struct PooledBuffer : IDisposable
 {

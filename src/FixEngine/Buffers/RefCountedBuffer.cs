@@ -21,6 +21,8 @@ namespace FixEngine.Buffers;
 /// <remarks>
 /// <see cref="AddRef"/> and <see cref="Release"/> are thread-safe; reading the bytes is safe from any holder;
 /// writing is for the single owner before the buffer is shared. No member allocates (the pool allocates only when empty).
+/// <para>Part of FixEngine's reusable low-latency toolkit (with the other types of Buffers, Collections, Timing and
+/// Hosting): public and supported for trading code to use on its own threads, independently of the FIX layers.</para>
 /// </remarks>
 public sealed class RefCountedBuffer
 {
@@ -121,6 +123,8 @@ public sealed class RefCountedBuffer
 /// <remarks>
 /// Thread-safe. Objects are recycled through <see cref="DefaultObjectPool{T}"/> with a reset policy and arrays through
 /// the array pool, so steady-state rent/release allocates nothing.
+/// <para>Part of FixEngine's reusable low-latency toolkit (with the other types of Buffers, Collections, Timing and
+/// Hosting): public and supported for trading code to use on its own threads, independently of the FIX layers.</para>
 /// </remarks>
 public sealed class RefCountedBufferPool
 {

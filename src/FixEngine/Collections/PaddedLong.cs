@@ -34,6 +34,8 @@ namespace FixEngine.Collections;
 /// has acquire/release semantics, <see cref="CompareExchange"/> and <see cref="IncrementAndGet"/> are atomic.
 /// Keep it in a mutable field and call members on that field: copying the struct copies the value.
 /// Never allocates.
+/// <para>Part of FixEngine's reusable low-latency toolkit (with the other types of Buffers, Collections, Timing and
+/// Hosting): public and supported for trading code to use on its own threads, independently of the FIX layers.</para>
 /// </remarks>
 [StructLayout(LayoutKind.Explicit, Size = Padding.FalseSharingRange)]
 public struct PaddedLong

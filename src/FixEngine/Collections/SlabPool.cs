@@ -13,6 +13,8 @@ namespace FixEngine.Collections;
 /// enough chunks exist (growth allocates a chunk and, rarely, grows the chunk table and live list).
 /// Live slots are listed densely in <see cref="LiveIds"/> (swap-remove on return).</para>
 /// <para>Not thread-safe: use from one thread, or guard externally.</para>
+/// <para>Part of FixEngine's reusable low-latency toolkit (with the other types of Buffers, Collections, Timing and
+/// Hosting): public and supported for trading code to use on its own threads, independently of the FIX layers.</para>
 /// </remarks>
 public sealed class SlabPool<T>
     where T : unmanaged

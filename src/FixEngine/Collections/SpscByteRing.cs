@@ -46,6 +46,8 @@ public enum ByteRingClaimStatus
 /// One producer thread calls <see cref="Claim"/>/<see cref="TryClaim"/> then <see cref="Commit()"/>; one consumer thread
 /// calls <see cref="TryRead"/> then <see cref="Release"/>, or <see cref="Read{THandler}"/>. Records arrive complete and
 /// in order. No member allocates.
+/// <para>Part of FixEngine's reusable low-latency toolkit (with the other types of Buffers, Collections, Timing and
+/// Hosting): public and supported for trading code to use on its own threads, independently of the FIX layers.</para>
 /// </remarks>
 public sealed class SpscByteRing
 {

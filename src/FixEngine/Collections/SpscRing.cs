@@ -62,6 +62,8 @@ namespace FixEngine.Collections;
 /// only a few new items (it has caught up with a producer that is still publishing) spins briefly, at most three
 /// <see cref="Thread.SpinWait(int)"/> iterations, before it looks for more, so that the producer can fill whole cache
 /// lines; items it has seen are always returned at once. No member allocates.
+/// <para>Part of FixEngine's reusable low-latency toolkit (with the other types of Buffers, Collections, Timing and
+/// Hosting): public and supported for trading code to use on its own threads, independently of the FIX layers.</para>
 /// </remarks>
 public sealed class SpscRing<T>
 {
