@@ -17,6 +17,8 @@ namespace FixEngine.Buffers;
 /// <see cref="Rent(int, ArrayPool{byte})"/>.</para>
 /// <para>Not thread-safe; rent and return on any thread. Allocates nothing beyond what the pool does
 /// (the shared pool allocates only when its buckets are empty).</para>
+/// <para>Part of FixEngine's reusable low-latency toolkit (with the other types of Buffers, Collections, Timing and
+/// Hosting): public and supported for trading code to use on its own threads, independently of the FIX layers.</para>
 /// </remarks>
 public struct PooledBuffer : IDisposable
 {
@@ -48,7 +50,7 @@ public struct PooledBuffer : IDisposable
         ArgumentNullException.ThrowIfNull(pool);
         if (length < 0)
         {
-            BuffersThrowHelper.ThrowNegativeLength(nameof(length), length);
+            Internal.ThrowHelper.ThrowNegativeLength(nameof(length), length);
         }
         byte[] array = pool.Rent(length);
         DebugTracker.OnRent(array);
@@ -70,7 +72,7 @@ public struct PooledBuffer : IDisposable
             byte[]? array = _array;
             if (array is null)
             {
-                BuffersThrowHelper.ThrowUseAfterReturn();
+                Internal.ThrowHelper.ThrowPooledBufferUseAfterReturn();
             }
             DebugTracker.CheckOutstanding(array);
             return array;
@@ -131,7 +133,7 @@ public struct PooledBuffer : IDisposable
             }
             if (!removed)
             {
-                BuffersThrowHelper.ThrowDoubleReturn();
+                Internal.ThrowHelper.ThrowPooledBufferDoubleReturn();
             }
         }
 
@@ -149,7 +151,7 @@ public struct PooledBuffer : IDisposable
             }
             if (!outstanding)
             {
-                BuffersThrowHelper.ThrowUseAfterReturn();
+                Internal.ThrowHelper.ThrowPooledBufferUseAfterReturn();
             }
         }
     }

@@ -21,6 +21,8 @@ namespace FixEngine.Buffers;
 /// <remarks>
 /// <see cref="AddRef"/> and <see cref="Release"/> are thread-safe; reading the bytes is safe from any holder;
 /// writing is for the single owner before the buffer is shared. No member allocates (the pool allocates only when empty).
+/// <para>Part of FixEngine's reusable low-latency toolkit (with the other types of Buffers, Collections, Timing and
+/// Hosting): public and supported for trading code to use on its own threads, independently of the FIX layers.</para>
 /// </remarks>
 public sealed class RefCountedBuffer
 {
@@ -59,7 +61,7 @@ public sealed class RefCountedBuffer
     {
         if ((uint)length > (uint)ArrayOrThrow().Length)
         {
-            BuffersThrowHelper.ThrowArgumentOutOfRange(nameof(length), length, "Length exceeds the buffer capacity.");
+            Internal.ThrowHelper.ThrowArgumentOutOfRange(nameof(length), length, "Length exceeds the buffer capacity.");
         }
         _length = length;
     }
@@ -71,7 +73,7 @@ public sealed class RefCountedBuffer
         if (Interlocked.Increment(ref _refCount) <= 1)
         {
             Interlocked.Decrement(ref _refCount);
-            BuffersThrowHelper.ThrowInvalidOperation("AddRef on a RefCountedBuffer that was already fully released.");
+            Internal.ThrowHelper.ThrowInvalidOperation("AddRef on a RefCountedBuffer that was already fully released.");
         }
     }
 
@@ -87,7 +89,7 @@ public sealed class RefCountedBuffer
         else if (count < 0)
         {
             Interlocked.Increment(ref _refCount);
-            BuffersThrowHelper.ThrowInvalidOperation("RefCountedBuffer released more times than it was referenced.");
+            Internal.ThrowHelper.ThrowInvalidOperation("RefCountedBuffer released more times than it was referenced.");
         }
     }
 
@@ -121,6 +123,8 @@ public sealed class RefCountedBuffer
 /// <remarks>
 /// Thread-safe. Objects are recycled through <see cref="DefaultObjectPool{T}"/> with a reset policy and arrays through
 /// the array pool, so steady-state rent/release allocates nothing.
+/// <para>Part of FixEngine's reusable low-latency toolkit (with the other types of Buffers, Collections, Timing and
+/// Hosting): public and supported for trading code to use on its own threads, independently of the FIX layers.</para>
 /// </remarks>
 public sealed class RefCountedBufferPool
 {
@@ -134,7 +138,7 @@ public sealed class RefCountedBufferPool
     {
         if (maximumRetained < 1)
         {
-            BuffersThrowHelper.ThrowArgumentOutOfRange(nameof(maximumRetained), maximumRetained, "maximumRetained must be at least 1.");
+            Internal.ThrowHelper.ThrowArgumentOutOfRange(nameof(maximumRetained), maximumRetained, "maximumRetained must be at least 1.");
         }
         _arrayPool = arrayPool ?? ArrayPool<byte>.Shared;
         _objects = new DefaultObjectPool<RefCountedBuffer>(new Policy(this), maximumRetained);
@@ -147,7 +151,7 @@ public sealed class RefCountedBufferPool
     {
         if (minimumLength < 0)
         {
-            BuffersThrowHelper.ThrowNegativeLength(nameof(minimumLength), minimumLength);
+            Internal.ThrowHelper.ThrowNegativeLength(nameof(minimumLength), minimumLength);
         }
         RefCountedBuffer buffer = _objects.Get();
         buffer.Initialize(_arrayPool.Rent(minimumLength));

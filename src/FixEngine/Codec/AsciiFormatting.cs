@@ -19,8 +19,7 @@ namespace FixEngine.Codec;
 /// </code>
 /// PERF: the encoder is limited by the instruction stream (each field is inlined at its call site) and by the chain of
 /// position updates, so a field is built in registers and stored with one to three stores instead of five to seven
-/// small ones, and each field's length is known before its digits are computed. An unrolled run of 34 span writes
-/// took 178 ns against 93 ns for the same writes in a loop (scratch min-of-600 loop), which is what pointed here.
+/// small ones, and each field's length is known before its digits are computed (docs/benchmarks/toolkit-codec-notes.md).
 /// </remarks>
 internal static class AsciiFormatting
 {
@@ -109,7 +108,7 @@ internal static class AsciiFormatting
     ///                                  [....tail SOH]     last 8 bytes: the value's last 7 bytes and SOH
     /// </code>
     /// PERF: with a constant tag and a u8 literal the JIT folds the words to immediates, so <c>49=BROKER|</c> is two
-    /// 8-byte stores of constants (it was a 2-byte, a 1-byte, two 4-byte and a 1-byte store).
+    /// 8-byte stores of constants instead of five narrow ones.
     /// </remarks>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static void WriteShortField(ref byte destination, ulong prefix, int prefixLength, ref byte value, int valueLength)
@@ -140,8 +139,7 @@ internal static class AsciiFormatting
     /// <summary>The eight ASCII digits of <paramref name="value"/> (below 10^8, zero-padded), first digit in byte 0.</summary>
     /// <remarks>
     /// Two 4-digit halves, each split into two pairs. PERF: four pair loads instead of a SWAR multiply chain (8 digit
-    /// values in one word by repeated x * 10486 >> 20 and x * 103 >> 10): 7.4 → 6.9 ns a price (scratch loop of 32
-    /// price writes).
+    /// values in one word by repeated x * 10486 >> 20 and x * 103 >> 10); docs/benchmarks/toolkit-codec-notes.md.
     /// </remarks>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static ulong DigitText8(uint value)
@@ -190,9 +188,8 @@ internal static class AsciiFormatting
     /// </code>
     /// Anything else takes <see cref="FixDecimal.FormatUnchecked"/>. The length comes from the digit count, not from
     /// the formatted digits, so the caller's next field does not wait for them (taking it from the formatted digits
-    /// cost 2 ns a price).
-    /// PERF: about 8 → 6.9 ns a price against FixDecimal.FormatUnchecked and a SOH store (scratch loop of 32 price writes,
-    /// 2.3 ns of call and loop overhead taken off both).
+    /// is measurably slower).
+    /// PERF: faster than FixDecimal.FormatUnchecked and a SOH store (docs/benchmarks/toolkit-codec-notes.md).
     /// </remarks>
     public static int WriteDecimalAndSoh(ref byte destination, long mantissa, int scale)
     {

@@ -161,8 +161,8 @@ internal static class AsciiParsing
     ///   * 0x640001         bits 16..31 = 100*p0 + p1 (p1 * 100 overflows out of the 32 bits)
     /// </code>
     /// PERF: the first multiply does not wait for the digit count, and there is no final mask: 6 instructions instead
-    /// of 11 in the index's field loop (JIT disassembly; the loop is issue-bound, see FixMessageIndex.IndexPlainFields).
-    /// With the framer's SWAR CheckSum, FixReadBenchmarks.Frame NewOrderSingle 22.3 → 17.8 ns (scratch loop, min of mins).
+    /// of 11 in the index's field loop (JIT disassembly; the loop is issue-bound, see FixMessageIndex.IndexPlainFields;
+    /// FixReadBenchmarks.Frame: docs/benchmarks/toolkit-codec-notes.md).
     /// </remarks>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static uint ParseLeadingDigits4(uint digitsMinusZero, int digitBits)
@@ -432,7 +432,7 @@ internal static class AsciiParsing
     /// <remarks>
     /// PERF: one table load and an add instead of a division loop (the adjustment for the power of ten inside
     /// the bit-length class is folded into the entry). The count sits on the dependency chain of every number the
-    /// writer formats: a FixDecimal field went 22 → 4.4 ns (scratch loop of ten price writes).
+    /// writer formats (docs/benchmarks/toolkit-codec-notes.md, FixDecimal.FormatUnchecked).
     /// </remarks>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static int CountDigits(uint value) =>
@@ -685,9 +685,8 @@ internal static class AsciiParsing
     ///   acc  += block            (byte lanes, mod 256)
     ///   tail  : the last 32 bytes AND TailMask[r..r+32]  → the 32 - r bytes already added become 0
     /// </code>
-    /// PERF: no widening adds and the tail is one masked overlapping load instead of up to 31 scalar adds;
-    /// with the framer's fast header path FixReadBenchmarks.Frame NewOrderSingle went 32 → 24 ns (BDN short job,
-    /// before/after back to back at load 3-4; scratch min-of-300 loop 34 → 22 ns).
+    /// PERF: no widening adds and the tail is one masked overlapping load instead of up to 31 scalar adds
+    /// (FixReadBenchmarks.Frame, with the framer's fast header path: docs/benchmarks/toolkit-codec-notes.md).
     /// </remarks>
     public static byte Sum(ReadOnlySpan<byte> data)
     {

@@ -158,8 +158,8 @@ public readonly struct FixDecimal : IEquatable<FixDecimal>
     ///                               └ integer part: the rest (at least one digit)
     /// </code>
     /// PERF: digit pairs from a table instead of one division per digit, and the digit count from the bit length
-    /// instead of a division loop: 22 → 4.4 ns per price field (scratch loop of ten writes; FixWriterBenchmarks
-    /// writes three prices per ExecutionReport).
+    /// instead of a division loop (FixWriterBenchmarks writes three prices per ExecutionReport;
+    /// docs/benchmarks/toolkit-codec-notes.md).
     /// </remarks>
     internal int FormatUnchecked(Span<byte> destination, int offset)
     {

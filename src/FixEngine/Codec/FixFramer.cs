@@ -172,8 +172,8 @@ public static class FixFramer
     ///   | BeginString: first SOH of the 16 bytes at offset 2 (one vector compare)
     ///   '8=' checked as one 16-bit word
     /// </code>
-    /// PERF: replaces the IndexOf call and per-digit loops of the general path; together with the masked-tail checksum
-    /// FixReadBenchmarks.Frame NewOrderSingle went 32 → 24 ns (BDN short job, before/after back to back at load 3-4).
+    /// PERF: replaces the IndexOf call and per-digit loops of the general path (FixReadBenchmarks.Frame, with the
+    /// masked-tail checksum: docs/benchmarks/toolkit-codec-notes.md).
     /// </remarks>
     private static int TryFrameWellFormed(ReadOnlySpan<byte> buffer, int maxBodyLength, out int bodyLength, out int bodyOffset, out int declared)
     {
@@ -197,8 +197,8 @@ public static class FixFramer
         int declaredBodyLength;
         if (digitBits != 0 && (byte)(word >> digitBits) == Soh)
         {
-            // PERF: 1..4 digits (BodyLength below 10,000) in 32-bit SWAR, no 64-bit constants; with the SWAR CheckSum
-            // below, FixReadBenchmarks.Frame Heartbeat 20.5 → 17.4 ns, NewOrderSingle 22.3 → 17.8 ns (scratch loop).
+            // PERF: 1..4 digits (BodyLength below 10,000) in 32-bit SWAR, no 64-bit constants (FixReadBenchmarks.Frame,
+            // with the SWAR CheckSum below: docs/benchmarks/toolkit-codec-notes.md).
             digits = digitBits >> 3;
             declaredBodyLength = (int)AsciiParsing.ParseLeadingDigits4(lowDigits, digitBits);
         }

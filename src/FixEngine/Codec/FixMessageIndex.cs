@@ -256,9 +256,7 @@ public sealed class FixMessageIndex
 
         // PERF: a message of plain fields is indexed by the field loop alone; the SOH bitmap of the whole message and
         // the general loop (its state, calls and spills) are built and entered only at the first field that needs
-        // them. FixReadBenchmarks.FrameAndIndex, scratch loop (see IndexPlainFields): Heartbeat 82 → 77 ns,
-        // ExecutionReport 300 → 205 ns; with the SOH blocks computed inside the loop Heartbeat 77 → 66 ns,
-        // NewOrderSingle 125 → 110 ns.
+        // them (FixReadBenchmarks.FrameAndIndex: docs/benchmarks/toolkit-codec-notes.md).
         int count = IndexPlainFields(message, 0, 0);
         int pos = count == 0 ? 0 : _fields[count - 1].ValueEnd + 1;
         if (pos >= length)
@@ -393,13 +391,11 @@ public sealed class FixMessageIndex
     /// index is a tag below <see cref="DirectLookupTags"/>, the length of the direct table; the field array has room
     /// for every SOH of the block (checked when the block is computed), and each field written ends at one of them.
     /// PERF: this loop does about 40 micro-ops per field and runs at the 4-per-cycle issue limit, so each trick
-    /// below is an instruction saved per field. FixReadBenchmarks.FrameAndIndex in a scratch loop (one message per
-    /// process as in BDN, min of 5000 rounds of 200 calls, best of 3-4 processes, load 10-16 on this 2-vCPU VM):
-    /// NewOrderSingle 170 → 127 ns, Heartbeat 96 → 82 ns for the loop without bounds checks, without the
-    /// DataFieldPairs table lookup (the length-tag flag rides in the slot stamp), with the last fields in the loop
-    /// (no general path for the trailer) and the value end stored instead of its length; the '=' compared in memory
-    /// instead of shifted out of the word: NewOrderSingle 110 → 107 ns, Heartbeat 66 → 61 ns, ExecutionReport
-    /// 206 → 191 ns. Written as its own method: inlined into Parse, the JIT spilled loop state on every field.
+    /// below is an instruction saved per field: no bounds checks, no DataFieldPairs table lookup (the length-tag flag
+    /// rides in the slot stamp), the last fields in the loop (no general path for the trailer), the value end stored
+    /// instead of its length, the '=' compared in memory instead of shifted out of the word
+    /// (FixReadBenchmarks.FrameAndIndex: docs/benchmarks/toolkit-codec-notes.md). Written as its own method: inlined
+    /// into Parse, the JIT spills loop state on every field.
     /// </remarks>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private int IndexPlainFields(ReadOnlySpan<byte> message, int start, int count)

@@ -408,10 +408,9 @@ public static class FixValueFormatter
     /// <summary>The 8 bytes of <c>YYYYMMDD</c> (byte 0 first) for days since the epoch.</summary>
     /// <remarks>
     /// PERF: timestamps are almost always on the same day, so the civil-date arithmetic (a chain of about ten
-    /// dependent divisions) runs once per day. An uncached WriteTimestamp (TransactTime in FixWriterBenchmarks) went
-    /// 18.5 → 3.3 ns with a per-thread cache (scratch loop of ten writes); the cache is now one shared 64-bit word
-    /// (an aligned 64-bit read or write is atomic) because the [ThreadStatic] pair cost a __tls_get_addr call per
-    /// timestamp, about 1% of EncodeExecutionReport in a perf profile.
+    /// dependent divisions) runs once per day. The cache is one shared 64-bit word (an aligned 64-bit read or write is
+    /// atomic), not [ThreadStatic] state, which would cost a __tls_get_addr call per timestamp
+    /// (docs/benchmarks/toolkit-codec-notes.md).
     /// </remarks>
     internal static ulong DateText(long days)
     {

@@ -33,15 +33,12 @@ namespace FixEngine.Codec;
 /// Write a message's fields in a method that the JIT compiles as its own root. A small encode method called from one
 /// hot place may be inlined into its caller, and then the JIT has no inlining budget left for these fast paths (they
 /// are force-inlined, but that only raises the budget when every caller up the chain was force-inlined too); mark
-/// such a method <c>[MethodImpl(MethodImplOptions.NoInlining)]</c>. FixWriterBenchmarks.EncodeNewOrderSingle took
-/// 127-207 ns inlined into the one-line benchmark method, 62 ns as a root.
+/// such a method <c>[MethodImpl(MethodImplOptions.NoInlining)]</c> (as a root it encodes about twice as fast).
 /// </para>
 /// PERF: encoding is bound by the instruction stream (every field is inlined at its call site) and by the chain of
-/// position updates, not by arithmetic: 34 span writes unrolled took 178 ns, the same writes in a loop 93 ns. So a
-/// field is a few wide stores of values built in registers (<c>49=BROKER|</c> was five stores, it is two stores of
-/// immediates), each field's length is known before its digits, and there is no call where a short inline sequence
-/// does. FixWriterBenchmarks, scratch min-of-400 loop calling the same methods, before/after back to back at load 9-12:
-/// EncodeExecutionReport 162 → 103 ns, EncodeNewOrderSingle 92 → 61 ns, EncodeHeartbeat 51 → 36 ns.
+/// position updates, not by arithmetic. So a field is a few wide stores of values built in registers (<c>49=BROKER|</c>
+/// is two stores of immediates), each field's length is known before its digits, and there is no call where a short
+/// inline sequence does. The measurements: docs/benchmarks/toolkit-codec-notes.md in the repository.
 /// </remarks>
 public ref struct FixWriter
 {
@@ -468,8 +465,9 @@ public ref struct FixWriter
     /// <remarks>
     /// Forward 16-byte chunks are safe for a move to lower addresses: the store of chunk i ends below chunk i + 1,
     /// and the last (overlapping) chunk is loaded before anything is stored.
-    /// PERF: Span.CopyTo sends overlapping buffers to the native memmove through a P/Invoke transition; that was 18%
-    /// of FixWriterBenchmarks.EncodeHeartbeat (whose 55-byte body moves one byte left) in a perf profile.
+    /// PERF: Span.CopyTo sends overlapping buffers to the native memmove through a P/Invoke transition, a visible share
+    /// of FixWriterBenchmarks.EncodeHeartbeat (whose 55-byte body moves one byte left;
+    /// docs/benchmarks/toolkit-codec-notes.md).
     /// </remarks>
     private static void MoveLeft(Span<byte> region, int distance)
     {
@@ -498,11 +496,11 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private readonly ref byte At(uint p) => ref Unsafe.Add(ref MemoryMarshal.GetReference(_buffer), p);
 
-    // General paths: the previous implementation, for any tag and any position. They are static and return the new
-    // position (or -1 when the field does not fit or the writer has failed), so the writer itself never escapes and
-    // the JIT can keep its fields in registers across the inlined fast paths.
-    // PERF: with `ref this` passed to an out-of-line path the writer lives in memory and every field pays a
-    // store-to-load round trip on _position; EncodeExecutionReport 191 → 176 ns (scratch loop, both interleaved).
+    // General paths, for any tag and any position. They are static and return the new position (or -1 when the field
+    // does not fit or the writer has failed), so the writer itself never escapes and the JIT can keep its fields in
+    // registers across the inlined fast paths.
+    // PERF: with `ref this` passed to an out-of-line path the writer would live in memory and every field would pay a
+    // store-to-load round trip on _position (docs/benchmarks/toolkit-codec-notes.md).
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static int WriteGeneral(Span<byte> b, int p, bool failed, int tag, ReadOnlySpan<byte> value)

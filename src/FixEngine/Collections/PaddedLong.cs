@@ -14,15 +14,15 @@ namespace FixEngine.Collections;
 //   L+64 <= B+128. The value's whole line lies inside [B+8, B+128), i.e. inside the struct: no other
 //   field, object header or neighbouring object ever shares the value's line, wherever the GC puts it.
 //   (Any offset from 56 to 64 has this property; 64 is the one named by a constant.)
-// - Consecutive PaddedLongs (SpscRing keeps four in a row) have their values exactly 128 bytes apart,
+// - Consecutive PaddedLongs (SpscRing keeps six in a row) have their values exactly 128 bytes apart,
 //   so they never share a line nor an aligned 128-byte pair of lines: adjacent-line prefetch (x64
 //   pulls the 128-byte aligned pair) and cores with 128-byte lines cannot make them falsely share.
 // - What it does not guarantee without 128-byte object alignment (which .NET does not offer): the
 //   128-byte aligned pair (or 128-byte line) holding the value may extend up to 64 bytes beyond the
 //   struct, so a field or object right next to a PaddedLong (not another PaddedLong) can sit in the
 //   prefetch partner of the value's line. That costs an occasional extra line transfer, never
-//   correctness; the earlier 128+8+128 layout avoided it at 264 bytes per value. Where such a
-//   neighbour is written hot by another thread, put a PaddedLong (or other padding) between them.
+//   correctness, and closing it would take 264 bytes per value (docs/benchmarks/toolkit-codec-notes.md).
+//   Where such a neighbour is written hot by another thread, put a PaddedLong (or other padding) between them.
 // - A struct, so it lives inline in its owner; it must be stored in a non-readonly field and used
 //   through that field (or by ref): a copy is a different counter.
 // - Value is a plain access (single-writer fields read by their writer); VolatileValue gives
@@ -34,6 +34,8 @@ namespace FixEngine.Collections;
 /// has acquire/release semantics, <see cref="CompareExchange"/> and <see cref="IncrementAndGet"/> are atomic.
 /// Keep it in a mutable field and call members on that field: copying the struct copies the value.
 /// Never allocates.
+/// <para>Part of FixEngine's reusable low-latency toolkit (with the other types of Buffers, Collections, Timing and
+/// Hosting): public and supported for trading code to use on its own threads, independently of the FIX layers.</para>
 /// </remarks>
 [StructLayout(LayoutKind.Explicit, Size = Padding.FalseSharingRange)]
 public struct PaddedLong

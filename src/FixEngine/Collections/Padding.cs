@@ -4,6 +4,8 @@ namespace FixEngine.Collections;
 /// <remarks>
 /// Constants only; used in <c>FieldOffset</c> attributes, so they must be compile-time values and
 /// therefore take the larger of the x64 and ARM64 answers.
+/// <para>Part of FixEngine's reusable low-latency toolkit (with the other types of Buffers, Collections, Timing and
+/// Hosting): public and supported for trading code to use on its own threads, independently of the FIX layers.</para>
 /// </remarks>
 public static class Padding
 {

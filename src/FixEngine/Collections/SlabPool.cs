@@ -13,6 +13,8 @@ namespace FixEngine.Collections;
 /// enough chunks exist (growth allocates a chunk and, rarely, grows the chunk table and live list).
 /// Live slots are listed densely in <see cref="LiveIds"/> (swap-remove on return).</para>
 /// <para>Not thread-safe: use from one thread, or guard externally.</para>
+/// <para>Part of FixEngine's reusable low-latency toolkit (with the other types of Buffers, Collections, Timing and
+/// Hosting): public and supported for trading code to use on its own threads, independently of the FIX layers.</para>
 /// </remarks>
 public sealed class SlabPool<T>
     where T : unmanaged
@@ -39,11 +41,11 @@ public sealed class SlabPool<T>
     {
         if (chunkShift < 1 || chunkShift > 20)
         {
-            CollectionsThrowHelper.ThrowArgumentOutOfRange(nameof(chunkShift), chunkShift, "chunkShift must be between 1 and 20.");
+            Internal.ThrowHelper.ThrowArgumentOutOfRange(nameof(chunkShift), chunkShift, "chunkShift must be between 1 and 20.");
         }
         if (initialCapacity < 0)
         {
-            CollectionsThrowHelper.ThrowArgumentOutOfRange(nameof(initialCapacity), initialCapacity, "initialCapacity must not be negative.");
+            Internal.ThrowHelper.ThrowArgumentOutOfRange(nameof(initialCapacity), initialCapacity, "initialCapacity must not be negative.");
         }
         _chunkShift = chunkShift;
         _chunkMask = (1 << chunkShift) - 1;
@@ -151,7 +153,7 @@ public sealed class SlabPool<T>
     {
         if ((uint)id >= (uint)_allocatedSlots)
         {
-            CollectionsThrowHelper.ThrowArgumentOutOfRange(nameof(id), id, "The id was not issued by this SlabPool.");
+            Internal.ThrowHelper.ThrowArgumentOutOfRange(nameof(id), id, "The id was not issued by this SlabPool.");
         }
         return ref SlotAt(id);
     }
@@ -161,7 +163,7 @@ public sealed class SlabPool<T>
     {
         if ((long)(_chunkCount + 1) << _chunkShift > int.MaxValue)
         {
-            CollectionsThrowHelper.ThrowInvalidOperation("SlabPool is full: ids would overflow Int32.");
+            Internal.ThrowHelper.ThrowInvalidOperation("SlabPool is full: ids would overflow Int32.");
         }
         if (_chunkCount == _chunks.Length)
         {
@@ -175,7 +177,7 @@ public sealed class SlabPool<T>
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static void ThrowNotLive(int id, string what) =>
-        CollectionsThrowHelper.ThrowInvalidOperation($"SlabPool slot {id} is not live: {what}.");
+        Internal.ThrowHelper.ThrowInvalidOperation($"SlabPool slot {id} is not live: {what}.");
 
     private struct Slot
     {

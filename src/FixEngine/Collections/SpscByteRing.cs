@@ -46,6 +46,8 @@ public enum ByteRingClaimStatus
 /// One producer thread calls <see cref="Claim"/>/<see cref="TryClaim"/> then <see cref="Commit()"/>; one consumer thread
 /// calls <see cref="TryRead"/> then <see cref="Release"/>, or <see cref="Read{THandler}"/>. Records arrive complete and
 /// in order. No member allocates.
+/// <para>Part of FixEngine's reusable low-latency toolkit (with the other types of Buffers, Collections, Timing and
+/// Hosting): public and supported for trading code to use on its own threads, independently of the FIX layers.</para>
 /// </remarks>
 public sealed class SpscByteRing
 {
@@ -78,7 +80,7 @@ public sealed class SpscByteRing
     {
         if (capacity < MinCapacity || capacity > MaxCapacity || !int.IsPow2(capacity))
         {
-            CollectionsThrowHelper.ThrowCapacityNotPowerOfTwo(nameof(capacity), capacity, MinCapacity, MaxCapacity);
+            Internal.ThrowHelper.ThrowCapacityNotPowerOfTwo(nameof(capacity), capacity, MinCapacity, MaxCapacity);
         }
         _buffer = GC.AllocateArray<byte>(capacity, pinned: true);
         _mask = capacity - 1;
@@ -124,7 +126,7 @@ public sealed class SpscByteRing
     {
         if (_producer.Claimed)
         {
-            CollectionsThrowHelper.ThrowInvalidOperation("The previous claim on this SpscByteRing was not committed.");
+            Internal.ThrowHelper.ThrowInvalidOperation("The previous claim on this SpscByteRing was not committed.");
         }
         if ((uint)length > (uint)_maxRecordLength)
         {
@@ -208,7 +210,7 @@ public sealed class SpscByteRing
     {
         if (Unsafe.SizeOf<T>() > _maxRecordLength)
         {
-            CollectionsThrowHelper.ThrowArgumentOutOfRange(nameof(T), Unsafe.SizeOf<T>(), "The record type is larger than MaxRecordLength.");
+            Internal.ThrowHelper.ThrowArgumentOutOfRange(nameof(T), Unsafe.SizeOf<T>(), "The record type is larger than MaxRecordLength.");
         }
         if (Claim(Unsafe.SizeOf<T>(), out Span<byte> span) != ByteRingClaimStatus.Claimed)
         {
@@ -229,11 +231,11 @@ public sealed class SpscByteRing
     {
         if (!_producer.Claimed)
         {
-            CollectionsThrowHelper.ThrowInvalidOperation("Commit called on an SpscByteRing with no claimed record.");
+            Internal.ThrowHelper.ThrowInvalidOperation("Commit called on an SpscByteRing with no claimed record.");
         }
         if ((uint)length > (uint)_producer.ClaimLength)
         {
-            CollectionsThrowHelper.ThrowArgumentOutOfRange(nameof(length), length, "Commit length exceeds the claimed length.");
+            Internal.ThrowHelper.ThrowArgumentOutOfRange(nameof(length), length, "Commit length exceeds the claimed length.");
         }
         if (length != _producer.ClaimLength)
         {
@@ -256,7 +258,7 @@ public sealed class SpscByteRing
     {
         if (_consumer.ReadPending)
         {
-            CollectionsThrowHelper.ThrowInvalidOperation("The previous record read from this SpscByteRing was not released.");
+            Internal.ThrowHelper.ThrowInvalidOperation("The previous record read from this SpscByteRing was not released.");
         }
         long head = _consumer.Position;
         if (!TryLocate(ref head, out int offset, out int length))
@@ -277,7 +279,7 @@ public sealed class SpscByteRing
     {
         if (!_consumer.ReadPending)
         {
-            CollectionsThrowHelper.ThrowInvalidOperation("Release called on an SpscByteRing with no record being read.");
+            Internal.ThrowHelper.ThrowInvalidOperation("Release called on an SpscByteRing with no record being read.");
         }
         _consumer.ReadPending = false;
         // Release: in-place reads of the record complete before the producer may overwrite it.
@@ -291,7 +293,7 @@ public sealed class SpscByteRing
     {
         if (!_consumer.ReadPending)
         {
-            CollectionsThrowHelper.ThrowInvalidOperation("Unread called on an SpscByteRing with no record being read.");
+            Internal.ThrowHelper.ThrowInvalidOperation("Unread called on an SpscByteRing with no record being read.");
         }
         _consumer.ReadPending = false;
     }
@@ -310,7 +312,7 @@ public sealed class SpscByteRing
     {
         if (_consumer.ReadPending)
         {
-            CollectionsThrowHelper.ThrowInvalidOperation("The previous record read from this SpscByteRing was not released.");
+            Internal.ThrowHelper.ThrowInvalidOperation("The previous record read from this SpscByteRing was not released.");
         }
         long start = _consumer.Position;
         long head = start;
@@ -343,7 +345,7 @@ public sealed class SpscByteRing
     {
         if (_consumer.ReadPending)
         {
-            CollectionsThrowHelper.ThrowInvalidOperation("The previous record read from this SpscByteRing was not released.");
+            Internal.ThrowHelper.ThrowInvalidOperation("The previous record read from this SpscByteRing was not released.");
         }
         long head = _consumer.Position;
         // Acquire/release as in Read: nothing is read, so the release only hands the bytes back.

@@ -23,38 +23,24 @@ namespace FixEngine.Collections;
 //   _slots, _mask and _releaseMask are written in the constructor only and read by both sides.
 // - Lazy release: TryDequeue hands consumed slots back (writes _released) once per ReleaseBatch items
 //   (capacity / 16, 1 to 64) and whenever it finds the ring empty; Drain once per call. PERF: with a
-//   per-item release, a producer polling a full ring pulls the consumer's position line on every poll
-//   and gets one free slot per poll, so both sides stall on that line and on the slot lines they share
+//   per-item release, a producer polling a full ring would pull the consumer's position line on every poll
+//   and get one free slot per poll, so both sides would stall on that line and on the slot lines they share
 //   item by item; with the release batched, each poll frees ReleaseBatch slots (whole cache lines) and
-//   the consumer's line stays in its cache between releases. SpscRingThroughputBenchmarks.SpscRing,
-//   capacity 4096: see the benchmark's remarks for the measured before/after. The cost: a producer can
-//   find the ring full while up to ReleaseBatch - 1 consumed slots are not handed back yet (the consumer
-//   is busy then, so it releases them within ReleaseBatch items or when it runs dry).
+//   the consumer's line stays in its cache between releases. The cost: a producer can find the ring full
+//   while up to ReleaseBatch - 1 consumed slots are not handed back yet (the consumer is busy then, so it
+//   releases them within ReleaseBatch items or when it runs dry).
 // - Chase back-off. A tail refresh that finds fewer than ReleaseBatch items means the consumer has caught up
 //   with the producer. Each refresh pulls the producer's tail line and the slot line it is filling to the
 //   consumer's core; the producer's next store to each must fetch the line back, and since x64 stores
 //   become visible in order, every store queued behind it waits too. With the consumer refreshing every few
-//   items this slows the producer to the consumer's pace, so the consumer never falls behind again: the
-//   "bad mode" of the per-item benchmark (scratch harness, 1M items, capacity 4096: 80,000-210,000 tail
-//   refreshes of 8-13 items on average and up to 85,000 empty polls, 17-47 ns per item; in the good mode a
-//   few hundred refreshes of thousands of items, 2.5-5 ns). So the refresh after a small one first spins
-//   (Thread.SpinWait): 1 iteration after the first small refresh, 3 after each further one in a row, none
-//   after a refresh that found a batch or an empty ring. The producer fills whole lines meanwhile. What a
-//   refresh finds is always handed out at once (never a false "empty"); the spin only delays the next look
-//   at the tail, by at most 3 spin iterations (about 150 ns on the benchmark machine, where one iteration
-//   is a PAUSE of about 50 ns), and only while the producer keeps publishing: the first item after an empty
-//   ring is seen without delay. PERF: SpscRingThroughputBenchmarks.SpscRing (BDN, 15 iterations, mean ns
-//   per item, ConcurrentQueue 15.5-18.4 in the same runs): capacity 4096 from 6.9 and 5.4 to 3.9, 3.4 and
-//   3.2, capacity 2^20 from 9.2 and 9.9 to 5.6, 4.1 and 3.1 (tables in the benchmark's remarks);
-//   SpscRingPingPongBenchmarks round trip 384 ns before, 376-424 ns after (noise level). Scratch harness
-//   (/tmp/spscprobe, not in the repository: the benchmark's loops, 30 runs of 1M items after 30 warm-up
-//   runs, `dotnet bin/Release/net10.0/spscprobe.dll v <capacity> 30 30`), mean of the per-run ns/item:
-//   before 5.4-12.5 at 4096 and 6.2-21 at 2^20, after 4.6-6.0 and 5.0-7.7. Tried and not kept: skipping
-//   the pause after a lone item (to spare request/response hand-offs; capacity 4096 stayed at about 6 ns
-//   in BDN, and ping-pong did not measurably gain), starting the pause only at the second small refresh
-//   (worse in the harness), longer pauses (7 or 15 iterations: no better), a software prefetch ahead of
-//   the consumer, per-slot sequence flags instead of the tail (the consumer never reads the producer's
-//   line; 16-byte slots for long, about 5-7 ns either way) and a producer kept 512 slots behind the consumer.
+//   items this slows the producer to the consumer's pace, so the consumer never falls behind again. So the
+//   refresh after a small one first spins (Thread.SpinWait): 1 iteration after the first small refresh, 3
+//   after each further one in a row, none after a refresh that found a batch or an empty ring (_chasePauses).
+//   The producer fills whole lines meanwhile. What a refresh finds is always handed out at once (never a
+//   false "empty"); the spin only delays the next look at the tail, by at most 3 spin iterations, and only
+//   while the producer keeps publishing: the first item after an empty ring is seen without delay.
+// - PERF evidence for both (SpscRingThroughputBenchmarks, SpscRingPingPongBenchmarks, before and after, and
+//   the variants tried and not kept): docs/benchmarks/toolkit-codec-notes.md, "SpscRing".
 // - Publication: the producer writes the slot, then Volatile.Write(_tail) (release) so the slot is
 //   visible before the new tail. The consumer reads _tail with Volatile.Read (acquire) before reading
 //   slots. Symmetrically the consumer reads (and clears) slots, then Volatile.Write(_released)
@@ -76,6 +62,8 @@ namespace FixEngine.Collections;
 /// only a few new items (it has caught up with a producer that is still publishing) spins briefly, at most three
 /// <see cref="Thread.SpinWait(int)"/> iterations, before it looks for more, so that the producer can fill whole cache
 /// lines; items it has seen are always returned at once. No member allocates.
+/// <para>Part of FixEngine's reusable low-latency toolkit (with the other types of Buffers, Collections, Timing and
+/// Hosting): public and supported for trading code to use on its own threads, independently of the FIX layers.</para>
 /// </remarks>
 public sealed class SpscRing<T>
 {
@@ -101,7 +89,7 @@ public sealed class SpscRing<T>
     {
         if (capacity < 2 || capacity > MaxCapacity || !int.IsPow2(capacity))
         {
-            CollectionsThrowHelper.ThrowCapacityNotPowerOfTwo(nameof(capacity), capacity, 2, MaxCapacity);
+            Internal.ThrowHelper.ThrowCapacityNotPowerOfTwo(nameof(capacity), capacity, 2, MaxCapacity);
         }
         _slots = new Slot[capacity];
         _mask = capacity - 1;

@@ -16,7 +16,7 @@ namespace FixEngine.Config;
 /// (<c>ServerCertificateFile</c> or <c>SSLCertificate</c> ...), the certificate file and what is wrong with it.
 /// The caller owns (disposes) the certificates returned.
 /// </remarks>
-public static class CertificateFiles
+internal static class CertificateFiles
 {
     /// <summary>Our certificate with its private key, from <see cref="SessionSettings.SSLCertificate"/>,
     /// <see cref="SessionSettings.SSLCertificateKeyFile"/> and <see cref="SessionSettings.SSLCertificatePassword"/>.</summary>
@@ -413,7 +413,7 @@ public static class CertificateFiles
 }
 
 /// <summary>A certificate or key file that cannot be used; the message names the file and what is wrong.</summary>
-public sealed class CertificateFileException : Exception
+internal sealed class CertificateFileException : Exception
 {
     /// <summary>Creates the exception.</summary>
     /// <param name="message">Names the file and the problem.</param>

@@ -15,7 +15,7 @@ namespace FixEngine.Config;
 /// (from <see cref="SessionSettings.Origin"/>), not a <see cref="FormatException"/> or <see cref="SocketException"/>.
 /// Connect and bind time only (DNS may block or allocate); thread-safe.
 /// </remarks>
-public static class HostResolver
+internal static class HostResolver
 {
     /// <summary>True when <paramref name="host"/> is an IP address (IPv6 optionally in brackets) or a syntactically valid
     /// host name; nothing is looked up.</summary>

@@ -24,15 +24,15 @@ public sealed class EngineOptions
     /// <summary>The engine's time source: <see cref="IClock.NowNs"/> drives the agent's duty cycle and timers, and epoch
     /// time is derived from it with one anchor (<see cref="IEpochClock.EpochNs"/> minus <see cref="IClock.NowNs"/>, refreshed
     /// once a second of <see cref="IClock.NowNs"/>). <see cref="SystemClock.Instance"/> when null; a
-    /// <see cref="FakeClock"/> in tests.</summary>
+    /// test passes a clock of its own that it moves by hand.</summary>
     public IClock? Clock { get; init; }
 
     /// <summary>Receives one line per engine event (connections, logons), or null.</summary>
     public Action<string>? Console { get; init; }
 
     /// <summary>Rent each connection's buffers when it is established (accepted or connected) rather than on first use:
-    /// the receive buffer, the send queue (<c>SendQueueBytes</c>, 1 MiB by default) and, in completion mode, the send
-    /// event args (<see cref="Transport.TransportConnection.Prewarm"/>); and the session's send backlog (64 KiB). So the
+    /// the receive buffer, the send queue (1 MiB, or MaxMessageSize + 1 KiB when that is larger) and, in completion
+    /// mode, the send event args (TLS: the ciphertext buffer); and the session's send backlog (64 KiB). So the
     /// first time a burst fills the transport after connecting allocates nothing. Default true; turn it off for an
     /// engine with very many sessions that rarely see back-pressure (about 1.1 MiB per connected session).</summary>
     public bool PrewarmConnections { get; init; } = true;

@@ -13,7 +13,7 @@ namespace FixEngine.Engine;
 /// Not thread-safe; the engine uses it under its control lock (construction, <see cref="FixEngineHost.AddSession"/>). Dictionaries are loaded once per path and shared
 /// (they are immutable). Allocates (start-up only).
 /// </remarks>
-public sealed class SessionFactory : IDisposable
+internal sealed class SessionFactory : IDisposable
 {
     private readonly Dictionary<string, DataDictionary> _dictionaries = new(StringComparer.Ordinal);
     private readonly IMessageStoreFactory _stores;

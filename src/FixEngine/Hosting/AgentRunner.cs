@@ -20,6 +20,8 @@ namespace FixEngine.Hosting;
 /// Each iteration reads the clock once, calls every agent's <see cref="IAgent.DoWork"/> with that time, and passes the
 /// summed work count to the idle strategy. <see cref="Start"/>/<see cref="Stop"/> are thread-safe. The loop allocates
 /// nothing (agents and the strategy permitting).
+/// <para>Part of FixEngine's reusable low-latency toolkit (with the other types of Buffers, Collections, Timing and
+/// Hosting): public and supported for trading code to use on its own threads, independently of the FIX layers.</para>
 /// </remarks>
 public sealed class AgentRunner : IDisposable
 {

@@ -42,6 +42,8 @@ public readonly record struct AffinityResult(AffinityStatus Status, int ErrorCod
 /// <c>SetThreadAffinityMask</c> on the current thread (CPUs 0-63 of the current processor group). Other systems get
 /// <see cref="AffinityStatus.NotSupported"/>. Failures are returned, never thrown; the thread keeps running unpinned.
 /// Thread-safe (acts on the calling thread only). Allocates only the result message.
+/// <para>Part of FixEngine's reusable low-latency toolkit (with the other types of Buffers, Collections, Timing and
+/// Hosting): public and supported for trading code to use on its own threads, independently of the FIX layers.</para>
 /// </remarks>
 public static partial class CpuAffinity
 {

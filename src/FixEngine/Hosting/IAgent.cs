@@ -4,6 +4,8 @@ namespace FixEngine.Hosting;
 /// <remarks>
 /// All members are called on the runner's thread only. <see cref="DoWork"/> must not block; it polls its
 /// sockets, rings and timers and returns how much it did so the idle strategy can back off when idle.
+/// <para>Part of FixEngine's reusable low-latency toolkit (with the other types of Buffers, Collections, Timing and
+/// Hosting): public and supported for trading code to use on its own threads, independently of the FIX layers.</para>
 /// </remarks>
 public interface IAgent
 {

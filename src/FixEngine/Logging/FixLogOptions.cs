@@ -36,7 +36,7 @@ public sealed class FixLogOptions
     /// Callers that already hold the time use <see cref="LogProducer.LogAt(long, LogLevel, int)"/> and friends, which
     /// read no clock; their time is on this clock's <see cref="IClock.NowNs"/> scale (<see cref="HighResTime"/> when
     /// null). A <see cref="CachedClock"/> is read without an interface call
-    /// and is the cheapest, at the clock's resolution; pass a <see cref="FakeClock"/> in tests.
+    /// and is the cheapest, at the clock's resolution; a test passes a clock of its own that it moves by hand.
     /// </summary>
     public IClock? Clock { get; set; }
 

@@ -22,10 +22,8 @@ namespace FixEngine.Logging;
 //   read through the interface. LogAt takes the caller's own monotonic ns (an agent's nowNs: time is
 //   passed in, not read) and flags the record so the drain converts it as ns. ReadTimestamp is the one
 //   place that reads; the FixLog constructor picks the matching converters for the drain.
-//   PERF (LogCallBenchmarks --job short, load 4-6, 2026-11-23): FixLogTwoArgs 15.9 ns with the TSC
-//   default (37.0 ns before with Stopwatch, back to back), FixLogTwoArgsCallerTime 8.9 ns,
-//   FixLogTwoArgsCachedClock 9.6 ns; the counter read alone is TscTimestampOnly 12.0 ns vs
-//   StopwatchTimestampOnly 27.8 ns. Where the TSC is not used the default is the Stopwatch figure.
+//   PERF: the TSC default costs less than half of a Stopwatch read per entry; caller time and a CachedClock
+//   less again (LogCallBenchmarks: docs/benchmarks/toolkit-codec-notes.md).
 // - Full ring, LogFullPolicy.Wait (the default): the claim fails on the fast path and the slow path
 //   (ClaimSlow, out of line) waits for the drain to make room (FixLog.WaitForRoom: spin, yield, sleep 1 ms;
 //   in manual-drain mode the producer drains every ring itself under the drain lock), then claims again.
@@ -303,8 +301,9 @@ public sealed class LogProducer
                 return;
             }
         }
-        // PERF: each field is stored straight into the ring; a header built on the stack and copied measured slower
-        // (the copy's wide loads cannot forward from the field stores). LogCallBenchmarks.FixLogTwoArgs.
+        // PERF: each field is stored straight into the ring; a header built on the stack and copied is slower (the
+        // copy's wide loads cannot forward from the field stores; LogCallBenchmarks.FixLogTwoArgs,
+        // docs/benchmarks/toolkit-codec-notes.md).
         header.Timestamp = timestamp;
         header.Arg0 = a0;
         header.Arg1 = a1;

@@ -27,9 +27,9 @@ public enum SessionLogLayout : byte
 /// sent are escaped by the drain (see <see cref="FixLogOptions.SohReplacement"/>), so a value with a newline cannot
 /// start a forged line. A message longer than the ring's largest record (<c>RingCapacityBytes / 2 - 64</c>, 512 KiB by
 /// default) is written truncated and marked <c>[truncated]</c>: give the FixLog a ring of at least twice MaxMessageSize.
-/// Timestamps: create the <see cref="FixLog"/> with <see cref="FixLogOptions.Clock"/> = <see cref="SessionLogClock.Instance"/>
-/// (the engine does) and every entry carries the time the session passed in, with no clock read per entry; with any
-/// other clock the producer reads that clock.
+/// Timestamps: in the FixLog the engine creates (<see cref="Engine.FileSessionLogFactory"/>) every entry carries the time
+/// the session passed in, with no clock read per entry; over a FixLog of your own the producer reads that log's
+/// <see cref="FixLogOptions.Clock"/>.
 /// </remarks>
 public sealed class FixLogSessionLog : ISessionLog
 {

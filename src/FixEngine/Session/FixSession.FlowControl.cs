@@ -31,14 +31,14 @@ public sealed partial class FixSession
     /// outbound backlog is large and still draining (the peer reads, but slower than it sends us requests).</summary>
     /// <remarks>Written by the session's thread; any thread may read it. The engine applies it to the TCP connection
     /// after each duty cycle. Allocation-free.</remarks>
-    public bool IsReceivePauseRequested => _flow.IsReceivePauseRequested;
+    internal bool IsReceivePauseRequested => _flow.IsReceivePauseRequested;
 
     /// <summary>Bytes of the backlog's array (0 when none is rented); for tests.</summary>
     internal int SendBacklogCapacityBytes => _flow.CapacityBytes;
 
     /// <summary>Rents the send backlog's first array now, so the first message the transport refuses after connecting is
     /// kept without renting (the engine calls this with its PrewarmConnections option). Owner thread.</summary>
-    public void PrewarmSendBacklog() => _flow.Reserve();
+    internal void PrewarmSendBacklog() => _flow.Reserve();
 
     /// <summary>True while a replay answering a ResendRequest has messages left to send.</summary>
     internal bool IsReplayPending => _resend.IsReplayPending;

@@ -15,7 +15,7 @@ public sealed partial class FixSession
     /// <param name="nowNs">Receive time, epoch nanoseconds.</param>
     /// <returns>1 (work done).</returns>
     /// <remarks>Owner thread only. Allocation-free in steady state; early messages are copied into pooled buffers.</remarks>
-    public int OnMessage(ReadOnlySpan<byte> frame, long nowNs)
+    internal int OnMessage(ReadOnlySpan<byte> frame, long nowNs)
     {
         _ownerThreadId = Environment.CurrentManagedThreadId;
         if (_connection is null) return 0;
@@ -50,7 +50,7 @@ public sealed partial class FixSession
     /// <param name="reason">What was wrong.</param>
     /// <param name="nowNs">Now, epoch nanoseconds.</param>
     /// <remarks>Ignored (no sequence number consumed) once logged on; before the first Logon the connection is dropped.</remarks>
-    public void OnGarbled(ReadOnlySpan<byte> bytes, string reason, long nowNs)
+    internal void OnGarbled(ReadOnlySpan<byte> bytes, string reason, long nowNs)
     {
         _ownerThreadId = Environment.CurrentManagedThreadId;
         if (_connection is null) return;

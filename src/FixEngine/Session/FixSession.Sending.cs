@@ -86,7 +86,7 @@ public sealed partial class FixSession
         where TState : allows ref struct => Send(msgType, in state, body, _nowNs);
 
     /// <summary>Hands an application message to the session from any thread; the owner thread numbers, stores and sends
-    /// it in order on its next <see cref="Poll"/>.</summary>
+    /// it in order on its next pass (the engine agent's next duty cycle).</summary>
     /// <typeparam name="TState">State for <paramref name="body"/>.</typeparam>
     /// <param name="msgType">MsgType(35), at most 16 bytes.</param>
     /// <param name="state">Passed to <paramref name="body"/>.</param>
@@ -97,7 +97,7 @@ public sealed partial class FixSession
         where TState : allows ref struct => TrySendFromAnyThread(msgType, 0L, in state, body);
 
     /// <summary>Hands an application message to the session from any thread; the owner thread numbers, stores and sends
-    /// it in order on its next <see cref="Poll"/>, and then tells the application through
+    /// it in order on its next pass (the engine agent's next duty cycle), and then tells the application through
     /// <see cref="IApplication.OnSendStored"/> (with <paramref name="token"/> and the MsgSeqNum it got).</summary>
     /// <typeparam name="TState">State for <paramref name="body"/>.</typeparam>
     /// <param name="msgType">MsgType(35), at most 16 bytes.</param>

@@ -14,7 +14,7 @@ public sealed partial class FixSession
     /// <param name="nowNs">Now, epoch nanoseconds.</param>
     /// <returns>Work done (0 when idle).</returns>
     /// <remarks>Owner thread only. Allocation-free unless an event is logged.</remarks>
-    public int Poll(long nowNs)
+    internal int Poll(long nowNs)
     {
         _ownerThreadId = Environment.CurrentManagedThreadId;
         try
@@ -102,5 +102,5 @@ public sealed partial class FixSession
     /// <summary>True when the schedule allows the session to be connected at <paramref name="nowNs"/>.</summary>
     /// <param name="nowNs">Now, epoch nanoseconds.</param>
     /// <returns>True inside the session window.</returns>
-    public bool IsSessionTime(long nowNs) => _schedule.IsNonStop || _schedule.IsInSession(nowNs);
+    internal bool IsSessionTime(long nowNs) => _schedule.IsNonStop || _schedule.IsInSession(nowNs);
 }

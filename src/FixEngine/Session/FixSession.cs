@@ -14,9 +14,9 @@ namespace FixEngine.Session;
 /// <remarks>
 /// <para>Design: single-threaded. One thread at a time calls every member except
 /// <see cref="TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/> and the counters:
-/// the engine agent for a busy-poll session; for a completion-mode or TLS session the socket completion thread
-/// (inbound) or the agent (timers, outbox), serialised by the engine's per-session gate, which also orders their memory
-/// accesses; or a test. The thread that last entered through OnConnected, OnMessage, OnGarbled, Poll or OnDisconnected
+/// the engine agent for a busy-poll session; for a dedicated-mode session the connection's receive thread (inbound) or
+/// the agent (timers, outbox); for a completion-mode or TLS session the socket completion thread (inbound) or the agent;
+/// those two are serialised by the engine's per-session gate, which also orders their memory accesses; or a test. The thread that last entered through OnConnected, OnMessage, OnGarbled, Poll or OnDisconnected
 /// owns the session, and <see cref="Send{TState}(ReadOnlySpan{byte}, in TState, BodyWriter{TState}, long)"/> throws
 /// <see cref="InvalidOperationException"/> on any other thread (one comparison per call). Any number of other threads
 /// may call <see cref="TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>: they take
@@ -164,7 +164,7 @@ public sealed partial class FixSession : IDisposable
     /// <param name="log">Message and event log, or null for none.</param>
     /// <param name="sessionDictionary">Header/trailer/admin dictionary (FIX4x.xml or FIXT11.xml), or null without validation.</param>
     /// <param name="appDictionary">Application dictionary for FIXT (FIX50SP2.xml); null for FIX.4.x.</param>
-    public FixSession(SessionSettings settings, IApplication application, IMessageStore store, ISessionLog? log = null,
+    internal FixSession(SessionSettings settings, IApplication application, IMessageStore store, ISessionLog? log = null,
         DataDictionary? sessionDictionary = null, DataDictionary? appDictionary = null)
     {
         ArgumentNullException.ThrowIfNull(settings);
@@ -293,7 +293,7 @@ public sealed partial class FixSession : IDisposable
     /// <summary>Attaches a new connection. An initiator sends its Logon at once; an acceptor waits for one.</summary>
     /// <param name="connection">The transport.</param>
     /// <param name="nowNs">Now, epoch nanoseconds.</param>
-    public void OnConnected(ISessionConnection connection, long nowNs)
+    internal void OnConnected(ISessionConnection connection, long nowNs)
     {
         ArgumentNullException.ThrowIfNull(connection);
         _ownerThreadId = Environment.CurrentManagedThreadId;
@@ -352,7 +352,7 @@ public sealed partial class FixSession : IDisposable
     /// <summary>The transport reports that the connection closed (by the peer or by an error).</summary>
     /// <param name="reason">Why, for the log.</param>
     /// <param name="nowNs">Now, epoch nanoseconds.</param>
-    public void OnDisconnected(string reason, long nowNs)
+    internal void OnDisconnected(string reason, long nowNs)
     {
         _ownerThreadId = Environment.CurrentManagedThreadId;
         if (_connection is null) return;
@@ -500,7 +500,7 @@ public sealed partial class FixSession : IDisposable
     /// <summary>Maps a DefaultApplVerID setting (<c>FIX.5.0SP2</c> or <c>9</c>) to the ApplVerID(1128) enum value.</summary>
     /// <param name="setting">The setting value.</param>
     /// <returns>The enum value, or an empty string when <paramref name="setting"/> is null.</returns>
-    public static string ToApplVerId(string? setting) => setting switch
+    internal static string ToApplVerId(string? setting) => setting switch
     {
         null or "" => "",
         "FIX.2.7" => "0",

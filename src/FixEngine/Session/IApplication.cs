@@ -93,10 +93,15 @@ public enum SendNotStoredReason
 
 /// <summary>Callbacks from a <see cref="FixSession"/> to the application, in the QuickFIX shape.</summary>
 /// <remarks>
-/// Every callback runs on the thread currently running the session, inline in message processing, so it must not
-/// block: the engine agent for a busy-poll session; for a completion-mode or TLS session, the socket completion
-/// thread for inbound messages and the agent for timers and the outbox, one at a time under the session's gate
-/// (README "How a message travels"). Callbacks of one session never run concurrently. Inbound messages are zero-copy
+/// Every callback runs on the session's owner thread of the moment, inline in message processing, so it must not
+/// block. Which thread that is depends on <see cref="Config.SessionSettings.ReceiveMode"/>: the engine agent
+/// (<c>fix-engine</c>) for everything in busy-poll mode; in dedicated mode (the default) the connection's receive thread
+/// (<c>fix-receive#N</c>) for inbound messages; in completion mode and for TLS a socket completion thread (thread pool)
+/// for inbound messages. In dedicated, completion and TLS sessions the agent runs the timers, the outbox and the send
+/// backlog, so it raises the callbacks those cause (Heartbeats in <see cref="ToAdmin"/>, <see cref="OnSendStored"/>,
+/// a timeout's <see cref="OnLogout"/>); the threads take turns under the session's gate (docs/architecture.md draws
+/// each path). Callbacks of one session never run concurrently; <see cref="OnCreate"/> runs on the thread that builds
+/// the engine. Inbound messages are zero-copy
 /// <see cref="FixMessage"/> readers valid only during the callback. The application may call <c>FixSession.Send</c>
 /// from inside a callback; from any other thread it uses <c>FixSession.TrySendFromAnyThread</c>. Default
 /// implementations do nothing.

@@ -9,7 +9,7 @@ namespace FixEngine.Session;
 /// (the session reuses its buffer) and must not call back into the session. Implementations: the engine's
 /// <c>SessionConnection</c> (over a TCP or TLS transport connection), and in-memory fakes in tests.
 /// </remarks>
-public interface ISessionConnection
+internal interface ISessionConnection
 {
     /// <summary>Writes one encoded message.</summary>
     /// <param name="message">The complete message; valid only during the call.</param>

@@ -6,7 +6,7 @@ namespace FixEngine.Session;
 
 /// <summary>The first data-dictionary defect found in a message: what to put in a session Reject.</summary>
 /// <remarks>A plain value; <see cref="IsValid"/> when nothing was found.</remarks>
-public readonly struct ValidationError
+internal readonly struct ValidationError
 {
     internal ValidationError(int reason, int refTagId, bool hasRefTag)
     {
@@ -39,7 +39,7 @@ public readonly struct ValidationError
 
 /// <summary>Which data-dictionary checks a <see cref="MessageValidator"/> runs (the QuickFIX switches).</summary>
 /// <remarks>Immutable record; share freely.</remarks>
-public sealed record ValidationOptions
+internal sealed record ValidationOptions
 {
     /// <summary>Header fields must come before body fields, trailer fields last (373=14).</summary>
     public bool ValidateFieldsOutOfOrder { get; init; } = true;
@@ -61,7 +61,7 @@ public sealed record ValidationOptions
 /// value present, repeated, known tag, data format, enum value, defined for the message, then per group instance its
 /// required members (nested groups included), then group counts.
 /// </remarks>
-public sealed class MessageValidator
+internal sealed class MessageValidator
 {
     private const int SeenTableSize = 1 << 13;
 

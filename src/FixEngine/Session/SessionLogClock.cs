@@ -16,7 +16,7 @@ namespace FixEngine.Session;
 /// entries are stamped with the time the session was given, without reading a clock.</summary>
 /// <remarks>Thread-safe (per-thread state) and allocation-free. <see cref="NowNs"/> and <see cref="EpochNs"/> both
 /// return the current thread's last time set by <see cref="FixLogSessionLog"/>, in epoch nanoseconds.</remarks>
-public sealed class SessionLogClock : IClock
+internal sealed class SessionLogClock : IClock
 {
     [ThreadStatic]
     private static long t_epochNs;

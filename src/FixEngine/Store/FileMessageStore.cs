@@ -159,7 +159,7 @@ public sealed partial class FileMessageStore : IMessageStore
     /// <exception cref="MessageStoreException">The journal could not be written (the store is then faulted).</exception>
     public void SetNextSenderMsgSeqNum(int value)
     {
-        if (value < 1) StoreThrowHelper.ThrowSeqNumOutOfRange(nameof(value), value);
+        if (value < 1) Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(value), value);
         JournalState state = _state;
         state.NextSender = value;
         WriteRecord(JournalRecordType.State, 0, default, state, durable: true, MessageStoreOperation.UpdateState);
@@ -169,7 +169,7 @@ public sealed partial class FileMessageStore : IMessageStore
     /// <exception cref="MessageStoreException">The journal could not be written (the store is then faulted).</exception>
     public void SetNextTargetMsgSeqNum(int value)
     {
-        if (value < 1) StoreThrowHelper.ThrowSeqNumOutOfRange(nameof(value), value);
+        if (value < 1) Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(value), value);
         JournalState state = _state;
         state.NextTarget = value;
         WriteRecord(JournalRecordType.State, 0, default, state, durable: false, MessageStoreOperation.UpdateState);
@@ -179,7 +179,7 @@ public sealed partial class FileMessageStore : IMessageStore
     /// <exception cref="MessageStoreException">The journal could not be written (the store is then faulted).</exception>
     public void IncrNextSenderMsgSeqNum()
     {
-        if (_state.NextSender == int.MaxValue) StoreThrowHelper.ThrowSeqNumOverflow();
+        if (_state.NextSender == int.MaxValue) Internal.ThrowHelper.ThrowSeqNumOverflow();
         SetNextSenderMsgSeqNum(_state.NextSender + 1);
     }
 
@@ -187,7 +187,7 @@ public sealed partial class FileMessageStore : IMessageStore
     /// <exception cref="MessageStoreException">The journal could not be written (the store is then faulted).</exception>
     public void IncrNextTargetMsgSeqNum()
     {
-        if (_state.NextTarget == int.MaxValue) StoreThrowHelper.ThrowSeqNumOverflow();
+        if (_state.NextTarget == int.MaxValue) Internal.ThrowHelper.ThrowSeqNumOverflow();
         SetNextTargetMsgSeqNum(_state.NextTarget + 1);
     }
 
@@ -195,7 +195,7 @@ public sealed partial class FileMessageStore : IMessageStore
     /// <exception cref="MessageStoreException">The journal could not be written (the store is then faulted).</exception>
     public void SetLastProcessedInboundSeqNum(int value)
     {
-        if (value < 0) StoreThrowHelper.ThrowProcessedOutOfRange(nameof(value), value);
+        if (value < 0) Internal.ThrowHelper.ThrowProcessedOutOfRange(nameof(value), value);
         JournalState state = _state;
         state.ProcessedInbound = value;
         WriteRecord(JournalRecordType.State, 0, default, state, durable: true, MessageStoreOperation.UpdateState);
@@ -206,8 +206,8 @@ public sealed partial class FileMessageStore : IMessageStore
     /// <exception cref="MessageStoreException">The journal could not be written (the store is then faulted).</exception>
     public void Append(int seqNum, ReadOnlySpan<byte> message)
     {
-        if (seqNum < 1) StoreThrowHelper.ThrowSeqNumOutOfRange(nameof(seqNum), seqNum);
-        if (message.Length > _options.MaxMessageLengthInBytes) StoreThrowHelper.ThrowMessageTooLarge(message.Length, _options.MaxMessageLengthInBytes);
+        if (seqNum < 1) Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(seqNum), seqNum);
+        if (message.Length > _options.MaxMessageLengthInBytes) Internal.ThrowHelper.ThrowMessageTooLarge(message.Length, _options.MaxMessageLengthInBytes);
         long payloadPosition = _fileLength + JournalFormat.HeadSize;
         WriteRecord(JournalRecordType.Message, seqNum, message, _state, durable: true, MessageStoreOperation.Append);
         _index.Set(seqNum, payloadPosition, message.Length);
@@ -223,10 +223,10 @@ public sealed partial class FileMessageStore : IMessageStore
     /// <exception cref="MessageStoreException">The journal could not be written (the store is then faulted).</exception>
     public void AppendAndIncrement(int seqNum, ReadOnlySpan<byte> message, int processedInboundSeqNum)
     {
-        if (seqNum < 1) StoreThrowHelper.ThrowSeqNumOutOfRange(nameof(seqNum), seqNum);
-        if (seqNum == int.MaxValue) StoreThrowHelper.ThrowSeqNumOverflow();
-        if (processedInboundSeqNum < 0) StoreThrowHelper.ThrowProcessedOutOfRange(nameof(processedInboundSeqNum), processedInboundSeqNum);
-        if (message.Length > _options.MaxMessageLengthInBytes) StoreThrowHelper.ThrowMessageTooLarge(message.Length, _options.MaxMessageLengthInBytes);
+        if (seqNum < 1) Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(seqNum), seqNum);
+        if (seqNum == int.MaxValue) Internal.ThrowHelper.ThrowSeqNumOverflow();
+        if (processedInboundSeqNum < 0) Internal.ThrowHelper.ThrowProcessedOutOfRange(nameof(processedInboundSeqNum), processedInboundSeqNum);
+        if (message.Length > _options.MaxMessageLengthInBytes) Internal.ThrowHelper.ThrowMessageTooLarge(message.Length, _options.MaxMessageLengthInBytes);
         long payloadPosition = _fileLength + JournalFormat.HeadSize;
         JournalState state = _state;
         state.NextSender = seqNum + 1;
@@ -240,7 +240,7 @@ public sealed partial class FileMessageStore : IMessageStore
     /// the window fits the largest message.</remarks>
     public int ReadRange<THandler>(int beginSeqNo, int endSeqNo, ref THandler handler) where THandler : struct, IStoredMessageHandler
     {
-        if (_disposed) StoreThrowHelper.ThrowDisposed(nameof(FileMessageStore));
+        if (_disposed) Internal.ThrowHelper.ThrowObjectDisposed(nameof(FileMessageStore));
         uint last = endSeqNo <= 0 ? uint.MaxValue : (uint)endSeqNo;
         int delivered = 0;
         for (int i = _index.LowerBound(Math.Max(beginSeqNo, 1)); i < _index.Count; i++)
@@ -263,7 +263,7 @@ public sealed partial class FileMessageStore : IMessageStore
     /// <exception cref="MessageStoreException">The journal could not be truncated or written (the store is then faulted).</exception>
     public void Reset(long nowEpochNs)
     {
-        if (_disposed) StoreThrowHelper.ThrowDisposed(nameof(FileMessageStore));
+        if (_disposed) Internal.ThrowHelper.ThrowObjectDisposed(nameof(FileMessageStore));
         ThrowIfFaulted(MessageStoreOperation.Reset);
         try
         {
@@ -284,7 +284,7 @@ public sealed partial class FileMessageStore : IMessageStore
     /// <exception cref="MessageStoreException">The flush failed (the store is then faulted).</exception>
     public void Flush()
     {
-        if (_disposed) StoreThrowHelper.ThrowDisposed(nameof(FileMessageStore));
+        if (_disposed) Internal.ThrowHelper.ThrowObjectDisposed(nameof(FileMessageStore));
         ThrowIfFaulted(MessageStoreOperation.Flush);
         if (_unsyncedRecords != 0) Sync(MessageStoreOperation.Flush);
     }
@@ -315,7 +315,7 @@ public sealed partial class FileMessageStore : IMessageStore
     /// is <see cref="StoreRecoveryPolicy.Refuse"/> (the in-memory state is then that of the readable records).</exception>
     public void Refresh()
     {
-        if (_disposed) StoreThrowHelper.ThrowDisposed(nameof(FileMessageStore));
+        if (_disposed) Internal.ThrowHelper.ThrowObjectDisposed(nameof(FileMessageStore));
         Replay(MessageStoreOperation.Refresh);
     }
 
@@ -372,7 +372,7 @@ public sealed partial class FileMessageStore : IMessageStore
     // so a failed write changes nothing in memory (and faults the store: what reached the file is unknown).
     private void WriteRecord(JournalRecordType type, int seqNum, ReadOnlySpan<byte> payload, in JournalState state, bool durable, MessageStoreOperation operation)
     {
-        if (_disposed) StoreThrowHelper.ThrowDisposed(nameof(FileMessageStore));
+        if (_disposed) Internal.ThrowHelper.ThrowObjectDisposed(nameof(FileMessageStore));
         if (_fault is not null) ThrowFaulted(operation);
         int size = JournalFormat.RecordSize(type, payload.Length);
         if (size > _writeBuffer.Length) GrowWriteBuffer(size);

@@ -77,28 +77,28 @@ public sealed class MemoryMessageStore : IMessageStore
     /// <inheritdoc/>
     public void SetNextSenderMsgSeqNum(int value)
     {
-        if (value < 1) StoreThrowHelper.ThrowSeqNumOutOfRange(nameof(value), value);
+        if (value < 1) Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(value), value);
         _nextSenderMsgSeqNum = value;
     }
 
     /// <inheritdoc/>
     public void SetNextTargetMsgSeqNum(int value)
     {
-        if (value < 1) StoreThrowHelper.ThrowSeqNumOutOfRange(nameof(value), value);
+        if (value < 1) Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(value), value);
         _nextTargetMsgSeqNum = value;
     }
 
     /// <inheritdoc/>
     public void IncrNextSenderMsgSeqNum()
     {
-        if (_nextSenderMsgSeqNum == int.MaxValue) StoreThrowHelper.ThrowSeqNumOverflow();
+        if (_nextSenderMsgSeqNum == int.MaxValue) Internal.ThrowHelper.ThrowSeqNumOverflow();
         _nextSenderMsgSeqNum++;
     }
 
     /// <inheritdoc/>
     public void IncrNextTargetMsgSeqNum()
     {
-        if (_nextTargetMsgSeqNum == int.MaxValue) StoreThrowHelper.ThrowSeqNumOverflow();
+        if (_nextTargetMsgSeqNum == int.MaxValue) Internal.ThrowHelper.ThrowSeqNumOverflow();
         _nextTargetMsgSeqNum++;
     }
 
@@ -112,8 +112,8 @@ public sealed class MemoryMessageStore : IMessageStore
     /// <inheritdoc/>
     public void Append(int seqNum, ReadOnlySpan<byte> message)
     {
-        if (seqNum < 1) StoreThrowHelper.ThrowSeqNumOutOfRange(nameof(seqNum), seqNum);
-        if (_disposed) StoreThrowHelper.ThrowDisposed(nameof(MemoryMessageStore));
+        if (seqNum < 1) Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(seqNum), seqNum);
+        if (_disposed) Internal.ThrowHelper.ThrowObjectDisposed(nameof(MemoryMessageStore));
         if (message.Length > _chunks[_currentChunk].Length - _writeOffset) NextChunk(message.Length);
         int offset = _writeOffset;
         message.CopyTo(_chunks[_currentChunk].AsSpan(offset));
@@ -124,7 +124,7 @@ public sealed class MemoryMessageStore : IMessageStore
     /// <inheritdoc/>
     public void AppendAndIncrement(int seqNum, ReadOnlySpan<byte> message)
     {
-        if (seqNum == int.MaxValue) StoreThrowHelper.ThrowSeqNumOverflow();
+        if (seqNum == int.MaxValue) Internal.ThrowHelper.ThrowSeqNumOverflow();
         Append(seqNum, message);
         _nextSenderMsgSeqNum = seqNum + 1;
     }
@@ -159,7 +159,7 @@ public sealed class MemoryMessageStore : IMessageStore
     /// <inheritdoc/>
     public int ReadRange<THandler>(int beginSeqNo, int endSeqNo, ref THandler handler) where THandler : struct, IStoredMessageHandler
     {
-        if (_disposed) StoreThrowHelper.ThrowDisposed(nameof(MemoryMessageStore));
+        if (_disposed) Internal.ThrowHelper.ThrowObjectDisposed(nameof(MemoryMessageStore));
         uint last = endSeqNo <= 0 ? uint.MaxValue : (uint)endSeqNo;
         int delivered = 0;
         for (int i = _index.LowerBound(Math.Max(beginSeqNo, 1)); i < _index.Count; i++)
@@ -177,7 +177,7 @@ public sealed class MemoryMessageStore : IMessageStore
     /// <inheritdoc/>
     public void Reset(long nowEpochNs)
     {
-        if (_disposed) StoreThrowHelper.ThrowDisposed(nameof(MemoryMessageStore));
+        if (_disposed) Internal.ThrowHelper.ThrowObjectDisposed(nameof(MemoryMessageStore));
         _index.Clear();
         // Keep the preallocated chunks (so the next period appends without allocating); return the growth.
         for (int i = _preallocatedChunkCount; i < _chunkCount; i++)

@@ -229,7 +229,7 @@ public sealed class PostgresMessageStore : IMessageStore
     /// <inheritdoc/>
     public void SetLastProcessedInboundSeqNum(int value)
     {
-        if (value < 0) StoreThrowHelper.ThrowSeqNumOutOfRange(nameof(value), value);
+        if (value < 0) Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(value), value);
         BeginChange();
         if (_queue is null)
         {
@@ -245,9 +245,9 @@ public sealed class PostgresMessageStore : IMessageStore
     /// <inheritdoc/>
     public void AppendAndIncrement(int seqNum, ReadOnlySpan<byte> message, int processedInboundSeqNum)
     {
-        if (seqNum < 1) StoreThrowHelper.ThrowSeqNumOutOfRange(nameof(seqNum), seqNum);
-        if (processedInboundSeqNum < 0) StoreThrowHelper.ThrowSeqNumOutOfRange(nameof(processedInboundSeqNum), processedInboundSeqNum);
-        if (seqNum == int.MaxValue) StoreThrowHelper.ThrowSeqNumOverflow();
+        if (seqNum < 1) Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(seqNum), seqNum);
+        if (processedInboundSeqNum < 0) Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(processedInboundSeqNum), processedInboundSeqNum);
+        if (seqNum == int.MaxValue) Internal.ThrowHelper.ThrowSeqNumOverflow();
         BeginChange();
         if (_queue is null)
         {
@@ -272,7 +272,7 @@ public sealed class PostgresMessageStore : IMessageStore
     /// <inheritdoc/>
     public void SetNextSenderMsgSeqNum(int value)
     {
-        if (value < 1) StoreThrowHelper.ThrowSeqNumOutOfRange(nameof(value), value);
+        if (value < 1) Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(value), value);
         BeginChange();
         if (_queue is null)
         {
@@ -288,7 +288,7 @@ public sealed class PostgresMessageStore : IMessageStore
     /// <inheritdoc/>
     public void SetNextTargetMsgSeqNum(int value)
     {
-        if (value < 1) StoreThrowHelper.ThrowSeqNumOutOfRange(nameof(value), value);
+        if (value < 1) Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(value), value);
         BeginChange();
         if (_queue is null)
         {
@@ -304,21 +304,21 @@ public sealed class PostgresMessageStore : IMessageStore
     /// <inheritdoc/>
     public void IncrNextSenderMsgSeqNum()
     {
-        if (_local.NextSenderMsgSeqNum == int.MaxValue) StoreThrowHelper.ThrowSeqNumOverflow();
+        if (_local.NextSenderMsgSeqNum == int.MaxValue) Internal.ThrowHelper.ThrowSeqNumOverflow();
         SetNextSenderMsgSeqNum(_local.NextSenderMsgSeqNum + 1);
     }
 
     /// <inheritdoc/>
     public void IncrNextTargetMsgSeqNum()
     {
-        if (_local.NextTargetMsgSeqNum == int.MaxValue) StoreThrowHelper.ThrowSeqNumOverflow();
+        if (_local.NextTargetMsgSeqNum == int.MaxValue) Internal.ThrowHelper.ThrowSeqNumOverflow();
         SetNextTargetMsgSeqNum(_local.NextTargetMsgSeqNum + 1);
     }
 
     /// <inheritdoc/>
     public void Append(int seqNum, ReadOnlySpan<byte> message)
     {
-        if (seqNum < 1) StoreThrowHelper.ThrowSeqNumOutOfRange(nameof(seqNum), seqNum);
+        if (seqNum < 1) Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(seqNum), seqNum);
         BeginChange();
         if (_queue is null)
         {
@@ -343,8 +343,8 @@ public sealed class PostgresMessageStore : IMessageStore
     /// <inheritdoc/>
     public void AppendAndIncrement(int seqNum, ReadOnlySpan<byte> message)
     {
-        if (seqNum < 1) StoreThrowHelper.ThrowSeqNumOutOfRange(nameof(seqNum), seqNum);
-        if (seqNum == int.MaxValue) StoreThrowHelper.ThrowSeqNumOverflow();
+        if (seqNum < 1) Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(seqNum), seqNum);
+        if (seqNum == int.MaxValue) Internal.ThrowHelper.ThrowSeqNumOverflow();
         BeginChange();
         if (_queue is null)
         {
@@ -369,7 +369,7 @@ public sealed class PostgresMessageStore : IMessageStore
     /// <inheritdoc/>
     public int ReadRange<THandler>(int beginSeqNo, int endSeqNo, ref THandler handler) where THandler : struct, IStoredMessageHandler
     {
-        if (_disposed) StoreThrowHelper.ThrowDisposed(nameof(PostgresMessageStore));
+        if (_disposed) Internal.ThrowHelper.ThrowObjectDisposed(nameof(PostgresMessageStore));
         return _local.ReadRange(beginSeqNo, endSeqNo, ref handler);
     }
 
@@ -494,7 +494,7 @@ public sealed class PostgresMessageStore : IMessageStore
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void BeginChange()
     {
-        if (_disposed) StoreThrowHelper.ThrowDisposed(nameof(PostgresMessageStore));
+        if (_disposed) Internal.ThrowHelper.ThrowObjectDisposed(nameof(PostgresMessageStore));
         PostgresStoreException? fault = _fault;
         if (fault is not null) ThrowFault(fault);
     }

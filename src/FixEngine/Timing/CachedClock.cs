@@ -35,6 +35,8 @@ public enum CachedClockRefreshMode
 /// <remarks>
 /// Thread-safe; reads never allocate. Resolution equals the refresh period (see <see cref="CachedClockRefreshMode"/>
 /// for the CPU trade-off). Dispose stops the thread; reads after Dispose return the last value.
+/// <para>Part of FixEngine's reusable low-latency toolkit (with the other types of Buffers, Collections, Timing and
+/// Hosting): public and supported for trading code to use on its own threads, independently of the FIX layers.</para>
 /// </remarks>
 public sealed class CachedClock : IClock, IDisposable
 {

@@ -11,7 +11,7 @@ public interface IEpochClock
 /// <summary>A clock giving both monotonic time (for durations and timers) and wall-clock time (for timestamps).</summary>
 /// <remarks>
 /// Session logic takes an <see cref="IClock"/> or is passed <c>nowNs</c> directly and never reads the system clock itself,
-/// so tests drive it with <see cref="FakeClock"/>.
+/// so a test drives it with a clock of its own that it moves by hand.
 /// </remarks>
 public interface IClock : IEpochClock
 {

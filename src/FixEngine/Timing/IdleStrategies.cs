@@ -6,6 +6,8 @@ namespace FixEngine.Timing;
 /// <summary>Decides what a duty-cycle loop does when an iteration did little or no work.</summary>
 /// <remarks>
 /// Called from the single thread running the loop: implementations are not thread-safe and never allocate.
+/// <para>Part of FixEngine's reusable low-latency toolkit (with the other types of Buffers, Collections, Timing and
+/// Hosting): public and supported for trading code to use on its own threads, independently of the FIX layers.</para>
 /// </remarks>
 public interface IIdleStrategy
 {

@@ -7,10 +7,8 @@ namespace FixEngine.Timing;
 // - Why: on this project's Linux KVM guests (clocksource tsc) Stopwatch.GetTimestamp, i.e.
 //   clock_gettime(CLOCK_MONOTONIC) through the vDSO, costs 25-34 ns; it is an ordered TSC read plus
 //   the kernel's conversion. Reading the TSC ourselves costs about 12 ns unordered, and the
-//   conversion to ns can be left to whoever needs ns (the log's drain thread). PERF: ClockBenchmarks
-//   --job short, load 4-6: TscClockGetTimestamp 12.3 ns, TscClockNowNs 23.1 ns (ordered read plus
-//   conversion), StopwatchGetTimestamp 32.8 ns, HighResTimeNowNs 35.3 ns, DateTimeUtcNow 29.9 ns,
-//   CachedClockNowNs 0.6 ns; LogCallBenchmarks.FixLogTwoArgs 37.0 -> 15.9 ns.
+//   conversion to ns can be left to whoever needs ns (the log's drain thread). PERF: ClockBenchmarks and
+//   LogCallBenchmarks, numbers in docs/benchmarks/toolkit-codec-notes.md.
 // - The alternative, a cached clock refreshed by a thread, gives a real timestamp per call only if
 //   the refresher spins on a core, which a 2-core box cannot spare as a default.
 // - TscReader decides once per process whether the TSC is sound and maps the readers; TscTimeSource

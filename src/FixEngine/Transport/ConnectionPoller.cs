@@ -18,7 +18,7 @@ namespace FixEngine.Transport;
 /// <see cref="Add"/> is thread-safe; <see cref="DoWork"/> runs on one thread. The duty cycle allocates nothing
 /// (the array grows, by doubling, only when a connection is added).
 /// </remarks>
-public sealed class ConnectionPoller : IAgent
+internal sealed class ConnectionPoller : IAgent
 {
     private readonly List<TransportConnection> _pending = new();
     private TransportConnection[] _connections = new TransportConnection[16];

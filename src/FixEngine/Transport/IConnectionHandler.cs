@@ -13,7 +13,7 @@ namespace FixEngine.Transport;
 /// and closes the connection with <see cref="DisconnectReason.HandlerError"/>; that message is not counted in
 /// <see cref="TransportConnection.MessagesReceived"/>.
 /// </remarks>
-public interface IConnectionHandler
+internal interface IConnectionHandler
 {
     /// <summary>A complete message with a valid BodyLength and CheckSum.</summary>
     /// <param name="connection">The connection.</param>
@@ -36,7 +36,7 @@ public interface IConnectionHandler
 
 /// <summary>Decides what to do with a connection accepted by a <see cref="TcpAcceptor"/>.</summary>
 /// <remarks>Called on the acceptor's completion thread, one connection at a time.</remarks>
-public interface IAcceptHandler
+internal interface IAcceptHandler
 {
     /// <summary>A new connection: return its handler, or null to refuse it (it is closed at once, without callbacks).</summary>
     /// <param name="connection">The connection; it does not receive until <see cref="TransportConnection.Start"/> (completion mode) or

@@ -17,7 +17,7 @@ namespace FixEngine.Transport;
 /// IPv4 or IPv6; bound to <see cref="IPAddress.IPv6Any"/> it is dual-mode (accepts IPv4 too). <see cref="Start"/> and
 /// <see cref="Stop"/> are thread-safe. Accepting allocates the new socket and connection (not a hot path).
 /// </remarks>
-public sealed class TcpAcceptor : IDisposable
+internal sealed class TcpAcceptor : IDisposable
 {
     private readonly IPEndPoint _endPoint;
     private readonly TcpConnectionOptions _options;
@@ -81,7 +81,7 @@ public sealed class TcpAcceptor : IDisposable
     {
         if (Interlocked.Exchange(ref _started, 1) != 0)
         {
-            TransportThrowHelper.ThrowInvalidOperation("The TcpAcceptor was already started.");
+            Internal.ThrowHelper.ThrowInvalidOperation("The TcpAcceptor was already started.");
         }
         _listener = SocketSetup.Listen(_endPoint, _backlog, _options.ReuseAddress);
         var args = new SocketAsyncEventArgs(unsafeSuppressExecutionContextFlow: true);

@@ -44,7 +44,7 @@ namespace FixEngine.Transport;
 /// Created by <see cref="TcpAcceptor"/> or <see cref="TcpConnector"/>. See <see cref="TransportConnection"/> for the
 /// thread contract. Steady-state receive, dispatch and send allocate nothing.
 /// </remarks>
-public sealed class TcpConnection : TransportConnection
+internal sealed class TcpConnection : TransportConnection
 {
     private readonly Socket _socket;
     private readonly ReceiveMode _mode;
@@ -105,7 +105,7 @@ public sealed class TcpConnection : TransportConnection
     {
         if (Interlocked.Exchange(ref _started, 1) != 0)
         {
-            TransportThrowHelper.ThrowInvalidOperation($"{Name} was already started.");
+            Internal.ThrowHelper.ThrowInvalidOperation($"{Name} was already started.");
         }
         if (_mode == ReceiveMode.BusyPoll || !TryClaimReceiveStart())
         {

@@ -9,7 +9,7 @@ namespace FixEngine.Transport;
 /// Read when a connection is created (values are copied into the connection); share one instance between the connections
 /// of an acceptor or connector. Not thread-safe to mutate while connections are being created.
 /// </remarks>
-public sealed class TcpConnectionOptions
+internal sealed class TcpConnectionOptions
 {
     /// <summary>Slack beyond <see cref="MaxMessageBodyLength"/> for the header and trailer of the largest frame.</summary>
     public const int FrameOverheadBytes = 64;
@@ -100,21 +100,21 @@ public sealed class TcpConnectionOptions
     /// <exception cref="ArgumentException">A value is out of range or inconsistent with another.</exception>
     public void Validate()
     {
-        if (InitialReceiveBufferBytes < 256) TransportThrowHelper.ThrowInvalidOptions(nameof(InitialReceiveBufferBytes), InitialReceiveBufferBytes, "must be at least 256");
-        if (MaxReceiveBufferBytes < InitialReceiveBufferBytes) TransportThrowHelper.ThrowInvalidOptions(nameof(MaxReceiveBufferBytes), MaxReceiveBufferBytes, "must be at least InitialReceiveBufferBytes");
-        if (MaxMessageBodyLength < 1) TransportThrowHelper.ThrowInvalidOptions(nameof(MaxMessageBodyLength), MaxMessageBodyLength, "must be positive");
-        if (PreLogonMaxMessageBodyLength < 0) TransportThrowHelper.ThrowInvalidOptions(nameof(PreLogonMaxMessageBodyLength), PreLogonMaxMessageBodyLength, "must not be negative");
+        if (InitialReceiveBufferBytes < 256) Internal.ThrowHelper.ThrowInvalidTcpOptions(nameof(InitialReceiveBufferBytes), InitialReceiveBufferBytes, "must be at least 256");
+        if (MaxReceiveBufferBytes < InitialReceiveBufferBytes) Internal.ThrowHelper.ThrowInvalidTcpOptions(nameof(MaxReceiveBufferBytes), MaxReceiveBufferBytes, "must be at least InitialReceiveBufferBytes");
+        if (MaxMessageBodyLength < 1) Internal.ThrowHelper.ThrowInvalidTcpOptions(nameof(MaxMessageBodyLength), MaxMessageBodyLength, "must be positive");
+        if (PreLogonMaxMessageBodyLength < 0) Internal.ThrowHelper.ThrowInvalidTcpOptions(nameof(PreLogonMaxMessageBodyLength), PreLogonMaxMessageBodyLength, "must not be negative");
         if ((long)MaxMessageBodyLength + FrameOverheadBytes > MaxReceiveBufferBytes)
         {
-            TransportThrowHelper.ThrowInvalidOptions(nameof(MaxReceiveBufferBytes), MaxReceiveBufferBytes, $"must hold the largest frame (MaxMessageBodyLength {MaxMessageBodyLength} + {FrameOverheadBytes})");
+            Internal.ThrowHelper.ThrowInvalidTcpOptions(nameof(MaxReceiveBufferBytes), MaxReceiveBufferBytes, $"must hold the largest frame (MaxMessageBodyLength {MaxMessageBodyLength} + {FrameOverheadBytes})");
         }
-        if (SendQueueBytes < 256) TransportThrowHelper.ThrowInvalidOptions(nameof(SendQueueBytes), SendQueueBytes, "must be at least 256");
-        if (InitialSendBufferBytes < 64 || InitialSendBufferBytes > SendQueueBytes) TransportThrowHelper.ThrowInvalidOptions(nameof(InitialSendBufferBytes), InitialSendBufferBytes, "must be 64..SendQueueBytes");
-        if (MaxConsecutiveFrameErrors < 0) TransportThrowHelper.ThrowInvalidOptions(nameof(MaxConsecutiveFrameErrors), MaxConsecutiveFrameErrors, "must not be negative");
-        if (MaxConsecutiveGarbageBytes < 0) TransportThrowHelper.ThrowInvalidOptions(nameof(MaxConsecutiveGarbageBytes), MaxConsecutiveGarbageBytes, "must not be negative");
-        if (ReceiveBufferSize is <= 0) TransportThrowHelper.ThrowInvalidOptions(nameof(ReceiveBufferSize), ReceiveBufferSize, "must be positive or null");
-        if (SendBufferSize is <= 0) TransportThrowHelper.ThrowInvalidOptions(nameof(SendBufferSize), SendBufferSize, "must be positive or null");
-        if (LingerSeconds is < 0) TransportThrowHelper.ThrowInvalidOptions(nameof(LingerSeconds), LingerSeconds, "must not be negative");
-        if (MaxPooledEventArgs < 1) TransportThrowHelper.ThrowInvalidOptions(nameof(MaxPooledEventArgs), MaxPooledEventArgs, "must be at least 1");
+        if (SendQueueBytes < 256) Internal.ThrowHelper.ThrowInvalidTcpOptions(nameof(SendQueueBytes), SendQueueBytes, "must be at least 256");
+        if (InitialSendBufferBytes < 64 || InitialSendBufferBytes > SendQueueBytes) Internal.ThrowHelper.ThrowInvalidTcpOptions(nameof(InitialSendBufferBytes), InitialSendBufferBytes, "must be 64..SendQueueBytes");
+        if (MaxConsecutiveFrameErrors < 0) Internal.ThrowHelper.ThrowInvalidTcpOptions(nameof(MaxConsecutiveFrameErrors), MaxConsecutiveFrameErrors, "must not be negative");
+        if (MaxConsecutiveGarbageBytes < 0) Internal.ThrowHelper.ThrowInvalidTcpOptions(nameof(MaxConsecutiveGarbageBytes), MaxConsecutiveGarbageBytes, "must not be negative");
+        if (ReceiveBufferSize is <= 0) Internal.ThrowHelper.ThrowInvalidTcpOptions(nameof(ReceiveBufferSize), ReceiveBufferSize, "must be positive or null");
+        if (SendBufferSize is <= 0) Internal.ThrowHelper.ThrowInvalidTcpOptions(nameof(SendBufferSize), SendBufferSize, "must be positive or null");
+        if (LingerSeconds is < 0) Internal.ThrowHelper.ThrowInvalidTcpOptions(nameof(LingerSeconds), LingerSeconds, "must not be negative");
+        if (MaxPooledEventArgs < 1) Internal.ThrowHelper.ThrowInvalidTcpOptions(nameof(MaxPooledEventArgs), MaxPooledEventArgs, "must be at least 1");
     }
 }

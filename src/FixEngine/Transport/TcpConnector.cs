@@ -7,7 +7,7 @@ using System.Threading.Tasks;
 namespace FixEngine.Transport;
 
 /// <summary>A failed outbound connect: refused, timed out, unreachable.</summary>
-public sealed class TransportConnectException : Exception
+internal sealed class TransportConnectException : Exception
 {
     /// <summary>Creates the exception.</summary>
     /// <param name="remoteEndPoint">Where the connect went.</param>
@@ -34,7 +34,7 @@ public sealed class TransportConnectException : Exception
 /// or poll it (busy-poll mode) from its owning thread. Connecting allocates (not a hot path); the blocking variants block
 /// the caller for up to the timeout, so an agent thread should use <see cref="ConnectAsync"/> and check the task each duty cycle.
 /// </remarks>
-public static class TcpConnector
+internal static class TcpConnector
 {
     /// <summary>Connects, throwing on failure.</summary>
     /// <param name="remoteEndPoint">An <see cref="IPEndPoint"/> or <see cref="DnsEndPoint"/>.</param>

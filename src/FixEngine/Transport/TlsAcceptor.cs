@@ -27,7 +27,7 @@ public sealed class TlsAcceptorEvents
 /// Before the handshake the first bytes are peeked: a client that does not start with a TLS handshake record (a plaintext
 /// FIX client) is refused with that reason. A handshake (including that wait) lasts at most <see cref="TlsOptions.HandshakeTimeout"/>.
 /// </remarks>
-public sealed class TlsAcceptor : IDisposable
+internal sealed class TlsAcceptor : IDisposable
 {
     private readonly IPEndPoint _endPoint;
     private readonly TcpConnectionOptions _options;

@@ -63,7 +63,7 @@ namespace FixEngine.Transport;
 /// or <see cref="SendResult.Closed"/>. Steady-state receive, dispatch and send allocate nothing, also while the peer
 /// reads slowly (measured on every thread, SslStream included, by the TLS allocation test); the handshake allocates.
 /// </remarks>
-public sealed class TlsConnection : TransportConnection
+internal sealed class TlsConnection : TransportConnection
 {
     /// <summary>Most plaintext handed to SslStream in one write (four TLS records): bounds the ciphertext buffer.</summary>
     private const int MaxPlaintextPerWrite = 64 * 1024;
@@ -208,7 +208,7 @@ public sealed class TlsConnection : TransportConnection
         ArgumentNullException.ThrowIfNull(tls);
         if (tls.ServerCertificate is null)
         {
-            TransportThrowHelper.ThrowInvalidOperation("TlsOptions.ServerCertificate is required on the server side.");
+            Internal.ThrowHelper.ThrowInvalidOperation("TlsOptions.ServerCertificate is required on the server side.");
         }
         options.Validate();
         SocketSetup.ApplyOptions(socket, options, nonBlocking: false);
@@ -242,7 +242,7 @@ public sealed class TlsConnection : TransportConnection
     {
         if (Interlocked.Exchange(ref _started, 1) != 0)
         {
-            TransportThrowHelper.ThrowInvalidOperation($"{Name} was already started.");
+            Internal.ThrowHelper.ThrowInvalidOperation($"{Name} was already started.");
         }
         if (TryClaimReceiveStart())
         {

@@ -7,7 +7,7 @@ namespace FixEngine.Transport;
 
 /// <summary>TLS settings for <see cref="TlsConnection"/> and <see cref="TlsAcceptor"/>.</summary>
 /// <remarks>Read when a handshake starts; share one instance, do not mutate it while connections are being made.</remarks>
-public sealed class TlsOptions
+internal sealed class TlsOptions
 {
     /// <summary>The server's certificate with its private key (server side).</summary>
     public X509Certificate2? ServerCertificate { get; set; }
@@ -49,21 +49,5 @@ public sealed class TlsOptions
     {
         if (ServerCertificate is null || CertificateChain is not { Count: > 0 } chain) return null;
         return _serverContext ??= SslStreamCertificateContext.Create(ServerCertificate, chain, offline: true);
-    }
-
-    /// <summary>Loads a certificate with its private key from a PKCS#12 (PFX) file.</summary>
-    /// <param name="path">The file.</param>
-    /// <param name="password">Its password, or null.</param>
-    /// <returns>The certificate.</returns>
-    public static X509Certificate2 LoadPfx(string path, string? password) => X509CertificateLoader.LoadPkcs12FromFile(path, password);
-
-    /// <summary>Loads a certificate and its private key from PEM files (the key may be in the certificate file).</summary>
-    /// <param name="certificatePath">PEM certificate.</param>
-    /// <param name="keyPath">PEM private key; null when it is in the certificate file.</param>
-    /// <returns>The certificate, re-imported through PKCS#12 so every platform's TLS stack can use its key.</returns>
-    public static X509Certificate2 LoadPem(string certificatePath, string? keyPath = null)
-    {
-        using X509Certificate2 ephemeral = X509Certificate2.CreateFromPemFile(certificatePath, keyPath);
-        return X509CertificateLoader.LoadPkcs12(ephemeral.Export(X509ContentType.Pkcs12), null);
     }
 }

@@ -27,7 +27,7 @@ namespace FixEngine.Transport;
 //   message whose handler threw is a handler error, not a message received. FrameErrors counts every frame error
 //   found, whether or not OnFrameError then threw.
 
-public abstract partial class TransportConnection
+internal abstract partial class TransportConnection
 {
     // Receiving thread only.
     private byte[]? _receiveBuffer;

@@ -47,7 +47,7 @@ namespace FixEngine.Transport;
 /// <para>Allocation: the TCP and TLS receive and send paths allocate nothing in steady state (TLS: measured with SslStream's
 /// own work included; the handshake allocates).</para>
 /// </remarks>
-public abstract partial class TransportConnection : IAgent, IDisposable
+internal abstract partial class TransportConnection : IAgent, IDisposable
 {
     private const int ClosingFlag = 0x4000_0000;
     private const int ActiveMask = ClosingFlag - 1;
@@ -296,7 +296,7 @@ public abstract partial class TransportConnection : IAgent, IDisposable
         byte[]? buffer = _sendBuffer;
         if (buffer is null || (uint)length > (uint)buffer.Length)
         {
-            TransportThrowHelper.ThrowArgumentOutOfRange(nameof(length), length, "Commit length exceeds the span returned by GetSendSpan.");
+            Internal.ThrowHelper.ThrowArgumentOutOfRange(nameof(length), length, "Commit length exceeds the span returned by GetSendSpan.");
         }
         return TrySend(new ReadOnlySpan<byte>(buffer, 0, length));
     }
@@ -306,7 +306,7 @@ public abstract partial class TransportConnection : IAgent, IDisposable
     {
         if ((uint)sizeHint > (uint)_maxSendBytes)
         {
-            TransportThrowHelper.ThrowArgumentOutOfRange(nameof(sizeHint), sizeHint, $"Messages are limited to SendQueueBytes ({_maxSendBytes}).");
+            Internal.ThrowHelper.ThrowArgumentOutOfRange(nameof(sizeHint), sizeHint, $"Messages are limited to SendQueueBytes ({_maxSendBytes}).");
         }
         int size = Math.Max(_initialSendBytes, _sendBuffer?.Length ?? 0);
         while (size < sizeHint)

@@ -1,34 +1,35 @@
 namespace FixEngine.Transport;
 
-/// <summary>How a <see cref="TcpConnection"/> receives.</summary>
+/// <summary>How a session's TCP connection receives (<see cref="Config.SessionSettings.ReceiveMode"/>, setting
+/// <c>ReceiveMode</c>); the thread named here runs the session and its <see cref="Session.IApplication"/> callbacks for
+/// inbound messages (docs/architecture.md draws each path).</summary>
 public enum ReceiveMode
 {
     /// <summary>
-    /// A pooled <see cref="System.Net.Sockets.SocketAsyncEventArgs"/> receive per connection; handler callbacks run on the
-    /// socket completion thread (or inline on the thread that called <see cref="TransportConnection.Start"/> when data is
-    /// already waiting). Shares threads well; a little slower than busy-polling.
+    /// A pooled <see cref="System.Net.Sockets.SocketAsyncEventArgs"/> receive per connection; inbound messages are
+    /// processed on the socket completion thread (a thread-pool thread), under the session's gate. Shares threads well;
+    /// a little slower than busy-polling. TLS connections always receive this way.
     /// </summary>
     Completion = 0,
 
     /// <summary>
-    /// Nothing receives until the owning thread calls <see cref="TransportConnection.Poll"/> (or runs the connection as an
-    /// <see cref="FixEngine.Hosting.IAgent"/>): one non-blocking <c>Socket.Receive</c> per poll, callbacks on that thread.
-    /// Lowest latency with a spinning idle strategy on a dedicated core.
+    /// The engine agent thread reads each connection with one non-blocking <c>Socket.Receive</c> per duty cycle and
+    /// processes what it read on that thread. Lowest latency with a spinning idle strategy on a dedicated core.
     /// </summary>
     BusyPoll = 1,
 
     /// <summary>
-    /// A receive thread of its own per connection (started by <see cref="TransportConnection.Start"/>): it sleeps in the
-    /// kernel until the socket is readable (<c>poll</c>), reads into the pooled receive buffer and dispatches every
-    /// complete message inline, so the thread the kernel wakes is the one that runs the handler (one wake-up per inbound
-    /// burst, no thread-pool hop). Sends are as in <see cref="Completion"/> (a remainder the socket refused is drained by
-    /// an async send). Costs one mostly sleeping thread per connection.
+    /// A receive thread of its own per connection: it sleeps in the kernel until the socket is readable (<c>poll</c>),
+    /// reads into the pooled receive buffer and processes every complete message inline, so the thread the kernel wakes
+    /// is the one that runs the session (one wake-up per inbound burst, no thread-pool hop). Sends are as in
+    /// <see cref="Completion"/> (a remainder the socket refused is drained by an async send). Costs one mostly sleeping
+    /// thread per connection. The default.
     /// </summary>
     Dedicated = 2,
 }
 
 /// <summary>Why a connection ended, passed once to <see cref="IConnectionHandler.OnDisconnected"/>.</summary>
-public enum DisconnectReason
+internal enum DisconnectReason
 {
     /// <summary>Still connected.</summary>
     None = 0,
@@ -58,7 +59,7 @@ public enum DisconnectReason
     HandlerError = 9,
 }
 
-/// <summary>Outcome of a send on a <see cref="TransportConnection"/>.</summary>
+/// <summary>Outcome of a send on a connection (<see cref="Session.FixSession.Send{TState}(System.ReadOnlySpan{byte}, in TState, Session.BodyWriter{TState})"/>).</summary>
 public enum SendResult
 {
     /// <summary>Every byte was handed to the socket.</summary>
@@ -73,6 +74,7 @@ public enum SendResult
     /// <summary>The connection is closing or closed: nothing was sent.</summary>
     Closed = 3,
 
-    /// <summary>The message is longer than the send queue (<see cref="TcpConnectionOptions.SendQueueBytes"/>): it can never be sent.</summary>
+    /// <summary>The message is longer than the connection's send queue (1 MiB, or MaxMessageSize + 1 KiB when that is
+    /// larger): it can never be sent.</summary>
     TooLarge = 4,
 }

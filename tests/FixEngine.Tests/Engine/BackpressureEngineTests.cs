@@ -10,6 +10,7 @@ using FixEngine.Config;
 using FixEngine.Engine;
 using FixEngine.Session;
 using FixEngine.Tests.Transport;
+using FixEngine.Tests.Infrastructure;
 using FixEngine.Timing;
 using static FixEngine.Tests.Engine.EngineTestSupport;
 using static FixEngine.Tests.Engine.RawPeerMessages;

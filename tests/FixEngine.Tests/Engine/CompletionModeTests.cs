@@ -5,6 +5,7 @@ using FixEngine.Codec;
 using FixEngine.Config;
 using FixEngine.Engine;
 using FixEngine.Session;
+using FixEngine.Tests.Infrastructure;
 using FixEngine.Timing;
 using static FixEngine.Tests.Engine.EngineTestSupport;
 

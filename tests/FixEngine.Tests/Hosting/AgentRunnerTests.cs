@@ -5,6 +5,7 @@ using System.IO;
 using System.Linq;
 using System.Threading;
 using FixEngine.Hosting;
+using FixEngine.Tests.Infrastructure;
 using FixEngine.Timing;
 
 namespace FixEngine.Tests.Hosting;

@@ -12,6 +12,7 @@ using System.Net.Security;
 using System.Net.Sockets;
 using System.Text;
 using FixEngine.Codec;
+using FixEngine.Config;
 using FixEngine.Tests.Infrastructure;
 using FixEngine.Transport;
 
@@ -83,7 +84,7 @@ public class TlsConnectionTests
             string keyPath = Path.Combine(directory, "server.key");
             File.WriteAllText(certPath, serverCertificate.ExportCertificatePem());
             File.WriteAllText(keyPath, serverCertificate.GetRSAPrivateKey()!.ExportPkcs8PrivateKeyPem());
-            using X509Certificate2 fromPem = TlsOptions.LoadPem(certPath, keyPath);
+            using X509Certificate2 fromPem = CertificateFiles.LoadCertificateWithKey(certPath, keyPath, password: null);
             Assert.True(fromPem.HasPrivateKey);
             string clientThumbprint = clientCertificate.Thumbprint;
             await RoundTrip(

@@ -1,6 +1,7 @@
 using System.Threading;
+using FixEngine.Timing;
 
-namespace FixEngine.Timing;
+namespace FixEngine.Tests.Infrastructure;
 
 /// <summary>A settable clock for tests: monotonic and epoch time move only when told to.</summary>
 /// <remarks>Thread-safe (volatile reads, atomic advance); allocation-free.</remarks>
@@ -61,22 +62,4 @@ public sealed class FakeEpochClock : IEpochClock
     /// <summary>Moves the clock forward by <paramref name="deltaNs"/>.</summary>
     /// <param name="deltaNs">Nanoseconds to advance.</param>
     public void Advance(long deltaNs) => Interlocked.Add(ref _epochNs, deltaNs);
-}
-
-/// <summary>The real clock: monotonic time from <see cref="HighResTime"/>, epoch time from <see cref="EpochClock.Shared"/>.</summary>
-/// <remarks>Thread-safe, allocation-free; each read costs one timestamp.</remarks>
-public sealed class SystemClock : IClock
-{
-    /// <summary>The process-wide instance.</summary>
-    public static SystemClock Instance { get; } = new();
-
-    private SystemClock()
-    {
-    }
-
-    /// <inheritdoc/>
-    public long NowNs => HighResTime.NowNs();
-
-    /// <inheritdoc/>
-    public long EpochNs => EpochClock.Shared.EpochNs;
 }
