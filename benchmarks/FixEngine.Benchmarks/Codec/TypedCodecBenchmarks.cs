@@ -33,10 +33,16 @@ public class TypedCodecBenchmarks
     public int TypedEncodeNewOrderSingle() => EncodeTypedNewOrderSingle(_buffer, 215, _nowNs, _cache);
 
     [Benchmark]
+    public int TypedArgsEncodeNewOrderSingle() => EncodeTypedArgsNewOrderSingle(_buffer, 215, _nowNs, _cache);
+
+    [Benchmark]
     public int RawEncodeExecutionReport() => CodecBenchmarkMessages.EncodeExecutionReport(_buffer, 4711, _nowNs, _cache);
 
     [Benchmark]
     public int TypedEncodeExecutionReport() => EncodeTypedExecutionReport(_buffer, 4711, _nowNs, _cache);
+
+    [Benchmark]
+    public int TypedArgsEncodeExecutionReport() => EncodeTypedArgsExecutionReport(_buffer, 4711, _nowNs, _cache);
 
     [Benchmark]
     public long RawDecodeNewOrderSingle() => RawDecodeOrder(CodecBenchmarkMessages.NewOrderSingle, _index);
@@ -51,8 +57,68 @@ public class TypedCodecBenchmarks
     public long TypedDecodeExecutionReport() => TypedDecodeReport(CodecBenchmarkMessages.ExecutionReport, _index);
 
     // NoInlining on each: the same compilation-root reason as CodecBenchmarkMessages.EncodeNewOrderSingle.
+    // The typed body writer (X.Begin ... End), the fast typed path.
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static int EncodeTypedNewOrderSingle(Span<byte> buffer, int seqNum, long nowNs, UtcTimestampCache cache)
+    {
+        var w = new FixWriter(buffer);
+        w.Begin(BeginStrings.Fix44, Fix44.NewOrderSingle.MsgType);
+        w.Write(FixTags.MsgSeqNum, seqNum);
+        w.Write(FixTags.SenderCompID, "CLIENT12"u8);
+        w.WriteTimestamp(FixTags.SendingTime, nowNs, TimestampPrecision.Millis, cache);
+        w.Write(FixTags.TargetCompID, "BROKER"u8);
+        Fix44.NewOrderSingle.Begin(ref w)
+            .ClOrdID("ORD-000123"u8)
+            .Account("ACCOUNT-01"u8)
+            .HandlInst(Fix44.HandlInst.AutomatedExecutionNoIntervention)
+            .Symbol("MSFT"u8)
+            .Side(Fix44.Side.Buy)
+            .TransactTimeNs(CodecBenchmarkMessages.TransactTimeNs)
+            .OrderQty(new FixDecimal(1000, 0))
+            .OrdType(Fix44.OrdType.Limit)
+            .Price(new FixDecimal(10125, 2))
+            .TimeInForce(Fix44.TimeInForce.Day)
+            .End();
+        return w.Finish();
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int EncodeTypedExecutionReport(Span<byte> buffer, int seqNum, long nowNs, UtcTimestampCache cache)
+    {
+        var w = new FixWriter(buffer);
+        w.Begin(BeginStrings.Fix44, Fix44.ExecutionReport.MsgType);
+        w.Write(FixTags.MsgSeqNum, seqNum);
+        w.Write(FixTags.SenderCompID, "BROKER"u8);
+        w.WriteTimestamp(FixTags.SendingTime, nowNs, TimestampPrecision.Millis, cache);
+        w.Write(FixTags.TargetCompID, "CLIENT12"u8);
+        Fix44.ExecutionReport.Begin(ref w)
+            .OrderID("OID-000000009"u8)
+            .ClOrdID("ORD-000123"u8)
+            .NoPartyIDs(s_parties)
+            .ExecID("EXEC-0000077"u8)
+            .ExecType(Fix44.ExecType.Trade)
+            .OrdStatus(Fix44.OrdStatus.PartiallyFilled)
+            .Account("ACCOUNT-01"u8)
+            .Symbol("MSFT"u8)
+            .Side(Fix44.Side.Buy)
+            .OrderQty(new FixDecimal(1000, 0))
+            .OrdType(Fix44.OrdType.Limit)
+            .Price(new FixDecimal(10125, 2))
+            .TimeInForce(Fix44.TimeInForce.Day)
+            .LastQty(new FixDecimal(400, 0))
+            .LastPx(new FixDecimal(10125, 2))
+            .LeavesQty(new FixDecimal(600, 0))
+            .CumQty(new FixDecimal(400, 0))
+            .AvgPx(new FixDecimal(10125, 2))
+            .TransactTimeNs(CodecBenchmarkMessages.TransactTimeNs)
+            .Text("partial fill on venue"u8)
+            .End();
+        return w.Finish();
+    }
+
+    // The named-argument Write (every optional field is a parameter): the API the body writer was added beside.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int EncodeTypedArgsNewOrderSingle(Span<byte> buffer, int seqNum, long nowNs, UtcTimestampCache cache)
     {
         var w = new FixWriter(buffer);
         w.Begin(BeginStrings.Fix44, Fix44.NewOrderSingle.MsgType);
@@ -67,7 +133,7 @@ public class TypedCodecBenchmarks
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static int EncodeTypedExecutionReport(Span<byte> buffer, int seqNum, long nowNs, UtcTimestampCache cache)
+    private static int EncodeTypedArgsExecutionReport(Span<byte> buffer, int seqNum, long nowNs, UtcTimestampCache cache)
     {
         var w = new FixWriter(buffer);
         w.Begin(BeginStrings.Fix44, Fix44.ExecutionReport.MsgType);
