@@ -2,7 +2,7 @@ using System.Globalization;
 
 namespace FixEngine.Codec;
 
-/// <summary>Why a generated typed body writer (<c>X.Begin(ref writer)</c> … <c>End(ref writer)</c>) refused a message.</summary>
+/// <summary>Why a generated typed body writer (<c>X.Begin(ref writer)</c> … <c>End()</c>) refused a message.</summary>
 /// <remarks>A refused body leaves the writer failed, so the message is not sent.</remarks>
 public enum FixBodyErrorReason : byte
 {
