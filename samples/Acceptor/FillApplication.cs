@@ -8,12 +8,11 @@ namespace FixEngine.Samples.Acceptor;
 /// <summary>Answers each NewOrderSingle with a fully filled ExecutionReport.</summary>
 /// <remarks>
 /// Uses the typed API generated from FIX44.xml (see Acceptor.csproj): the cracker dispatches by MsgType (other types
-/// get BusinessMessageReject), the reader gives typed fields and the writer emits the report in dictionary order.
+/// get BusinessMessageReject), the reader gives typed fields and the body writer emits the report in dictionary order.
 /// </remarks>
 internal sealed class FillApplication : MessageCracker, IApplication
 {
-    private readonly byte[] _id = new byte[20]; // ExecID/OrderID text; FromApp runs on the session's thread only
-    private long _nextId;
+    private long _nextId; // FromApp runs on the session's thread only
 
     public void OnLogon(FixSession session) => Console.WriteLine($"[acceptor] logon {session.Id}");
 
@@ -25,23 +24,37 @@ internal sealed class FillApplication : MessageCracker, IApplication
     {
         if (order.ClOrdID.IsEmpty) return FromAppResult.RequiredTagMissing(Tags.ClOrdID);
         if (!order.TryGetSide(out _)) return FromAppResult.RequiredTagMissing(Tags.Side);
-        FixValueFormatter.TryFormatLong(++_nextId, _id, out int idLength);
-        session.Send(ExecutionReport.MsgType, new Fill(order, _id.AsSpan(0, idLength)), static (ref FixWriter w, scoped in Fill f) =>
+        session.Send(ExecutionReport.MsgType, new Fill(order, ++_nextId), static (ref FixWriter w, scoped in Fill f) =>
         {
+            // ExecID/OrderID text on the stack: FixWriter's and the typed writer's text parameters are scoped.
+            Span<byte> id = stackalloc byte[20];
+            FixValueFormatter.TryFormatLong(f.Id, id, out int idLength);
             NewOrderSingle.Reader order = f.Order;
             FixDecimal qty = order.OrderQty ?? default;
             FixDecimal price = order.Price ?? new FixDecimal(100, 0);
-            ExecutionReport.Write(ref w, orderID: f.Id, execID: f.Id, execType: ExecType.Trade,
-                ordStatus: OrdStatus.Filled, side: order.Side, leavesQty: default, cumQty: qty, avgPx: price,
-                clOrdID: order.ClOrdID, symbol: order.Symbol, orderQty: qty, lastQty: qty, lastPx: price);
+            ExecutionReport.Begin(ref w)         // the typed body writer: fields in dictionary order, required ones lead on
+                .OrderID(id[..idLength])
+                .ClOrdID(order.ClOrdID)
+                .ExecID(id[..idLength])
+                .ExecType(ExecType.Trade)
+                .OrdStatus(OrdStatus.Filled)
+                .Symbol(order.Symbol)
+                .Side(order.Side)
+                .OrderQty(qty)
+                .LastQty(qty)
+                .LastPx(price)
+                .LeavesQty(default)
+                .CumQty(qty)
+                .AvgPx(price)
+                .End();
         });
         return FromAppResult.Accepted;
     }
 
-    private readonly ref struct Fill(NewOrderSingle.Reader order, ReadOnlySpan<byte> id)
+    private readonly ref struct Fill(NewOrderSingle.Reader order, long id)
     {
         public NewOrderSingle.Reader Order { get; } = order;
 
-        public ReadOnlySpan<byte> Id { get; } = id;
+        public long Id { get; } = id;
     }
 }

@@ -12,7 +12,6 @@ namespace FixEngine.Samples;
 internal sealed class OrderClient : IApplication
 {
     private static readonly long s_transactTimeNs = new DateTimeOffset(2026, 1, 1, 0, 0, 0, TimeSpan.Zero).ToUnixTimeMilliseconds() * 1_000_000L;
-    private readonly byte[] _clOrdId = new byte[11]; // ClOrdID text of the order being sent (one at a time, order thread)
     private readonly int _orders;
     private readonly LatencyHistogram _histogram = new(1, 10_000_000_000L, 3);
     private readonly ManualResetEventSlim _loggedOn = new(false);
@@ -56,14 +55,24 @@ internal sealed class OrderClient : IApplication
         for (int i = 0; i < _orders; i++)
         {
             Volatile.Write(ref _sentTicks, Stopwatch.GetTimestamp());
-            // The typed writer generated from FIX44.xml: required fields are parameters, fields go out in dictionary order.
-            FixValueFormatter.TryFormatLong(i, _clOrdId, out int length);
-            ReadOnlySpan<byte> clOrdId = _clOrdId.AsSpan(0, length);
-            while (!session.TrySendFromAnyThread(NewOrderSingle.MsgType, clOrdId, static (ref FixWriter w, scoped in ReadOnlySpan<byte> id) =>
+            long orderNumber = i;
+            while (!session.TrySendFromAnyThread(NewOrderSingle.MsgType, orderNumber, static (ref FixWriter w, scoped in long n) =>
             {
-                NewOrderSingle.Write(ref w, clOrdID: id, side: Side.Buy, transactTimeNs: s_transactTimeNs, ordType: OrdType.Limit,
-                    handlInst: HandlInst.AutomatedExecutionNoIntervention, symbol: "EUR/USD"u8, orderQty: new FixDecimal(100, 0),
-                    price: new FixDecimal(10852, 4));
+                // The ClOrdID is formatted on the stack: FixWriter's and the typed writer's text parameters are scoped.
+                Span<byte> clOrdId = stackalloc byte[20];
+                FixValueFormatter.TryFormatLong(n, clOrdId, out int length);
+                // The typed body writer generated from FIX44.xml: fields in dictionary order, each required one
+                // (ClOrdID, Side, TransactTime, OrdType) leads to the next stretch of optional ones, End on the last.
+                NewOrderSingle.Begin(ref w)
+                    .ClOrdID(clOrdId[..length])
+                    .HandlInst(HandlInst.AutomatedExecutionNoIntervention)
+                    .Symbol("EUR/USD"u8)
+                    .Side(Side.Buy)
+                    .TransactTimeNs(s_transactTimeNs)
+                    .OrderQty(new FixDecimal(100, 0))
+                    .OrdType(OrdType.Limit)
+                    .Price(new FixDecimal(10852, 4))
+                    .End();
             }))
             {
                 Thread.Yield();

@@ -94,6 +94,44 @@ public sealed class FixDictionaryGeneratorTests
     }
 
     [Fact]
+    public void TheBodyWriterCompilesForFieldsInDictionaryOrderWithStackallocText()
+    {
+        const string ordered = """
+            using FixEngine.Codec;
+            public static class Use
+            {
+                public static bool Send(ref FixWriter w)
+                {
+                    System.Span<byte> id = stackalloc byte[8];
+                    id[0] = (byte)'A';
+                    return Venue.Order.Begin(ref w).ClOrdID(id.Slice(0, 1)).Side(Venue.Side.Buy)
+                        .NoLegs(new Venue.Groups.NoLegs.Data[] { new("X"u8.ToArray()) }).Price((FixDecimal?)null).End();
+                }
+            }
+            """;
+        GeneratorHarness.Result result = Run(Valid, ordered);
+        Assert.True(result.CompileErrors.IsEmpty, string.Join("\n", result.CompileErrors));
+    }
+
+    [Fact]
+    public void ABodyWriterWithoutARequiredFieldHasNoEnd()
+    {
+        // Side is required: the stretch after ClOrdID leads only to Side, so End (and Price) are not reachable without it.
+        const string missingSide = """
+            public static class Use
+            {
+                public static bool Send(ref FixEngine.Codec.FixWriter w) => Venue.Order.Begin(ref w).ClOrdID("A"u8).End();
+            }
+            """;
+        GeneratorHarness.Result result = Run(Valid, missingSide);
+        Assert.Empty(result.GeneratorDiagnostics);
+        Diagnostic error = Assert.Single(result.CompileErrors);
+        Assert.Equal("CS1061", error.Id); // 'BeforeSide' does not contain a definition for 'End'
+        Assert.Contains("BeforeSide", error.GetMessage());
+        Assert.Contains("End", error.GetMessage());
+    }
+
+    [Fact]
     public void ARequiredGroupMemberIsAConstructorParameter()
     {
         const string missingLegSymbol = """

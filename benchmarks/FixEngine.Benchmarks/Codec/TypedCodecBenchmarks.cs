@@ -8,7 +8,9 @@ namespace FixEngine.Benchmarks.Codec;
 
 /// <summary>
 /// The generated typed API against the raw API on the same messages: encode and decode of the NewOrderSingle and the
-/// ExecutionReport of <see cref="CodecBenchmarkMessages"/> (target: typed within 10% of raw, 0 B both).
+/// ExecutionReport of <see cref="CodecBenchmarkMessages"/> (target: typed within 10% of raw, 0 B both). Typed encodes
+/// through the body writer (X.Begin ... End) and, as TypedArgs, through the named-argument Write; the InCallback rows
+/// write the body through a `ref FixWriter` parameter as a Send callback does. Results: docs/benchmarks/typed-codec.md.
 /// </summary>
 [MemoryDiagnoser]
 public class TypedCodecBenchmarks
@@ -33,10 +35,30 @@ public class TypedCodecBenchmarks
     public int TypedEncodeNewOrderSingle() => EncodeTypedNewOrderSingle(_buffer, 215, _nowNs, _cache);
 
     [Benchmark]
+    public int TypedArgsEncodeNewOrderSingle() => EncodeTypedArgsNewOrderSingle(_buffer, 215, _nowNs, _cache);
+
+    [Benchmark]
     public int RawEncodeExecutionReport() => CodecBenchmarkMessages.EncodeExecutionReport(_buffer, 4711, _nowNs, _cache);
 
     [Benchmark]
     public int TypedEncodeExecutionReport() => EncodeTypedExecutionReport(_buffer, 4711, _nowNs, _cache);
+
+    [Benchmark]
+    public int TypedArgsEncodeExecutionReport() => EncodeTypedArgsExecutionReport(_buffer, 4711, _nowNs, _cache);
+
+    // The body written through a `ref FixWriter` parameter, as in a session's Send callback (BodyWriter<TState>): there
+    // the raw writer is in memory too, as the typed body writer's chain keeps it.
+    [Benchmark]
+    public int RawEncodeNewOrderSingleInCallback() => EncodeInCallback(_buffer, Fix44.NewOrderSingle.MsgType, 215, _nowNs, _cache, typed: false);
+
+    [Benchmark]
+    public int TypedEncodeNewOrderSingleInCallback() => EncodeInCallback(_buffer, Fix44.NewOrderSingle.MsgType, 215, _nowNs, _cache, typed: true);
+
+    [Benchmark]
+    public int RawEncodeExecutionReportInCallback() => EncodeInCallback(_buffer, Fix44.ExecutionReport.MsgType, 4711, _nowNs, _cache, typed: false);
+
+    [Benchmark]
+    public int TypedEncodeExecutionReportInCallback() => EncodeInCallback(_buffer, Fix44.ExecutionReport.MsgType, 4711, _nowNs, _cache, typed: true);
 
     [Benchmark]
     public long RawDecodeNewOrderSingle() => RawDecodeOrder(CodecBenchmarkMessages.NewOrderSingle, _index);
@@ -51,8 +73,180 @@ public class TypedCodecBenchmarks
     public long TypedDecodeExecutionReport() => TypedDecodeReport(CodecBenchmarkMessages.ExecutionReport, _index);
 
     // NoInlining on each: the same compilation-root reason as CodecBenchmarkMessages.EncodeNewOrderSingle.
+    // The typed body writer (X.Begin ... End), the fast typed path.
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static int EncodeTypedNewOrderSingle(Span<byte> buffer, int seqNum, long nowNs, UtcTimestampCache cache)
+    {
+        var w = new FixWriter(buffer);
+        w.Begin(BeginStrings.Fix44, Fix44.NewOrderSingle.MsgType);
+        w.Write(FixTags.MsgSeqNum, seqNum);
+        w.Write(FixTags.SenderCompID, "CLIENT12"u8);
+        w.WriteTimestamp(FixTags.SendingTime, nowNs, TimestampPrecision.Millis, cache);
+        w.Write(FixTags.TargetCompID, "BROKER"u8);
+        Fix44.NewOrderSingle.Begin(ref w)
+            .ClOrdID("ORD-000123"u8)
+            .Account("ACCOUNT-01"u8)
+            .HandlInst(Fix44.HandlInst.AutomatedExecutionNoIntervention)
+            .Symbol("MSFT"u8)
+            .Side(Fix44.Side.Buy)
+            .TransactTimeNs(CodecBenchmarkMessages.TransactTimeNs)
+            .OrderQty(new FixDecimal(1000, 0))
+            .OrdType(Fix44.OrdType.Limit)
+            .Price(new FixDecimal(10125, 2))
+            .TimeInForce(Fix44.TimeInForce.Day)
+            .End();
+        return w.Finish();
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int EncodeTypedExecutionReport(Span<byte> buffer, int seqNum, long nowNs, UtcTimestampCache cache)
+    {
+        var w = new FixWriter(buffer);
+        w.Begin(BeginStrings.Fix44, Fix44.ExecutionReport.MsgType);
+        w.Write(FixTags.MsgSeqNum, seqNum);
+        w.Write(FixTags.SenderCompID, "BROKER"u8);
+        w.WriteTimestamp(FixTags.SendingTime, nowNs, TimestampPrecision.Millis, cache);
+        w.Write(FixTags.TargetCompID, "CLIENT12"u8);
+        Fix44.ExecutionReport.Begin(ref w)
+            .OrderID("OID-000000009"u8)
+            .ClOrdID("ORD-000123"u8)
+            .NoPartyIDs(s_parties)
+            .ExecID("EXEC-0000077"u8)
+            .ExecType(Fix44.ExecType.Trade)
+            .OrdStatus(Fix44.OrdStatus.PartiallyFilled)
+            .Account("ACCOUNT-01"u8)
+            .Symbol("MSFT"u8)
+            .Side(Fix44.Side.Buy)
+            .OrderQty(new FixDecimal(1000, 0))
+            .OrdType(Fix44.OrdType.Limit)
+            .Price(new FixDecimal(10125, 2))
+            .TimeInForce(Fix44.TimeInForce.Day)
+            .LastQty(new FixDecimal(400, 0))
+            .LastPx(new FixDecimal(10125, 2))
+            .LeavesQty(new FixDecimal(600, 0))
+            .CumQty(new FixDecimal(400, 0))
+            .AvgPx(new FixDecimal(10125, 2))
+            .TransactTimeNs(CodecBenchmarkMessages.TransactTimeNs)
+            .Text("partial fill on venue"u8)
+            .End();
+        return w.Finish();
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int EncodeInCallback(Span<byte> buffer, ReadOnlySpan<byte> msgType, int seqNum, long nowNs, UtcTimestampCache cache, bool typed)
+    {
+        var w = new FixWriter(buffer);
+        w.Begin(BeginStrings.Fix44, msgType);
+        w.Write(FixTags.MsgSeqNum, seqNum);
+        w.Write(FixTags.SenderCompID, "BROKER"u8);
+        w.WriteTimestamp(FixTags.SendingTime, nowNs, TimestampPrecision.Millis, cache);
+        w.Write(FixTags.TargetCompID, "CLIENT12"u8);
+        bool isOrder = msgType[0] == (byte)'D';
+        if (typed)
+        {
+            if (isOrder) TypedOrderBody(ref w);
+            else TypedReportBody(ref w);
+        }
+        else
+        {
+            if (isOrder) RawOrderBody(ref w);
+            else RawReportBody(ref w);
+        }
+        return w.Finish();
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void RawOrderBody(ref FixWriter w)
+    {
+        w.Write(FixTags.Account, "ACCOUNT-01"u8);
+        w.Write(FixTags.ClOrdID, "ORD-000123"u8);
+        w.Write(FixTags.HandlInst, '1');
+        w.Write(FixTags.OrderQty, 1000);
+        w.Write(FixTags.OrdType, '2');
+        w.Write(FixTags.Price, new FixDecimal(10125, 2));
+        w.Write(FixTags.Side, '1');
+        w.Write(FixTags.Symbol, "MSFT"u8);
+        w.Write(FixTags.TimeInForce, '0');
+        w.WriteTimestamp(FixTags.TransactTime, CodecBenchmarkMessages.TransactTimeNs, TimestampPrecision.Millis);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void TypedOrderBody(ref FixWriter w) =>
+        Fix44.NewOrderSingle.Begin(ref w)
+            .ClOrdID("ORD-000123"u8)
+            .Account("ACCOUNT-01"u8)
+            .HandlInst(Fix44.HandlInst.AutomatedExecutionNoIntervention)
+            .Symbol("MSFT"u8)
+            .Side(Fix44.Side.Buy)
+            .TransactTimeNs(CodecBenchmarkMessages.TransactTimeNs)
+            .OrderQty(new FixDecimal(1000, 0))
+            .OrdType(Fix44.OrdType.Limit)
+            .Price(new FixDecimal(10125, 2))
+            .TimeInForce(Fix44.TimeInForce.Day)
+            .End();
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void RawReportBody(ref FixWriter w)
+    {
+        w.Write(FixTags.Account, "ACCOUNT-01"u8);
+        w.Write(FixTags.AvgPx, new FixDecimal(10125, 2));
+        w.Write(FixTags.ClOrdID, "ORD-000123"u8);
+        w.Write(FixTags.CumQty, 400);
+        w.Write(FixTags.ExecID, "EXEC-0000077"u8);
+        w.Write(FixTags.LastPx, new FixDecimal(10125, 2));
+        w.Write(FixTags.LastQty, 400);
+        w.Write(FixTags.OrderID, "OID-000000009"u8);
+        w.Write(FixTags.OrderQty, 1000);
+        w.Write(FixTags.OrdStatus, '1');
+        w.Write(FixTags.OrdType, '2');
+        w.Write(FixTags.Price, new FixDecimal(10125, 2));
+        w.Write(FixTags.Side, '1');
+        w.Write(FixTags.Symbol, "MSFT"u8);
+        w.Write(FixTags.TimeInForce, '0');
+        w.WriteTimestamp(FixTags.TransactTime, CodecBenchmarkMessages.TransactTimeNs, TimestampPrecision.Millis);
+        w.Write(FixTags.ExecType, 'F');
+        w.Write(FixTags.LeavesQty, 600);
+        w.Write(FixTags.NoPartyIDs, 3);
+        w.Write(FixTags.PartyID, "BROKER-DESK-1"u8);
+        w.Write(FixTags.PartyIDSource, 'D');
+        w.Write(FixTags.PartyRole, 1);
+        w.Write(FixTags.PartyID, "CLIENT-TRADER-9"u8);
+        w.Write(FixTags.PartyIDSource, 'D');
+        w.Write(FixTags.PartyRole, 11);
+        w.Write(FixTags.PartyID, "XNAS"u8);
+        w.Write(FixTags.PartyIDSource, 'G');
+        w.Write(FixTags.PartyRole, 64);
+        w.Write(FixTags.Text, "partial fill on venue"u8);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void TypedReportBody(ref FixWriter w) =>
+        Fix44.ExecutionReport.Begin(ref w)
+            .OrderID("OID-000000009"u8)
+            .ClOrdID("ORD-000123"u8)
+            .NoPartyIDs(s_parties)
+            .ExecID("EXEC-0000077"u8)
+            .ExecType(Fix44.ExecType.Trade)
+            .OrdStatus(Fix44.OrdStatus.PartiallyFilled)
+            .Account("ACCOUNT-01"u8)
+            .Symbol("MSFT"u8)
+            .Side(Fix44.Side.Buy)
+            .OrderQty(new FixDecimal(1000, 0))
+            .OrdType(Fix44.OrdType.Limit)
+            .Price(new FixDecimal(10125, 2))
+            .TimeInForce(Fix44.TimeInForce.Day)
+            .LastQty(new FixDecimal(400, 0))
+            .LastPx(new FixDecimal(10125, 2))
+            .LeavesQty(new FixDecimal(600, 0))
+            .CumQty(new FixDecimal(400, 0))
+            .AvgPx(new FixDecimal(10125, 2))
+            .TransactTimeNs(CodecBenchmarkMessages.TransactTimeNs)
+            .Text("partial fill on venue"u8)
+            .End();
+
+    // The named-argument Write (every optional field is a parameter): the API the body writer was added beside.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int EncodeTypedArgsNewOrderSingle(Span<byte> buffer, int seqNum, long nowNs, UtcTimestampCache cache)
     {
         var w = new FixWriter(buffer);
         w.Begin(BeginStrings.Fix44, Fix44.NewOrderSingle.MsgType);
@@ -67,7 +261,7 @@ public class TypedCodecBenchmarks
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static int EncodeTypedExecutionReport(Span<byte> buffer, int seqNum, long nowNs, UtcTimestampCache cache)
+    private static int EncodeTypedArgsExecutionReport(Span<byte> buffer, int seqNum, long nowNs, UtcTimestampCache cache)
     {
         var w = new FixWriter(buffer);
         w.Begin(BeginStrings.Fix44, Fix44.ExecutionReport.MsgType);

@@ -187,4 +187,60 @@ public class FixWriterTests
         }
         Assert.False(cache.TryFormat(start, TimestampPrecision.Nanos, a.Slice(0, 26), out _));
     }
+
+    [Fact]
+    public void AnOpenTypedBodyKeepsTheMessageFromFinishingUntilItIsClosed()
+    {
+        byte[] buffer = new byte[256];
+        var w = new FixWriter(buffer);
+        w.Begin(BeginStrings.Fix44, MsgTypes.Heartbeat);
+        w.OpenTypedBody();
+        Assert.True(w.Failed);
+        w.AdvanceTypedBody(0, FixTags.TestReqID);
+        Assert.True(w.Write(FixTags.TestReqID, "T1"u8)); // writes go on
+        w.AdvanceTypedBody(3, FixTags.Text);
+        Assert.True(w.CloseTypedBody(out FixBodyError error));
+        Assert.Equal(FixBodyErrorReason.None, error.Reason);
+        Assert.False(w.Failed);
+        Assert.True(w.TryFinish(out int length));
+        Assert.Contains("|35=0|112=T1|10=", FixText.Pipe(buffer.AsSpan(0, length)));
+    }
+
+    [Fact]
+    public void AFieldGivenBeforeAnEarlierOneIsOutOfOrderNamingBoth()
+    {
+        var w = new FixWriter(new byte[256]);
+        w.Begin(BeginStrings.Fix44, MsgTypes.Heartbeat);
+        w.OpenTypedBody();
+        w.AdvanceTypedBody(4, 55);
+        w.AdvanceTypedBody(2, 1);
+        Assert.False(w.CloseTypedBody(out FixBodyError error));
+        Assert.Equal(FixBodyErrorReason.OutOfOrder, error.Reason);
+        Assert.Equal(1, error.Tag);
+        Assert.Equal(55, error.OtherTag);
+    }
+
+    [Fact]
+    public void ARefusedTypedBodyFailsTheWriterWithItsFirstDefect()
+    {
+        var w = new FixWriter(new byte[256]);
+        w.Begin(BeginStrings.Fix44, MsgTypes.Heartbeat);
+        w.OpenTypedBody();
+        w.RefuseTypedBody(FixBodyErrorReason.RequiredMissing, 112, 0);
+        w.AdvanceTypedBody(5, 58);
+        w.AdvanceTypedBody(5, 58); // a repeat is out of order, but the first defect is kept
+        Assert.False(w.CloseTypedBody(out FixBodyError error));
+        Assert.Equal(FixBodyErrorReason.RequiredMissing, error.Reason);
+        Assert.Equal(112, error.Tag);
+        Assert.Equal("required tag 112 is empty", error.ToString());
+        Assert.True(w.Failed);
+        Assert.False(w.TryFinish(out _));
+        Assert.False(w.CloseTypedBody(out error));
+        Assert.Equal(FixBodyErrorReason.NotOpen, error.Reason);
+
+        // Begin starts a new message with no typed body open.
+        w.Begin(BeginStrings.Fix44, MsgTypes.Heartbeat);
+        Assert.False(w.Failed);
+        Assert.True(w.TryFinish(out _));
+    }
 }

@@ -33,6 +33,21 @@ public sealed class TypedAllocationTests
     }
 
     [Fact]
+    public void TypedBodyWritersOfOrderAndReportAllocateNothing()
+    {
+        byte[] buffer = new byte[1024];
+        Fix44.Groups.NoPartyIDs.Data[] parties = TypedMessageTests.Parties;
+        long sum = 0;
+        long allocated = Allocations.Measure(() =>
+        {
+            sum += TypedBodyWriterTests.WriteOrder(buffer, parties);
+            sum += TypedBodyWriterTests.WriteReport(buffer, parties);
+        });
+        Assert.Equal(0, allocated);
+        Assert.NotEqual(0, sum);
+    }
+
+    [Fact]
     public void TypedReadOfOrderAndReportAllocatesNothing()
     {
         byte[] order = new byte[1024];
