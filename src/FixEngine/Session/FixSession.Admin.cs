@@ -8,7 +8,7 @@ namespace FixEngine.Session;
 
 public sealed partial class FixSession
 {
-    private void OnLogon(FixMessage message, long nowNs)
+    private void OnLogon(FixMessage message, long epochNs)
     {
         bool resetFlag = message.TryGetBool(FixTags.ResetSeqNumFlag, out bool r) == FixValueStatus.Ok && r;
         int seq = message.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : 0;
@@ -18,36 +18,36 @@ public sealed partial class FixSession
             // Mid-session Logon: only a sequence reset (141=Y, 34=1) is legal.
             if (resetFlag && seq == 1)
             {
-                _log.OnEvent(Logging.LogLevel.Warning, "Logon with ResetSeqNumFlag=Y: resetting sequence numbers", nowNs);
-                ResetStore(nowNs);
+                _log.OnEvent(Logging.LogLevel.Warning, "Logon with ResetSeqNumFlag=Y: resetting sequence numbers", epochNs);
+                ResetStore(epochNs);
                 int hb = message.TryGetInt(FixTags.HeartBtInt, out int peerHb) == FixValueStatus.Ok ? peerHb : _heartbeat.HeartBtIntSec;
                 _heartbeat.HeartBtIntSec = hb;
-                SendLogon(nowNs, true, hb);
+                SendLogon(epochNs, true, hb);
                 _store.IncrNextTargetMsgSeqNum();
                 return;
             }
-            SendLogout(nowNs, "Unexpected Logon");
-            Disconnect("Unexpected Logon while logged on", nowNs);
+            SendLogout(epochNs, "Unexpected Logon");
+            Disconnect("Unexpected Logon while logged on", epochNs);
             return;
         }
 
         if (!_isInitiator && _settings.RefreshOnLogon)
         {
-            RefreshStore(nowNs);
+            RefreshStore(epochNs);
         }
         if (!_isInitiator && (_settings.ResetOnLogon || resetFlag))
         {
-            ResetStore(nowNs);
+            ResetStore(epochNs);
         }
         else if (_isInitiator && resetFlag && !_sentResetSeqNumFlag)
         {
-            ResetStore(nowNs);
+            ResetStore(epochNs);
             // Our Logon opened the new sequence: the peer counts it as 1, so our next message is 2 (never 1 again).
             _store.SetNextSenderMsgSeqNum(2);
-            _log.OnEvent(Logging.LogLevel.Warning, "Peer answered our Logon with ResetSeqNumFlag=Y: sequence numbers reset, our Logon counts as 1", nowNs);
+            _log.OnEvent(Logging.LogLevel.Warning, "Peer answered our Logon with ResetSeqNumFlag=Y: sequence numbers reset, our Logon counts as 1", epochNs);
         }
 
-        if (!Verify(message, nowNs, checkTooHigh: false, checkTooLow: true)) return;
+        if (!Verify(message, epochNs, checkTooHigh: false, checkTooLow: true)) return;
 
         try
         {
@@ -55,14 +55,14 @@ public sealed partial class FixSession
         }
         catch (RejectLogonException e)
         {
-            _log.OnEvent(Logging.LogLevel.Error, "Logon refused by the application: " + e.Message, nowNs);
-            SendLogout(nowNs, e.Message);
-            Disconnect("Logon refused: " + e.Message, nowNs);
+            _log.OnEvent(Logging.LogLevel.Error, "Logon refused by the application: " + e.Message, epochNs);
+            SendLogout(epochNs, e.Message);
+            Disconnect("Logon refused: " + e.Message, epochNs);
             return;
         }
 
         // After a takeover that may have lost our last sent messages: answer at the number the counterparty expects.
-        MoveSenderUpToPeerExpectation(message, resetFlag, nowNs);
+        MoveSenderUpToPeerExpectation(message, resetFlag, epochNs);
         // The peer's NextExpectedMsgSeqNum(789) counts from the number our Logon has (acceptor: the one sent just below;
         // initiator: the one already sent, so our next number now).
         int ourLogonNext = _store.NextSenderMsgSeqNum;
@@ -70,12 +70,12 @@ public sealed partial class FixSession
         {
             int hb = message.TryGetInt(FixTags.HeartBtInt, out int peerHb) == FixValueStatus.Ok ? peerHb : _heartbeat.HeartBtIntSec;
             _heartbeat.HeartBtIntSec = hb;
-            SendLogon(nowNs, resetFlag, hb);
+            SendLogon(epochNs, resetFlag, hb);
         }
         _sentResetSeqNumFlag = false;
         _tailMayBeLost = false;
-        EnterState(SessionState.LoggedOn, nowNs);
-        _log.OnEvent(Logging.LogLevel.Information, "Logon received; logged on", nowNs);
+        EnterState(SessionState.LoggedOn, epochNs);
+        _log.OnEvent(Logging.LogLevel.Information, "Logon received; logged on", epochNs);
 
         if (_settings.EnableNextExpectedMsgSeqNum && _beginStringVersion >= 44
             && message.TryGetInt(FixTags.NextExpectedMsgSeqNum, out int peerExpects) == FixValueStatus.Ok
@@ -83,12 +83,12 @@ public sealed partial class FixSession
         {
             // The peer missed our messages from peerExpects on (before our Logon): replay them as if it had sent a
             // ResendRequest.
-            ResendRange(peerExpects, ourLogonNext - 1, nowNs);
+            ResendRange(peerExpects, ourLogonNext - 1, epochNs);
         }
 
         if (seq > _store.NextTargetMsgSeqNum && !resetFlag)
         {
-            OnTargetTooHigh(message, seq, nowNs);
+            OnTargetTooHigh(message, seq, epochNs);
         }
         else
         {
@@ -98,33 +98,33 @@ public sealed partial class FixSession
         _application.OnLogon(this);
     }
 
-    private void OnHeartbeat(FixMessage message, long nowNs)
+    private void OnHeartbeat(FixMessage message, long epochNs)
     {
-        if (!Verify(message, nowNs, true, true)) return;
+        if (!Verify(message, epochNs, true, true)) return;
         FromAdmin(message);
         _store.IncrNextTargetMsgSeqNum();
     }
 
-    private void OnTestRequest(FixMessage message, long nowNs)
+    private void OnTestRequest(FixMessage message, long epochNs)
     {
-        if (!Verify(message, nowNs, true, true)) return;
+        if (!Verify(message, epochNs, true, true)) return;
         FromAdmin(message);
         message.TryGetSpan(FixTags.TestReqID, out ReadOnlySpan<byte> id);
-        SendHeartbeat(nowNs, id);
+        SendHeartbeat(epochNs, id);
         _store.IncrNextTargetMsgSeqNum();
     }
 
-    private void OnReject(FixMessage message, long nowNs)
+    private void OnReject(FixMessage message, long epochNs)
     {
-        if (!Verify(message, nowNs, checkTooHigh: false, checkTooLow: true)) return;
+        if (!Verify(message, epochNs, checkTooHigh: false, checkTooLow: true)) return;
         FromAdmin(message);
         _store.IncrNextTargetMsgSeqNum();
     }
 
-    private void OnSequenceReset(FixMessage message, long nowNs)
+    private void OnSequenceReset(FixMessage message, long epochNs)
     {
         bool gapFill = message.TryGetBool(FixTags.GapFillFlag, out bool g) == FixValueStatus.Ok && g;
-        if (!Verify(message, nowNs, gapFill, gapFill)) return;
+        if (!Verify(message, epochNs, gapFill, gapFill)) return;
         // NewSeqNo(36) must be a number the session can expect next: at least 1 and at most MaxUsableMsgSeqNum (the
         // message numbered int.MaxValue could never be consumed).
         FixValueStatus status = message.TryGetInt(FixTags.NewSeqNo, out int newSeqNo);
@@ -134,48 +134,48 @@ public sealed partial class FixSession
                 ? "NewSeqNo(36) " + newSeqNo + " cannot be followed: the largest usable MsgSeqNum is " + MaxUsableMsgSeqNum
                     + "; reset the sequence numbers (Logon with ResetSeqNumFlag(141)=Y) instead"
                 : null;
-            RejectSeqNumField(message, FixTags.NewSeqNo, "NewSeqNo", status, newSeqNo, why, nowNs);
+            RejectSeqNumField(message, FixTags.NewSeqNo, "NewSeqNo", status, newSeqNo, why, epochNs);
             return;
         }
         FromAdmin(message);
         int expected = _store.NextTargetMsgSeqNum;
         if (newSeqNo > expected)
         {
-            _log.OnEvent(Logging.LogLevel.Warning, "SequenceReset: next expected inbound " + expected + " -> " + newSeqNo, nowNs);
+            _log.OnEvent(Logging.LogLevel.Warning, "SequenceReset: next expected inbound " + expected + " -> " + newSeqNo, epochNs);
             _store.SetNextTargetMsgSeqNum(newSeqNo);
             _gapQueue.DropBelow(newSeqNo);
         }
         else if (newSeqNo < expected)
         {
-            SendReject(message, nowNs, SessionRejectReason.ValueIsIncorrect, 0, false);
+            SendReject(message, epochNs, SessionRejectReason.ValueIsIncorrect, 0, false);
         }
     }
 
-    private void OnLogout(FixMessage message, long nowNs)
+    private void OnLogout(FixMessage message, long epochNs)
     {
-        if (!Verify(message, nowNs, false, false)) return;
+        if (!Verify(message, epochNs, false, false)) return;
         FromAdmin(message);
         if (_state == SessionState.LogoutSent)
         {
-            _log.OnEvent(Logging.LogLevel.Information, "Received Logout response", nowNs);
+            _log.OnEvent(Logging.LogLevel.Information, "Received Logout response", epochNs);
         }
         else
         {
-            _log.OnEvent(Logging.LogLevel.Information, "Received Logout request", nowNs);
-            SendLogout(nowNs, null);
+            _log.OnEvent(Logging.LogLevel.Information, "Received Logout request", epochNs);
+            SendLogout(epochNs, null);
         }
         // Verify did not check the Logout's MsgSeqNum: never increment past the top (the session ends here anyway).
         if (_store.NextTargetMsgSeqNum <= MaxUsableMsgSeqNum) _store.IncrNextTargetMsgSeqNum();
-        if (_settings.ResetOnLogout) ResetStore(nowNs);
-        Disconnect("Logout", nowNs);
+        if (_settings.ResetOnLogout) ResetStore(epochNs);
+        Disconnect("Logout", epochNs);
     }
 
-    private void OnResendRequest(FixMessage message, long nowNs)
+    private void OnResendRequest(FixMessage message, long epochNs)
     {
-        if (!Verify(message, nowNs, false, false)) return;
-        if (!TryGetResendRange(message, out int begin, out int end, nowNs)) return;
+        if (!Verify(message, epochNs, false, false)) return;
+        if (!TryGetResendRange(message, out int begin, out int end, epochNs)) return;
         FromAdmin(message);
-        ResendRange(begin, end, nowNs);
+        ResendRange(begin, end, epochNs);
         int seq = message.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : 0;
         if (seq == _store.NextTargetMsgSeqNum) _store.IncrNextTargetMsgSeqNum();
     }
@@ -183,27 +183,27 @@ public sealed partial class FixSession
     // BeginSeqNo(7) at least 1; EndSeqNo(16) at least 0, and not below BeginSeqNo unless it means "to the end" (0, or
     // 999999 up to FIX.4.2). A range that breaks a rule is rejected (373=1, 5 or 6 naming the tag), consuming the
     // ResendRequest's MsgSeqNum when it is the expected one; false then.
-    private bool TryGetResendRange(FixMessage message, out int begin, out int end, long nowNs)
+    private bool TryGetResendRange(FixMessage message, out int begin, out int end, long epochNs)
     {
         end = 0;
         FixValueStatus beginStatus = message.TryGetInt(FixTags.BeginSeqNo, out begin);
         if (beginStatus != FixValueStatus.Ok || begin < 1)
         {
-            RejectSeqNumField(message, FixTags.BeginSeqNo, "BeginSeqNo", beginStatus, begin, null, nowNs);
+            RejectSeqNumField(message, FixTags.BeginSeqNo, "BeginSeqNo", beginStatus, begin, null, epochNs);
             return false;
         }
         FixValueStatus endStatus = message.TryGetInt(FixTags.EndSeqNo, out end);
         if (endStatus != FixValueStatus.Ok || end < 0)
         {
             string? why = endStatus == FixValueStatus.Ok ? "EndSeqNo(16) invalid: " + end + " (must be 0, meaning no end, or at least BeginSeqNo)" : null;
-            RejectSeqNumField(message, FixTags.EndSeqNo, "EndSeqNo", endStatus, end, why, nowNs);
+            RejectSeqNumField(message, FixTags.EndSeqNo, "EndSeqNo", endStatus, end, why, epochNs);
             return false;
         }
         bool infinite = end == InfiniteEndSeqNo42 || (_beginStringVersion <= 42 && end == InfiniteEndSeqNoOld);
         if (!infinite && end < begin)
         {
             RejectSeqNumField(message, FixTags.BeginSeqNo, "BeginSeqNo", FixValueStatus.Ok, begin,
-                "BeginSeqNo(7) " + begin + " is greater than EndSeqNo(16) " + end, nowNs);
+                "BeginSeqNo(7) " + begin + " is greater than EndSeqNo(16) " + end, epochNs);
             return false;
         }
         return true;
@@ -223,34 +223,34 @@ public sealed partial class FixSession
 
     /// <summary>Starts an orderly logout: sends Logout and waits LogoutTimeout for the reply before disconnecting.</summary>
     /// <param name="reason">Text(58), or null.</param>
-    /// <param name="nowNs">Now, epoch nanoseconds.</param>
+    /// <param name="epochNs">Now, epoch nanoseconds.</param>
     /// <remarks>Messages already handed to <c>TrySendFromAnyThread</c> are stored and sent (or held, in order) before the
     /// Logout.</remarks>
-    public void Logout(string? reason, long nowNs)
+    public void Logout(string? reason, long epochNs)
     {
         if (_connection is null) return;
         if (_held)
         {
             // A Logout needs a stored sequence number, which the store cannot give now.
-            Disconnect((reason ?? "logout") + " (holding: no Logout sent, the message store cannot take it)", nowNs);
+            Disconnect((reason ?? "logout") + " (holding: no Logout sent, the message store cannot take it)", epochNs);
             return;
         }
         try
         {
             if (_state == SessionState.LoggedOn)
             {
-                DrainOutbox(nowNs, all: true);
+                DrainOutbox(epochNs, all: true);
                 if (_connection is null) return;
-                SendLogout(nowNs, reason);
+                SendLogout(epochNs, reason);
             }
             else
             {
-                Disconnect(reason ?? "logout", nowNs);
+                Disconnect(reason ?? "logout", epochNs);
             }
         }
         catch (Store.MessageStoreException e)
         {
-            OnStoreFailed(e, nowNs);
+            OnStoreFailed(e, epochNs);
         }
     }
 }

@@ -44,18 +44,18 @@ public sealed partial class FixSession
     internal bool IsReplayPending => _resend.IsReplayPending;
 
     // The transport refused a message, or earlier ones still wait: keep it, in order; past the limit, disconnect.
-    private SendResult Hold(ReadOnlySpan<byte> bytes, long nowNs)
+    private SendResult Hold(ReadOnlySpan<byte> bytes, long epochNs)
     {
-        if (_flow.TryHold(bytes, nowNs)) return SendResult.Queued;
+        if (_flow.TryHold(bytes, epochNs)) return SendResult.Queued;
         string reason = _flow.LimitReachedReason();
-        _log.OnEvent(Logging.LogLevel.Error, reason, nowNs);
-        Disconnect(reason, nowNs);
+        _log.OnEvent(Logging.LogLevel.Error, reason, epochNs);
+        Disconnect(reason, epochNs);
         return SendResult.Closed;
     }
 
-    private int FlushSendBacklog(long nowNs)
+    private int FlushSendBacklog(long epochNs)
     {
         ISessionConnection? connection = _connection;
-        return connection is null ? 0 : _flow.Flush(connection, nowNs);
+        return connection is null ? 0 : _flow.Flush(connection, epochNs);
     }
 }

@@ -12,35 +12,35 @@ public sealed partial class FixSession
 {
     /// <summary>Processes one framed inbound message (CheckSum and BodyLength already verified by the framer).</summary>
     /// <param name="frame">The whole message; valid only during the call (it is indexed in place, not copied).</param>
-    /// <param name="nowNs">Receive time, epoch nanoseconds.</param>
+    /// <param name="epochNs">Receive time, epoch nanoseconds.</param>
     /// <returns>1 (work done).</returns>
     /// <remarks>Owner thread only. Allocation-free in steady state; early messages are copied into pooled buffers.</remarks>
-    internal int OnMessage(ReadOnlySpan<byte> frame, long nowNs)
+    internal int OnMessage(ReadOnlySpan<byte> frame, long epochNs)
     {
         _ownerThreadId = Environment.CurrentManagedThreadId;
         if (_connection is null) return 0;
-        _nowNs = nowNs;
-        _log.OnIncoming(frame, nowNs);
+        _epochNs = epochNs;
+        _log.OnIncoming(frame, epochNs);
         _counters.OnMessageReceived();
         if (_held)
         {
-            OnMessageWhileHeld(frame, nowNs);
+            OnMessageWhileHeld(frame, epochNs);
             return 1;
         }
         try
         {
-            ProcessFrame(frame, nowNs);
+            ProcessFrame(frame, epochNs);
             if (!_processingQueue && !_held)
             {
-                ProcessQueue(nowNs);
-                ContinueChunkedResend(nowNs);
+                ProcessQueue(epochNs);
+                ContinueChunkedResend(epochNs);
             }
         }
         catch (Store.MessageStoreException e)
         {
-            OnStoreFailed(e, nowNs);
+            OnStoreFailed(e, epochNs);
             // Holding: the message being processed is asked for again on resume unless it was consumed.
-            if (_held && _connection is not null) NoteHeldInbound(frame, nowNs);
+            if (_held && _connection is not null) NoteHeldInbound(frame, epochNs);
         }
         return 1;
     }
@@ -48,32 +48,32 @@ public sealed partial class FixSession
     /// <summary>The transport found bytes that are not a valid message (bad BodyLength or CheckSum, garbage).</summary>
     /// <param name="bytes">The skipped bytes, valid during the call.</param>
     /// <param name="reason">What was wrong.</param>
-    /// <param name="nowNs">Now, epoch nanoseconds.</param>
+    /// <param name="epochNs">Now, epoch nanoseconds.</param>
     /// <remarks>Ignored (no sequence number consumed) once logged on; before the first Logon the connection is dropped.</remarks>
-    internal void OnGarbled(ReadOnlySpan<byte> bytes, string reason, long nowNs)
+    internal void OnGarbled(ReadOnlySpan<byte> bytes, string reason, long epochNs)
     {
         _ownerThreadId = Environment.CurrentManagedThreadId;
         if (_connection is null) return;
-        _log.OnEvent(Logging.LogLevel.Warning, "Garbled message ignored: " + reason, nowNs);
-        if (!IsLoggedOn) Disconnect("garbled message before Logon: " + reason, nowNs);
+        _log.OnEvent(Logging.LogLevel.Warning, "Garbled message ignored: " + reason, epochNs);
+        if (!IsLoggedOn) Disconnect("garbled message before Logon: " + reason, epochNs);
     }
 
-    private void ProcessFrame(ReadOnlySpan<byte> frame, long nowNs)
+    private void ProcessFrame(ReadOnlySpan<byte> frame, long epochNs)
     {
         _index.Parse(frame);
         var message = new FixMessage(frame, _index);
         if (!message.HasStandardPrefix)
         {
-            OnGarbled(frame, "the first three fields are not 8, 9, 35", nowNs);
+            OnGarbled(frame, "the first three fields are not 8, 9, 35", epochNs);
             return;
         }
         if (!message.BeginString.SequenceEqual(_header.BeginString))
         {
             if (_state == SessionState.LoggedOn)
             {
-                SendLogout(nowNs, "Incorrect BeginString");
+                SendLogout(epochNs, "Incorrect BeginString");
             }
-            Disconnect("Incorrect BeginString", nowNs);
+            Disconnect("Incorrect BeginString", epochNs);
             return;
         }
         ReadOnlySpan<byte> msgType = message.MsgType;
@@ -86,37 +86,37 @@ public sealed partial class FixSession
                 {
                     // The peer refused our Logon (or logged us out before it): its reason is what the user needs.
                     string text = message.TryGetSpan(FixTags.Text, out ReadOnlySpan<byte> t) ? Encoding.ASCII.GetString(t) : "(no Text)";
-                    _log.OnEvent(Logging.LogLevel.Error, "Logout received before logon completed: " + text, nowNs);
+                    _log.OnEvent(Logging.LogLevel.Error, "Logout received before logon completed: " + text, epochNs);
                     FromAdmin(message);
-                    if (t.Length != 0) MoveSenderUpFromRefusal(t, nowNs);
-                    Disconnect("Logout received before logon completed: " + text, nowNs);
+                    if (t.Length != 0) MoveSenderUpFromRefusal(t, epochNs);
+                    Disconnect("Logout received before logon completed: " + text, epochNs);
                     return;
                 }
-                Disconnect("first message is not a Logon", nowNs);
+                Disconnect("first message is not a Logon", epochNs);
                 return;
             }
             if (isLogon && _isFixt && !message.Contains(FixTags.DefaultApplVerID))
             {
-                Disconnect("Logon without DefaultApplVerID(1137)", nowNs);
+                Disconnect("Logon without DefaultApplVerID(1137)", epochNs);
                 return;
             }
         }
-        if (!CheckSequenceLimits(message, isLogon, nowNs)) return;
+        if (!CheckSequenceLimits(message, isLogon, epochNs)) return;
 
         if (_validator is not null)
         {
             ValidationError error = _validator.Validate(message);
             if (error.IsError)
             {
-                RejectAndConsume(message, nowNs, error.Reason, error.RefTagId, error.HasRefTag);
+                RejectAndConsume(message, epochNs, error.Reason, error.RefTagId, error.HasRefTag);
                 return;
             }
         }
         else if (_index.Defect.IsInvalidTagNumber)
         {
             // Strict framing without a dictionary: a field with no valid tag number never reaches the application.
-            _log.OnEvent(Logging.LogLevel.Warning, "Invalid tag number: " + _index.Defect.Describe(frame), nowNs);
-            RejectAndConsume(message, nowNs, SessionRejectReason.InvalidTagNumber, _index.Defect.Tag, true);
+            _log.OnEvent(Logging.LogLevel.Warning, "Invalid tag number: " + _index.Defect.Describe(frame), epochNs);
+            RejectAndConsume(message, epochNs, SessionRejectReason.InvalidTagNumber, _index.Defect.Tag, true);
             return;
         }
 
@@ -124,22 +124,22 @@ public sealed partial class FixSession
         {
             switch (msgType[0])
             {
-                case MsgTypes.LogonCode: OnLogon(message, nowNs); return;
-                case MsgTypes.HeartbeatCode: OnHeartbeat(message, nowNs); return;
-                case MsgTypes.TestRequestCode: OnTestRequest(message, nowNs); return;
-                case MsgTypes.ResendRequestCode: OnResendRequest(message, nowNs); return;
-                case MsgTypes.RejectCode: OnReject(message, nowNs); return;
-                case MsgTypes.SequenceResetCode: OnSequenceReset(message, nowNs); return;
-                case MsgTypes.LogoutCode: OnLogout(message, nowNs); return;
+                case MsgTypes.LogonCode: OnLogon(message, epochNs); return;
+                case MsgTypes.HeartbeatCode: OnHeartbeat(message, epochNs); return;
+                case MsgTypes.TestRequestCode: OnTestRequest(message, epochNs); return;
+                case MsgTypes.ResendRequestCode: OnResendRequest(message, epochNs); return;
+                case MsgTypes.RejectCode: OnReject(message, epochNs); return;
+                case MsgTypes.SequenceResetCode: OnSequenceReset(message, epochNs); return;
+                case MsgTypes.LogoutCode: OnLogout(message, epochNs); return;
             }
         }
-        OnApplicationMessage(message, nowNs);
+        OnApplicationMessage(message, epochNs);
     }
 
     // A Reject for a message whose MsgSeqNum is the expected one consumes it (QuickFIX generateReject).
-    private void RejectAndConsume(FixMessage message, long nowNs, int reason, int refTagId, bool hasRefTag, string? text = null)
+    private void RejectAndConsume(FixMessage message, long epochNs, int reason, int refTagId, bool hasRefTag, string? text = null)
     {
-        SendReject(message, nowNs, reason, refTagId, hasRefTag, text);
+        SendReject(message, epochNs, reason, refTagId, hasRefTag, text);
         if (_connection is null) return;
         ReadOnlySpan<byte> msgType = message.MsgType;
         bool exempt = msgType.SequenceEqual(MsgTypes.Logon) || msgType.SequenceEqual(MsgTypes.SequenceReset);
@@ -151,47 +151,47 @@ public sealed partial class FixSession
 
     /// <summary>The session-level checks every message passes before it is acted on (QuickFIX "verify").</summary>
     /// <returns>True when the message should be processed; false when it was handled (queued, ignored, rejected).</returns>
-    private bool Verify(FixMessage message, long nowNs, bool checkTooHigh, bool checkTooLow)
+    private bool Verify(FixMessage message, long epochNs, bool checkTooHigh, bool checkTooLow)
     {
         int seq = message.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : 0;
-        if (_settings.CheckLatency && !IsGoodTime(message, nowNs))
+        if (_settings.CheckLatency && !IsGoodTime(message, epochNs))
         {
-            _log.OnEvent(Logging.LogLevel.Warning, "SendingTime accuracy problem", nowNs);
-            SendReject(message, nowNs, SessionRejectReason.SendingTimeAccuracyProblem, 0, false);
-            if (_connection is not null) SendLogout(nowNs, null);
+            _log.OnEvent(Logging.LogLevel.Warning, "SendingTime accuracy problem", epochNs);
+            SendReject(message, epochNs, SessionRejectReason.SendingTimeAccuracyProblem, 0, false);
+            if (_connection is not null) SendLogout(epochNs, null);
             return false;
         }
         if (_settings.CheckCompID && !IsCorrectCompId(message))
         {
-            SendReject(message, nowNs, SessionRejectReason.CompIdProblem, 0, false);
-            if (_connection is not null) SendLogout(nowNs, null);
+            SendReject(message, epochNs, SessionRejectReason.CompIdProblem, 0, false);
+            if (_connection is not null) SendLogout(epochNs, null);
             return false;
         }
         int expected = _store.NextTargetMsgSeqNum;
         if (checkTooHigh && seq > expected)
         {
-            OnTargetTooHigh(message, seq, nowNs);
+            OnTargetTooHigh(message, seq, epochNs);
             return false;
         }
         if (checkTooLow && seq < expected)
         {
-            OnTargetTooLow(message, seq, expected, nowNs);
+            OnTargetTooLow(message, seq, expected, epochNs);
             return false;
         }
         if ((checkTooHigh || checkTooLow) && _resend.IsSatisfiedBy(seq))
         {
-            _log.OnEvent(Logging.LogLevel.Information, "ResendRequest satisfied", nowNs);
+            _log.OnEvent(Logging.LogLevel.Information, "ResendRequest satisfied", epochNs);
             _resend.EndRequest();
         }
-        _heartbeat.OnReceived(nowNs);
+        _heartbeat.OnReceived(epochNs);
         return true;
     }
 
-    private bool IsGoodTime(FixMessage message, long nowNs)
+    private bool IsGoodTime(FixMessage message, long epochNs)
     {
         if (message.TryGetTimestamp(FixTags.SendingTime, out long sendingNs) != FixValueStatus.Ok) return false;
         long maxNs = _settings.MaxLatency * 1_000_000_000L;
-        return Math.Abs(sendingNs - nowNs) <= maxNs;
+        return Math.Abs(sendingNs - epochNs) <= maxNs;
     }
 
     private bool IsCorrectCompId(FixMessage message)
@@ -200,49 +200,49 @@ public sealed partial class FixSession
             && message.TryGetSpan(FixTags.TargetCompID, out ReadOnlySpan<byte> target) && target.SequenceEqual(_header.SenderCompId);
     }
 
-    private void OnTargetTooHigh(FixMessage message, int seq, long nowNs)
+    private void OnTargetTooHigh(FixMessage message, int seq, long epochNs)
     {
         int expected = _store.NextTargetMsgSeqNum;
         _counters.OnGapDetected();
-        _log.OnEvent(Logging.LogLevel.Warning, "MsgSeqNum too high, expecting " + expected + " but received " + seq, nowNs);
+        _log.OnEvent(Logging.LogLevel.Warning, "MsgSeqNum too high, expecting " + expected + " but received " + seq, epochNs);
         _gapQueue.Add(seq, message.Buffer);
         if (!_settings.SendRedundantResendRequests && _resend.IsAlreadyRequested(seq))
         {
-            _log.OnEvent(Logging.LogLevel.Information, "Already sent ResendRequest from " + _resend.RequestBegin + " to " + _resend.RequestEnd + "; not sending another", nowNs);
+            _log.OnEvent(Logging.LogLevel.Information, "Already sent ResendRequest from " + _resend.RequestBegin + " to " + _resend.RequestEnd + "; not sending another", epochNs);
             return;
         }
-        RequestResend(expected, seq - 1, nowNs);
+        RequestResend(expected, seq - 1, epochNs);
     }
 
-    private void OnTargetTooLow(FixMessage message, int seq, int expected, long nowNs)
+    private void OnTargetTooLow(FixMessage message, int seq, int expected, long epochNs)
     {
         bool possDup = message.TryGetBool(FixTags.PossDupFlag, out bool pd) == FixValueStatus.Ok && pd;
         if (!possDup)
         {
             string text = "MsgSeqNum too low, expecting " + expected + " but received " + seq;
-            SendLogout(nowNs, text);
-            Disconnect(text, nowNs);
+            SendLogout(epochNs, text);
+            Disconnect(text, epochNs);
             return;
         }
         if (message.MsgType.SequenceEqual(MsgTypes.SequenceReset)) return;
         if (!message.Contains(FixTags.OrigSendingTime))
         {
-            SendReject(message, nowNs, SessionRejectReason.RequiredTagMissing, FixTags.OrigSendingTime, true);
+            SendReject(message, epochNs, SessionRejectReason.RequiredTagMissing, FixTags.OrigSendingTime, true);
             return;
         }
         if (message.TryGetTimestamp(FixTags.OrigSendingTime, out long origNs) == FixValueStatus.Ok
             && message.TryGetTimestamp(FixTags.SendingTime, out long sendingNs) == FixValueStatus.Ok
             && origNs > sendingNs)
         {
-            SendReject(message, nowNs, SessionRejectReason.SendingTimeAccuracyProblem, 0, false);
-            if (_connection is not null) SendLogout(nowNs, null);
+            SendReject(message, epochNs, SessionRejectReason.SendingTimeAccuracyProblem, 0, false);
+            if (_connection is not null) SendLogout(epochNs, null);
             return;
         }
-        _log.OnEvent(Logging.LogLevel.Warning, "Duplicate message " + seq + " ignored", nowNs);
+        _log.OnEvent(Logging.LogLevel.Warning, "Duplicate message " + seq + " ignored", epochNs);
     }
 
     // Processes queued early messages that have become the expected one, in order.
-    private void ProcessQueue(long nowNs)
+    private void ProcessQueue(long epochNs)
     {
         if (_gapQueue.Count == 0) return;
         _processingQueue = true;
@@ -268,7 +268,7 @@ public sealed partial class FixSession
                     }
                     else
                     {
-                        ProcessFrame(frame, nowNs);
+                        ProcessFrame(frame, epochNs);
                     }
                 }
             }
@@ -279,15 +279,15 @@ public sealed partial class FixSession
         }
     }
 
-    private void OnApplicationMessage(FixMessage message, long nowNs)
+    private void OnApplicationMessage(FixMessage message, long epochNs)
     {
-        if (!Verify(message, nowNs, true, true)) return;
+        if (!Verify(message, epochNs, true, true)) return;
         int seq = message.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : 0;
         // Exactly-once across restarts: an answer to this message was stored with the processed mark before the
         // process stopped (the inbound number itself was not yet persisted); the application has processed it.
         if (seq <= _store.LastProcessedInboundSeqNum)
         {
-            _log.OnEvent(Logging.LogLevel.Warning, "Inbound message " + seq + " was processed before a restart (its answer is stored); not handed to the application again", nowNs);
+            _log.OnEvent(Logging.LogLevel.Warning, "Inbound message " + seq + " was processed before a restart (its answer is stored); not handed to the application again", epochNs);
             _store.IncrNextTargetMsgSeqNum();
             return;
         }
@@ -297,8 +297,8 @@ public sealed partial class FixSession
         try
         {
             FromAppResult result;
-            // Inbound-to-callback latency: nowNs is the time this message was received.
-            _latency?.OnFromApp(nowNs);
+            // Inbound-to-callback latency: epochNs is the time this message was received.
+            _latency?.OnFromApp(epochNs);
             try
             {
                 result = _application.FromApp(this, message);
@@ -311,7 +311,7 @@ public sealed partial class FixSession
             {
                 // The store failed under the application's Send: already handled (Logout, disconnect, OnStoreFailure),
                 // or the session holds: the message is not consumed, it is asked for again on resume.
-                if (_held && _connection is not null) NoteHeldInbound(message, nowNs);
+                if (_held && _connection is not null) NoteHeldInbound(message, epochNs);
                 return;
             }
             _possibleRedelivery = false;
@@ -319,18 +319,18 @@ public sealed partial class FixSession
             {
                 // The application caught the failure of its Send: its answer was not stored, so the message is not
                 // consumed; it comes back (PossDupFlag=Y) when the session asks for it again on resume.
-                if (_connection is not null) NoteHeldInbound(message, nowNs);
+                if (_connection is not null) NoteHeldInbound(message, epochNs);
                 return;
             }
             if (_connection is null) return;
             switch (result.Action)
             {
                 case FromAppAction.UnsupportedMessageType:
-                    if (_beginStringVersion >= 42) SendBusinessReject(message, nowNs, 3, "Unsupported Message Type");
-                    else SendReject(message, nowNs, SessionRejectReason.InvalidMsgType, 0, false);
+                    if (_beginStringVersion >= 42) SendBusinessReject(message, epochNs, 3, "Unsupported Message Type");
+                    else SendReject(message, epochNs, SessionRejectReason.InvalidMsgType, 0, false);
                     break;
                 case FromAppAction.Reject:
-                    SendReject(message, nowNs, result.RejectReason, result.RefTagId, result.RefTagId != 0);
+                    SendReject(message, epochNs, result.RejectReason, result.RefTagId, result.RefTagId != 0);
                     break;
             }
         }

@@ -15,19 +15,19 @@ public sealed partial class FixSession
     // Requesting side: ask for [begin, end]; EndSeqNo 0 (or 999999 before FIX.4.2) means "to the end". With a chunk
     // size, a gap larger than one chunk is asked for one chunk at a time: [begin, begin+chunk-1] now, the next chunk
     // once the inbound sequence has passed this one (ContinueChunkedResend); the last chunk asks "to the end".
-    private void RequestResend(int begin, int end, long nowNs)
+    private void RequestResend(int begin, int end, long epochNs)
     {
         int sentEnd = _resend.StartRequest(begin, end, _settings.ResendRequestChunkSize,
             _beginStringVersion >= 42 ? InfiniteEndSeqNo42 : InfiniteEndSeqNoOld);
         _counters.OnResendRequestSent();
-        _log.OnEvent(Logging.LogLevel.Warning, "Sent ResendRequest from " + begin + " to " + sentEnd, nowNs);
-        SendResendRequest(nowNs, begin, sentEnd);
+        _log.OnEvent(Logging.LogLevel.Warning, "Sent ResendRequest from " + begin + " to " + sentEnd, epochNs);
+        SendResendRequest(epochNs, begin, sentEnd);
     }
 
     // After an inbound message (and the queue) was processed: when a chunk of a chunked ResendRequest has been filled
     // (the next expected number is past the chunk's end, by resent messages or a GapFill) and the gap is still open,
     // request the next chunk; when the whole gap is filled, the resend is over.
-    private void ContinueChunkedResend(long nowNs)
+    private void ContinueChunkedResend(long epochNs)
     {
         int gapEnd = _resend.GapEnd;
         if (gapEnd == 0 || _connection is null) return;
@@ -35,11 +35,11 @@ public sealed partial class FixSession
         if (expected <= _resend.RequestEnd) return;
         if (expected <= gapEnd)
         {
-            _log.OnEvent(Logging.LogLevel.Information, "ResendRequest chunk to " + _resend.RequestEnd + " satisfied", nowNs);
-            RequestResend(expected, gapEnd, nowNs);
+            _log.OnEvent(Logging.LogLevel.Information, "ResendRequest chunk to " + _resend.RequestEnd + " satisfied", epochNs);
+            RequestResend(expected, gapEnd, epochNs);
             return;
         }
-        _log.OnEvent(Logging.LogLevel.Information, "ResendRequest satisfied", nowNs);
+        _log.OnEvent(Logging.LogLevel.Information, "ResendRequest satisfied", epochNs);
         _resend.EndRequest();
     }
 
@@ -49,7 +49,7 @@ public sealed partial class FixSession
     // (ContinueReplay): it stops reading the store while the send backlog holds OutboundFlowControl.ReplayBudgetBytes
     // or more and goes on from Poll as the transport drains, so a long replay is never copied into memory at once. A
     // new ResendRequest replaces a replay still in progress.
-    private void ResendRange(int begin, int end, long nowNs)
+    private void ResendRange(int begin, int end, long epochNs)
     {
         int nextSender = _store.NextSenderMsgSeqNum;
         if (begin < 1) begin = 1;
@@ -58,28 +58,28 @@ public sealed partial class FixSession
             end = nextSender - 1;
         }
         _counters.OnResendRequestReceived();
-        _log.OnEvent(Logging.LogLevel.Warning, "Received ResendRequest from " + begin + " to " + end, nowNs);
+        _log.OnEvent(Logging.LogLevel.Warning, "Received ResendRequest from " + begin + " to " + end, epochNs);
         if (end < begin)
         {
             // BeginSeqNo above the last number we sent: there is nothing to resend (and no number a GapFill could carry).
-            _log.OnEvent(Logging.LogLevel.Warning, "Nothing to resend: BeginSeqNo " + begin + " is above the last MsgSeqNum sent, " + (nextSender - 1), nowNs);
+            _log.OnEvent(Logging.LogLevel.Warning, "Nothing to resend: BeginSeqNo " + begin + " is above the last MsgSeqNum sent, " + (nextSender - 1), epochNs);
             return;
         }
         if (!_settings.PersistMessages)
         {
-            SendSequenceResetGapFill(nowNs, begin, end + 1);
+            SendSequenceResetGapFill(epochNs, begin, end + 1);
             return;
         }
         _resend.StartReplay(begin, end);
-        ContinueReplay(nowNs);
+        ContinueReplay(epochNs);
     }
 
     // One step of the replay in progress; returns 1 when it sent something.
-    private int ContinueReplay(long nowNs)
+    private int ContinueReplay(long epochNs)
     {
         int end = _resend.ReplayEndSeq;
         if (end == 0 || _connection is null || !_flow.HasReplayBudget) return 0;
-        var replay = new ResendHandler(this, _resend.ReplayNextSeq, _resend.ReplayGapStart, nowNs);
+        var replay = new ResendHandler(this, _resend.ReplayNextSeq, _resend.ReplayGapStart, epochNs);
         _store.ReadRange(_resend.ReplayNextSeq, end, ref replay);
         if (_connection is null) return 1;
         if (replay.Paused && replay.Current <= end)
@@ -91,7 +91,7 @@ public sealed partial class FixSession
         int gapStart = replay.GapStart != 0 ? replay.GapStart : replay.Current;
         if (gapStart <= end)
         {
-            SendSequenceResetGapFill(nowNs, gapStart, end + 1);
+            SendSequenceResetGapFill(epochNs, gapStart, end + 1);
         }
         return 1;
     }
@@ -99,12 +99,12 @@ public sealed partial class FixSession
     private struct ResendHandler : IStoredMessageHandler
     {
         private readonly FixSession _session;
-        private readonly long _nowNs;
+        private readonly long _epochNs;
 
-        public ResendHandler(FixSession session, int begin, int gapStart, long nowNs)
+        public ResendHandler(FixSession session, int begin, int gapStart, long epochNs)
         {
             _session = session;
-            _nowNs = nowNs;
+            _epochNs = epochNs;
             Current = begin;
             GapStart = gapStart;
             Paused = false;
@@ -119,7 +119,7 @@ public sealed partial class FixSession
         public bool OnMessage(int seqNum, ReadOnlySpan<byte> message)
         {
             if (seqNum != Current && GapStart == 0) GapStart = Current;
-            if (_session.ResendOne(seqNum, message, _nowNs, GapStart))
+            if (_session.ResendOne(seqNum, message, _epochNs, GapStart))
             {
                 GapStart = 0;
             }
@@ -135,13 +135,13 @@ public sealed partial class FixSession
     }
 
     // Returns true when the message was an application message and was resent (after a pending GapFill, if any).
-    private bool ResendOne(int seqNum, ReadOnlySpan<byte> stored, long nowNs, int gapStart)
+    private bool ResendOne(int seqNum, ReadOnlySpan<byte> stored, long epochNs, int gapStart)
     {
         _resendIndex.Parse(stored);
         var original = new FixMessage(stored, _resendIndex);
         ReadOnlySpan<byte> msgType = original.MsgType;
         if (!original.HasStandardPrefix || DataDictionaryIsAdmin(msgType)) return false;
-        if (gapStart != 0) SendSequenceResetGapFill(nowNs, gapStart, seqNum);
+        if (gapStart != 0) SendSequenceResetGapFill(epochNs, gapStart, seqNum);
 
         original.TryGetSpan(FixTags.SendingTime, out ReadOnlySpan<byte> origSendingTime);
         int count = original.Count;
@@ -160,7 +160,7 @@ public sealed partial class FixSession
         if (bodyStart > trailerStart) bodyStart = trailerStart;
 
         FixWriter w = _header.CreateWriter();
-        _header.WritePossDupHeader(ref w, msgType, seqNum, nowNs);
+        _header.WritePossDupHeader(ref w, msgType, seqNum, epochNs);
         bool wroteOrig = false;
         for (int i = 3; i < bodyStart; i++)
         {
@@ -186,7 +186,7 @@ public sealed partial class FixSession
         if (!w.TryFinish(out int length)) return false;
         ReadOnlySpan<byte> bytes = _header.Encoded(length);
         _application.ToApp(this, bytes);
-        Transmit(bytes, nowNs);
+        Transmit(bytes, epochNs);
         return true;
     }
 

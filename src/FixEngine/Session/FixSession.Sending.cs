@@ -30,7 +30,7 @@ public sealed partial class FixSession
     /// <param name="msgType">MsgType(35).</param>
     /// <param name="state">Passed to <paramref name="body"/>.</param>
     /// <param name="body">Writes the body fields.</param>
-    /// <param name="nowNs">Now, epoch nanoseconds (SendingTime).</param>
+    /// <param name="epochNs">Now, epoch nanoseconds (SendingTime).</param>
     /// <returns>The connection's answer: <see cref="SendResult.Sent"/>, or <see cref="SendResult.Queued"/> when the
     /// transport or the session's backlog holds it for sending in order (see <see cref="SendBacklogBytes"/>);
     /// <see cref="SendResult.Closed"/> when not connected (the message is still stored and consumes a sequence number, so
@@ -48,7 +48,7 @@ public sealed partial class FixSession
     /// has sent a Logout, disconnected and refuses further sends (<see cref="IApplication.OnStoreFailure"/> was called),
     /// or, for a failure that may pass under <c>PostgreSQLStoreFailurePolicy=Hold</c>, it now holds
     /// (<see cref="IApplication.OnStoreHeld"/> was called).</exception>
-    public SendResult Send<TState>(ReadOnlySpan<byte> msgType, scoped in TState state, BodyWriter<TState> body, long nowNs)
+    public SendResult Send<TState>(ReadOnlySpan<byte> msgType, scoped in TState state, BodyWriter<TState> body, long epochNs)
         where TState : allows ref struct
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -60,22 +60,22 @@ public sealed partial class FixSession
         FixWriter w = _header.CreateWriter();
         int seq = _store.NextSenderMsgSeqNum;
         RoutingFields routing = default;
-        _header.WriteHeader(ref w, msgType, seq, nowNs, ref routing);
+        _header.WriteHeader(ref w, msgType, seq, epochNs, ref routing);
         body(ref w, in state);
         try
         {
-            SendResult result = FinishAndSend(ref w, seq, nowNs, isApp: !DataDictionaryIsAdmin(msgType));
+            SendResult result = FinishAndSend(ref w, seq, epochNs, isApp: !DataDictionaryIsAdmin(msgType));
             if (result == SendResult.Sent && sendStart != 0) _latency!.EndSend(sendStart);
             return result;
         }
         catch (Store.MessageStoreException e)
         {
-            OnStoreFailed(e, nowNs);
+            OnStoreFailed(e, epochNs);
             throw;
         }
     }
 
-    /// <summary>Encodes and sends a message stamped with the time of the event being processed (<see cref="NowNs"/>).</summary>
+    /// <summary>Encodes and sends a message stamped with the time of the event being processed (<see cref="EpochNs"/>).</summary>
     /// <typeparam name="TState">State for <paramref name="body"/>.</typeparam>
     /// <param name="msgType">MsgType(35).</param>
     /// <param name="state">Passed to <paramref name="body"/>.</param>
@@ -83,7 +83,7 @@ public sealed partial class FixSession
     /// <returns>The connection's answer.</returns>
     /// <remarks>For use inside <see cref="IApplication"/> callbacks (owner thread). Allocation-free.</remarks>
     public SendResult Send<TState>(ReadOnlySpan<byte> msgType, scoped in TState state, BodyWriter<TState> body)
-        where TState : allows ref struct => Send(msgType, in state, body, _nowNs);
+        where TState : allows ref struct => Send(msgType, in state, body, _epochNs);
 
     /// <summary>Hands an application message to the session from any thread; the owner thread numbers, stores and sends
     /// it in order on its next pass (the engine agent's next duty cycle).</summary>
@@ -194,7 +194,7 @@ public sealed partial class FixSession
     // Only while nothing waits for the transport: a full backlog stops the drain, so the outbox fills and its producer
     // gets false from TrySendFromAnyThread (back-pressure) instead of the session buffering without bound. When the
     // engine stops (all: true) everything handed over is stored, and sent or held in order, whatever the transport.
-    private int DrainOutbox(long nowNs, bool all = false)
+    private int DrainOutbox(long epochNs, bool all = false)
     {
         int work = 0;
         while ((all || (work < 256 && _flow.IsEmpty && !_resend.IsReplayPending && _state == SessionState.LoggedOn))
@@ -207,11 +207,11 @@ public sealed partial class FixSession
             FixWriter w = _header.CreateWriter();
             int seq = _store.NextSenderMsgSeqNum;
             RoutingFields routing = default;
-            _header.WriteHeader(ref w, msgType, seq, nowNs, ref routing);
+            _header.WriteHeader(ref w, msgType, seq, epochNs, ref routing);
             w.WriteRaw(fields);
             try
             {
-                FinishAndSend(ref w, seq, nowNs, isApp: true);
+                FinishAndSend(ref w, seq, epochNs, isApp: true);
             }
             catch (Store.MessageStoreException e)
             {
@@ -225,7 +225,7 @@ public sealed partial class FixSession
                     _outbox.Release();
                     NotStored(token, SendNotStoredReason.StoreFailed);
                 }
-                OnStoreFailed(e, nowNs);
+                OnStoreFailed(e, epochNs);
                 break;
             }
             _outbox.Release();
@@ -237,7 +237,7 @@ public sealed partial class FixSession
     }
 
     // Everything still handed over when the session can no longer take it: reported, counted, never silent.
-    private int AbandonOutbox(SendNotStoredReason reason, long nowNs)
+    private int AbandonOutbox(SendNotStoredReason reason, long epochNs)
     {
         int count = 0;
         while (_outbox.TryRead(out ReadOnlySpan<byte> record))
@@ -247,7 +247,7 @@ public sealed partial class FixSession
             NotStored(token, reason);
             count++;
         }
-        if (count > 0) _log.OnEvent(Logging.LogLevel.Error, count + " handed-over messages not stored (" + reason + "); reported through OnSendNotStored", nowNs);
+        if (count > 0) _log.OnEvent(Logging.LogLevel.Error, count + " handed-over messages not stored (" + reason + "); reported through OnSendNotStored", epochNs);
         return count;
     }
 
@@ -259,23 +259,23 @@ public sealed partial class FixSession
 
     /// <summary>The engine is stopping: stores every message handed over so far (and sends it, or holds it in order,
     /// while connected) and closes the hand-off, so later <c>TrySendFromAnyThread</c> calls return false. Owner thread.</summary>
-    /// <param name="nowNs">Now, epoch nanoseconds.</param>
+    /// <param name="epochNs">Now, epoch nanoseconds.</param>
     /// <returns>How many messages were stored.</returns>
-    internal int StoreHandedOverForStop(long nowNs)
+    internal int StoreHandedOverForStop(long epochNs)
     {
         lock (_outboxProducers) _outboxClosed = true;
-        if (_held && _store.CurrentFailure is null) ResumeFromHold(nowNs);
-        return _storeFault is null && !_held ? DrainOutbox(nowNs, all: true) : 0;
+        if (_held && _store.CurrentFailure is null) ResumeFromHold(epochNs);
+        return _storeFault is null && !_held ? DrainOutbox(epochNs, all: true) : 0;
     }
 
     /// <summary>The engine has stopped: reports every message still handed over (not stored) through
     /// <see cref="IApplication.OnSendNotStored"/> and counts it in <see cref="HandedOverNotStoredCount"/>. Owner thread.</summary>
-    /// <param name="nowNs">Now, epoch nanoseconds.</param>
+    /// <param name="epochNs">Now, epoch nanoseconds.</param>
     /// <returns>How many messages were reported.</returns>
-    internal int AbandonHandedOver(long nowNs)
+    internal int AbandonHandedOver(long epochNs)
     {
         lock (_outboxProducers) _outboxClosed = true;
-        return AbandonOutbox(_storeFault is null ? SendNotStoredReason.EngineStopped : SendNotStoredReason.StoreFailed, nowNs);
+        return AbandonOutbox(_storeFault is null ? SendNotStoredReason.EngineStopped : SendNotStoredReason.StoreFailed, epochNs);
     }
 
     [DoesNotReturn]
@@ -304,12 +304,12 @@ public sealed partial class FixSession
     private bool DataDictionaryIsAdmin(ReadOnlySpan<byte> msgType) =>
         _sessionDictionary?.IsAdminMessage(msgType) ?? Dictionary.DataDictionary.IsStandardAdminMsgType(msgType);
 
-    private SendResult FinishAndSend(ref FixWriter w, int seq, long nowNs, bool isApp)
+    private SendResult FinishAndSend(ref FixWriter w, int seq, long epochNs, bool isApp)
     {
         _lastFinishFailed = false;
         if (!w.TryFinish(out int length))
         {
-            _log.OnEvent(Logging.LogLevel.Error, "Outbound message did not fit in MaxMessageSize; not sent", nowNs);
+            _log.OnEvent(Logging.LogLevel.Error, "Outbound message did not fit in MaxMessageSize; not sent", epochNs);
             _lastFinishFailed = true;
             return SendResult.Backpressure;
         }
@@ -326,27 +326,27 @@ public sealed partial class FixSession
             _store.IncrNextSenderMsgSeqNum();
         }
         if (isApp) _application.ToApp(this, bytes);
-        return Transmit(bytes, nowNs);
+        return Transmit(bytes, epochNs);
     }
 
-    private SendResult Transmit(ReadOnlySpan<byte> bytes, long nowNs)
+    private SendResult Transmit(ReadOnlySpan<byte> bytes, long epochNs)
     {
         ISessionConnection? connection = _connection;
         if (connection is null) return SendResult.Closed;
-        _heartbeat.OnSent(nowNs);
-        _log.OnOutgoing(bytes, nowNs);
+        _heartbeat.OnSent(epochNs);
+        _log.OnOutgoing(bytes, epochNs);
         _counters.OnMessageSent();
         // Behind messages that wait for the transport: keep the order.
-        if (!_flow.IsEmpty) return Hold(bytes, nowNs);
+        if (!_flow.IsEmpty) return Hold(bytes, epochNs);
         SendResult result = connection.Send(bytes);
         switch (result)
         {
             case SendResult.Backpressure:
                 // The transport's queue is full and took nothing: hold the message back, never drop it.
                 _counters.OnSendBackpressure();
-                return Hold(bytes, nowNs);
+                return Hold(bytes, epochNs);
             case SendResult.TooLarge:
-                _log.OnEvent(Logging.LogLevel.Error, "Outbound message of " + bytes.Length + " bytes is larger than the transport's send queue; not sent", nowNs);
+                _log.OnEvent(Logging.LogLevel.Error, "Outbound message of " + bytes.Length + " bytes is larger than the transport's send queue; not sent", epochNs);
                 break;
         }
         return result;
@@ -354,64 +354,64 @@ public sealed partial class FixSession
 
     // Every message the session composes itself (not a resend or GapFill) goes this way: header, typed body, the
     // application's fields (ToAdmin), then stored and sent with the next sequence number.
-    private void SendAdmin<TBody>(scoped in TBody body, long nowNs, ref RoutingFields routing)
+    private void SendAdmin<TBody>(scoped in TBody body, long epochNs, ref RoutingFields routing)
         where TBody : IAdminMessageBody, allows ref struct
     {
         FixWriter w = _header.CreateWriter();
         int seq = _store.NextSenderMsgSeqNum;
         ReadOnlySpan<byte> msgType = body.MsgType;
-        _header.WriteHeader(ref w, msgType, seq, nowNs, ref routing);
+        _header.WriteHeader(ref w, msgType, seq, epochNs, ref routing);
         body.WriteTo(ref w);
         _application.ToAdmin(this, msgType, ref w);
-        FinishAndSend(ref w, seq, nowNs, isApp: false);
+        FinishAndSend(ref w, seq, epochNs, isApp: false);
     }
 
-    private void SendAdmin<TBody>(scoped in TBody body, long nowNs)
+    private void SendAdmin<TBody>(scoped in TBody body, long epochNs)
         where TBody : IAdminMessageBody, allows ref struct
     {
         RoutingFields none = default;
-        SendAdmin(in body, nowNs, ref none);
+        SendAdmin(in body, epochNs, ref none);
     }
 
-    private void SendHeartbeat(long nowNs, ReadOnlySpan<byte> testReqId) => SendAdmin(new HeartbeatBody(testReqId), nowNs);
+    private void SendHeartbeat(long epochNs, ReadOnlySpan<byte> testReqId) => SendAdmin(new HeartbeatBody(testReqId), epochNs);
 
-    private void SendTestRequest(long nowNs, ReadOnlySpan<byte> testReqId) => SendAdmin(new TestRequestBody(testReqId), nowNs);
+    private void SendTestRequest(long epochNs, ReadOnlySpan<byte> testReqId) => SendAdmin(new TestRequestBody(testReqId), epochNs);
 
-    private void SendResendRequest(long nowNs, int beginSeqNo, int endSeqNo) => SendAdmin(new ResendRequestBody(beginSeqNo, endSeqNo), nowNs);
+    private void SendResendRequest(long epochNs, int beginSeqNo, int endSeqNo) => SendAdmin(new ResendRequestBody(beginSeqNo, endSeqNo), epochNs);
 
-    private void SendLogout(long nowNs, string? text)
+    private void SendLogout(long epochNs, string? text)
     {
-        SendAdmin(new LogoutBody(_header.Ascii(text)), nowNs);
-        if (IsLoggedOn) EnterState(SessionState.LogoutSent, nowNs);
-        if (text is not null) _log.OnEvent(Logging.LogLevel.Information, "Sent Logout: " + text, nowNs);
+        SendAdmin(new LogoutBody(_header.Ascii(text)), epochNs);
+        if (IsLoggedOn) EnterState(SessionState.LogoutSent, epochNs);
+        if (text is not null) _log.OnEvent(Logging.LogLevel.Information, "Sent Logout: " + text, epochNs);
     }
 
-    private void SendLogon(long nowNs, bool resetSeqNumFlag, int peerHeartBtInt)
+    private void SendLogon(long epochNs, bool resetSeqNumFlag, int peerHeartBtInt)
     {
         int nextExpected = _settings.EnableNextExpectedMsgSeqNum && _beginStringVersion >= 44 ? _store.NextTargetMsgSeqNum : 0;
         ReadOnlySpan<byte> defaultApplVerId = _isFixt ? _defaultApplVerId : default;
-        SendAdmin(new LogonBody(peerHeartBtInt > 0 ? peerHeartBtInt : _heartbeat.HeartBtIntSec, resetSeqNumFlag, nextExpected, defaultApplVerId), nowNs);
+        SendAdmin(new LogonBody(peerHeartBtInt > 0 ? peerHeartBtInt : _heartbeat.HeartBtIntSec, resetSeqNumFlag, nextExpected, defaultApplVerId), epochNs);
     }
 
     // A GapFill is a resend: it carries the sequence number it replaces, is not stored and does not consume a number.
-    private void SendSequenceResetGapFill(long nowNs, int seq, int newSeqNo)
+    private void SendSequenceResetGapFill(long epochNs, int seq, int newSeqNo)
     {
         FixWriter w = _header.CreateWriter();
-        _header.WritePossDupHeader(ref w, MsgTypes.SequenceReset, seq, nowNs);
-        _header.WriteTimestamp(ref w, FixTags.OrigSendingTime, nowNs);
+        _header.WritePossDupHeader(ref w, MsgTypes.SequenceReset, seq, epochNs);
+        _header.WriteTimestamp(ref w, FixTags.OrigSendingTime, epochNs);
         _header.WriteLastMsgSeqNumProcessed(ref w);
         w.Write(FixTags.NewSeqNo, newSeqNo);
         w.Write(FixTags.GapFillFlag, 'Y');
-        if (w.TryFinish(out int length)) Transmit(_header.Encoded(length), nowNs);
+        if (w.TryFinish(out int length)) Transmit(_header.Encoded(length), epochNs);
     }
 
     // Session-level Reject of an inbound message; before the Logon exchange a Reject is not allowed: disconnect instead.
     // Text(58) is the reason's standard text unless a more precise one is given.
-    private void SendReject(FixMessage offending, long nowNs, int reason, int refTagId, bool hasRefTag, string? detail = null)
+    private void SendReject(FixMessage offending, long epochNs, int reason, int refTagId, bool hasRefTag, string? detail = null)
     {
         if (!IsLoggedOn)
         {
-            Disconnect("Reject before Logon: " + SessionRejectReason.GetText(reason), nowNs);
+            Disconnect("Reject before Logon: " + SessionRejectReason.GetText(reason), epochNs);
             return;
         }
         RoutingFields routing = ReverseRouting(offending);
@@ -430,17 +430,17 @@ public sealed partial class FixSession
         }
         string text = detail ?? SessionRejectReason.GetText(reason);
         _counters.OnRejectSent();
-        SendAdmin(new RejectBody(refSeqNum, _header.Ascii(text), hasRefTag ? refTagId : int.MinValue, refMsgType, code), nowNs, ref routing);
-        _log.OnEvent(Logging.LogLevel.Warning, "Sent Reject: " + text + (hasRefTag ? " tag " + refTagId : ""), nowNs);
+        SendAdmin(new RejectBody(refSeqNum, _header.Ascii(text), hasRefTag ? refTagId : int.MinValue, refMsgType, code), epochNs, ref routing);
+        _log.OnEvent(Logging.LogLevel.Warning, "Sent Reject: " + text + (hasRefTag ? " tag " + refTagId : ""), epochNs);
     }
 
-    private void SendBusinessReject(FixMessage offending, long nowNs, int reason, string text)
+    private void SendBusinessReject(FixMessage offending, long epochNs, int reason, string text)
     {
         RoutingFields routing = ReverseRouting(offending);
         int refSeqNum = offending.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : -1;
         ReadOnlySpan<byte> defaultApplVerId = _isFixt ? _defaultApplVerId : default;
         _counters.OnRejectSent();
-        SendAdmin(new BusinessMessageRejectBody(refSeqNum, _header.Ascii(text), RefMsgType(offending), reason, defaultApplVerId), nowNs, ref routing);
+        SendAdmin(new BusinessMessageRejectBody(refSeqNum, _header.Ascii(text), RefMsgType(offending), reason, defaultApplVerId), epochNs, ref routing);
     }
 
     // RefMsgType(372) echoes the offending MsgType, cut at MaxRefMsgTypeLength bytes.

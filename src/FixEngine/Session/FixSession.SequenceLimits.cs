@@ -35,50 +35,50 @@ public sealed partial class FixSession
 
     // ProcessFrame, before the message is validated or acted on: MsgSeqNum must be usable and our own sequence must have
     // room. Returns false when the session logged out (or disconnected) instead.
-    private bool CheckSequenceLimits(FixMessage message, bool isLogon, long nowNs)
+    private bool CheckSequenceLimits(FixMessage message, bool isLogon, long epochNs)
     {
         // A SequenceReset-Reset's own MsgSeqNum is ignored (FIX): only its NewSeqNo(36) matters (OnSequenceReset).
         bool ignoresSeqNum = IsSequenceResetReset(message);
         FixValueStatus status = message.TryGetInt(FixTags.MsgSeqNum, out int seq);
         if ((status != FixValueStatus.Ok || seq < 1) && !ignoresSeqNum)
         {
-            RefuseSequence(InvalidSeqNumText(message, FixTags.MsgSeqNum, status, seq, "MsgSeqNum"), nowNs);
+            RefuseSequence(InvalidSeqNumText(message, FixTags.MsgSeqNum, status, seq, "MsgSeqNum"), epochNs);
             return false;
         }
         bool resetLogon = isLogon && message.TryGetBool(FixTags.ResetSeqNumFlag, out bool reset) == FixValueStatus.Ok && reset;
         if (seq > MaxUsableMsgSeqNum && !ignoresSeqNum)
         {
             RefuseSequence("MsgSeqNum(34) " + seq + " cannot be processed: it is the largest sequence number and none can follow it;"
-                + " reset the sequence numbers (Logon with ResetSeqNumFlag(141)=Y)", nowNs);
+                + " reset the sequence numbers (Logon with ResetSeqNumFlag(141)=Y)", epochNs);
             return false;
         }
-        if (!resetLogon && _state != SessionState.LogoutSent && !HasSenderSeqRoom(nowNs)) return false;
+        if (!resetLogon && _state != SessionState.LogoutSent && !HasSenderSeqRoom(epochNs)) return false;
         return true;
     }
 
     // True while our next MsgSeqNum leaves SenderSeqNumReserve numbers below int.MaxValue; otherwise logs out (once).
-    private bool HasSenderSeqRoom(long nowNs)
+    private bool HasSenderSeqRoom(long epochNs)
     {
         int next = _store.NextSenderMsgSeqNum;
         if (next <= int.MaxValue - SenderSeqNumReserve) return true;
         if (_state is SessionState.LogoutSent || _connection is null) return false;
         RefuseSequence("our MsgSeqNum(34) reached " + next + ", too near the largest (" + int.MaxValue + ") to go on;"
-            + " reset the sequence numbers (Logon with ResetSeqNumFlag(141)=Y, ResetOnLogon=Y or ResetSequenceNumbers)", nowNs);
+            + " reset the sequence numbers (Logon with ResetSeqNumFlag(141)=Y, ResetOnLogon=Y or ResetSequenceNumbers)", epochNs);
         return false;
     }
 
     // Logout with the reason (when logged on) and disconnect: the message cannot be sequenced.
-    private void RefuseSequence(string text, long nowNs)
+    private void RefuseSequence(string text, long epochNs)
     {
-        _log.OnEvent(Logging.LogLevel.Error, text, nowNs);
+        _log.OnEvent(Logging.LogLevel.Error, text, epochNs);
         // In answer to the peer's Logon too: the peer learns why (as for a refused Logon). Not before any Logon was
         // exchanged (an initiator connecting) and not twice.
         if (_state is SessionState.LoggedOn or SessionState.AwaitingLogon or SessionState.LogonSent
             && _store.NextSenderMsgSeqNum <= MaxUsableMsgSeqNum)
         {
-            SendLogout(nowNs, text);
+            SendLogout(epochNs, text);
         }
-        Disconnect(text, nowNs);
+        Disconnect(text, epochNs);
     }
 
     private static bool IsSequenceResetReset(FixMessage message) =>
@@ -120,7 +120,7 @@ public sealed partial class FixSession
 
     // A sequence number field of an admin message (BeginSeqNo, EndSeqNo, NewSeqNo) that cannot be used: the session
     // Reject names the tag (373=1 missing, 6 not a number, 5 out of range) and the log says why.
-    private void RejectSeqNumField(FixMessage message, int tag, string name, FixValueStatus status, int value, string? why, long nowNs)
+    private void RejectSeqNumField(FixMessage message, int tag, string name, FixValueStatus status, int value, string? why, long epochNs)
     {
         int reason = status switch
         {
@@ -129,7 +129,7 @@ public sealed partial class FixSession
             _ => SessionRejectReason.ValueIsIncorrect,
         };
         string text = why ?? InvalidSeqNumText(message, tag, status, value, name);
-        _log.OnEvent(Logging.LogLevel.Warning, "Rejected " + (message.MsgType.SequenceEqual(MsgTypes.ResendRequest) ? "ResendRequest" : "SequenceReset") + ": " + text, nowNs);
-        RejectAndConsume(message, nowNs, reason, tag, true, text);
+        _log.OnEvent(Logging.LogLevel.Warning, "Rejected " + (message.MsgType.SequenceEqual(MsgTypes.ResendRequest) ? "ResendRequest" : "SequenceReset") + ": " + text, epochNs);
+        RejectAndConsume(message, epochNs, reason, tag, true, text);
     }
 }

@@ -38,21 +38,21 @@ public sealed partial class FixSession
     private bool WouldHold(MessageStoreException error) =>
         _settings.PostgreSQLStoreFailurePolicy == StoreFailurePolicy.Hold && error.MayRecover;
 
-    private void EnterHold(MessageStoreException error, long nowNs)
+    private void EnterHold(MessageStoreException error, long epochNs)
     {
         bool first = _storeHold is null;
         _storeHold = error;
         if (!first) return;
         _held = true;
-        _heldSinceNs = nowNs;
+        _heldSinceNs = epochNs;
         _holdRetryNs = HoldFirstRetryNs;
-        _holdRetryAtNs = nowNs + _holdRetryNs;
+        _holdRetryAtNs = epochNs + _holdRetryNs;
         _log.OnEvent(LogLevel.Warning, "Message store unavailable: " + error.Message + " Holding (PostgreSQLStoreFailurePolicy=Hold): nothing is "
-            + "sent and no new message is accepted until the store takes writes again; inbound messages are asked for again then", nowNs);
+            + "sent and no new message is accepted until the store takes writes again; inbound messages are asked for again then", epochNs);
         if (_connection is not null)
         {
-            if (!IsLoggedOn) Disconnect("message store unavailable before the logon completed (holding)", nowNs);
-            else if (IsLeaseLost(error)) DisconnectForLostLease(nowNs);
+            if (!IsLoggedOn) Disconnect("message store unavailable before the logon completed (holding)", epochNs);
+            else if (IsLeaseLost(error)) DisconnectForLostLease(epochNs);
         }
         _application.OnStoreHeld(this, error);
     }
@@ -61,44 +61,44 @@ public sealed partial class FixSession
 
     // The lease lapsed: a standby may take the session over and must be able to log on at the counterparty. No Logout:
     // it would need a stored sequence number.
-    private void DisconnectForLostLease(long nowNs) =>
-        Disconnect("message store lease lost while holding; disconnecting without a Logout so a standby can take the session over", nowNs);
+    private void DisconnectForLostLease(long epochNs) =>
+        Disconnect("message store lease lost while holding; disconnecting without a Logout so a standby can take the session over", epochNs);
 
     // Poll while holding: watch the store (cheap reads every call), try to resume on the back-off schedule, keep the
     // messages already stored moving to the transport, and give up on a silent peer as usual.
-    private int PollHeld(long nowNs)
+    private int PollHeld(long epochNs)
     {
-        _nowNs = nowNs;
+        _epochNs = epochNs;
         MessageStoreException? problem = _store.CurrentFailure;
         if (problem is not null && !problem.MayRecover)
         {
             // Fenced, or a lease that will not come back: the hold ends in the terminal failure.
             EndHold();
-            OnStoreFailed(problem, nowNs);
+            OnStoreFailed(problem, epochNs);
             return 1;
         }
         if (_connection is not null && IsLeaseLost(problem))
         {
-            DisconnectForLostLease(nowNs);
+            DisconnectForLostLease(epochNs);
             return 1;
         }
-        if (nowNs >= _holdRetryAtNs)
+        if (epochNs >= _holdRetryAtNs)
         {
             if (problem is null)
             {
-                ResumeFromHold(nowNs);
+                ResumeFromHold(epochNs);
                 return 1;
             }
             _storeHold = problem;
             _holdRetryNs = Math.Min(_holdRetryNs * 2, HoldMaxRetryNs);
-            _holdRetryAtNs = nowNs + _holdRetryNs;
+            _holdRetryAtNs = epochNs + _holdRetryNs;
         }
         if (_connection is null) return 0;
         // Messages stored before the hold and waiting for the transport may go: their numbers are in the store.
-        int work = FlushSendBacklog(nowNs);
-        if (_heartbeat.Check(nowNs) == HeartbeatDue.Disconnect)
+        int work = FlushSendBacklog(epochNs);
+        if (_heartbeat.Check(epochNs) == HeartbeatDue.Disconnect)
         {
-            Disconnect("Timed out waiting for heartbeat (holding: the session sends nothing, so it answered no TestRequest)", nowNs);
+            Disconnect("Timed out waiting for heartbeat (holding: the session sends nothing, so it answered no TestRequest)", epochNs);
             return work + 1;
         }
         return work;
@@ -106,12 +106,12 @@ public sealed partial class FixSession
 
     // The store takes writes again: sends and connections are accepted again, and inbound messages left unprocessed
     // while holding are asked for again (they come back with PossDupFlag=Y).
-    private void ResumeFromHold(long nowNs)
+    private void ResumeFromHold(long epochNs)
     {
         string reason = _storeHold?.Message ?? "";
         EndHold();
-        _log.OnEvent(LogLevel.Warning, "Message store takes writes again after " + (nowNs - _heldSinceNs) / 1_000_000 + " ms of holding; resuming (it had failed: "
-            + reason + ")", nowNs);
+        _log.OnEvent(LogLevel.Warning, "Message store takes writes again after " + (epochNs - _heldSinceNs) / 1_000_000 + " ms of holding; resuming (it had failed: "
+            + reason + ")", epochNs);
         int heldCount = _heldInboundCount;
         int heldMax = _heldInboundMax;
         _heldInboundCount = 0;
@@ -119,14 +119,14 @@ public sealed partial class FixSession
         _application.OnStoreResumed(this);
         if (_connection is not null && IsLoggedOn && heldMax >= _store.NextTargetMsgSeqNum)
         {
-            _log.OnEvent(LogLevel.Warning, heldCount + " inbound message(s) were not processed while holding; asking for them again", nowNs);
+            _log.OnEvent(LogLevel.Warning, heldCount + " inbound message(s) were not processed while holding; asking for them again", epochNs);
             try
             {
-                RequestResend(_store.NextTargetMsgSeqNum, heldMax, nowNs);
+                RequestResend(_store.NextTargetMsgSeqNum, heldMax, epochNs);
             }
             catch (MessageStoreException e)
             {
-                OnStoreFailed(e, nowNs);
+                OnStoreFailed(e, epochNs);
             }
         }
     }
@@ -140,61 +140,61 @@ public sealed partial class FixSession
     // An inbound message arrived while holding: the peer is alive, but nothing is processed (an answer would need a
     // stored sequence number) and the inbound number does not move; it is asked for again on resume. A Logout ends the
     // connection (unanswered, for the same reason).
-    private void OnMessageWhileHeld(ReadOnlySpan<byte> frame, long nowNs)
+    private void OnMessageWhileHeld(ReadOnlySpan<byte> frame, long epochNs)
     {
         _index.Parse(frame);
         var message = new FixMessage(frame, _index);
-        _heartbeat.OnReceived(nowNs);
+        _heartbeat.OnReceived(epochNs);
         if (message.HasStandardPrefix && message.MsgType.SequenceEqual(MsgTypes.Logout))
         {
             FromAdmin(message);
-            Disconnect("Logout received while holding (not answered: the store cannot number a reply)", nowNs);
+            Disconnect("Logout received while holding (not answered: the store cannot number a reply)", epochNs);
             return;
         }
-        NoteHeldInbound(message, nowNs);
+        NoteHeldInbound(message, epochNs);
     }
 
-    private void NoteHeldInbound(FixMessage message, long nowNs)
+    private void NoteHeldInbound(FixMessage message, long epochNs)
     {
         int seq = message.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : 0;
         if (_heldInboundCount++ == 0)
         {
-            _log.OnEvent(LogLevel.Warning, "Inbound MsgSeqNum " + seq + " not processed while holding; the session asks for it again when the store is back", nowNs);
+            _log.OnEvent(LogLevel.Warning, "Inbound MsgSeqNum " + seq + " not processed while holding; the session asks for it again when the store is back", epochNs);
         }
         if (seq > _heldInboundMax) _heldInboundMax = seq;
     }
 
     // The frame being processed when the store failed into a hold: not consumed unless the inbound number moved past it.
-    private void NoteHeldInbound(ReadOnlySpan<byte> frame, long nowNs)
+    private void NoteHeldInbound(ReadOnlySpan<byte> frame, long epochNs)
     {
         _index.Parse(frame);
         var message = new FixMessage(frame, _index);
-        if (message.HasStandardPrefix) NoteHeldInbound(message, nowNs);
+        if (message.HasStandardPrefix) NoteHeldInbound(message, epochNs);
     }
 
     // After a takeover under an asynchronous sync policy (or from a primary that died after an unstored Logout), the
     // store may be behind what the counterparty received. A FIX.4.4+ counterparty says what it expects in its Logon's
     // NextExpectedMsgSeqNum(789): move the sender number up to it (never down), once, and only when the store says it
     // may have lost its tail. The skipped numbers have no stored body: a ResendRequest for them gets a GapFill.
-    private void MoveSenderUpToPeerExpectation(FixMessage logon, bool resetFlag, long nowNs)
+    private void MoveSenderUpToPeerExpectation(FixMessage logon, bool resetFlag, long epochNs)
     {
         if (resetFlag || _beginStringVersion < 44) return;
         if (logon.TryGetInt(FixTags.NextExpectedMsgSeqNum, out int expects) != FixValueStatus.Ok) return;
         if (_tailMayBeLost)
         {
-            MoveSenderUpTo(expects, "NextExpectedMsgSeqNum(789) of its Logon", nowNs);
+            MoveSenderUpTo(expects, "NextExpectedMsgSeqNum(789) of its Logon", epochNs);
         }
         else if (expects > _store.NextSenderMsgSeqNum)
         {
             _log.OnEvent(LogLevel.Warning, "The counterparty expects MsgSeqNum " + expects + " (NextExpectedMsgSeqNum(789)) but our next is "
                 + _store.NextSenderMsgSeqNum + "; not moved: the store does not report that it may have lost sent messages, so the "
-                + "counterparty's number is not trusted over it (an operator who knows it is right sets it through FixSession.Store.SetNextSenderMsgSeqNum)", nowNs);
+                + "counterparty's number is not trusted over it (an operator who knows it is right sets it through FixSession.Store.SetNextSenderMsgSeqNum)", epochNs);
         }
     }
 
     // An initiator's Logon refused as "MsgSeqNum too low, expecting X ..." (the text QuickFIX engines and this one send):
     // the same move, from the Logout's Text(58), so the next logon goes through.
-    private void MoveSenderUpFromRefusal(ReadOnlySpan<byte> text, long nowNs)
+    private void MoveSenderUpFromRefusal(ReadOnlySpan<byte> text, long epochNs)
     {
         if (!_tailMayBeLost || !_isInitiator) return;
         ReadOnlySpan<byte> marker = "MsgSeqNum too low, expecting "u8;
@@ -204,10 +204,10 @@ public sealed partial class FixSession
         int digits = 0;
         while (digits < rest.Length && digits < 10 && (uint)(rest[digits] - '0') <= 9) digits++;
         if (digits == 0 || !FixValueParser.TryParseInt(rest.Slice(0, digits), out int expects)) return;
-        MoveSenderUpTo(expects, "Text(58) of the Logout that refused our Logon", nowNs);
+        MoveSenderUpTo(expects, "Text(58) of the Logout that refused our Logon", epochNs);
     }
 
-    private void MoveSenderUpTo(int expects, string source, long nowNs)
+    private void MoveSenderUpTo(int expects, string source, long epochNs)
     {
         int next = _store.NextSenderMsgSeqNum;
         if (expects <= next || expects > MaxUsableMsgSeqNum) return;
@@ -215,7 +215,7 @@ public sealed partial class FixSession
         _tailMayBeLost = false;
         _log.OnEvent(LogLevel.Warning, "The counterparty expects MsgSeqNum " + expects + " (" + source + ") but the store's next was " + next
             + ": the store may have lost the last messages sent before a takeover or crash. Sender sequence number moved up to " + expects
-            + "; a ResendRequest for " + next + ".." + (expects - 1) + " is answered with SequenceReset-GapFill (their content is not in the store)", nowNs);
+            + "; a ResendRequest for " + next + ".." + (expects - 1) + " is answered with SequenceReset-GapFill (their content is not in the store)", epochNs);
     }
 
     // A store that had to recover its medium when it was opened (or refreshed) tells the application, once per report.

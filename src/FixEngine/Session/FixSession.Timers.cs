@@ -11,96 +11,96 @@ public sealed partial class FixSession
     private static ReadOnlySpan<byte> TestRequestId => "TEST"u8;
 
     /// <summary>Runs the timers (logon/logout timeouts, heartbeats, test requests, schedule) and sends messages queued by other threads.</summary>
-    /// <param name="nowNs">Now, epoch nanoseconds.</param>
+    /// <param name="epochNs">Now, epoch nanoseconds.</param>
     /// <returns>Work done (0 when idle).</returns>
     /// <remarks>Owner thread only. Allocation-free unless an event is logged.</remarks>
-    internal int Poll(long nowNs)
+    internal int Poll(long epochNs)
     {
         _ownerThreadId = Environment.CurrentManagedThreadId;
         try
         {
-            return _held ? PollHeld(nowNs) : PollCore(nowNs);
+            return _held ? PollHeld(epochNs) : PollCore(epochNs);
         }
         catch (Store.MessageStoreException e)
         {
-            OnStoreFailed(e, nowNs);
+            OnStoreFailed(e, epochNs);
             return 1;
         }
     }
 
-    private int PollCore(long nowNs)
+    private int PollCore(long epochNs)
     {
         int work = 0;
-        _nowNs = nowNs;
+        _epochNs = epochNs;
         if (_connection is null)
         {
-            CheckSchedule(nowNs);
+            CheckSchedule(epochNs);
             return 0;
         }
-        work += FlushSendBacklog(nowNs);
-        work += ContinueReplay(nowNs);
-        if (!_schedule.IsNonStop && !_schedule.IsInSession(nowNs))
+        work += FlushSendBacklog(epochNs);
+        work += ContinueReplay(epochNs);
+        if (!_schedule.IsNonStop && !_schedule.IsInSession(epochNs))
         {
-            if (_state == SessionState.LoggedOn) SendLogout(nowNs, "Session end time reached");
-            else if (_state != SessionState.LogoutSent) Disconnect("outside the session schedule", nowNs);
+            if (_state == SessionState.LoggedOn) SendLogout(epochNs, "Session end time reached");
+            else if (_state != SessionState.LogoutSent) Disconnect("outside the session schedule", epochNs);
         }
         switch (_state)
         {
             case SessionState.AwaitingLogon:
             case SessionState.LogonSent:
-                if (nowNs - _stateSinceNs >= _settings.LogonTimeout * NsPerSecond)
+                if (epochNs - _stateSinceNs >= _settings.LogonTimeout * NsPerSecond)
                 {
-                    Disconnect("Timed out waiting for logon", nowNs);
+                    Disconnect("Timed out waiting for logon", epochNs);
                     return 1;
                 }
                 return 0;
             case SessionState.LogoutSent:
-                if (nowNs - _stateSinceNs >= _settings.LogoutTimeout * NsPerSecond)
+                if (epochNs - _stateSinceNs >= _settings.LogoutTimeout * NsPerSecond)
                 {
-                    Disconnect("Timed out waiting for logout response", nowNs);
+                    Disconnect("Timed out waiting for logout response", epochNs);
                     return 1;
                 }
                 break;
         }
-        if (_state is SessionState.LoggedOn && HasSenderSeqRoom(nowNs))
+        if (_state is SessionState.LoggedOn && HasSenderSeqRoom(epochNs))
         {
-            work += DrainOutbox(nowNs);
+            work += DrainOutbox(epochNs);
         }
         if (!IsLoggedOn || _held) return work;
 
         // While we hold back reading, the peer's silence is ours: its reading our backlog shows it is alive.
         _heartbeat.OnPeerActivity(_flow.ProgressNsWhilePaused);
-        switch (_heartbeat.Check(nowNs))
+        switch (_heartbeat.Check(epochNs))
         {
             case HeartbeatDue.Disconnect:
-                Disconnect("Timed out waiting for heartbeat", nowNs);
+                Disconnect("Timed out waiting for heartbeat", epochNs);
                 return work + 1;
             case HeartbeatDue.TestRequest:
-                SendTestRequest(nowNs, TestRequestId);
+                SendTestRequest(epochNs, TestRequestId);
                 _heartbeat.OnTestRequestSent();
-                _log.OnEvent(Logging.LogLevel.Debug, "Sent test request TEST", nowNs);
+                _log.OnEvent(Logging.LogLevel.Debug, "Sent test request TEST", epochNs);
                 return work + 1;
             case HeartbeatDue.Heartbeat:
-                SendHeartbeat(nowNs, default);
+                SendHeartbeat(epochNs, default);
                 return work + 1;
         }
         return work;
     }
 
     // A new schedule period starts a new session incarnation: sequence numbers back to 1.
-    private void CheckSchedule(long nowNs)
+    private void CheckSchedule(long epochNs)
     {
         if (_schedule.IsNonStop) return;
         long created = _store.CreationTimeEpochNs;
-        if (_schedule.IsInSession(nowNs) && !_schedule.IsSameSessionPeriod(created, nowNs))
+        if (_schedule.IsInSession(epochNs) && !_schedule.IsSameSessionPeriod(created, epochNs))
         {
-            _log.OnEvent(Logging.LogLevel.Information, "New session period", nowNs);
-            ResetStore(nowNs);
+            _log.OnEvent(Logging.LogLevel.Information, "New session period", epochNs);
+            ResetStore(epochNs);
         }
     }
 
-    /// <summary>True when the schedule allows the session to be connected at <paramref name="nowNs"/>.</summary>
-    /// <param name="nowNs">Now, epoch nanoseconds.</param>
+    /// <summary>True when the schedule allows the session to be connected at <paramref name="epochNs"/>.</summary>
+    /// <param name="epochNs">Now, epoch nanoseconds.</param>
     /// <returns>True inside the session window.</returns>
-    internal bool IsSessionTime(long nowNs) => _schedule.IsNonStop || _schedule.IsInSession(nowNs);
+    internal bool IsSessionTime(long epochNs) => _schedule.IsNonStop || _schedule.IsInSession(epochNs);
 }

@@ -21,7 +21,7 @@ namespace FixEngine.Session;
 /// <see cref="InvalidOperationException"/> on any other thread (one comparison per call). Any number of other threads
 /// may call <see cref="TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>: they take
 /// a private lock to write into a byte ring drained by <see cref="Poll"/>, so sequence numbers stay single-writer. The session never reads a clock: every entry point takes
-/// <c>nowNs</c>, nanoseconds since the Unix epoch (UTC), used both for SendingTime and for timers. Steady-state
+/// <c>epochNs</c>, nanoseconds since the Unix epoch (UTC), used both for SendingTime and for timers. Steady-state
 /// processing allocates nothing: inbound messages are indexed in place, outbound messages are encoded into one reusable
 /// buffer, early messages (gaps) are copied once into pooled buffers.</para>
 /// <para>States (<see cref="State"/>) and transitions. "Logged on" (<see cref="IsLoggedOn"/>) means LoggedOn or
@@ -107,7 +107,7 @@ public sealed partial class FixSession : IDisposable
     private bool _disposed;
 
     // The time passed to the entry point being processed.
-    private long _nowNs;
+    private long _epochNs;
 
     // Threads: the thread that last entered through an engine entry point (OnConnected, OnMessage, OnGarbled, Poll,
     // OnDisconnected) owns the session; Send checks it. Producers of TrySendFromAnyThread serialise on
@@ -234,7 +234,7 @@ public sealed partial class FixSession : IDisposable
     public int NextTargetMsgSeqNum => _store.NextTargetMsgSeqNum;
 
     /// <summary>The time passed to the entry point being processed (epoch nanoseconds).</summary>
-    public long NowNs => _nowNs;
+    public long EpochNs => _epochNs;
 
     /// <summary>The HeartBtInt(108) in force, in seconds.</summary>
     public int HeartBtIntSec => _heartbeat.HeartBtIntSec;
@@ -292,14 +292,14 @@ public sealed partial class FixSession : IDisposable
 
     /// <summary>Attaches a new connection. An initiator sends its Logon at once; an acceptor waits for one.</summary>
     /// <param name="connection">The transport.</param>
-    /// <param name="nowNs">Now, epoch nanoseconds.</param>
-    internal void OnConnected(ISessionConnection connection, long nowNs)
+    /// <param name="epochNs">Now, epoch nanoseconds.</param>
+    internal void OnConnected(ISessionConnection connection, long epochNs)
     {
         ArgumentNullException.ThrowIfNull(connection);
         _ownerThreadId = Environment.CurrentManagedThreadId;
         if (_storeFault is not null)
         {
-            _log.OnEvent(Logging.LogLevel.Error, "Connection refused: the message store failed (" + _storeFault.Message + ")", nowNs);
+            _log.OnEvent(Logging.LogLevel.Error, "Connection refused: the message store failed (" + _storeFault.Message + ")", epochNs);
             connection.Disconnect("message store failed");
             return;
         }
@@ -307,89 +307,89 @@ public sealed partial class FixSession : IDisposable
         {
             if (_store.CurrentFailure is null)
             {
-                ResumeFromHold(nowNs);
+                ResumeFromHold(epochNs);
             }
             else
             {
-                _log.OnEvent(Logging.LogLevel.Warning, "Connection refused: holding, the message store cannot take writes (" + _storeHold?.Message + ")", nowNs);
+                _log.OnEvent(Logging.LogLevel.Warning, "Connection refused: holding, the message store cannot take writes (" + _storeHold?.Message + ")", epochNs);
                 connection.Disconnect("message store unavailable (holding)");
                 return;
             }
         }
         try
         {
-            OnConnectedCore(connection, nowNs);
+            OnConnectedCore(connection, epochNs);
         }
         catch (Store.MessageStoreException e)
         {
-            OnStoreFailed(e, nowNs);
+            OnStoreFailed(e, epochNs);
         }
     }
 
-    private void OnConnectedCore(ISessionConnection connection, long nowNs)
+    private void OnConnectedCore(ISessionConnection connection, long epochNs)
     {
-        if (_connection is not null) Disconnect("replaced by a new connection", nowNs);
+        if (_connection is not null) Disconnect("replaced by a new connection", epochNs);
         _connection = connection;
-        _nowNs = nowNs;
-        _heartbeat.Restart(nowNs);
-        CheckSchedule(nowNs);
-        _log.OnEvent(Logging.LogLevel.Information, "Connected", nowNs);
+        _epochNs = epochNs;
+        _heartbeat.Restart(epochNs);
+        CheckSchedule(epochNs);
+        _log.OnEvent(Logging.LogLevel.Information, "Connected", epochNs);
         if (_isInitiator)
         {
-            if (_settings.RefreshOnLogon) RefreshStore(nowNs);
-            if (_settings.ResetOnLogon) ResetStore(nowNs);
-            if (!HasSenderSeqRoom(nowNs)) return;
+            if (_settings.RefreshOnLogon) RefreshStore(epochNs);
+            if (_settings.ResetOnLogon) ResetStore(epochNs);
+            if (!HasSenderSeqRoom(epochNs)) return;
             _sentResetSeqNumFlag = _settings.ResetOnLogon;
-            EnterState(SessionState.LogonSent, nowNs);
-            SendLogon(nowNs, _sentResetSeqNumFlag, 0);
+            EnterState(SessionState.LogonSent, epochNs);
+            SendLogon(epochNs, _sentResetSeqNumFlag, 0);
         }
         else
         {
-            EnterState(SessionState.AwaitingLogon, nowNs);
+            EnterState(SessionState.AwaitingLogon, epochNs);
         }
     }
 
     /// <summary>The transport reports that the connection closed (by the peer or by an error).</summary>
     /// <param name="reason">Why, for the log.</param>
-    /// <param name="nowNs">Now, epoch nanoseconds.</param>
-    internal void OnDisconnected(string reason, long nowNs)
+    /// <param name="epochNs">Now, epoch nanoseconds.</param>
+    internal void OnDisconnected(string reason, long epochNs)
     {
         _ownerThreadId = Environment.CurrentManagedThreadId;
         if (_connection is null) return;
         _connection = null;
-        AfterDisconnect(reason, nowNs);
+        AfterDisconnect(reason, epochNs);
     }
 
     /// <summary>Closes the connection (if any) and resets the connection state.</summary>
     /// <param name="reason">Why, for the log.</param>
-    /// <param name="nowNs">Now, epoch nanoseconds.</param>
-    public void Disconnect(string reason, long nowNs)
+    /// <param name="epochNs">Now, epoch nanoseconds.</param>
+    public void Disconnect(string reason, long epochNs)
     {
         ISessionConnection? connection = _connection;
         if (connection is null) return;
         // Best effort: what the transport takes now still leaves (a Logout, a Reject) before the close.
-        FlushSendBacklog(nowNs);
+        FlushSendBacklog(epochNs);
         _connection = null;
         connection.Disconnect(reason);
-        AfterDisconnect(reason, nowNs);
+        AfterDisconnect(reason, epochNs);
     }
 
-    private void AfterDisconnect(string reason, long nowNs)
+    private void AfterDisconnect(string reason, long epochNs)
     {
         _counters.OnDisconnect();
         bool wasLoggedOn = IsLoggedOn;
-        _log.OnEvent(Logging.LogLevel.Information, "Disconnected: " + reason, nowNs);
-        EnterState(SessionState.Disconnected, nowNs);
+        _log.OnEvent(Logging.LogLevel.Information, "Disconnected: " + reason, epochNs);
+        EnterState(SessionState.Disconnected, epochNs);
         ForgetRecovery();
-        _flow.Clear("Disconnected", nowNs, release: true);
-        if (_settings.ResetOnDisconnect && _storeFault is null && !_held) ResetStore(nowNs);
+        _flow.Clear("Disconnected", epochNs, release: true);
+        if (_settings.ResetOnDisconnect && _storeFault is null && !_held) ResetStore(epochNs);
         if (wasLoggedOn) _application.OnLogout(this);
     }
 
-    private void EnterState(SessionState state, long nowNs)
+    private void EnterState(SessionState state, long epochNs)
     {
         _state = state;
-        _stateSinceNs = nowNs;
+        _stateSinceNs = epochNs;
     }
 
     // Gap recovery belongs to one connection and one run of sequence numbers: a disconnect, a reset or a store refresh
@@ -401,30 +401,30 @@ public sealed partial class FixSession : IDisposable
     }
 
     /// <summary>Resets both sequence numbers to 1 and drops stored messages (a new session incarnation).</summary>
-    /// <param name="nowNs">Now, epoch nanoseconds (the store's new creation time).</param>
-    public void ResetSequenceNumbers(long nowNs) => ResetStore(nowNs);
+    /// <param name="epochNs">Now, epoch nanoseconds (the store's new creation time).</param>
+    public void ResetSequenceNumbers(long epochNs) => ResetStore(epochNs);
 
-    private void ResetStore(long nowNs)
+    private void ResetStore(long epochNs)
     {
-        _store.Reset(nowNs);
+        _store.Reset(epochNs);
         _interruptedInbound = 0;
         _tailMayBeLost = false;
         ForgetRecovery();
-        _flow.Clear("Sequence numbers reset", nowNs, release: false);
-        _log.OnEvent(Logging.LogLevel.Warning, "Sequence numbers reset", nowNs);
+        _flow.Clear("Sequence numbers reset", epochNs, release: false);
+        _log.OnEvent(Logging.LogLevel.Warning, "Sequence numbers reset", epochNs);
     }
 
     // RefreshOnLogon: another instance (the previous primary) may have written the store since we loaded it; reload
     // sequence numbers and stored messages before the Logon so this instance resumes where the store is.
-    private void RefreshStore(long nowNs)
+    private void RefreshStore(long epochNs)
     {
         _store.Refresh();
         _interruptedInbound = _store.NextTargetMsgSeqNum;
         ForgetRecovery();
-        _log.OnEvent(Logging.LogLevel.Information, "Store refreshed on logon: next sender " + _store.NextSenderMsgSeqNum + ", next target " + _store.NextTargetMsgSeqNum, nowNs);
+        _log.OnEvent(Logging.LogLevel.Information, "Store refreshed on logon: next sender " + _store.NextSenderMsgSeqNum + ", next target " + _store.NextTargetMsgSeqNum, epochNs);
         if (_store.LastRecoveryReport is Store.StoreRecoveryReport report && !ReferenceEquals(report, _raisedRecovery))
         {
-            _log.OnEvent(report.LostData ? Logging.LogLevel.Warning : Logging.LogLevel.Information, report.ToString(), nowNs);
+            _log.OnEvent(report.LostData ? Logging.LogLevel.Warning : Logging.LogLevel.Information, report.ToString(), epochNs);
             RaiseStoreRecovered();
         }
     }
@@ -441,12 +441,12 @@ public sealed partial class FixSession : IDisposable
     // Otherwise the session cannot number or keep messages any more: tell the peer why (a Logout that is not stored,
     // since the store refuses it; none when another engine fenced this one off, since that engine acts for the session
     // now), disconnect, tell the application, and refuse every later send and connection.
-    private void OnStoreFailed(Store.MessageStoreException error, long nowNs)
+    private void OnStoreFailed(Store.MessageStoreException error, long epochNs)
     {
         if (_storeFault is not null) return;
         if (WouldHold(error))
         {
-            EnterHold(error, nowNs);
+            EnterHold(error, epochNs);
             return;
         }
         EndHold();
@@ -455,19 +455,19 @@ public sealed partial class FixSession : IDisposable
         bool fenced = error is PostgresStoreException { Failure: PostgresStoreFailure.Fenced };
         _log.OnEvent(Logging.LogLevel.Error, "Message store failed: " + error.Message + (fenced
             ? " Another engine holds the session now: disconnecting without a Logout; the session refuses further sends"
-            : " Sending Logout, disconnecting; the session refuses further sends"), nowNs);
+            : " Sending Logout, disconnecting; the session refuses further sends"), epochNs);
         if (_connection is not null && IsLoggedOn && !fenced)
         {
             FixWriter w = _header.CreateWriter();
             RoutingFields routing = default;
-            _header.WriteHeader(ref w, MsgTypes.Logout, _store.NextSenderMsgSeqNum, nowNs, ref routing);
+            _header.WriteHeader(ref w, MsgTypes.Logout, _store.NextSenderMsgSeqNum, epochNs, ref routing);
             new LogoutBody(_header.Ascii("Message store failure")).WriteTo(ref w);
-            if (w.TryFinish(out int length)) Transmit(_header.Encoded(length), nowNs);
-            _log.OnEvent(Logging.LogLevel.Error, "Sent Logout: Message store failure", nowNs);
+            if (w.TryFinish(out int length)) Transmit(_header.Encoded(length), epochNs);
+            _log.OnEvent(Logging.LogLevel.Error, "Sent Logout: Message store failure", epochNs);
         }
-        Disconnect("message store failure: " + error.Message, nowNs);
+        Disconnect("message store failure: " + error.Message, epochNs);
         _application.OnStoreFailure(this, error);
-        AbandonOutbox(SendNotStoredReason.StoreFailed, nowNs);
+        AbandonOutbox(SendNotStoredReason.StoreFailed, epochNs);
     }
 
     /// <summary>Disconnects, reports messages still handed over (<see cref="IApplication.OnSendNotStored"/>) and disposes
@@ -478,7 +478,7 @@ public sealed partial class FixSession : IDisposable
         _disposed = true;
         Disconnect("session disposed", 0);
         lock (_outboxProducers) _outboxClosed = true;
-        AbandonOutbox(_storeFault is null ? SendNotStoredReason.EngineStopped : SendNotStoredReason.StoreFailed, _nowNs);
+        AbandonOutbox(_storeFault is null ? SendNotStoredReason.EngineStopped : SendNotStoredReason.StoreFailed, _epochNs);
         _gapQueue.Clear();
         _flow.Release();
         _store.Dispose();

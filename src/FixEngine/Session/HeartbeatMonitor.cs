@@ -40,39 +40,39 @@ internal sealed class HeartbeatMonitor
     }
 
     /// <summary>A connection starts: both sides count as just heard.</summary>
-    public void Restart(long nowNs)
+    public void Restart(long epochNs)
     {
         _testRequestsSent = 0;
-        _lastReceivedNs = nowNs;
-        _lastSentNs = nowNs;
+        _lastReceivedNs = epochNs;
+        _lastSentNs = epochNs;
     }
 
     /// <summary>A message was handed to the transport (or its backlog).</summary>
-    public void OnSent(long nowNs) => _lastSentNs = nowNs;
+    public void OnSent(long epochNs) => _lastSentNs = epochNs;
 
     /// <summary>An inbound message passed the session's checks: the peer is alive.</summary>
-    public void OnReceived(long nowNs)
+    public void OnReceived(long epochNs)
     {
-        _lastReceivedNs = nowNs;
+        _lastReceivedNs = epochNs;
         _testRequestsSent = 0;
     }
 
     /// <summary>Other evidence that the peer is alive (it reads what we send while we hold back reading), 0 for none.</summary>
-    public void OnPeerActivity(long nowNs)
+    public void OnPeerActivity(long epochNs)
     {
-        if (nowNs > _lastReceivedNs) _lastReceivedNs = nowNs;
+        if (epochNs > _lastReceivedNs) _lastReceivedNs = epochNs;
     }
 
     /// <summary>A TestRequest was sent; the next one is due 1.2 x HeartBtInt later.</summary>
     public void OnTestRequestSent() => _testRequestsSent++;
 
-    /// <summary>What is due at <paramref name="nowNs"/>.</summary>
-    public HeartbeatDue Check(long nowNs)
+    /// <summary>What is due at <paramref name="epochNs"/>.</summary>
+    public HeartbeatDue Check(long epochNs)
     {
         if (_heartBtIntSec <= 0) return HeartbeatDue.None;
         long heartBtIntNs = _heartBtIntSec * NsPerSecond;
-        long sinceReceived = nowNs - _lastReceivedNs;
-        long sinceSent = nowNs - _lastSentNs;
+        long sinceReceived = epochNs - _lastReceivedNs;
+        long sinceSent = epochNs - _lastSentNs;
         if (sinceReceived < heartBtIntNs && sinceSent < heartBtIntNs) return HeartbeatDue.None;
         if (sinceReceived >= heartBtIntNs * 24 / 10) return HeartbeatDue.Disconnect;
         if (sinceReceived >= heartBtIntNs * 12 * (_testRequestsSent + 1) / 10) return HeartbeatDue.TestRequest;

@@ -100,14 +100,14 @@ internal sealed class OutboundFlowControl
 
     /// <summary>Keeps a copy of <paramref name="message"/> behind the ones already waiting.</summary>
     /// <returns>False (nothing kept) when the backlog would exceed <see cref="LimitBytes"/>: the session disconnects.</returns>
-    public bool TryHold(ReadOnlySpan<byte> message, long nowNs)
+    public bool TryHold(ReadOnlySpan<byte> message, long epochNs)
     {
-        if (_backlog.IsEmpty) _lastProgressNs = nowNs;
+        if (_backlog.IsEmpty) _lastProgressNs = epochNs;
         if (!_backlog.TryAppend(message, _limitBytes)) return false;
         long size = _backlog.Bytes;
         Volatile.Write(ref _publishedBytes, size);
         _counters.OnSendBacklogSize(size);
-        UpdateReceivePause(nowNs);
+        UpdateReceivePause(epochNs);
         return true;
     }
 
@@ -117,7 +117,7 @@ internal sealed class OutboundFlowControl
 
     /// <summary>Sends waiting messages, oldest first, until the transport refuses one again.</summary>
     /// <returns>Messages handed to the transport.</returns>
-    public int Flush(ISessionConnection connection, long nowNs)
+    public int Flush(ISessionConnection connection, long epochNs)
     {
         if (_backlog.IsEmpty) return 0;
         int sent = 0;
@@ -125,16 +125,16 @@ internal sealed class OutboundFlowControl
         {
             SendResult result = connection.Send(message);
             if (result is SendResult.Backpressure or SendResult.Closed) break;
-            if (result == SendResult.TooLarge) _log.OnEvent(Logging.LogLevel.Error, "Backlogged message larger than the transport's send queue; not sent", nowNs);
+            if (result == SendResult.TooLarge) _log.OnEvent(Logging.LogLevel.Error, "Backlogged message larger than the transport's send queue; not sent", epochNs);
             _backlog.Pop();
             sent++;
         }
         if (sent != 0)
         {
-            _lastProgressNs = nowNs;
+            _lastProgressNs = epochNs;
             Volatile.Write(ref _publishedBytes, _backlog.Bytes);
         }
-        UpdateReceivePause(nowNs);
+        UpdateReceivePause(epochNs);
         return sent;
     }
 
@@ -145,13 +145,13 @@ internal sealed class OutboundFlowControl
     /// <summary>Drops what waits. Disconnected: with PersistMessages it is in the store and is resent when the peer asks
     /// after reconnecting. Sequence reset: the messages belong to the previous incarnation, dropped from the store too.</summary>
     /// <param name="why">Logged with the count, when anything is dropped.</param>
-    /// <param name="nowNs">Now, epoch nanoseconds.</param>
+    /// <param name="epochNs">Now, epoch nanoseconds.</param>
     /// <param name="release">Return the backlog's array to the pool (on disconnect) instead of keeping it.</param>
-    public void Clear(string why, long nowNs, bool release)
+    public void Clear(string why, long epochNs, bool release)
     {
         if (!_backlog.IsEmpty)
         {
-            _log.OnEvent(Logging.LogLevel.Error, why + ": " + _backlog.Count + " backlogged messages (" + _backlog.Bytes + " bytes) not sent", nowNs);
+            _log.OnEvent(Logging.LogLevel.Error, why + ": " + _backlog.Count + " backlogged messages (" + _backlog.Bytes + " bytes) not sent", epochNs);
         }
         if (release) _backlog.Release();
         else _backlog.Clear();
@@ -165,13 +165,13 @@ internal sealed class OutboundFlowControl
     /// <summary>Returns the backlog's array to the pool (the session is disposed).</summary>
     public void Release() => _backlog.Release();
 
-    private void UpdateReceivePause(long nowNs)
+    private void UpdateReceivePause(long epochNs)
     {
-        bool pause = _backlog.Bytes >= ReceivePauseThresholdBytes && nowNs - _lastProgressNs < BacklogStallNs;
+        bool pause = _backlog.Bytes >= ReceivePauseThresholdBytes && epochNs - _lastProgressNs < BacklogStallNs;
         if (pause == _receivePauseRequested) return;
         Volatile.Write(ref _receivePauseRequested, pause);
         _log.OnEvent(Logging.LogLevel.Warning, pause
             ? "Send backlog " + _backlog.Bytes + " bytes: asking to pause reading inbound messages"
-            : "Send backlog " + _backlog.Bytes + " bytes: asking to resume reading inbound messages" + (_backlog.Bytes >= ReceivePauseThresholdBytes ? " (no progress for a second)" : ""), nowNs);
+            : "Send backlog " + _backlog.Bytes + " bytes: asking to resume reading inbound messages" + (_backlog.Bytes >= ReceivePauseThresholdBytes ? " (no progress for a second)" : ""), epochNs);
     }
 }

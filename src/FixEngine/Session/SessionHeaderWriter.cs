@@ -90,12 +90,12 @@ internal sealed class SessionHeaderWriter
 
     /// <summary>Writes the header of a message with a new sequence number: 8, 9, 35, 34, 49, 52, 56, the routing
     /// fields given (a Reject's reversed routing) and 369 when enabled.</summary>
-    public void WriteHeader(ref FixWriter w, ReadOnlySpan<byte> msgType, int seqNum, long nowNs, ref RoutingFields routing)
+    public void WriteHeader(ref FixWriter w, ReadOnlySpan<byte> msgType, int seqNum, long epochNs, ref RoutingFields routing)
     {
         w.Begin(_beginString, msgType);
         w.Write(FixTags.MsgSeqNum, seqNum);
         w.Write(FixTags.SenderCompID, _senderCompId);
-        w.WriteTimestamp(FixTags.SendingTime, nowNs, _precision, _timestampCache);
+        w.WriteTimestamp(FixTags.SendingTime, epochNs, _precision, _timestampCache);
         w.Write(FixTags.TargetCompID, _targetCompId);
         if (!routing.OnBehalfOfCompId.IsEmpty) w.Write(FixTags.OnBehalfOfCompID, routing.OnBehalfOfCompId);
         if (!routing.OnBehalfOfSubId.IsEmpty) w.Write(FixTags.OnBehalfOfSubID, routing.OnBehalfOfSubId);
@@ -108,13 +108,13 @@ internal sealed class SessionHeaderWriter
 
     /// <summary>Writes the start of the header of a message sent again under the number it replaces: 8, 9, 35, 34,
     /// 43=Y, 49, 52 (now), 56. The caller writes the rest of the header (OrigSendingTime(122) at least).</summary>
-    public void WritePossDupHeader(ref FixWriter w, ReadOnlySpan<byte> msgType, int seqNum, long nowNs)
+    public void WritePossDupHeader(ref FixWriter w, ReadOnlySpan<byte> msgType, int seqNum, long epochNs)
     {
         w.Begin(_beginString, msgType);
         w.Write(FixTags.MsgSeqNum, seqNum);
         w.Write(FixTags.PossDupFlag, 'Y');
         w.Write(FixTags.SenderCompID, _senderCompId);
-        w.WriteTimestamp(FixTags.SendingTime, nowNs, _precision, _timestampCache);
+        w.WriteTimestamp(FixTags.SendingTime, epochNs, _precision, _timestampCache);
         w.Write(FixTags.TargetCompID, _targetCompId);
     }
 

@@ -161,7 +161,7 @@ public sealed class CompletionModeTests
 
         Assert.True(session.IsLoggedOn && acceptorSession.IsLoggedOn, $"initiator {session.State}, acceptor {acceptorSession.State}");
         // Epoch time is derived from the fake monotonic time with one anchor: the agents' time is the fake epoch exactly.
-        Assert.True(WaitFor(() => session.NowNs == clock.EpochNs && acceptorSession.NowNs == clock.EpochNs), $"session times {session.NowNs}, {acceptorSession.NowNs} vs clock {clock.EpochNs}");
+        Assert.True(WaitFor(() => session.EpochNs == clock.EpochNs && acceptorSession.EpochNs == clock.EpochNs), $"session times {session.EpochNs}, {acceptorSession.EpochNs} vs clock {clock.EpochNs}");
         Assert.True(filler.HeartbeatsWithoutTestReqId > 0, "the initiator's heartbeat timer never fired");
         Assert.True(client.HeartbeatsWithoutTestReqId > 0, "the acceptor's heartbeat timer never fired");
         initiator.Stop(TimeSpan.FromSeconds(5));
