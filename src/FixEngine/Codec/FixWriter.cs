@@ -274,9 +274,6 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool Write(int tag, FixDecimal value)
     {
-        // Whole quantities (scale 0) take the integer fast path, inlined, instead of the decimal formatter's call.
-        // PERF: the typed writers pass every QTY as a FixDecimal; TypedCodecBenchmarks' ExecutionReport has four.
-        if (value.Scale == 0 && value.Mantissa >= 0) return Write(tag, value.Mantissa);
         uint p = (uint)_position;
         if (BitConverter.IsLittleEndian && (uint)tag < FastTagLimit && p + MaxFastPrefix + FixDecimal.MaxFormattedLength + 1 <= _limit)
         {

@@ -19,24 +19,24 @@ namespace FixEngine.Engine;
 /// failover), over TCP (dedicated-thread, completion or busy-poll receive) or TLS.</summary>
 /// <remarks>
 /// <para>Design: this class is the public façade; it builds the sessions and the parts that run them, each with one
-/// owner thread: the engine agent (<see cref="EngineAgent"/>: one <see cref="AgentRunner"/> thread with the engine-wide
+/// owner thread (internal types, named here for readers of the source): the engine agent (<c>EngineAgent</c>: one <see cref="AgentRunner"/> thread with the engine-wide
 /// idle strategy and CPU affinity, see <see cref="EngineOptions"/>) runs the duty cycle, the timers and outboxes, the
-/// connection bookkeeping and, for busy-poll sessions, the sockets; a <see cref="Listener"/> per acceptor port accepts on
-/// its acceptor's thread; an <see cref="AcceptorRouter"/> binds an accepted connection to its session by the Logon's
-/// CompIDs on the receiving thread; an <see cref="InitiatorConnector"/> per initiator connects on the thread pool; the
-/// <see cref="EpochAnchor"/> gives everyone epoch time. The path of a message, with its threads, is drawn in
+/// connection bookkeeping and, for busy-poll sessions, the sockets; a <c>Listener</c> per acceptor port accepts on
+/// its acceptor's thread; an <c>AcceptorRouter</c> binds an accepted connection to its session by the Logon's
+/// CompIDs on the receiving thread; an <c>InitiatorConnector</c> per initiator connects on the thread pool; the
+/// <c>EpochAnchor</c> gives everyone epoch time. The path of a message, with its threads, is drawn in
 /// docs/architecture.md.</para>
 /// <para>Receive modes (<c>ReceiveMode</c>, <c>SocketUseSSL</c>): a busy-poll session is touched only by the agent, with no
 /// lock. A dedicated-mode, completion-mode or TLS session is processed inline on its receiving thread for inbound messages and
 /// on the agent for timers and the outbox, so each such session has a gate taken by whichever thread runs that session's
-/// logic (<see cref="SessionSlot.Enter"/>, the one way into a session): never two threads in one session at once, and
+/// logic (<c>SessionSlot.Enter</c>, the one way into a session): never two threads in one session at once, and
 /// application callbacks for it run under its gate. The mode of an acceptor connection is that of its listening port,
 /// decided before the Logon says which session it is: every session on one SocketAcceptPort must agree on the receive
 /// mode, the SSL keys and the socket options (the constructor throws a <see cref="ConfigException"/> naming the key and
 /// the two sessions otherwise). Initiators use their own settings.</para>
 /// <para>Flow control: a session whose transport refuses messages (its bounded send queue is full) keeps them in order
 /// in its send backlog (see <see cref="FixSession.SendBacklogBytes"/>); when that backlog is large and still draining
-/// the session asks to stop reading (<see cref="FixSession.IsReceivePauseRequested"/>), and the receiving thread (after
+/// the session asks to stop reading (<c>FixSession.IsReceivePauseRequested</c>), and the receiving thread (after
 /// each message) and the agent (after each duty cycle) pause or resume the connection's receive as it asks, so TCP flow
 /// control slows the peer down instead of the backlog growing.</para>
 /// <para>Time: the agent gets monotonic <c>nowNs</c> from the clock (<see cref="EngineOptions.Clock"/>) and derives epoch
