@@ -37,7 +37,7 @@ public sealed class KestrelAcceptorTests
         ["FixEngine:Sessions:0:TargetCompID"] = "CLIENT",
     };
 
-    private static WebApplication BuildApp(int port, CapturingLoggerProvider logs)
+    private static WebApplication BuildApp(int port, CapturingLoggerProvider logs, System.Security.Cryptography.X509Certificates.X509Certificate2? tls = null)
     {
         WebApplicationBuilder builder = WebApplication.CreateSlimBuilder();
         builder.Configuration.AddInMemoryCollection(AcceptorConfig(port));
@@ -46,7 +46,12 @@ public sealed class KestrelAcceptorTests
         builder.Logging.SetMinimumLevel(LogLevel.Debug);
         builder.Services.AddFixEngine<FillerApp>(builder.Configuration.GetSection("FixEngine"),
             o => o.Engine = new EngineOptions { ListenOnAcceptorPorts = false });
-        builder.WebHost.ConfigureKestrel(k => k.ListenLocalhost(port, listen => listen.UseConnectionHandler<FixConnectionHandler>()));
+        builder.WebHost.ConfigureKestrel(k => k.ListenLocalhost(port, listen =>
+        {
+            // Kestrel's TLS: the handler sees the decrypted connection.
+            if (tls is not null) listen.UseHttps(tls);
+            listen.UseConnectionHandler<FixConnectionHandler>();
+        }));
         return builder.Build();
     }
 
@@ -101,5 +106,53 @@ public sealed class KestrelAcceptorTests
         Assert.Equal(0, read);
         Assert.True(EngineTestSupport.WaitFor(() => logs.Lines.Any(l => l.Text.Contains("no session for FIX.4.4 STRANGER->EXEC", StringComparison.Ordinal))));
         await app.StopAsync();
+    }
+
+    [Fact]
+    public async Task AnInitiatorTradesOverKestrelsTls()
+    {
+        int port = EngineTestSupport.FreePort();
+        string dir = EngineTestSupport.TempDirectory("kestrel-tls-");
+        System.IO.Directory.CreateDirectory(dir);
+        try
+        {
+            using var ca = Config.TestPki.CreateCa("Kestrel Test CA");
+            using var issued = Config.TestPki.Issue(ca);
+            using var server = System.Security.Cryptography.X509Certificates.X509CertificateLoader.LoadPkcs12(
+                issued.Export(System.Security.Cryptography.X509Certificates.X509ContentType.Pkcs12), null);
+            string caFile = Config.TestPki.Write(dir, "ca.crt", ca.ExportCertificatePem());
+            var logs = new CapturingLoggerProvider();
+            await using WebApplication app = BuildApp(port, logs, server);
+            await app.StartAsync();
+            FixEngineHost engine = app.Services.GetRequiredService<FixEngineHost>();
+            var filler = (FillerApp)app.Services.GetRequiredService<IApplication>();
+
+            IReadOnlyList<SessionSettings> initiatorSettings = SettingsFile.Parse(
+                "[DEFAULT]\nHeartBtInt=30\nStartTime=00:00:00\nEndTime=00:00:00\nUseDataDictionary=N\nIdleStrategy=Backoff\n"
+                + $"SocketUseSSL=Y\nCertificationAuthoritiesFile={caFile}\nSSLServerName=localhost\n"
+                + $"ConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\nReconnectInterval=1\n"
+                + "[SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT\nTargetCompID=EXEC\n", "initiator");
+            Assert.True(initiatorSettings[0].SocketUseSSL);
+            var client = new ClientApp();
+            using var initiator = new FixEngineHost(initiatorSettings, client);
+            initiator.Start();
+            Assert.True(client.LoggedOn.Wait(EngineTestSupport.Wait), "the initiator logged on over Kestrel's TLS");
+            Assert.True(EngineTestSupport.WaitFor(() => engine.Sessions[0].IsLoggedOn));
+
+            const int orders = 50;
+            for (int i = 0; i < orders; i++) EngineTestSupport.SendOrder(client.Session!, i);
+            Assert.True(EngineTestSupport.WaitFor(() => Interlocked.Read(ref client.Fills) == orders), $"{Interlocked.Read(ref client.Fills)} of {orders} orders filled");
+            Assert.Equal(orders, Interlocked.Read(ref filler.Orders));
+
+            await app.StopAsync();
+            Assert.True(EngineTestSupport.WaitFor(() => Volatile.Read(ref filler.Logouts) == 1), "the hosted application saw its session log out");
+            initiator.Stop(TimeSpan.FromSeconds(1));
+            filler.AssertClean();
+            client.AssertClean();
+        }
+        finally
+        {
+            EngineTestSupport.DeleteDirectory(dir);
+        }
     }
 }
