@@ -132,6 +132,16 @@ public sealed partial class FixSession
         int max = Math.Min(_outbox.MaxRecordLength, _header.BufferLength - SessionHeaderWriter.HeaderAllowanceBytes);
         // PERF: Monitor on a private object: uncontended it is one interlocked operation, and its contention path does
         // not allocate (System.Threading.Lock allocates its wait event the first time it is contended).
+        if (!TryHandOver(msgType, token, in state, body, max)) return false;
+        // The engine agent drains the hand-off: end its idle park so the message does not wait out the sleep. Outside the
+        // producers' lock, so the wake (a futex call when the agent is parked) never holds other producers up.
+        AgentWakeup?.Signal();
+        return true;
+    }
+
+    private bool TryHandOver<TState>(ReadOnlySpan<byte> msgType, long token, scoped in TState state, BodyWriter<TState> body, int max)
+        where TState : allows ref struct
+    {
         lock (_outboxProducers)
         {
             if (_outboxClosed) return false;
@@ -141,12 +151,7 @@ public sealed partial class FixSession
             while (true)
             {
                 if (!_outbox.TryClaim(claim, out Span<byte> span)) return false;
-                if (TryWriteOutboxRecord(span, msgType, token, in state, body))
-                {
-                    // The engine agent drains the hand-off: end its idle park so the message does not wait out the sleep.
-                    AgentWakeup?.Signal();
-                    return true;
-                }
+                if (TryWriteOutboxRecord(span, msgType, token, in state, body)) return true;
                 if (claim == max) return false;
                 claim = max;
             }
