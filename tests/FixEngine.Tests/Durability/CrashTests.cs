@@ -49,6 +49,9 @@ public sealed class CrashTests(ITestOutputHelper output)
                 peers[victim] = Peer.Start(victim, dir, port);
             }
             File.WriteAllText(Path.Combine(dir, "stop-sending"), "");
+            // The last victim must be up again before the ledgers are compared: a restarting initiator first adds to its
+            // ledger the orders its store kept but whose OnSendStored the crash swallowed, and only then resends them.
+            Assert.True(EngineTestSupport.WaitFor(() => peers.Values.All(p => p.HasStarted), TimeSpan.FromSeconds(60)), "a peer did not start again after the last kill");
             bool converged = EngineTestSupport.WaitFor(() =>
             {
                 HashSet<long> sent = Ids(dir, "initiator", 'S');
@@ -150,6 +153,15 @@ public sealed class CrashTests(ITestOutputHelper output)
             peer._process.BeginOutputReadLine();
             peer._process.BeginErrorReadLine();
             return peer;
+        }
+
+        /// <summary>The peer printed "started": its ledger recovery is done and its engine runs.</summary>
+        public bool HasStarted
+        {
+            get
+            {
+                lock (_output) return _output.Exists(l => l.Contains("] started, pid", StringComparison.Ordinal));
+            }
         }
 
         /// <summary>SIGKILL: the process gets no chance to flush, log out or close anything.</summary>
