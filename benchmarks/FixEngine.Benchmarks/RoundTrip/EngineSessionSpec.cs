@@ -17,7 +17,9 @@ namespace FixEngine.Benchmarks.RoundTrip;
 /// inside the measured window.</param>
 /// <param name="PostgresSync">A PostgreSQL store with this sync policy (PerMessage, GroupCommit) on the server named by
 /// <see cref="PostgresVariable"/>, instead of the memory or file store; null for none.</param>
-public sealed record EngineSessionSpec(IdleStrategyKind Idle, bool FileStore, ReceiveMode ReceiveMode, int OrdersPerRun, string? PostgresSync = null)
+/// <param name="FileSync">The file store's <c>FileStoreSync</c> policy (OS, Batched, PerMessage); ignored without
+/// <paramref name="FileStore"/>.</param>
+public sealed record EngineSessionSpec(IdleStrategyKind Idle, bool FileStore, ReceiveMode ReceiveMode, int OrdersPerRun, string? PostgresSync = null, string FileSync = "OS")
 {
     /// <summary>The environment variable holding the Npgsql connection string of the PostgreSQL configurations
     /// (<c>bash .ci/postgres.sh start</c> prints one, as FIXENGINE_TEST_POSTGRES; FIXENGINE_PG_DURABLE=1 keeps fsync).</summary>
@@ -34,7 +36,24 @@ public sealed record EngineSessionSpec(IdleStrategyKind Idle, bool FileStore, Re
 
     /// <summary>The child-process role naming this spec (<c>session:Yielding:mem:BusyPoll:51000</c>).</summary>
     public string ToRole() =>
-        string.Create(CultureInfo.InvariantCulture, $"{RolePrefix}:{Idle}:{(PostgresSync is not null ? "pg-" + PostgresSync : FileStore ? "file" : "mem")}:{ReceiveMode}:{OrdersPerRun}");
+        string.Create(CultureInfo.InvariantCulture, $"{RolePrefix}:{Idle}:{StoreName}:{ReceiveMode}:{OrdersPerRun}");
+
+    /// <summary>The store part of the role and of the configuration keys: <c>mem</c>, <c>file</c> (FileStoreSync=OS),
+    /// <c>filebatch</c>, <c>filesync</c> (PerMessage), <c>pg-PerMessage</c>, <c>pg-GroupCommit</c>.</summary>
+    public string StoreName =>
+        PostgresSync is not null ? "pg-" + PostgresSync
+        : !FileStore ? "mem"
+        : FileSync switch { "Batched" => "filebatch", "PerMessage" => "filesync", _ => "file" };
+
+    /// <summary>The <c>FileStoreSync</c> value for a store part of a key (<c>file</c>, <c>filebatch</c>, <c>filesync</c>);
+    /// null for any other text.</summary>
+    public static string? FileSyncOf(string store) => store switch
+    {
+        "file" => "OS",
+        "filebatch" => "Batched",
+        "filesync" => "PerMessage",
+        _ => null,
+    };
 
     /// <summary>Parses a role written by <see cref="ToRole"/>; false for any other text.</summary>
     public static bool TryParseRole(string role, out EngineSessionSpec spec)
@@ -44,10 +63,11 @@ public sealed record EngineSessionSpec(IdleStrategyKind Idle, bool FileStore, Re
         if (parts.Length != 5 || parts[0] != RolePrefix) return false;
         if (!Enum.TryParse(parts[1], false, out IdleStrategyKind idle)) return false;
         string? pg = parts[2] is "pg-PerMessage" or "pg-GroupCommit" ? parts[2][3..] : null;
-        if (pg is null && parts[2] is not ("file" or "mem")) return false;
+        string? fileSync = FileSyncOf(parts[2]);
+        if (pg is null && fileSync is null && parts[2] != "mem") return false;
         if (!Enum.TryParse(parts[3], false, out ReceiveMode mode)) return false;
         if (!int.TryParse(parts[4], NumberStyles.None, CultureInfo.InvariantCulture, out int orders) || orders < 1) return false;
-        spec = new EngineSessionSpec(idle, parts[2] == "file", mode, orders, pg);
+        spec = new EngineSessionSpec(idle, fileSync is not null, mode, orders, pg, fileSync ?? "OS");
         return true;
     }
 
@@ -70,7 +90,7 @@ public sealed record EngineSessionSpec(IdleStrategyKind Idle, bool FileStore, Re
             ReceiveMode={ReceiveMode}
             StoreIndexCapacity={indexCapacity}
             MemoryStoreCapacityBytes={memoryBytes}
-            {(storeRoot is null ? "" : "FileStorePath=" + storeRoot)}
+            {(storeRoot is null ? "" : "FileStorePath=" + storeRoot + "\nFileStoreSync=" + FileSync)}
             {(PostgresSync is null ? "" : $"PostgreSQLStoreConnectionString={Environment.GetEnvironmentVariable(PostgresVariable)}\nPostgreSQLStoreTablePrefix=fixengine_roundtrip_\nPostgreSQLStoreSync={PostgresSync}")}
             """;
     }

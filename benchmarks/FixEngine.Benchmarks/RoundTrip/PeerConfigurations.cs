@@ -10,7 +10,8 @@ namespace FixEngine.Benchmarks.RoundTrip;
 /// Keys are <c>initiator-acceptor</c>: <c>qfcpp</c> (QuickFIX C++ 1.15, ThreadedSocket*: a thread per session,
 /// blocking reads), <c>qfn</c> (QuickFIX/n 1.14.1, ThreadedSocketAcceptor / SocketInitiator), <c>fixengine</c> in its
 /// default configuration (dedicated receive mode, Backoff agent), <c>fixengine-yield</c> (busy-poll receive, Yielding
-/// agent) or <c>fixengine-completion</c> (completion receive, Yielding agent). Every side runs in its own process
+/// agent), <c>fixengine-completion</c> (completion receive, Yielding agent) or <c>fixengine-blocking</c> (dedicated
+/// receive, Blocking agent: the agent parks whenever a duty cycle found no work). Every side runs in its own process
 /// except a FixEngine acceptor facing a peer initiator, which runs in the harness process (the peer is the other
 /// process). When the initiator is a peer it paces and times the orders itself (<see cref="PeerInitiatorRun"/>);
 /// when it is FixEngine the harness does, and the peer acceptor is a child process
@@ -32,6 +33,7 @@ public static class PeerConfigurations
             ("", "default configuration (dedicated receive, Backoff agent)", IdleStrategyKind.Backoff, ReceiveMode.Dedicated),
             ("-yield", "busy-poll receive, Yielding agent", IdleStrategyKind.Yielding, ReceiveMode.BusyPoll),
             ("-completion", "completion receive, Yielding agent", IdleStrategyKind.Yielding, ReceiveMode.Completion),
+            ("-blocking", "dedicated receive, Blocking agent (parks whenever idle, never spins or yields)", IdleStrategyKind.Blocking, ReceiveMode.Dedicated),
         };
         foreach ((string initiatorKey, PeerKind initiator) in peers)
         {

@@ -306,7 +306,7 @@ public static class RoundTripSelfCheck
     {
         foreach (string mode in new[] { "default", "busy", "yield", "backoff", "completion" })
         {
-            foreach (string store in new[] { "mem", "file" })
+            foreach (string store in new[] { "mem", "file", "filebatch", "filesync" })
             {
                 foreach (string processes in new[] { "1proc", "2proc" })
                 {
@@ -328,12 +328,18 @@ public static class RoundTripSelfCheck
     {
         var spec = new EngineSessionSpec(FixEngine.Config.IdleStrategyKind.Yielding, true, FixEngine.Transport.ReceiveMode.Completion, 51_234);
         if (!EngineSessionSpec.TryParseRole(spec.ToRole(), out EngineSessionSpec parsed) || parsed != spec) return $"'{spec.ToRole()}' does not parse back";
+        foreach (string sync in new[] { "Batched", "PerMessage" })
+        {
+            EngineSessionSpec synced = spec with { FileSync = sync };
+            if (!EngineSessionSpec.TryParseRole(synced.ToRole(), out EngineSessionSpec back) || back != synced) return $"'{synced.ToRole()}' does not parse back";
+            if (!synced.CommonSettings("/tmp/x").Contains("FileStoreSync=" + sync, StringComparison.Ordinal)) return $"settings of '{synced.ToRole()}' lack FileStoreSync={sync}";
+        }
         foreach (string bad in new[] { "codec", "session:Yielding:mem:BusyPoll", "session:Fast:mem:BusyPoll:10", "session:Yielding:disk:BusyPoll:10", "session:Yielding:mem:BusyPoll:-1" })
         {
             if (EngineSessionSpec.TryParseRole(bad, out _)) return $"'{bad}' parsed";
         }
         string settings = spec.CommonSettings("/tmp/x");
-        foreach (string line in new[] { "IdleStrategy=Yielding", "ReceiveMode=Completion", "FileStorePath=/tmp/x", "StoreIndexCapacity=52258", "MemoryStoreCapacityBytes=16722560" })
+        foreach (string line in new[] { "IdleStrategy=Yielding", "ReceiveMode=Completion", "FileStorePath=/tmp/x", "FileStoreSync=OS", "StoreIndexCapacity=52258", "MemoryStoreCapacityBytes=16722560" })
         {
             if (!settings.Contains(line, StringComparison.Ordinal)) return $"settings lack '{line}':\n{settings}";
         }

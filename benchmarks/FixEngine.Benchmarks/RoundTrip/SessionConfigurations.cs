@@ -6,7 +6,8 @@ namespace FixEngine.Benchmarks.RoundTrip;
 
 /// <summary>Registration point for FixEngine session ↔ FixEngine session configurations.</summary>
 /// <remarks>
-/// Keys are <c>session-{default|busy|yield|backoff|completion|dedicated}-{mem|file}-{1proc|2proc}</c>. default is what a user
+/// Keys are <c>session-{default|busy|yield|backoff|completion|dedicated}-{mem|file|filebatch|filesync}-{1proc|2proc}</c>
+/// (file: FileStoreSync=OS, the default; filebatch: Batched; filesync: PerMessage). default is what a user
 /// gets without tuning (dedicated receive mode, Backoff agent: the SessionSettings defaults). busy/yield/backoff are the
 /// engine agent's idle strategy with the busy-poll receive mode; completion is the completion receive mode (inbound
 /// on socket completion threads; the Yielding agent drains the cross-thread outbox the harness sends orders through);
@@ -30,11 +31,13 @@ public static class SessionConfigurations
         };
         foreach ((string mode, IdleStrategyKind idle, ReceiveMode receive, string? unavailable) in modes)
         {
-            foreach (bool file in new[] { false, true })
+            foreach (string store in new[] { "mem", "file", "filebatch", "filesync" })
             {
+                string? fileSync = EngineSessionSpec.FileSyncOf(store);
+                bool file = fileSync is not null;
                 foreach (bool twoProcess in new[] { false, true })
                 {
-                    string key = $"session-{mode}-{(file ? "file" : "mem")}-{(twoProcess ? "2proc" : "1proc")}";
+                    string key = $"session-{mode}-{store}-{(twoProcess ? "2proc" : "1proc")}";
                     string receiveText = receive switch
                     {
                         ReceiveMode.BusyPoll => "busy-poll receive",
@@ -42,13 +45,13 @@ public static class SessionConfigurations
                         _ => "completion-mode receive",
                     } + (mode == "default" ? " (the defaults)" : "");
                     string description = $"FixEngine session ↔ FixEngine session, {receiveText}, {idle} idle strategy, "
-                        + $"{(file ? "file" : "memory")} store, {(twoProcess ? "acceptor in a child process" : "one process")}";
+                        + $"{(file ? $"file store (FileStoreSync={fileSync})" : "memory store")}, {(twoProcess ? "acceptor in a child process" : "one process")}";
                     list.Add(new RoundTripConfiguration(
                         key,
                         description,
                         setup =>
                         {
-                            var spec = new EngineSessionSpec(idle, file, receive, setup.OrdersPerRun);
+                            var spec = new EngineSessionSpec(idle, file, receive, setup.OrdersPerRun, FileSync: fileSync ?? "OS");
                             return twoProcess
                                 ? new ChildProcessSystem(
                                     key, spec.ToRole(), port => new EngineSessionSystem(key, spec, port), file ? EngineSessionSystem.NewStoreRoot() : null)
