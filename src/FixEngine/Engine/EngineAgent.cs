@@ -21,7 +21,8 @@ namespace FixEngine.Engine;
 //   steady state.
 // - The agent never waits for a receiving thread and never makes one wait: a gated session whose gate is busy (a
 //   message is being processed on its receive thread) is skipped this duty cycle (SessionSlot.EnterForService), within
-//   a bound of SessionSlot.MaxServiceDelayNs; the skip counts as work, so the next duty cycle follows at once.
+//   a bound of SessionSlot.MaxServiceDelayNs. The skip is not work (the agent idles as usual rather than spin on the
+//   gate); the receiving thread wakes the agent on leaving the gate if messages were handed over meanwhile.
 
 // - Sessions added or removed on a running engine (FixEngineHost.AddSession/RemoveSession, an unknown session's Logon)
 //   are handed over as SessionChange objects through _changes; only the agent changes _slots and _initiators, at the
@@ -139,11 +140,12 @@ internal sealed class EngineAgent : IAgent
                 }
                 else
                 {
-                    // A receiving thread is in the session (so it is connected): serviced on the next duty cycle. Counted
-                    // as work so the idle strategy retries at once instead of yielding or sleeping: the outbox may hold
-                    // messages to send, and a yield on a loaded machine can cost milliseconds.
+                    // A receiving thread is in the session (so it is connected): serviced on a later duty cycle. Not
+                    // counted as work: spinning on the gate while a message is processed (or fsynced) takes the core the
+                    // receiving thread and the peer need. Messages handed over meanwhile are not left waiting for the
+                    // idle strategy: the receiving thread wakes the agent when it leaves the gate with the outbox not
+                    // empty (SessionSlot.WakeAgentIfHandedOver).
                     anyConnected = true;
-                    work++;
                 }
             }
             // Outside the scope: a completion-mode resume dispatches waiting messages on this thread, entering the

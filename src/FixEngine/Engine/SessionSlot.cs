@@ -93,6 +93,14 @@ internal sealed class SessionSlot
         if (prewarmBacklog) Session.PrewarmSendBacklog();
     }
 
+    /// <summary>A receiving thread, after leaving the gate: wakes the engine agent if messages were handed over to the
+    /// session (its outbox is not empty), since the agent may have found the gate busy and gone idle. Any thread; one
+    /// volatile read when there is nothing to do.</summary>
+    public void WakeAgentIfHandedOver()
+    {
+        if (Session.HasHandedOverMessages) Session.AgentWakeup?.Signal();
+    }
+
     /// <summary>Under the gate: the time to give the session, never earlier than the last one.</summary>
     internal long Stamp(long epochNs)
     {

@@ -118,6 +118,9 @@ public sealed partial class FixSession : IDisposable
     /// <summary>Signalled after a message is handed over, so the engine agent that drains the hand-off wakes from its
     /// idle park at once (null: nobody to wake, e.g. a session driven by tests). Set once by the engine before it starts.</summary>
     internal Timing.IdleWakeup? AgentWakeup { get; set; }
+
+    /// <summary>Messages handed over by TrySendFromAnyThread wait in the outbox (approximate; any thread).</summary>
+    internal bool HasHandedOverMessages => _outbox.UsedBytes != 0;
     private bool _outboxClosed;
     private long _handedOverNotStored;
     private bool _lastFinishFailed;
