@@ -27,7 +27,7 @@ namespace FixEngine.Engine;
 //   the agent (written outside the gate, by the agent only).
 
 /// <summary>A session with its gate and, for initiators, its connector.</summary>
-internal sealed class SessionSlot
+internal sealed class SessionSlot : IDirectSendGate
 {
     /// <summary>Longest time the agent skips a gated session whose gate is busy before it waits for the gate (1 ms).</summary>
     public const long MaxServiceDelayNs = 1_000_000L;
@@ -92,6 +92,33 @@ internal sealed class SessionSlot
         Session.OnConnected(connection, epochNs);
         if (prewarmBacklog) Session.PrewarmSendBacklog();
     }
+
+    /// <summary>The engine's clock, for <see cref="IDirectSendGate.TryEnter"/>; set with
+    /// <see cref="EnableDirectSend"/>.</summary>
+    private EpochAnchor? _time;
+
+    /// <summary>Lets threads that hand messages over (FixSession.TrySendFromAnyThread) enter a gated session that nobody
+    /// is in and send at once. Nothing for a busy-poll session (no gate: only the agent runs it).</summary>
+    public void EnableDirectSend(EpochAnchor time)
+    {
+        if (Gate is null) return;
+        _time = time;
+        Session.DirectSendGate = this;
+    }
+
+    bool IDirectSendGate.TryEnter(out long epochNs)
+    {
+        object? gate = Gate;
+        if (gate is null || _time is null || Removed || !Monitor.TryEnter(gate))
+        {
+            epochNs = 0;
+            return false;
+        }
+        epochNs = Stamp(_time.EpochNow());
+        return true;
+    }
+
+    void IDirectSendGate.Exit() => Monitor.Exit(Gate!);
 
     /// <summary>A receiving thread, after leaving the gate: wakes the engine agent if messages were handed over to the
     /// session (its outbox is not empty), since the agent may have found the gate busy and gone idle. Any thread; one

@@ -96,9 +96,12 @@ public sealed partial class FixSession
     public bool TrySendFromAnyThread<TState>(ReadOnlySpan<byte> msgType, scoped in TState state, BodyWriter<TState> body)
         where TState : allows ref struct => TrySendFromAnyThread(msgType, 0L, in state, body);
 
-    /// <summary>Hands an application message to the session from any thread; the owner thread numbers, stores and sends
-    /// it in order on its next pass (the engine agent's next duty cycle), and then tells the application through
-    /// <see cref="IApplication.OnSendStored"/> (with <paramref name="token"/> and the MsgSeqNum it got).</summary>
+    /// <summary>Hands an application message to the session from any thread; it is numbered, stored and sent in order,
+    /// and then the application is told through <see cref="IApplication.OnSendStored"/> (with <paramref name="token"/>
+    /// and the MsgSeqNum it got). When no other thread is in the session (dedicated or completion receive, TLS, hosted
+    /// connections), the calling thread does that itself before returning, under the session's gate; otherwise the
+    /// thread in the session does it before leaving, or the engine agent on its next duty cycle (busy-poll sessions:
+    /// always the agent).</summary>
     /// <typeparam name="TState">State for <paramref name="body"/>.</typeparam>
     /// <param name="msgType">MsgType(35), at most 16 bytes.</param>
     /// <param name="token">Any value of the application's choosing (an order id, an index): reported back with the
@@ -106,8 +109,8 @@ public sealed partial class FixSession
     /// <param name="state">Passed to <paramref name="body"/>.</param>
     /// <param name="body">Writes the body fields (encoded on the calling thread); called a second time, into a larger
     /// record, when the body does not fit in 4 KiB.</param>
-    /// <returns>True: the session accepted the message. It is NOT stored yet (it waits in memory until the owner
-    /// thread takes it, normally within one duty cycle while logged on); exactly one of
+    /// <returns>True: the session accepted the message. It may not be stored yet (it waits in memory until a thread in
+    /// the session takes it, normally at once or within one duty cycle while logged on); exactly one of
     /// <see cref="IApplication.OnSendStored"/> or <see cref="IApplication.OnSendNotStored"/> follows for it, unless the
     /// process dies first. False: not accepted, nothing to report later: the hand-off ring is full (back-pressure:
     /// the session is not logged on or the transport is slow; retry later), the body does not fit, the engine
@@ -133,10 +136,41 @@ public sealed partial class FixSession
         // PERF: Monitor on a private object: uncontended it is one interlocked operation, and its contention path does
         // not allocate (System.Threading.Lock allocates its wait event the first time it is contended).
         if (!TryHandOver(msgType, token, in state, body, max)) return false;
-        // The engine agent drains the hand-off: end its idle park so the message does not wait out the sleep. Outside the
-        // producers' lock, so the wake (a futex call when the agent is parked) never holds other producers up.
+        // Nobody in the session (a gated session: dedicated or completion receive, TLS, hosted): this thread enters it and
+        // numbers, stores and sends what waits, now; one hop, as a thread-per-session engine sends. Otherwise the thread
+        // inside sends it before it leaves, or the engine agent does: end the agent's idle park so the message does not
+        // wait out the sleep. Outside the producers' lock, so neither holds other producers up.
+        if (DirectSendGate is { } gate && gate.TryEnter(out long epochNs))
+        {
+            try
+            {
+                DrainHandedOver(epochNs);
+            }
+            finally
+            {
+                gate.Exit();
+            }
+            if (!HasHandedOverMessages) return true;
+        }
         AgentWakeup?.Signal();
         return true;
+    }
+
+    // Inside the session (its gate held, or on its owner thread): numbers, stores and sends what was handed over, when
+    // the session can send now; otherwise it waits for the owner's Poll, as before.
+    private void DrainHandedOver(long epochNs)
+    {
+        _ownerThreadId = Environment.CurrentManagedThreadId;
+        if (_outbox.UsedBytes == 0 || _state != SessionState.LoggedOn || _held || _connection is null) return;
+        _epochNs = epochNs;
+        try
+        {
+            if (HasSenderSeqRoom(epochNs)) DrainOutbox(epochNs);
+        }
+        catch (Store.MessageStoreException e)
+        {
+            OnStoreFailed(e, epochNs);
+        }
     }
 
     private bool TryHandOver<TState>(ReadOnlySpan<byte> msgType, long token, scoped in TState state, BodyWriter<TState> body, int max)

@@ -119,6 +119,10 @@ public sealed partial class FixSession : IDisposable
     /// idle park at once (null: nobody to wake, e.g. a session driven by tests). Set once by the engine before it starts.</summary>
     internal Timing.IdleWakeup? AgentWakeup { get; set; }
 
+    /// <summary>Set by the engine for a gated session: lets a thread handing a message over enter the session when
+    /// nobody is in it and send the message itself (null: the owner thread always does).</summary>
+    internal IDirectSendGate? DirectSendGate { get; set; }
+
     /// <summary>Messages handed over by TrySendFromAnyThread wait in the outbox (approximate; any thread).</summary>
     internal bool HasHandedOverMessages => _outbox.UsedBytes != 0;
     private bool _outboxClosed;
