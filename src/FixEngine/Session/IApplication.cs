@@ -99,8 +99,9 @@ public enum SendNotStoredReason
 /// (<c>fix-receive#N</c>) for inbound messages; in completion mode and for TLS a socket completion thread (thread pool)
 /// for inbound messages. In dedicated, completion and TLS sessions the agent runs the timers, the outbox and the send
 /// backlog, so it raises the callbacks those cause (Heartbeats in <see cref="ToAdmin"/>, <see cref="OnSendStored"/>,
-/// a timeout's <see cref="OnLogout"/>); a receiving thread also sends what was handed over while it processed a
-/// message (raising <see cref="OnSendStored"/>) before it leaves the session. The threads take turns under the
+/// a timeout's <see cref="OnLogout"/>). Messages handed over with <c>FixSession.TrySendFromAnyThread</c> are sent, and
+/// <see cref="OnSendStored"/> and <see cref="ToApp"/> raised, by the calling thread itself when the session is free,
+/// else by the receiving thread in the session before it leaves, else by the agent. The threads take turns under the
 /// session's gate (docs/architecture.md draws each path). Callbacks of one session never run concurrently; <see cref="OnCreate"/> runs on the thread that builds
 /// the engine. Inbound messages are zero-copy
 /// <see cref="FixMessage"/> readers valid only during the callback. The application may call <c>FixSession.Send</c>
