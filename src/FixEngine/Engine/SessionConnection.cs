@@ -163,7 +163,7 @@ internal sealed class SessionConnection : IEngineConnection, IConnectionHandler
             // The session may have dropped this connection (and taken another) while this thread waited for the gate.
             if (ReferenceEquals(slot.Session.Connection, this)) slot.Session.OnMessage(message, scope.EpochNs);
         }
-        slot.WakeAgentIfHandedOver();
+        slot.SendHandedOverOrWakeAgent();
         SyncReceivePause(slot.Session);
     }
 

@@ -120,12 +120,27 @@ internal sealed class SessionSlot : IDirectSendGate
 
     void IDirectSendGate.Exit() => Monitor.Exit(Gate!);
 
-    /// <summary>A receiving thread, after leaving the gate: wakes the engine agent if messages were handed over to the
-    /// session (its outbox is not empty), since the agent may have found the gate busy and gone idle. Any thread; one
-    /// volatile read when there is nothing to do.</summary>
-    public void WakeAgentIfHandedOver()
+    /// <summary>A receiving thread, after leaving the gate: if messages were handed over while it was inside (after its
+    /// last look at the outbox), enters again when the gate is free and sends them itself; otherwise (or if more came)
+    /// wakes the engine agent, which may have found the gate busy and gone idle. Any thread; one volatile read when
+    /// there is nothing to do.</summary>
+    public void SendHandedOverOrWakeAgent()
     {
-        if (Session.HasHandedOverMessages) Session.AgentWakeup?.Signal();
+        FixSession session = Session;
+        if (!session.HasHandedOverMessages) return;
+        if (((IDirectSendGate)this).TryEnter(out long epochNs))
+        {
+            try
+            {
+                session.DrainHandedOver(epochNs);
+            }
+            finally
+            {
+                Monitor.Exit(Gate!);
+            }
+            if (!session.HasHandedOverMessages) return;
+        }
+        session.AgentWakeup?.Signal();
     }
 
     /// <summary>Under the gate: the time to give the session, never earlier than the last one.</summary>

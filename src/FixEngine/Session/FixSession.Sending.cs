@@ -158,7 +158,7 @@ public sealed partial class FixSession
 
     // Inside the session (its gate held, or on its owner thread): numbers, stores and sends what was handed over, when
     // the session can send now; otherwise it waits for the owner's Poll, as before.
-    private void DrainHandedOver(long epochNs)
+    internal void DrainHandedOver(long epochNs)
     {
         _ownerThreadId = Environment.CurrentManagedThreadId;
         if (_outbox.UsedBytes == 0 || _state != SessionState.LoggedOn || _held || _connection is null) return;
