@@ -115,7 +115,8 @@ finally:
     proc.terminate()
     proc.wait()
 text = open(log_path).read()
-print("good client logged on:", "Logon FIX.4.4" in text, "| lines 'closed before Logon':", text.count("closed before Logon"))
+refused = [l for l in text.splitlines() if "Refused" in l and "closed before Logon" in l]
+print("good client logged on:", "Logon FIX.4.4" in text, "| lines 'closed before Logon':", len(refused))
 for line in text.splitlines():
     if "Reclaimed memory" in line:
         print(line)
