@@ -16,9 +16,10 @@ namespace FixEngine.Engine;
 //   (completed on the agent thread, continuations run asynchronously so the agent never runs a caller's code).
 // - Duty cycle (DoWork): take queued connections (an initiator's is attached to its session here), poll every
 //   connection (busy-poll receive and send; a flushing close in every mode), close connections that sent no Logon in
-//   time and drop closed ones (counting those that closed before their Logon, for SurgeMemoryReclaim), service every session inside its scope (notice a transport-side close, timers and
-//   outbox, logout at stop), apply each session's receive pause, then start due initiator connects. Allocation-free in
-//   steady state.
+//   time and drop closed ones (counting those that closed before their Logon for SurgeMemoryReclaim, which may then
+//   queue a reclaim to the thread pool), service every session inside its scope (notice a transport-side close, timers
+//   and outbox, logout at stop), apply each session's receive pause, then start due initiator connects. Allocation-free
+//   in steady state.
 // - The agent never waits for a receiving thread and never makes one wait: a gated session whose gate is busy (a
 //   message is being processed on its receive thread) is skipped this duty cycle (SessionSlot.EnterForService), within
 //   a bound of SessionSlot.MaxServiceDelayNs; the skip counts as work, so the next duty cycle follows at once.
@@ -297,9 +298,6 @@ internal sealed class EngineAgent : IAgent
         }
         return work;
     }
-
-    /// <summary>Gives memory back after a surge of connections that closed without logging on.</summary>
-    internal SurgeMemoryReclaim Reclaim => _reclaim;
 
     private int PollConnections(long nowNs, out int waiting, out int closedBeforeLogon)
     {
