@@ -4,12 +4,13 @@
 Usage (from the repo root, after `dotnet build samples/Acceptor -c Release`):
     python3 benchmarks/prelogon-rss.py [port]
 Starts samples/Acceptor on a settings file with the per-port and per-address caps raised to 2,000, logs a good client
-on, then twice opens 1,000 connections: first each declaring BodyLength 1048476 and trickling the body (cut at the
+on (it then sends an order every 50 ms and counts the fills, all through the run), then twice opens 1,000 connections: first each declaring BodyLength 1048476 and trickling the body (cut at the
 pre-Logon limit), then each declaring BodyLength 8000 (under the 8 KiB limit) and sending 7,000 body bytes (held until
-they close). Prints the acceptor's VmRSS before, with the attackers connected, and 10 s after they closed.
+they close). Prints the acceptor's VmRSS before, with the attackers connected, and 10 s after they closed, then the good client's
+orders and fills and the engine's "Reclaimed memory" lines (EngineOptions.MemoryReclaimSurgeConnections).
 Target: + < 64 MB with them connected, within 32 MB of the baseline after.
 """
-import os, socket, subprocess, sys, tempfile, time
+import os, socket, subprocess, sys, tempfile, threading, time
 
 port = int(sys.argv[1]) if len(sys.argv) > 1 else 5931
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -39,17 +40,52 @@ def rss_mb():
             if line.startswith("VmRSS"):
                 return int(line.split()[1]) // 1024
 
+def frame(body):
+    m = ("8=FIX.4.4\x019=%d\x01" % len(body) + body).encode()
+    return m + b"10=%03d\x01" % (sum(m) % 256)
+
+def now():
+    return time.strftime("%Y%m%d-%H:%M:%S.000", time.gmtime())
+
 def logon():
     s = socket.create_connection(("127.0.0.1", port))
-    body = "35=A\x0134=1\x0149=CLIENT\x0156=EXEC\x0152=%s\x0198=0\x01108=30\x01141=Y\x01" % time.strftime("%Y%m%d-%H:%M:%S.000", time.gmtime())
-    m = ("8=FIX.4.4\x019=%d\x01" % len(body) + body).encode()
-    s.send(m + b"10=%03d\x01" % (sum(m) % 256))
+    s.send(frame("35=A\x0134=1\x0149=CLIENT\x0156=EXEC\x0152=%s\x0198=0\x01108=30\x01141=Y\x01" % now()))
     return s
+
+# The good client: an order every 50 ms from its own thread, fills counted by another.
+trading = {"orders": 0, "fills": 0, "stop": False}
+
+def trade(s):
+    seq = 2
+    while not trading["stop"]:
+        try:
+            s.send(frame("35=D\x0134=%d\x0149=CLIENT\x0156=EXEC\x0152=%s\x0111=O%d\x0155=EURUSD\x0154=1\x0160=%s\x0138=100\x0140=1\x01" % (seq, now(), seq, now())))
+        except OSError:
+            return
+        trading["orders"] += 1
+        seq += 1
+        time.sleep(0.05)
+
+def count_fills(s):
+    tail = b""
+    while True:
+        try:
+            data = s.recv(65536)
+        except OSError:
+            return
+        if not data:
+            return
+        data = tail + data
+        trading["fills"] += data.count(b"\x0135=8\x01")
+        tail = data[-5:]  # shorter than the pattern: a match is never counted twice
 
 try:
     time.sleep(4)
     good = logon()
-    time.sleep(2)
+    time.sleep(1)
+    threading.Thread(target=count_fills, args=(good,), daemon=True).start()
+    threading.Thread(target=trade, args=(good,), daemon=True).start()
+    time.sleep(1)
     base = rss_mb()
     print("baseline RSS MB", base)
     for label, declared, chunk in [("BodyLength 1048476", 1048476, 512), ("BodyLength 8000 (under the pre-Logon limit)", 8000, 7000)]:
@@ -71,9 +107,16 @@ try:
         time.sleep(10)
         after = rss_mb()
         print(f"{label}: 10 s after they closed, RSS MB {after} (+{after - base})")
+    trading["stop"] = True
+    time.sleep(0.5)
+    print(f"good client: {trading['orders']} orders sent, {trading['fills']} fills received")
     good.close()
 finally:
     proc.terminate()
     proc.wait()
 text = open(log_path).read()
-print("good client logged on:", "Logon FIX.4.4" in text, "| lines 'closed before Logon':", text.count("closed before Logon"))
+refused = [l for l in text.splitlines() if "Refused" in l and "closed before Logon" in l]
+print("good client logged on:", "Logon FIX.4.4" in text, "| lines 'closed before Logon':", len(refused))
+for line in text.splitlines():
+    if "Reclaimed memory" in line:
+        print(line)

@@ -81,6 +81,7 @@ public static class FixEngineServiceCollectionExtensions
                 CpuAffinity = engine.CpuAffinity,
                 Clock = engine.Clock,
                 PrewarmConnections = engine.PrewarmConnections,
+                MemoryReclaimSurgeConnections = engine.MemoryReclaimSurgeConnections,
                 MessageStoreFactory = engine.MessageStoreFactory,
                 ListenOnAcceptorPorts = engine.ListenOnAcceptorPorts,
                 ResolveHost = engine.ResolveHost,

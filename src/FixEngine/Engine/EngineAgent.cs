@@ -16,9 +16,10 @@ namespace FixEngine.Engine;
 //   (completed on the agent thread, continuations run asynchronously so the agent never runs a caller's code).
 // - Duty cycle (DoWork): take queued connections (an initiator's is attached to its session here), poll every
 //   connection (busy-poll receive and send; a flushing close in every mode), close connections that sent no Logon in
-//   time and drop closed ones, service every session inside its scope (notice a transport-side close, timers and
-//   outbox, logout at stop), apply each session's receive pause, then start due initiator connects. Allocation-free in
-//   steady state.
+//   time and drop closed ones (counting those that closed before their Logon for SurgeMemoryReclaim, which may then
+//   queue a reclaim to the thread pool), service every session inside its scope (notice a transport-side close, timers
+//   and outbox, logout at stop), apply each session's receive pause, then start due initiator connects. Allocation-free
+//   in steady state.
 // - The agent never waits for a receiving thread and never makes one wait: a gated session whose gate is busy (a
 //   message is being processed on its receive thread) is skipped this duty cycle (SessionSlot.EnterForService), within
 //   a bound of SessionSlot.MaxServiceDelayNs. The skip is not work (the agent idles as usual rather than spin on the
@@ -68,10 +69,12 @@ internal sealed class EngineAgent : IAgent
     private readonly EngineConsole _console;
     private readonly long _logonTimeoutNs;
     private readonly bool _prewarm;
+    private readonly SurgeMemoryReclaim _reclaim;
     private volatile int _stopState;
 
-    public EngineAgent(List<SessionSlot> slots, EpochAnchor time, EngineConsole console, int logonTimeoutSeconds, bool prewarm)
+    public EngineAgent(List<SessionSlot> slots, EpochAnchor time, EngineConsole console, int logonTimeoutSeconds, bool prewarm, int reclaimSurgeConnections = 0)
     {
+        _reclaim = new SurgeMemoryReclaim(reclaimSurgeConnections, console);
         _slots = slots;
         _time = time;
         _console = console;
@@ -125,7 +128,8 @@ internal sealed class EngineAgent : IAgent
         long epochNs = _time.BeginCycle(nowNs);
         int work = _changes.IsEmpty ? 0 : ApplyChanges(nowNs);
         work += TakeIncoming(nowNs, epochNs);
-        work += PollConnections(nowNs);
+        work += PollConnections(nowNs, out int waiting, out int closedBeforeLogon);
+        if (_reclaim.Observe(waiting, closedBeforeLogon, nowNs)) _reclaim.Start();
 
         bool stopping = _stopState != Running;
         bool anyConnected = false;
@@ -297,9 +301,11 @@ internal sealed class EngineAgent : IAgent
         return work;
     }
 
-    private int PollConnections(long nowNs)
+    private int PollConnections(long nowNs, out int waiting, out int closedBeforeLogon)
     {
         int work = 0;
+        waiting = 0;
+        closedBeforeLogon = 0;
         for (int i = _connections.Count - 1; i >= 0; i--)
         {
             SessionConnection c = _connections[i];
@@ -308,9 +314,17 @@ internal sealed class EngineAgent : IAgent
             if (c.Transport.IsClosing)
             {
                 // A connection refused or dropped before its Logon was routed leaves one line, with the reason.
-                if (c.Slot is null) _console.Refused(c.RemoteEndPoint, "closed before Logon: " + c.CloseReason);
+                if (c.Slot is null)
+                {
+                    _console.Refused(c.RemoteEndPoint, "closed before Logon: " + c.CloseReason);
+                    closedBeforeLogon++;
+                }
                 c.ReleaseAdmission();
                 _connections.RemoveAt(i);
+            }
+            else if (c.Slot is null)
+            {
+                waiting++;
             }
         }
         return work;

@@ -140,7 +140,7 @@ public sealed class FixEngineHost : IDisposable
         Dictionary<int, List<SessionSettings>> ports = EngineConfiguration.AcceptorPorts(settings);
         int logonTimeoutSeconds = EngineConfiguration.PendingLogonTimeoutSeconds(settings);
         _pendingLogonTimeout = TimeSpan.FromSeconds(logonTimeoutSeconds);
-        _agent = new EngineAgent([], _time, _console, logonTimeoutSeconds, _prewarm);
+        _agent = new EngineAgent([], _time, _console, logonTimeoutSeconds, _prewarm, options.MemoryReclaimSurgeConnections);
         _router = new AcceptorRouter(_agent, _console, _prewarm);
         if (options.UnknownSessionHandler is not null) _router.Unknown = CreateUnknownSession;
         bool listen = options.ListenOnAcceptorPorts;

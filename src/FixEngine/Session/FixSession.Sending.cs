@@ -1,10 +1,8 @@
 using System;
-using System.Buffers.Binary;
 using System.Diagnostics.CodeAnalysis;
 using System.Runtime.CompilerServices;
 using System.Threading;
 using FixEngine.Codec;
-using FixEngine.Collections;
 using FixEngine.Transport;
 
 namespace FixEngine.Session;
@@ -21,9 +19,7 @@ public delegate void BodyWriter<TState>(ref FixWriter writer, scoped in TState s
 
 public sealed partial class FixSession
 {
-    private const int OutboxMsgTypeMax = 16;
     private const int MaxRefMsgTypeLength = 16;
-    private const int OutboxFirstClaimBytes = 4096;
 
     /// <summary>Encodes and sends an application (or custom admin) message with the next sequence number.</summary>
     /// <typeparam name="TState">State for <paramref name="body"/>; pass a static lambda so nothing is allocated.</typeparam>
@@ -131,11 +127,9 @@ public sealed partial class FixSession
     {
         ArgumentNullException.ThrowIfNull(body);
         if (_storeFault is not null) ThrowStoreFaulted();
-        if (_held || msgType.IsEmpty || msgType.Length > OutboxMsgTypeMax) return false;
-        int max = Math.Min(_outbox.MaxRecordLength, _header.BufferLength - SessionHeaderWriter.HeaderAllowanceBytes);
-        // PERF: Monitor on a private object: uncontended it is one interlocked operation, and its contention path does
-        // not allocate (System.Threading.Lock allocates its wait event the first time it is contended).
-        if (!TryHandOver(msgType, token, in state, body, max)) return false;
+        if (_held || msgType.IsEmpty || msgType.Length > SendHandOff.MsgTypeMax) return false;
+        int max = Math.Min(_handOff.Ring.MaxRecordLength, _header.BufferLength - SessionHeaderWriter.HeaderAllowanceBytes);
+        if (!_handOff.TryHandOver(msgType, token, in state, body, max)) return false;
         // Nobody in the session (a gated session: dedicated or completion receive, TLS, hosted): this thread enters it and
         // numbers, stores and sends what waits, now; one hop, as a thread-per-session engine sends. Otherwise the thread
         // inside sends it before it leaves, or the engine agent does: end the agent's idle park so the message does not
@@ -161,7 +155,7 @@ public sealed partial class FixSession
     internal void DrainHandedOver(long epochNs)
     {
         _ownerThreadId = Environment.CurrentManagedThreadId;
-        if (_outbox.UsedBytes == 0 || _state != SessionState.LoggedOn || _held || _connection is null) return;
+        if (_handOff.Ring.UsedBytes == 0 || _state != SessionState.LoggedOn || _held || _connection is null) return;
         _epochNs = epochNs;
         try
         {
@@ -170,55 +164,6 @@ public sealed partial class FixSession
         catch (Store.MessageStoreException e)
         {
             OnStoreFailed(e, epochNs);
-        }
-    }
-
-    private bool TryHandOver<TState>(ReadOnlySpan<byte> msgType, long token, scoped in TState state, BodyWriter<TState> body, int max)
-        where TState : allows ref struct
-    {
-        lock (_outboxProducers)
-        {
-            if (_outboxClosed) return false;
-            // A claim of the largest possible record needs half the ring free; most messages fit in the small claim,
-            // so the ring holds many more of them. A body that outgrows it is written again into the large one.
-            int claim = Math.Min(max, OutboxFirstClaimBytes);
-            while (true)
-            {
-                if (!_outbox.TryClaim(claim, out Span<byte> span)) return false;
-                if (TryWriteOutboxRecord(span, msgType, token, in state, body)) return true;
-                if (claim == max) return false;
-                claim = max;
-            }
-        }
-    }
-
-    // Under the producers' lock, into a claimed record: commits it (true) or abandons it (false: the body did not fit).
-    private bool TryWriteOutboxRecord<TState>(Span<byte> span, ReadOnlySpan<byte> msgType, long token, scoped in TState state, BodyWriter<TState> body)
-        where TState : allows ref struct
-    {
-        {
-            span[0] = (byte)msgType.Length;
-            msgType.CopyTo(span.Slice(1));
-            int tokenAt = 1 + msgType.Length;
-            BinaryPrimitives.WriteInt64LittleEndian(span.Slice(tokenAt), token);
-            int bodyStart = tokenAt + sizeof(long);
-            var w = new FixWriter(span.Slice(bodyStart));
-            try
-            {
-                body(ref w, in state);
-            }
-            catch
-            {
-                _outbox.Abandon();
-                throw;
-            }
-            if (w.Failed)
-            {
-                _outbox.Abandon();
-                return false;
-            }
-            _outbox.Commit(bodyStart + w.Written);
-            return true;
         }
     }
 
@@ -237,12 +182,9 @@ public sealed partial class FixSession
     {
         int work = 0;
         while ((all || (work < 256 && _flow.IsEmpty && !_resend.IsReplayPending && _state == SessionState.LoggedOn))
-            && _storeFault is null && !_held && _outbox.TryRead(out ReadOnlySpan<byte> record))
+            && _storeFault is null && !_held && _handOff.Ring.TryRead(out ReadOnlySpan<byte> record))
         {
-            int typeLength = record[0];
-            ReadOnlySpan<byte> msgType = record.Slice(1, typeLength);
-            long token = BinaryPrimitives.ReadInt64LittleEndian(record.Slice(1 + typeLength));
-            ReadOnlySpan<byte> fields = record.Slice(1 + typeLength + sizeof(long));
+            SendHandOff.Parse(record, out ReadOnlySpan<byte> msgType, out long token, out ReadOnlySpan<byte> fields);
             FixWriter w = _header.CreateWriter();
             int seq = _store.NextSenderMsgSeqNum;
             RoutingFields routing = default;
@@ -257,17 +199,17 @@ public sealed partial class FixSession
                 if (WouldHold(e))
                 {
                     // Not stored, not sent: it stays first in the hand-off and is stored when the session resumes.
-                    _outbox.Unread();
+                    _handOff.Ring.Unread();
                 }
                 else
                 {
-                    _outbox.Release();
+                    _handOff.Ring.Release();
                     NotStored(token, SendNotStoredReason.StoreFailed);
                 }
                 OnStoreFailed(e, epochNs);
                 break;
             }
-            _outbox.Release();
+            _handOff.Ring.Release();
             if (_lastFinishFailed) NotStored(token, SendNotStoredReason.TooLarge);
             else _application.OnSendStored(this, token, seq);
             work++;
@@ -279,10 +221,10 @@ public sealed partial class FixSession
     private int AbandonOutbox(SendNotStoredReason reason, long epochNs)
     {
         int count = 0;
-        while (_outbox.TryRead(out ReadOnlySpan<byte> record))
+        while (_handOff.Ring.TryRead(out ReadOnlySpan<byte> record))
         {
-            long token = BinaryPrimitives.ReadInt64LittleEndian(record.Slice(1 + record[0]));
-            _outbox.Release();
+            SendHandOff.Parse(record, out _, out long token, out _);
+            _handOff.Ring.Release();
             NotStored(token, reason);
             count++;
         }
@@ -302,7 +244,7 @@ public sealed partial class FixSession
     /// <returns>How many messages were stored.</returns>
     internal int StoreHandedOverForStop(long epochNs)
     {
-        lock (_outboxProducers) _outboxClosed = true;
+        _handOff.Close();
         if (_held && _store.CurrentFailure is null) ResumeFromHold(epochNs);
         return _storeFault is null && !_held ? DrainOutbox(epochNs, all: true) : 0;
     }
@@ -313,7 +255,7 @@ public sealed partial class FixSession
     /// <returns>How many messages were reported.</returns>
     internal int AbandonHandedOver(long epochNs)
     {
-        lock (_outboxProducers) _outboxClosed = true;
+        _handOff.Close();
         return AbandonOutbox(_storeFault is null ? SendNotStoredReason.EngineStopped : SendNotStoredReason.StoreFailed, epochNs);
     }
 

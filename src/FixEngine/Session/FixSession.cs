@@ -3,7 +3,6 @@ using System.Collections.Generic;
 using System.Text;
 using FixEngine.Buffers;
 using FixEngine.Codec;
-using FixEngine.Collections;
 using FixEngine.Config;
 using FixEngine.Dictionary;
 using FixEngine.Store;
@@ -94,7 +93,7 @@ public sealed partial class FixSession : IDisposable
     private readonly SessionCounters _counters = new();
     private readonly OutboundFlowControl _flow;
     private readonly HeartbeatMonitor _heartbeat;
-    private readonly SpscByteRing _outbox;
+    private readonly SendHandOff _handOff;
     private readonly FixMessageIndex _index;
     private readonly FixMessageIndex _resendIndex;
 
@@ -110,10 +109,9 @@ public sealed partial class FixSession : IDisposable
     private long _epochNs;
 
     // Threads: the thread that last entered through an engine entry point (OnConnected, OnMessage, OnGarbled, Poll,
-    // OnDisconnected) owns the session; Send checks it. Producers of TrySendFromAnyThread serialise on
-    // _outboxProducers (the ring itself is single-producer); _outboxClosed (under that lock) refuses them after Stop.
+    // OnDisconnected) owns the session; Send checks it. Producers of TrySendFromAnyThread serialise in _handOff
+    // (the ring itself is single-producer), which refuses them once closed (after Stop or a store failure).
     private int _ownerThreadId;
-    private readonly object _outboxProducers = new();
 
     /// <summary>Signalled after a message is handed over, so the engine agent that drains the hand-off wakes from its
     /// idle park at once (null: nobody to wake, e.g. a session driven by tests). Set once by the engine before it starts.</summary>
@@ -123,9 +121,8 @@ public sealed partial class FixSession : IDisposable
     /// nobody is in it and send the message itself (null: the owner thread always does).</summary>
     internal IDirectSendGate? DirectSendGate { get; set; }
 
-    /// <summary>Messages handed over by TrySendFromAnyThread wait in the outbox (approximate; any thread).</summary>
-    internal bool HasHandedOverMessages => _outbox.UsedBytes != 0;
-    private bool _outboxClosed;
+    /// <summary>Messages handed over by TrySendFromAnyThread wait in the hand-off (approximate; any thread).</summary>
+    internal bool HasHandedOverMessages => _handOff.Ring.UsedBytes != 0;
     private long _handedOverNotStored;
     private bool _lastFinishFailed;
 
@@ -204,7 +201,7 @@ public sealed partial class FixSession : IDisposable
         }
         _index = new FixMessageIndex();
         _resendIndex = new FixMessageIndex();
-        _outbox = new SpscByteRing(1 << 20);
+        _handOff = new SendHandOff(1 << 20);
         _flow = new OutboundFlowControl(_log, _counters);
         _ownerThreadId = Environment.CurrentManagedThreadId;
         _interruptedInbound = store.NextTargetMsgSeqNum;
@@ -458,7 +455,7 @@ public sealed partial class FixSession : IDisposable
         }
         EndHold();
         _storeFault = error;
-        lock (_outboxProducers) _outboxClosed = true;
+        _handOff.Close();
         bool fenced = error is PostgresStoreException { Failure: PostgresStoreFailure.Fenced };
         _log.OnEvent(Logging.LogLevel.Error, "Message store failed: " + error.Message + (fenced
             ? " Another engine holds the session now: disconnecting without a Logout; the session refuses further sends"
@@ -484,7 +481,7 @@ public sealed partial class FixSession : IDisposable
         if (_disposed) return;
         _disposed = true;
         Disconnect("session disposed", 0);
-        lock (_outboxProducers) _outboxClosed = true;
+        _handOff.Close();
         AbandonOutbox(_storeFault is null ? SendNotStoredReason.EngineStopped : SendNotStoredReason.StoreFailed, _epochNs);
         _gapQueue.Clear();
         _flow.Release();
