@@ -43,7 +43,7 @@ internal sealed class FillApplication : MessageCracker, IApplication
                 .OrderQty(qty)
                 .LastQty(qty)
                 .LastPx(price)
-                .LeavesQty(default)
+                .LeavesQty(0)                        // a whole quantity: the inlined integer path
                 .CumQty(qty)
                 .AvgPx(price)
                 .End();

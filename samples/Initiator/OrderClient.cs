@@ -69,7 +69,7 @@ internal sealed class OrderClient : IApplication
                     .Symbol("EUR/USD"u8)
                     .Side(Side.Buy)
                     .TransactTimeNs(s_transactTimeNs)
-                    .OrderQty(new FixDecimal(100, 0))
+                    .OrderQty(100)                     // a whole quantity (a FixDecimal also works)
                     .OrdType(OrdType.Limit)
                     .Price(new FixDecimal(10852, 4))
                     .End();

@@ -191,6 +191,7 @@ internal sealed class CodeEmitter
         Close();
 
         EmitData(g);
+        EmitGroupWriter(g);
         Close();
     }
 
@@ -553,18 +554,33 @@ internal sealed class CodeEmitter
         public Stage? Next;
     }
 
-    // The body writer is a chain of ref struct views of the caller's FixWriter, one type per stretch of optional fields
-    // between two required ones: a required field's method is the only way to the next stretch and End exists only on
-    // the last, so leaving a required field out does not compile, and the stretches come in the dictionary's order.
-    // Inside a stretch the order is checked at run time (one compare). Each stage's only field is a FixWriter, so
-    // `ref writer` is reinterpreted (Unsafe.As) rather than copied and each method returns `ref this`: the fields go
-    // straight through the caller's writer (kept in registers when it is a local), and the cost follows the fields
-    // given, not the dictionary's size.
-    private void EmitBodyWriter(MessageDef m)
+    /// <summary>Where a stage is: a message body (stage types nested in the message) or a group entry (generic over the stage the group returns to).</summary>
+    private sealed class StageContext
     {
-        List<Member> members = m.Body.Members;
+        /// <summary>The stage type as named inside the generated type that holds the stages (e.g. <c>BeforeSide</c>, <c>Writer&lt;TNext&gt;</c>).</summary>
+        public Func<Stage, string> TypeOf = st => st.Name;
+
+        /// <summary>The stage type's fully qualified name, for a nested group's type argument.</summary>
+        public Func<Stage, string> QualifiedTypeOf = st => st.Name;
+
+        /// <summary>The order check before a field at an index with a tag.</summary>
+        public Func<int, int, string> Advance = (i, t) => "";
+
+        /// <summary>The defect recorded for an empty required value (text or group) with a tag.</summary>
+        public Func<int, string> Missing = t => "";
+
+        /// <summary>The statement that writes a text field (index, tag, required) from <c>value</c>: order check and emptiness included.</summary>
+        public Func<int, int, bool, string> Text = (i, t, r) => "";
+
+        /// <summary>What the nested groups' count overloads say when the count is 0 for a required group.</summary>
+        public bool IsBody;
+    }
+
+    /// <summary>Cuts members into stretches of optional ones, each ended by a required one; the last stretch has none.</summary>
+    private static List<Stage> Stretches(List<Member> members, int first)
+    {
         var stages = new List<Stage> { new() };
-        for (int i = 0; i < members.Count; i++)
+        for (int i = first; i < members.Count; i++)
         {
             Stage current = stages[stages.Count - 1];
             if (members[i].Required)
@@ -579,19 +595,34 @@ internal sealed class CodeEmitter
                 current.Optional.Add((members[i], i, ""));
             }
         }
+        return stages;
+    }
+
+    // The body writer is a chain of ref struct views of the caller's FixWriter, one type per stretch of optional fields
+    // between two required ones: a required field's method is the only way to the next stretch and End exists only on
+    // the last, so leaving a required field out does not compile, and the stretches come in the dictionary's order.
+    // Inside a stretch the order is checked at run time (one compare; with a local writer the JIT folds it away, as the
+    // indices are constants). Each stage's only field is a FixWriter, so `ref writer` is reinterpreted (Unsafe.As) rather
+    // than copied and each method returns `ref this`: the fields go straight through the caller's writer (kept in
+    // registers when it is a local), and the cost follows the fields given, not the dictionary's size.
+    private void EmitBodyWriter(MessageDef m)
+    {
+        List<Stage> stages = Stretches(m.Body.Members, 0);
         var typeNames = new HashSet<string>(StringComparer.Ordinal) { "Reader", "Write", "MsgType", "MsgTypeText", "Begin", m.TypeName };
         foreach (Stage st in stages) st.Name = Naming.Unique(st.Required is { } r ? "Before" + r.Member.Field.Name : "Tail", typeNames);
         Line($"/// <summary>Starts the typed body writer of a {m.Name}, after the header: <c>Begin(ref w).Field(...)...End()</c>.</summary>");
         Line("/// <remarks>");
         Line("/// Give the fields in dictionary order: each required field's method leads to the next stretch of optional ones");
         Line("/// (leaving a required field out does not compile) and <c>End()</c> is on the last stretch. Optional values may be");
-        Line("/// null (or empty text) to leave the field out; group counts are computed. The chain is a view of");
-        Line("/// <paramref name=\"writer\"/> (use it in one expression, or hold it with <c>ref var</c>; a copy would write nowhere");
-        Line("/// the message goes): fields go straight into the buffer, and until <c>End</c> the writer reports Failed so a");
-        Line("/// message whose body was not ended is not sent. End returns false, naming the defect, when a required text or");
-        Line("/// group is empty, a field comes after one that follows it (or twice), a group entry lacks a required member, or");
-        Line("/// the buffer is too small; the writer then stays failed. Allocation-free; the cost follows the fields given,");
-        Line("/// not the size of the dictionary.");
+        Line("/// null (or empty text) to leave the field out. A group is either a span of entries (<c>.NoPartyIDs(parties)</c>,");
+        Line("/// count computed) or written entry by entry: <c>.NoPartyIDs(2).PartyID(..).PartyRole(..).PartyID(..).EndNoPartyIDs()</c>");
+        Line("/// (each entry starts with the group's first field; the entries are counted against the count at the group's end).");
+        Line("/// The chain is a view of <paramref name=\"writer\"/> (use it in one expression, or hold it with <c>ref var</c>; a copy");
+        Line("/// would write nowhere the message goes): fields go straight into the buffer, and until <c>End</c> the writer reports");
+        Line("/// Failed so a message whose body was not ended is not sent. End returns false, naming the defect, when a required");
+        Line("/// text or group is empty, a field comes after one that follows it (or twice), a group entry lacks a required member");
+        Line("/// or has its members out of order, a group's entries differ from its count, or the buffer is too small; the writer");
+        Line("/// then stays failed. Allocation-free; the cost follows the fields given, not the size of the dictionary.");
         Line("/// </remarks>");
         Line("/// <param name=\"writer\">The writer, after the header fields.</param>");
         Line("/// <returns>The first stretch: a view of <paramref name=\"writer\"/>.</returns>");
@@ -601,39 +632,139 @@ internal sealed class CodeEmitter
         Line("writer.OpenTypedBody();");
         Line($"return ref global::System.Runtime.CompilerServices.Unsafe.As<{Codec}.FixWriter, {stages[0].Name}>(ref writer);");
         Close();
-        foreach (Stage st in stages) EmitStage(m, st);
+        string cls = $"{G}.{m.TypeName}";
+        var ctx = new StageContext
+        {
+            TypeOf = st => st.Name,
+            QualifiedTypeOf = st => $"{cls}.{st.Name}",
+            Advance = (i, t) => $"_w.AdvanceTypedBody({i}, {t});",
+            Missing = t => $"_w.RefuseTypedBody({Codec}.FixBodyErrorReason.RequiredMissing, {t}, 0);",
+            Text = (i, t, r) => $"_w.WriteTypedText({i}, {t}, value, {(r ? "true" : "false")});",
+            IsBody = true,
+        };
+        foreach (Stage st in stages)
+        {
+            string what = st.Required is { } r ? $"the optional fields before {r.Member.Field.Name} ({r.Member.Field.Tag}), then {r.Member.Field.Name}" : "the optional fields after the last required one, then End";
+            Line($"/// <summary>Typed body writer of a {m.Name}, at {what}.</summary>");
+            Line("/// <remarks>A view of the caller's <see cref=\"global::FixEngine.Codec.FixWriter\"/> (its only field): reach it through <c>Begin</c> and the methods' <c>ref</c> returns, never by copy.</remarks>");
+            Line($"public ref struct {st.Name}");
+            Open();
+            Line($"private {Codec}.FixWriter _w;");
+            var names = new HashSet<string>(StringComparer.Ordinal) { st.Name, "End", "Equals", "GetHashCode", "ToString", "GetType" };
+            EmitStageMembers(ctx, st, names);
+            if (st.Required is null) EmitEnd();
+            Close();
+        }
+    }
+
+    // A group written entry by entry: `.NoPartyIDs(count)` on the enclosing stage returns Writer<TNext> (TNext: the stage
+    // the group returns to), whose delimiter method starts an entry; the entry's members follow in stretches as in a body
+    // (a required member leads on, so it cannot be left out), and the last stretch is Writer<TNext> again: the next
+    // entry's delimiter, more optional members, or EndNoPartyIDs() back to TNext. Views of the caller's writer like the
+    // body stages, with the count and the in-entry order kept in the writer's group stack (OpenTypedGroup ...
+    // CloseTypedGroup); with a local writer and a constant count every check folds away.
+    private void EmitGroupWriter(GroupShape g)
+    {
+        List<Stage> stretches = Stretches(g.Entry.Members, 1);
+        var typeNames = new HashSet<string>(StringComparer.Ordinal) { g.TypeName, "Definition", "Group", "Entry", "Data", "Enumerator" };
+        Stage last = stretches[stretches.Count - 1];
+        last.Name = Naming.Unique("Writer", typeNames);
+        foreach (Stage st in stretches.Where(x => x != last)) st.Name = Naming.Unique("Before" + st.Required!.Value.Member.Field.Name, typeNames);
+        string cls = $"{G}.Groups.{g.TypeName}";
+        int countTag = g.Count.Tag;
+        var ctx = new StageContext
+        {
+            TypeOf = st => st.Name + "<TNext>",
+            QualifiedTypeOf = st => $"{cls}.{st.Name}<TNext>",
+            Advance = (i, t) => $"_w.AdvanceTypedEntry({i}, {t}, {countTag});",
+            Missing = t => $"_w.RefuseTypedBody({Codec}.FixBodyErrorReason.IncompleteGroupEntry, {t}, {countTag});",
+            Text = (i, t, r) => $"_w.WriteTypedEntryText({i}, {t}, {countTag}, value, {(r ? "true" : "false")});",
+            IsBody = false,
+        };
+        Member delimiter = g.Entry.Members[0];
+        string endName = "End" + g.Count.Name;
+        foreach (Stage st in stretches)
+        {
+            bool isLast = st == last;
+            string what = isLast
+                ? $"after an entry's required members: its optional ones, the next entry's {delimiter.Field.Name} ({delimiter.Field.Tag}), or {endName}()"
+                : $"in an entry, the optional members before {st.Required!.Value.Member.Field.Name} ({st.Required!.Value.Member.Field.Tag}), then {st.Required!.Value.Member.Field.Name}";
+            Line($"/// <summary>Group {g.Count.Name} ({countTag}) written entry by entry, {what}.</summary>");
+            Line("/// <typeparam name=\"TNext\">The stage the group returns to.</typeparam>");
+            Line("/// <remarks>A view of the caller's <see cref=\"global::FixEngine.Codec.FixWriter\"/> (its only field): reach it through the methods' <c>ref</c> returns, never by copy.</remarks>");
+            Line($"public ref struct {st.Name}<TNext> where TNext : allows ref struct");
+            Open();
+            Line($"private {Codec}.FixWriter _w;");
+            var names = new HashSet<string>(StringComparer.Ordinal) { st.Name, endName, "Equals", "GetHashCode", "ToString", "GetType" };
+            if (isLast)
+            {
+                names.Add(delimiter.Field.Name + UnitSuffix(delimiter.Field));
+                EmitDelimiter(g, st, stretches[0], delimiter);
+                Line($"/// <summary>Ends group {g.Count.Name} ({countTag}): fewer entries than its count refuse the body.</summary>");
+                Line(Unscoped);
+                Line(Inline);
+                Line($"public ref TNext {endName}()");
+                Open();
+                Line($"_w.CloseTypedGroup({countTag});");
+                Line($"return ref global::System.Runtime.CompilerServices.Unsafe.As<{st.Name}<TNext>, TNext>(ref this);");
+                Close();
+            }
+            EmitStageMembers(ctx, st, names);
+            Close();
+        }
+    }
+
+    private void EmitDelimiter(GroupShape g, Stage self, Stage first, Member delimiter)
+    {
+        FieldDef f = delimiter.Field;
+        string name = f.Name + UnitSuffix(f);
+        string ret = first.Name + "<TNext>";
+        string done = first == self ? "return ref this;" : $"return ref global::System.Runtime.CompilerServices.Unsafe.As<{self.Name}<TNext>, {ret}>(ref this);";
+        string begin = $"_w.BeginTypedEntry({g.Count.Tag});";
+        bool timed = f.Kind is ValueKind.Timestamp or ValueKind.TimeOnly;
+        string precisionParam = timed ? $", {Codec}.TimestampPrecision timestampPrecision = {Codec}.TimestampPrecision.Millis" : "";
+        Line($"/// <summary>Starts an entry with {f.Name} ({f.Tag}), the group's first field{(f.Kind == ValueKind.Span ? " (empty text refuses the body)" : "")}; one entry more than the count refuses the body.</summary>");
+        Line(Unscoped);
+        Line(Inline);
+        if (f.Kind == ValueKind.Span)
+        {
+            Line($"public ref {ret} {name}(scoped {Span} value)");
+            Open();
+            Line($"_w.BeginTypedEntry({g.Count.Tag}, {f.Tag}, value);");
+        }
+        else
+        {
+            Line($"public ref {ret} {name}({ValueType(f)} value{precisionParam})");
+            Open();
+            Line(begin);
+            Line(WriteCall("_w", f, "value", "timestampPrecision") + ";");
+        }
+        Line(done);
+        Close();
     }
 
     private const string Inline = "[global::System.Runtime.CompilerServices.MethodImpl(global::System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]";
 
     private const string Unscoped = "[global::System.Diagnostics.CodeAnalysis.UnscopedRef]";
 
-    private void EmitStage(MessageDef m, Stage st)
+    private void EmitStageMembers(StageContext ctx, Stage st, HashSet<string> names)
     {
-        string what = st.Required is { } r ? $"the optional fields before {r.Member.Field.Name} ({r.Member.Field.Tag}), then {r.Member.Field.Name}" : "the optional fields after the last required one, then End";
-        Line($"/// <summary>Typed body writer of a {m.Name}, at {what}.</summary>");
-        Line("/// <remarks>A view of the caller's <see cref=\"global::FixEngine.Codec.FixWriter\"/> (its only field): reach it through <c>Begin</c> and the methods' <c>ref</c> returns, never by copy.</remarks>");
-        Line($"public ref struct {st.Name}");
-        Open();
-        Line($"private {Codec}.FixWriter _w;");
-        var names = new HashSet<string>(StringComparer.Ordinal) { st.Name, "End", "Equals", "GetHashCode", "ToString", "GetType" };
-        foreach (var o in st.Optional) EmitSetter(st, o.Member, o.Index, Naming.Unique(o.Member.Field.Name + UnitSuffix(o.Member.Field), names), required: false);
-        if (st.Required is { } req) EmitSetter(st, req.Member, req.Index, Naming.Unique(req.Member.Field.Name + UnitSuffix(req.Member.Field), names), required: true);
-        else EmitEnd();
-        Close();
+        foreach (var o in st.Optional) EmitSetter(ctx, st, o.Member, o.Index, Naming.Unique(o.Member.Field.Name + UnitSuffix(o.Member.Field), names), required: false);
+        if (st.Required is { } req) EmitSetter(ctx, st, req.Member, req.Index, Naming.Unique(req.Member.Field.Name + UnitSuffix(req.Member.Field), names), required: true);
     }
 
-    private void EmitSetter(Stage st, Member member, int index, string name, bool required)
+    private void EmitSetter(StageContext ctx, Stage st, Member member, int index, string name, bool required)
     {
         FieldDef f = member.Field;
-        string ret = required ? st.Next!.Name : st.Name;
+        string self = ctx.TypeOf(st);
+        string ret = required ? ctx.TypeOf(st.Next!) : self;
         string doc = $"{f.Name} ({f.Tag}), {(member.Group is not null ? "repeating group" : f.Type)}";
         string precisionParam = $", {Codec}.TimestampPrecision timestampPrecision = {Codec}.TimestampPrecision.Millis";
-        string[] advance = { $"_w.AdvanceTypedBody({index}, {f.Tag});" };
+        string advance = ctx.Advance(index, f.Tag);
         string done = required
-            ? $"return ref global::System.Runtime.CompilerServices.Unsafe.As<{st.Name}, {ret}>(ref this);"
+            ? $"return ref global::System.Runtime.CompilerServices.Unsafe.As<{self}, {ret}>(ref this);"
             : "return ref this;";
-        string missing = $"_w.RefuseTypedBody({Codec}.FixBodyErrorReason.RequiredMissing, {f.Tag}, 0);";
+        string missing = ctx.Missing(f.Tag);
         if (member.Group is not null)
         {
             string data = $"{G}.Groups.{member.Group.TypeName}.Data";
@@ -644,7 +775,7 @@ internal sealed class CodeEmitter
             Open();
             if (required)
             {
-                foreach (string a in advance) Line(a);
+                Line(advance);
                 Line($"if (entries.IsEmpty) {missing}");
                 Line($"else {data}.WriteGroup(ref _w, entries, timestampPrecision);");
             }
@@ -652,11 +783,23 @@ internal sealed class CodeEmitter
             {
                 Line("if (!entries.IsEmpty)");
                 Open();
-                foreach (string a in advance) Line(a);
+                Line(advance);
                 Line($"{data}.WriteGroup(ref _w, entries, timestampPrecision);");
                 Close();
             }
             Line(done);
+            Close();
+            string writer = $"{G}.Groups.{member.Group.TypeName}.{GroupWriterName(member.Group)}<{ctx.QualifiedTypeOf(required ? st.Next! : st)}>";
+            Line($"/// <summary>{doc}{(required ? ", required" : "")}, written entry by entry: NumInGroup is <paramref name=\"count\"/>{(required ? " (0 refuses the body)" : " (0 writes nothing)")}; each entry starts with the group's first field and <c>End{member.Group.Count.Name}()</c> checks the count.</summary>");
+            Line("/// <param name=\"count\">The entries that follow, 0..65,535.</param>");
+            Line(Unscoped);
+            Line(Inline);
+            Line($"public ref {writer} {name}(int count)");
+            Open();
+            Line(advance);
+            if (required) Line($"if (count == 0) {missing}");
+            Line($"_w.OpenTypedGroup({member.Group.Count.Tag}, count);");
+            Line($"return ref global::System.Runtime.CompilerServices.Unsafe.As<{self}, {writer}>(ref this);");
             Close();
             return;
         }
@@ -667,20 +810,8 @@ internal sealed class CodeEmitter
             Line(Inline);
             Line($"public ref {ret} {name}(scoped {Span} value)");
             Open();
-            if (required)
-            {
-                Line($"if (value.IsEmpty) {missing}");
-                foreach (string a in advance) Line(a);
-                Line($"_w.Write({f.Tag}, value);");
-            }
-            else
-            {
-                Line("if (!value.IsEmpty)");
-                Open();
-                foreach (string a in advance) Line(a);
-                Line($"_w.Write({f.Tag}, value);");
-                Close();
-            }
+            // The text goes straight on (not tested here): one copy of the span, as in the raw writer (see WriteTypedText).
+            Line(ctx.Text(index, f.Tag, required));
             Line(done);
             Close();
             return;
@@ -699,10 +830,24 @@ internal sealed class CodeEmitter
         Line(Inline);
         Line($"public ref {ret} {name}({type} value{extra})");
         Open();
-        foreach (string a in advance) Line(a);
+        Line(advance);
         Line(WriteCall("_w", f, "value", "timestampPrecision") + ";");
         Line(done);
         Close();
+        if (f.Kind == ValueKind.Decimal)
+        {
+            // A whole number (a quantity of shares, a price in whole units) takes the writer's inlined integer path; a
+            // FixDecimal with scale 0 would go through the general decimal formatter (a call per field).
+            Line($"/// <summary>{doc}{(required ? ", required" : "")}: a whole number, written without decimals (e.g. a quantity of shares).</summary>");
+            Line(Unscoped);
+            Line(Inline);
+            Line($"public ref {ret} {name}(long value)");
+            Open();
+            Line(advance);
+            Line($"_w.Write({f.Tag}, value);");
+            Line(done);
+            Close();
+        }
         if (!required)
         {
             Line($"/// <summary>{doc}{unit}: left out when null.</summary>");
@@ -714,6 +859,13 @@ internal sealed class CodeEmitter
             Line("return ref this;");
             Close();
         }
+    }
+
+    /// <summary>The name of a group's entry-by-entry writer type (its last stretch), as <see cref="EmitGroupWriter"/> assigns it.</summary>
+    private static string GroupWriterName(GroupShape g)
+    {
+        var typeNames = new HashSet<string>(StringComparer.Ordinal) { g.TypeName, "Definition", "Group", "Entry", "Data", "Enumerator" };
+        return Naming.Unique("Writer", typeNames);
     }
 
     private void EmitEnd()

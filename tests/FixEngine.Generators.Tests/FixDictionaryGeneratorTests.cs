@@ -132,6 +132,38 @@ public sealed class FixDictionaryGeneratorTests
     }
 
     [Fact]
+    public void AGroupWrittenEntryByEntryCompilesAndARequiredEntryMemberCannotBeLeftOut()
+    {
+        // LegQty made required: in an entry, LegSymbol (the delimiter) leads only to LegQty, so neither the next entry
+        // nor EndNoLegs is reachable without it; whole quantities take a long.
+        string xml = Valid.Replace("<field name=\"LegQty\" required=\"N\"/>", "<field name=\"LegQty\" required=\"Y\"/>");
+        const string complete = """
+            public static class Use
+            {
+                public static bool Send(ref FixEngine.Codec.FixWriter w) => Venue.Order.Begin(ref w).ClOrdID("A"u8).Side(Venue.Side.Buy)
+                    .NoLegs(2).LegSymbol("X"u8).LegQty(5).LegSymbol("Y"u8).LegQty(new FixEngine.Codec.FixDecimal(25, 1)).EndNoLegs()
+                    .Price(100).End();
+            }
+            """;
+        GeneratorHarness.Result result = Run(xml, complete);
+        Assert.Empty(result.GeneratorDiagnostics);
+        Assert.True(result.CompileErrors.IsEmpty, string.Join("\n", result.CompileErrors));
+
+        const string missingLegQty = """
+            public static class Use
+            {
+                public static bool Send(ref FixEngine.Codec.FixWriter w) => Venue.Order.Begin(ref w).ClOrdID("A"u8).Side(Venue.Side.Buy)
+                    .NoLegs(1).LegSymbol("X"u8).EndNoLegs().End();
+            }
+            """;
+        result = Run(xml, missingLegQty);
+        Diagnostic error = Assert.Single(result.CompileErrors);
+        Assert.Equal("CS1061", error.Id); // 'BeforeLegQty<Tail>' does not contain a definition for 'EndNoLegs'
+        Assert.Contains("BeforeLegQty", error.GetMessage());
+        Assert.Contains("EndNoLegs", error.GetMessage());
+    }
+
+    [Fact]
     public void ARequiredGroupMemberIsAConstructorParameter()
     {
         const string missingLegSymbol = """

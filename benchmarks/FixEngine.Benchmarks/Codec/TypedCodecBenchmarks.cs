@@ -9,7 +9,8 @@ namespace FixEngine.Benchmarks.Codec;
 /// <summary>
 /// The generated typed API against the raw API on the same messages: encode and decode of the NewOrderSingle and the
 /// ExecutionReport of <see cref="CodecBenchmarkMessages"/> (target: typed within 10% of raw, 0 B both). Typed encodes
-/// through the body writer (X.Begin ... End) and, as TypedArgs, through the named-argument Write; the InCallback rows
+/// through the body writer (X.Begin ... End, the party group entry by entry; TypedSpanGroup: the group as a span of
+/// entry structs) and, as TypedArgs, through the named-argument Write; the InCallback rows
 /// write the body through a `ref FixWriter` parameter as a Send callback does. Results: docs/benchmarks/typed-codec.md.
 /// </summary>
 [MemoryDiagnoser]
@@ -42,6 +43,9 @@ public class TypedCodecBenchmarks
 
     [Benchmark]
     public int TypedEncodeExecutionReport() => EncodeTypedExecutionReport(_buffer, 4711, _nowNs, _cache);
+
+    [Benchmark]
+    public int TypedSpanGroupEncodeExecutionReport() => EncodeTypedSpanGroupExecutionReport(_buffer, 4711, _nowNs, _cache);
 
     [Benchmark]
     public int TypedArgsEncodeExecutionReport() => EncodeTypedArgsExecutionReport(_buffer, 4711, _nowNs, _cache);
@@ -90,7 +94,7 @@ public class TypedCodecBenchmarks
             .Symbol("MSFT"u8)
             .Side(Fix44.Side.Buy)
             .TransactTimeNs(CodecBenchmarkMessages.TransactTimeNs)
-            .OrderQty(new FixDecimal(1000, 0))
+            .OrderQty(1000)
             .OrdType(Fix44.OrdType.Limit)
             .Price(new FixDecimal(10125, 2))
             .TimeInForce(Fix44.TimeInForce.Day)
@@ -110,6 +114,45 @@ public class TypedCodecBenchmarks
         Fix44.ExecutionReport.Begin(ref w)
             .OrderID("OID-000000009"u8)
             .ClOrdID("ORD-000123"u8)
+            .NoPartyIDs(3)
+                .PartyID("BROKER-DESK-1"u8).PartyIDSource(Fix44.PartyIDSource.Proprietary).PartyRole(Fix44.PartyRole.ExecutingFirm)
+                .PartyID("CLIENT-TRADER-9"u8).PartyIDSource(Fix44.PartyIDSource.Proprietary).PartyRole((Fix44.PartyRole)11)
+                .PartyID("XNAS"u8).PartyIDSource(Fix44.PartyIDSource.Mic).PartyRole((Fix44.PartyRole)64)
+                .EndNoPartyIDs()
+            .ExecID("EXEC-0000077"u8)
+            .ExecType(Fix44.ExecType.Trade)
+            .OrdStatus(Fix44.OrdStatus.PartiallyFilled)
+            .Account("ACCOUNT-01"u8)
+            .Symbol("MSFT"u8)
+            .Side(Fix44.Side.Buy)
+            .OrderQty(1000)
+            .OrdType(Fix44.OrdType.Limit)
+            .Price(new FixDecimal(10125, 2))
+            .TimeInForce(Fix44.TimeInForce.Day)
+            .LastQty(400)
+            .LastPx(new FixDecimal(10125, 2))
+            .LeavesQty(600)
+            .CumQty(400)
+            .AvgPx(new FixDecimal(10125, 2))
+            .TransactTimeNs(CodecBenchmarkMessages.TransactTimeNs)
+            .Text("partial fill on venue"u8)
+            .End();
+        return w.Finish();
+    }
+
+    // The party group as a span of entry structs (Groups.NoPartyIDs.Data), written by the generated WriteGroup loop.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int EncodeTypedSpanGroupExecutionReport(Span<byte> buffer, int seqNum, long nowNs, UtcTimestampCache cache)
+    {
+        var w = new FixWriter(buffer);
+        w.Begin(BeginStrings.Fix44, Fix44.ExecutionReport.MsgType);
+        w.Write(FixTags.MsgSeqNum, seqNum);
+        w.Write(FixTags.SenderCompID, "BROKER"u8);
+        w.WriteTimestamp(FixTags.SendingTime, nowNs, TimestampPrecision.Millis, cache);
+        w.Write(FixTags.TargetCompID, "CLIENT12"u8);
+        Fix44.ExecutionReport.Begin(ref w)
+            .OrderID("OID-000000009"u8)
+            .ClOrdID("ORD-000123"u8)
             .NoPartyIDs(s_parties)
             .ExecID("EXEC-0000077"u8)
             .ExecType(Fix44.ExecType.Trade)
@@ -117,14 +160,14 @@ public class TypedCodecBenchmarks
             .Account("ACCOUNT-01"u8)
             .Symbol("MSFT"u8)
             .Side(Fix44.Side.Buy)
-            .OrderQty(new FixDecimal(1000, 0))
+            .OrderQty(1000)
             .OrdType(Fix44.OrdType.Limit)
             .Price(new FixDecimal(10125, 2))
             .TimeInForce(Fix44.TimeInForce.Day)
-            .LastQty(new FixDecimal(400, 0))
+            .LastQty(400)
             .LastPx(new FixDecimal(10125, 2))
-            .LeavesQty(new FixDecimal(600, 0))
-            .CumQty(new FixDecimal(400, 0))
+            .LeavesQty(600)
+            .CumQty(400)
             .AvgPx(new FixDecimal(10125, 2))
             .TransactTimeNs(CodecBenchmarkMessages.TransactTimeNs)
             .Text("partial fill on venue"u8)
@@ -179,7 +222,7 @@ public class TypedCodecBenchmarks
             .Symbol("MSFT"u8)
             .Side(Fix44.Side.Buy)
             .TransactTimeNs(CodecBenchmarkMessages.TransactTimeNs)
-            .OrderQty(new FixDecimal(1000, 0))
+            .OrderQty(1000)
             .OrdType(Fix44.OrdType.Limit)
             .Price(new FixDecimal(10125, 2))
             .TimeInForce(Fix44.TimeInForce.Day)
@@ -224,21 +267,25 @@ public class TypedCodecBenchmarks
         Fix44.ExecutionReport.Begin(ref w)
             .OrderID("OID-000000009"u8)
             .ClOrdID("ORD-000123"u8)
-            .NoPartyIDs(s_parties)
+            .NoPartyIDs(3)
+                .PartyID("BROKER-DESK-1"u8).PartyIDSource(Fix44.PartyIDSource.Proprietary).PartyRole(Fix44.PartyRole.ExecutingFirm)
+                .PartyID("CLIENT-TRADER-9"u8).PartyIDSource(Fix44.PartyIDSource.Proprietary).PartyRole((Fix44.PartyRole)11)
+                .PartyID("XNAS"u8).PartyIDSource(Fix44.PartyIDSource.Mic).PartyRole((Fix44.PartyRole)64)
+                .EndNoPartyIDs()
             .ExecID("EXEC-0000077"u8)
             .ExecType(Fix44.ExecType.Trade)
             .OrdStatus(Fix44.OrdStatus.PartiallyFilled)
             .Account("ACCOUNT-01"u8)
             .Symbol("MSFT"u8)
             .Side(Fix44.Side.Buy)
-            .OrderQty(new FixDecimal(1000, 0))
+            .OrderQty(1000)
             .OrdType(Fix44.OrdType.Limit)
             .Price(new FixDecimal(10125, 2))
             .TimeInForce(Fix44.TimeInForce.Day)
-            .LastQty(new FixDecimal(400, 0))
+            .LastQty(400)
             .LastPx(new FixDecimal(10125, 2))
-            .LeavesQty(new FixDecimal(600, 0))
-            .CumQty(new FixDecimal(400, 0))
+            .LeavesQty(600)
+            .CumQty(400)
             .AvgPx(new FixDecimal(10125, 2))
             .TransactTimeNs(CodecBenchmarkMessages.TransactTimeNs)
             .Text("partial fill on venue"u8)

@@ -29,12 +29,29 @@ public enum FixBodyErrorReason : byte
 
     /// <summary><c>End</c> was called on a writer with no open typed body (ended twice, or a copy of the chain was ended).</summary>
     NotOpen,
+
+    /// <summary>
+    /// The entries written to the group <see cref="FixBodyError.Tag"/> (its NumInGroup tag) through the per-entry
+    /// chain (<c>.NoPartyIDs(count)</c> … <c>.EndNoPartyIDs()</c>) are not as many as its count, or the count is
+    /// negative or above 65,535.
+    /// </summary>
+    GroupCountMismatch,
+
+    /// <summary>
+    /// In an entry of the group <see cref="FixBodyError.OtherTag"/> (its NumInGroup tag), the member
+    /// <see cref="FixBodyError.Tag"/> came before the entry's first field (the delimiter), after a member that follows
+    /// it in the dictionary, or twice.
+    /// </summary>
+    EntryOutOfOrder,
+
+    /// <summary>Groups were opened through the per-entry chain more than 8 deep: <see cref="FixBodyError.Tag"/> is the group that did not fit.</summary>
+    GroupTooDeep,
 }
 
 /// <summary>The first defect a typed body writer found: reason and tags. Allocation-free until <see cref="ToString"/>.</summary>
 /// <param name="reason">Why.</param>
 /// <param name="tag">The field at fault (0 for <see cref="FixBodyErrorReason.NoRoom"/> and <see cref="FixBodyErrorReason.NotOpen"/>).</param>
-/// <param name="otherTag">The field given before it (OutOfOrder) or the group's NumInGroup tag (IncompleteGroupEntry); else 0.</param>
+/// <param name="otherTag">The field given before it (OutOfOrder) or the group's NumInGroup tag (IncompleteGroupEntry, EntryOutOfOrder); else 0.</param>
 public readonly struct FixBodyError(FixBodyErrorReason reason, int tag, int otherTag)
 {
     /// <summary>Why the body was refused; <see cref="FixBodyErrorReason.None"/> when it was written.</summary>
@@ -55,6 +72,9 @@ public readonly struct FixBodyError(FixBodyErrorReason reason, int tag, int othe
         FixBodyErrorReason.OutOfOrder => string.Create(CultureInfo.InvariantCulture, $"tag {Tag} given after tag {OtherTag} (fields go in dictionary order, each once)"),
         FixBodyErrorReason.IncompleteGroupEntry => string.Create(CultureInfo.InvariantCulture, $"an entry of group {OtherTag} lacks its required tag {Tag}"),
         FixBodyErrorReason.NoRoom => "the message does not fit in the writer's buffer",
+        FixBodyErrorReason.GroupCountMismatch => string.Create(CultureInfo.InvariantCulture, $"the entries written to group {Tag} differ from its count (or the count is negative or above 65535)"),
+        FixBodyErrorReason.EntryOutOfOrder => string.Create(CultureInfo.InvariantCulture, $"tag {Tag} given out of order in an entry of group {OtherTag} (an entry starts with the group's first field, the others follow in dictionary order, each once)"),
+        FixBodyErrorReason.GroupTooDeep => string.Create(CultureInfo.InvariantCulture, $"group {Tag} is nested more than 8 deep in the per-entry chain"),
         FixBodyErrorReason.NotOpen => "End was called on a writer without an open typed body (a copy of the chain, or a second End)",
         _ => Reason.ToString(),
     };

@@ -76,11 +76,32 @@ public ref struct FixWriter
     /// <summary>The tag of the last body field given to the open typed body.</summary>
     private int _typedTag;
 
-    /// <summary>The first defect of the open typed body (Reason None while there is none).</summary>
-    private FixBodyError _typedDefect;
+    // The first defect of the open typed body (reason None while there is none), as scalars: recording one is a few
+    // inline stores, where a FixBodyError returned by a helper costs the encode method JIT temporaries at every check
+    // (and past 512 locals the JIT inlines nothing more, not even the force-inlined field writers).
+    private FixBodyErrorReason _typedDefectReason;
+    private int _typedDefectTag;
+    private int _typedDefectOtherTag;
+
+    /// <summary>Groups open in the typed body's per-entry chain (0..8).</summary>
+    private int _typedDepth;
+
+    // The per-entry chain's group stack: one 32-bit slot per open group, the innermost in the low half of _typedGroups0
+    // (high 16 bits: entries still to come; low 16 bits: 2 + the entry index of the last member given, 0 before the
+    // first entry). Opening a group shifts every slot up one, closing shifts it back. Plain fields, not an array: an
+    // indexed element would take the writer's address, and a local writer would then live in memory.
+    private ulong _typedGroups0;
+    private ulong _typedGroups1;
+    private ulong _typedGroups2;
+    private ulong _typedGroups3;
 
     /// <summary>Creates a writer over <paramref name="destination"/>.</summary>
     /// <param name="destination">Where the message is written, starting at offset 0.</param>
+    /// <remarks>
+    /// PERF: force-inlined. Not inlined, the call takes the writer's address and a local writer lives in memory for the
+    /// whole method; the JIT stopped inlining it on its own when the typed group stack grew the (zero-initialising) IL.
+    /// </remarks>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public FixWriter(Span<byte> destination)
     {
         _buffer = destination;
@@ -120,7 +141,7 @@ public ref struct FixWriter
         _position = 0;
         _failed = false;
         _typedBody = 0;
-        _typedDefect = default;
+        _typedDefectReason = FixBodyErrorReason.None;
         _limit = (uint)_buffer.Length;
         // As many digits as the buffer length has, at most three.
         int reserved = _buffer.Length >= 100 ? ReservedBodyLengthDigits : _buffer.Length >= 10 ? 2 : 1;
@@ -406,8 +427,11 @@ public ref struct FixWriter
     // which the JIT keeps in registers when it is a local. These members keep the chain's state here.
     // PERF: stage structs that carried a copy of the writer (a first version) were not promoted by the JIT: each stage
     // change copied 64 bytes through memory with store-forwarding stalls (TypedEncodeExecutionReport 695 ns against
-    // 156-190 ns raw, one ShortRun at load 23). As views the chain copies nothing, but the refs it returns keep the
-    // writer in memory (address-exposed) where raw code keeps it in registers: docs/benchmarks/typed-codec.md.
+    // 156-190 ns raw, one ShortRun at load 23). As views the chain copies nothing. Like the general paths above, none of
+    // these members passes the writer (`this`) to a call that is not inlined, not even on a cold path: one such call
+    // anywhere in an encode method makes a local writer address-exposed for the whole method, so every field loads and
+    // stores the position through memory and no order check folds away (docs/benchmarks/typed-codec.md). A defect is
+    // recorded with inline stores.
 
     /// <summary>Opens a typed body (the generated <c>X.Begin(ref writer)</c>): until <see cref="CloseTypedBody"/>, <see cref="Failed"/> is true and <see cref="TryFinish"/> fails.</summary>
     /// <remarks>So a message whose typed body was never ended cannot be sent. Field writes go on as usual.</remarks>
@@ -417,7 +441,12 @@ public ref struct FixWriter
     {
         _typedBody = 1;
         _typedTag = 0;
-        _typedDefect = default;
+        _typedDefectReason = FixBodyErrorReason.None;
+        _typedDepth = 0;
+        _typedGroups0 = 0;
+        _typedGroups1 = 0;
+        _typedGroups2 = 0;
+        _typedGroups3 = 0;
     }
 
     /// <summary>Records that the body field <paramref name="tag"/>, at dictionary index <paramref name="index"/>, is being written; one given before at the same or a later index is a defect (OutOfOrder).</summary>
@@ -427,24 +456,177 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void AdvanceTypedBody(int index, int tag)
     {
-        if (index + 2 <= _typedBody) RefuseOutOfOrder(tag);
+        if (index + 2 <= _typedBody) Defect(FixBodyErrorReason.OutOfOrder, tag, _typedTag);
         _typedBody = index + 2;
         _typedTag = tag;
     }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private void RefuseOutOfOrder(int tag) => RefuseTypedBody(FixBodyErrorReason.OutOfOrder, tag, _typedTag);
 
     /// <summary>Records a defect of the open typed body (the first one is kept): <see cref="CloseTypedBody"/> then refuses it.</summary>
     /// <param name="reason">Why.</param>
     /// <param name="tag">The field at fault.</param>
     /// <param name="otherTag">See <see cref="FixBodyError.OtherTag"/>.</param>
     [EditorBrowsable(EditorBrowsableState.Never)]
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    public void RefuseTypedBody(FixBodyErrorReason reason, int tag, int otherTag)
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void RefuseTypedBody(FixBodyErrorReason reason, int tag, int otherTag) => Defect(reason, tag, otherTag);
+
+    /// <summary>Records a defect unless one was recorded before: inline stores, no call (the writer does not escape).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void Defect(FixBodyErrorReason reason, int tag, int otherTag)
     {
-        if (_typedDefect.Reason == FixBodyErrorReason.None) _typedDefect = new FixBodyError(reason, tag, otherTag);
+        if (_typedDefectReason != FixBodyErrorReason.None) return;
+        _typedDefectOtherTag = otherTag;
+        _typedDefectTag = tag;
+        _typedDefectReason = reason;
     }
+
+    /// <summary>Opens a group of the typed body's per-entry chain (the generated <c>.NoXxx(count)</c>): writes NumInGroup unless <paramref name="count"/> is 0.</summary>
+    /// <param name="countTag">The group's NumInGroup tag.</param>
+    /// <param name="count">The entries that will follow (0..65,535; 0 writes nothing).</param>
+    /// <remarks>A negative or larger count, or a ninth nested group, is a defect; <see cref="CloseTypedGroup"/> checks the count.</remarks>
+    [EditorBrowsable(EditorBrowsableState.Never)]
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void OpenTypedGroup(int countTag, int count)
+    {
+        if ((uint)count - 1 < MaxTypedGroupCount) Write(countTag, count);
+        else if (count != 0) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
+        if (_typedDepth == MaxTypedGroupDepth) Defect(FixBodyErrorReason.GroupTooDeep, countTag, 0);
+        _typedDepth++;
+        _typedGroups3 = (_typedGroups3 << 32) | (_typedGroups2 >> 32);
+        _typedGroups2 = (_typedGroups2 << 32) | (_typedGroups1 >> 32);
+        _typedGroups1 = (_typedGroups1 << 32) | (_typedGroups0 >> 32);
+        _typedGroups0 = (_typedGroups0 << 32) | ((uint)count - 1 < MaxTypedGroupCount ? (ulong)count << 16 : 0);
+    }
+
+    /// <summary>Starts an entry of the innermost open group (the generated delimiter method): one more than its count is a defect.</summary>
+    /// <param name="countTag">The group's NumInGroup tag.</param>
+    [EditorBrowsable(EditorBrowsableState.Never)]
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void BeginTypedEntry(int countTag)
+    {
+        // No locals here or below: each would be one more JIT temporary per entry in the encode method.
+        if ((uint)_typedGroups0 < 0x1_0000) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
+        else _typedGroups0 -= 0x1_0000;
+        _typedGroups0 = (_typedGroups0 & ~0xFFFFUL) | 2;
+    }
+
+    /// <summary>Records that the member <paramref name="tag"/>, at entry index <paramref name="index"/> (1 and up), of the innermost open group's entry is being written.</summary>
+    /// <param name="index">The member's position in the entry's dictionary order (the delimiter is 0).</param>
+    /// <param name="tag">The member's tag.</param>
+    /// <param name="countTag">The group's NumInGroup tag.</param>
+    /// <remarks>Before the entry's delimiter, or at the same or an earlier index than the member before it, it is a defect (EntryOutOfOrder).</remarks>
+    [EditorBrowsable(EditorBrowsableState.Never)]
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void AdvanceTypedEntry(int index, int tag, int countTag)
+    {
+        // Refused when the last index + 2 is 0 (no entry started) or at least index + 2: one unsigned compare.
+        if (((uint)_typedGroups0 & 0xFFFF) - 1 >= (uint)index + 1) Defect(FixBodyErrorReason.EntryOutOfOrder, tag, countTag);
+        _typedGroups0 = (_typedGroups0 & ~0xFFFFUL) | ((uint)index + 2);
+    }
+
+    /// <summary>Closes the innermost open group (the generated <c>.EndNoXxx()</c>): fewer entries than its count is a defect.</summary>
+    /// <param name="countTag">The group's NumInGroup tag.</param>
+    [EditorBrowsable(EditorBrowsableState.Never)]
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void CloseTypedGroup(int countTag)
+    {
+        if ((uint)_typedGroups0 >= 0x1_0000) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
+        _typedDepth--;
+        _typedGroups0 = (_typedGroups0 >> 32) | (_typedGroups1 << 32);
+        _typedGroups1 = (_typedGroups1 >> 32) | (_typedGroups2 << 32);
+        _typedGroups2 = (_typedGroups2 >> 32) | (_typedGroups3 << 32);
+        _typedGroups3 >>= 32;
+    }
+
+    /// <summary>A text field of the open typed body, at dictionary index <paramref name="index"/>: left out when empty, which is a defect (RequiredMissing) when <paramref name="required"/>.</summary>
+    /// <param name="index">The field's position in the message's dictionary order.</param>
+    /// <param name="tag">The field's tag.</param>
+    /// <param name="value">The text.</param>
+    /// <param name="required">Whether the dictionary requires the field.</param>
+    /// <remarks>
+    /// PERF: the generated setter passes the text straight on, so the span is copied once (here) where a setter that
+    /// tested it and then called <see cref="Write(int, ReadOnlySpan{byte})"/> copied it twice: each copy is three JIT
+    /// temporaries, and an encode method that reaches 512 of them gets nothing more inlined (docs/benchmarks/typed-codec.md).
+    /// </remarks>
+    [EditorBrowsable(EditorBrowsableState.Never)]
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void WriteTypedText(int index, int tag, scoped ReadOnlySpan<byte> value, bool required)
+    {
+        if (value.IsEmpty)
+        {
+            if (required) Defect(FixBodyErrorReason.RequiredMissing, tag, 0);
+            return;
+        }
+        AdvanceTypedBody(index, tag);
+        WriteText(tag, ref MemoryMarshal.GetReference(value), value.Length);
+    }
+
+    /// <summary>A text member of the innermost open group's entry, at entry index <paramref name="index"/>: left out when empty, which is a defect (IncompleteGroupEntry) when <paramref name="required"/>.</summary>
+    /// <param name="index">The member's position in the entry's dictionary order (1 and up).</param>
+    /// <param name="tag">The member's tag.</param>
+    /// <param name="countTag">The group's NumInGroup tag.</param>
+    /// <param name="value">The text.</param>
+    /// <param name="required">Whether the dictionary requires the member.</param>
+    [EditorBrowsable(EditorBrowsableState.Never)]
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void WriteTypedEntryText(int index, int tag, int countTag, scoped ReadOnlySpan<byte> value, bool required)
+    {
+        if (value.IsEmpty)
+        {
+            if (required) Defect(FixBodyErrorReason.IncompleteGroupEntry, tag, countTag);
+            return;
+        }
+        AdvanceTypedEntry(index, tag, countTag);
+        WriteText(tag, ref MemoryMarshal.GetReference(value), value.Length);
+    }
+
+    /// <summary>Starts an entry of the innermost open group with its text delimiter (see <see cref="BeginTypedEntry(int)"/>); empty text is a defect (IncompleteGroupEntry).</summary>
+    /// <param name="countTag">The group's NumInGroup tag.</param>
+    /// <param name="tag">The delimiter's tag.</param>
+    /// <param name="value">The text.</param>
+    [EditorBrowsable(EditorBrowsableState.Never)]
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void BeginTypedEntry(int countTag, int tag, scoped ReadOnlySpan<byte> value)
+    {
+        BeginTypedEntry(countTag);
+        if (value.IsEmpty) Defect(FixBodyErrorReason.IncompleteGroupEntry, tag, countTag);
+        else WriteText(tag, ref MemoryMarshal.GetReference(value), value.Length);
+    }
+
+    /// <summary><see cref="Write(int, ReadOnlySpan{byte})"/> over text the caller already holds as a span: its first byte and length (no further copy of the span).</summary>
+    /// <remarks>The same fast path, kept apart so the raw writer's own inlining does not change.</remarks>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void WriteText(int tag, scoped ref byte value, int length)
+    {
+        if (BitConverter.IsLittleEndian && (uint)tag < FastTagLimit)
+        {
+            uint p = (uint)_position;
+            ulong prefix = AsciiParsing.TagPrefix((uint)tag, out int prefixLength);
+            uint total = (uint)prefixLength + (uint)length + 1;
+            if (p + total <= _limit)
+            {
+                ref byte d = ref At(p);
+                if (length <= 15)
+                {
+                    AsciiFormatting.WriteShortField(ref d, prefix, prefixLength, ref value, length);
+                }
+                else
+                {
+                    AsciiFormatting.StoreTagPrefix(ref d, prefix, prefixLength);
+                    Unsafe.CopyBlockUnaligned(ref Unsafe.Add(ref d, prefixLength), ref value, (uint)length);
+                    Unsafe.Add(ref d, total - 1) = Soh;
+                }
+                _position = (int)(p + total);
+                return;
+            }
+        }
+        Commit(WriteGeneral(_buffer, _position, _failed, tag, MemoryMarshal.CreateReadOnlySpan(ref value, length)));
+    }
+
+    /// <summary>Groups the per-entry chain may nest (the stack's 32-bit slots in four words).</summary>
+    private const int MaxTypedGroupDepth = 8;
+
+    /// <summary>Largest count a per-entry chain group takes (16 bits of its slot).</summary>
+    private const uint MaxTypedGroupCount = 0xFFFF;
 
     /// <summary>Closes the typed body (the generated <c>End()</c>).</summary>
     /// <param name="error">Why it was refused; Reason None when it was written.</param>
@@ -453,24 +635,24 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool CloseTypedBody(out FixBodyError error)
     {
-        if (_typedBody != 0 && _typedDefect.Reason == FixBodyErrorReason.None && !_failed)
+        if (_typedBody != 0 && _typedDefectReason == FixBodyErrorReason.None && !_failed && _typedDepth == 0)
         {
             _typedBody = 0;
             error = default;
             return true;
         }
-        return RefuseClosedTypedBody(out error);
+        error = ClosedTypedBodyError(_typedBody, _typedDefectReason, _typedDefectTag, _typedDefectOtherTag, _typedDepth);
+        _typedBody = 0;
+        return Commit(-1);
     }
 
+    /// <summary>Why <see cref="CloseTypedBody"/> refuses (static: the writer does not escape).</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private bool RefuseClosedTypedBody(out FixBodyError error)
-    {
-        error = _typedBody == 0 ? new FixBodyError(FixBodyErrorReason.NotOpen, 0, 0)
-            : _typedDefect.Reason != FixBodyErrorReason.None ? _typedDefect
-            : new FixBodyError(FixBodyErrorReason.NoRoom, 0, 0);
-        _typedBody = 0;
-        return Fail();
-    }
+    private static FixBodyError ClosedTypedBodyError(int typedBody, FixBodyErrorReason reason, int tag, int otherTag, int depth) =>
+        typedBody == 0 ? new FixBodyError(FixBodyErrorReason.NotOpen, 0, 0)
+        : reason != FixBodyErrorReason.None ? new FixBodyError(reason, tag, otherTag)
+        : depth != 0 ? new FixBodyError(FixBodyErrorReason.GroupCountMismatch, 0, 0)
+        : new FixBodyError(FixBodyErrorReason.NoRoom, 0, 0);
 
     /// <summary>Fills in BodyLength, appends <c>10=ddd|</c> and (for an <see cref="IBufferWriter{T}"/>) advances it.</summary>
     /// <param name="length">Total message length (the message occupies offsets 0..length-1).</param>
@@ -479,11 +661,16 @@ public ref struct FixWriter
     public bool TryFinish(out int length)
     {
         int end = _failed || _bodyLengthOffset < 0 || _typedBody != 0 ? -1 : FinishCore(_buffer, _position, _bodyLengthOffset, _reservedDigits);
-        if (!Commit(end))
+        // Commit written out: at the end of a long encode method the JIT may have no inlining left for it, and a call
+        // that takes the writer's address would keep a local writer in memory for the whole method.
+        if (end < 0)
         {
+            _failed = true;
+            _limit = 0;
             length = 0;
             return false;
         }
+        _position = end;
         _bodyLengthOffset = -1;
         length = end;
         _output?.Advance(end);

@@ -33,7 +33,7 @@ public sealed class TypedAllocationTests
     }
 
     [Fact]
-    public void TypedBodyWritersOfOrderAndReportAllocateNothing()
+    public void TypedBodyWritersOfOrderAndReportAllocateNothing() // groups as spans of entries and entry by entry
     {
         byte[] buffer = new byte[1024];
         Fix44.Groups.NoPartyIDs.Data[] parties = TypedMessageTests.Parties;
@@ -42,6 +42,7 @@ public sealed class TypedAllocationTests
         {
             sum += TypedBodyWriterTests.WriteOrder(buffer, parties);
             sum += TypedBodyWriterTests.WriteReport(buffer, parties);
+            sum += TypedEntryChainTests.WriteReportByEntries(buffer);
         });
         Assert.Equal(0, allocated);
         Assert.NotEqual(0, sum);

@@ -109,7 +109,7 @@ public sealed class TypedBodyWriterTests
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
         FixDecimal? noPrice = null;
         Fix44.TimeInForce? noTif = null;
-        Assert.True(Fix44.NewOrderSingle.Begin(ref w).ClOrdID("X"u8).Account(default).NoPartyIDs(default).Side(Fix44.Side.Sell)
+        Assert.True(Fix44.NewOrderSingle.Begin(ref w).ClOrdID("X"u8).Account(default).NoPartyIDs(ReadOnlySpan<Fix44.Groups.NoPartyIDs.Data>.Empty).Side(Fix44.Side.Sell)
             .TransactTimeNs(TypedMessageTests.TransactTimeNs).OrderQty(new FixDecimal(5, 0)).OrdType(Fix44.OrdType.Market).Price(noPrice)
             .TimeInForce(noTif).End());
         Assert.True(w.TryFinish(out int length));
@@ -154,7 +154,7 @@ public sealed class TypedBodyWriterTests
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.ExecutionReport.MsgType);
         // Held with ref var (the chain is a view of w): statements may continue it.
         ref Fix44.ExecutionReport.Tail tail = ref Fix44.ExecutionReport.Begin(ref w).OrderID("O"u8).ExecID("E"u8).ExecType(Fix44.ExecType.New)
-            .OrdStatus(Fix44.OrdStatus.New).Side(Fix44.Side.Buy).LeavesQty(new FixDecimal(1, 0)).CumQty(default).AvgPx(default);
+            .OrdStatus(Fix44.OrdStatus.New).Side(Fix44.Side.Buy).LeavesQty(new FixDecimal(1, 0)).CumQty(FixDecimal.Zero).AvgPx(FixDecimal.Zero);
         tail.Text("a"u8);
         tail.Text("b"u8);
         Assert.False(tail.End(out FixBodyError error));
