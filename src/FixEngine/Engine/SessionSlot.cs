@@ -124,24 +124,7 @@ internal sealed class SessionSlot : IDirectSendGate
     /// last look at the outbox), enters again when the gate is free and sends them itself; otherwise (or if more came)
     /// wakes the engine agent, which may have found the gate busy and gone idle. Any thread; one volatile read when
     /// there is nothing to do.</summary>
-    public void SendHandedOverOrWakeAgent()
-    {
-        FixSession session = Session;
-        if (!session.HasHandedOverMessages) return;
-        if (((IDirectSendGate)this).TryEnter(out long epochNs))
-        {
-            try
-            {
-                session.DrainHandedOver(epochNs);
-            }
-            finally
-            {
-                Monitor.Exit(Gate!);
-            }
-            if (!session.HasHandedOverMessages) return;
-        }
-        session.AgentWakeup?.Signal();
-    }
+    public void SendHandedOverOrWakeAgent() => Session.SendHandedOverOrWakeAgent();
 
     /// <summary>Under the gate: the time to give the session, never earlier than the last one.</summary>
     internal long Stamp(long epochNs)

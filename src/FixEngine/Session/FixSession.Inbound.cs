@@ -37,7 +37,7 @@ public sealed partial class FixSession
             }
             // Messages handed over by other threads while this one held the session go out now, from this thread,
             // rather than wait for the engine agent's next duty cycle (one hop fewer; the agent may be parked).
-            if (_handOff.Ring.UsedBytes != 0) DrainHandedOver(epochNs);
+            if (HasHandedOverMessages) DrainHandedOver(epochNs);
         }
         catch (Store.MessageStoreException e)
         {

@@ -134,6 +134,16 @@ public sealed partial class FixSession
         // numbers, stores and sends what waits, now; one hop, as a thread-per-session engine sends. Otherwise the thread
         // inside sends it before it leaves, or the engine agent does: end the agent's idle park so the message does not
         // wait out the sleep. Outside the producers' lock, so neither holds other producers up.
+        SendHandedOverOrWakeAgent();
+        return true;
+    }
+
+    /// <summary>Any thread outside the session: enters it through <see cref="DirectSendGate"/> when nobody is in it and
+    /// sends what was handed over; whatever still waits after that (the gate was busy, or more came) is left to the thread
+    /// in the session or the engine agent, which is woken. One volatile read when nothing waits.</summary>
+    internal void SendHandedOverOrWakeAgent()
+    {
+        if (!HasHandedOverMessages) return;
         if (DirectSendGate is { } gate && gate.TryEnter(out long epochNs))
         {
             try
@@ -144,10 +154,9 @@ public sealed partial class FixSession
             {
                 gate.Exit();
             }
-            if (!HasHandedOverMessages) return true;
+            if (!HasHandedOverMessages) return;
         }
         AgentWakeup?.Signal();
-        return true;
     }
 
     // Inside the session (its gate held, or on its owner thread): numbers, stores and sends what was handed over, when
