@@ -17,8 +17,13 @@ public sealed class FixEngineMetricsTests
     public void AMeterListenerSeesEachSessionsCountersMove()
     {
         int port = EngineTestSupport.FreePort();
-        (IReadOnlyList<SessionSettings> acceptorSettings, IReadOnlyList<SessionSettings> initiatorSettings) =
-            EngineTestSupport.ExecClientPair("[DEFAULT]\nHeartBtInt=30\nStartTime=00:00:00\nEndTime=00:00:00\nUseDataDictionary=N\nResetOnLogon=Y\nIdleStrategy=Backoff", port);
+        // CompIDs no other test uses: the listener sees every FixEngine meter in the test process, and tests running
+        // beside this one publish their own EXEC->CLIENT sessions' counters under the same tag.
+        const string Defaults = "[DEFAULT]\nHeartBtInt=30\nStartTime=00:00:00\nEndTime=00:00:00\nUseDataDictionary=N\nResetOnLogon=Y\nIdleStrategy=Backoff";
+        IReadOnlyList<SessionSettings> acceptorSettings = SettingsFile.Parse(Defaults
+            + $"\nConnectionType=acceptor\nSocketAcceptPort={port}\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=METRICS-EXEC\nTargetCompID=METRICS-CLIENT\n", "acceptor");
+        IReadOnlyList<SessionSettings> initiatorSettings = SettingsFile.Parse(Defaults
+            + $"\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\nReconnectInterval=1\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=METRICS-CLIENT\nTargetCompID=METRICS-EXEC\n", "initiator");
         var filler = new FillerApp();
         var client = new ClientApp();
         using var acceptor = new FixEngineHost(acceptorSettings, filler);
@@ -47,8 +52,8 @@ public sealed class FixEngineMetricsTests
         for (int i = 0; i < 10; i++) EngineTestSupport.SendOrder(client.Session!, i);
         Assert.True(EngineTestSupport.WaitFor(() => Interlocked.Read(ref client.Fills) == 10));
 
-        const string Exec = "FIX.4.4:EXEC->CLIENT";
-        const string Client = "FIX.4.4:CLIENT->EXEC";
+        const string Exec = "FIX.4.4:METRICS-EXEC->METRICS-CLIENT";
+        const string Client = "FIX.4.4:METRICS-CLIENT->METRICS-EXEC";
         listener.RecordObservableInstruments();
         lock (values)
         {
@@ -62,13 +67,14 @@ public sealed class FixEngineMetricsTests
         }
 
         initiator.Stop(TimeSpan.FromSeconds(5));
-        Assert.True(EngineTestSupport.WaitFor(() => !acceptor.Sessions[0].IsLoggedOn));
-        listener.RecordObservableInstruments();
-        lock (values)
+        // The session leaves the logged-on state when the Logout exchange ends, and counts the disconnect when its
+        // connection has been torn down after that: wait for the second, through the listener.
+        Assert.True(EngineTestSupport.WaitFor(() =>
         {
-            Assert.Equal(1, values[("fixengine.disconnects", Exec)]);
-            Assert.Equal(0, values[("fixengine.logged_on", Exec)]);
-        }
+            listener.RecordObservableInstruments();
+            lock (values) return values[("fixengine.disconnects", Exec)] == 1;
+        }));
+        lock (values) Assert.Equal(0, values[("fixengine.logged_on", Exec)]);
         acceptor.Stop(TimeSpan.FromSeconds(1));
     }
 }

@@ -18,7 +18,7 @@ public class EngineAllocationTests
     public void OrderToFillRoundTripsOverRealSocketsAllocateNothingPerMessage()
     {
         string store = EngineTestSupport.TempDirectory("fixengine-alloc-");
-        int port = FreePort();
+        int port = EngineTestSupport.FreePort();
         string common = $"""
             [DEFAULT]
             StartTime=00:00:00
@@ -99,12 +99,6 @@ public class EngineAllocationTests
         }
     }
 
-    private static int FreePort()
-    {
-        using var probe = new System.Net.Sockets.Socket(System.Net.Sockets.AddressFamily.InterNetwork, System.Net.Sockets.SocketType.Stream, System.Net.Sockets.ProtocolType.Tcp);
-        probe.Bind(new System.Net.IPEndPoint(System.Net.IPAddress.Loopback, 0));
-        return ((System.Net.IPEndPoint)probe.LocalEndPoint!).Port;
-    }
 
     /// <summary>Samples the calling thread's allocated bytes at two message counts (called on one agent thread).</summary>
     private class WindowProbe

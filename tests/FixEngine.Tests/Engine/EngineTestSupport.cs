@@ -17,11 +17,32 @@ internal static class EngineTestSupport
 {
     public static readonly TimeSpan Wait = TimeSpan.FromSeconds(30);
 
+    // Ports handed out by FreePort: a per-process walk through 20,000-32,767, below Linux's ephemeral range
+    // (32,768-60,999), starting at a random place. A port bound to 0 and released (the old probe) could be handed by the
+    // kernel to another test's outgoing connection or bind(0) before the host bound it, so a host's Start failed now and
+    // then; ports below the ephemeral range are never picked by the kernel, and this walk never repeats one in a process.
+    private const int FirstTestPort = 20_000;
+    private const int TestPortCount = 12_768;
+    private static int s_nextPort = Random.Shared.Next(TestPortCount);
+
+    /// <summary>A loopback TCP port nobody listens on now and no other caller of this method in this process gets.</summary>
     public static int FreePort()
     {
-        using var probe = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
-        probe.Bind(new IPEndPoint(IPAddress.Loopback, 0));
-        return ((IPEndPoint)probe.LocalEndPoint!).Port;
+        for (int attempt = 0; attempt < TestPortCount; attempt++)
+        {
+            int port = FirstTestPort + (int)((uint)Interlocked.Increment(ref s_nextPort) % TestPortCount);
+            using var probe = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+            try
+            {
+                probe.Bind(new IPEndPoint(IPAddress.Loopback, port));
+                return port;
+            }
+            catch (SocketException)
+            {
+                // Taken (another process, or a connection in TIME_WAIT): try the next one.
+            }
+        }
+        throw new InvalidOperationException("no free loopback port in 20000-32767");
     }
 
     public static bool WaitFor(Func<bool> condition, TimeSpan? timeout = null)

@@ -37,14 +37,6 @@ public sealed class FixEngineHostTests
         }
     }
 
-    private static int FreePort()
-    {
-        var l = new TcpListener(IPAddress.Loopback, 0);
-        l.Start();
-        int port = ((IPEndPoint)l.LocalEndpoint).Port;
-        l.Stop();
-        return port;
-    }
 
     private static bool WaitFor(Func<bool> condition, TimeSpan timeout)
     {
@@ -60,8 +52,8 @@ public sealed class FixEngineHostTests
     [Fact]
     public void InitiatorCyclesFailoverHostsReconnectsAndExchangesMessages()
     {
-        int acceptorPort = FreePort();
-        int deadPort = FreePort();
+        int acceptorPort = EngineTestSupport.FreePort();
+        int deadPort = EngineTestSupport.FreePort();
         var acceptorSettings = new List<SessionSettings>
         {
             new() { ConnectionType = ConnectionType.Acceptor, BeginString = "FIX.4.4", SenderCompID = "EXEC", TargetCompID = "CLIENT", SocketAcceptPort = acceptorPort, NonStopSession = true, UseDataDictionary = false },

@@ -147,12 +147,7 @@ public sealed class PostgresMessageStoreTests : IDisposable
     [Fact]
     public void AnUnreachableDatabaseAtStartNamesHostPortAndDatabase()
     {
-        int port;
-        using (var probe = new TcpListener(IPAddress.Loopback, 0))
-        {
-            probe.Start();
-            port = ((IPEndPoint)probe.LocalEndpoint).Port;
-        }
+        int port = FixEngine.Tests.Engine.EngineTestSupport.FreePort();
         var options = new PostgresMessageStoreOptions
         {
             ConnectionString = $"Host=127.0.0.1;Port={port};Database=trading_store;Username=fix;Timeout=3",
