@@ -172,7 +172,7 @@ public sealed class PeerInitiatorRun
     /// bound (5 s when it has none); true when the JIT settled.</summary>
     private static bool SettleJit(LineProcess initiator, RunPlan plan, long startNs)
     {
-        long deadlineNs = startNs + (plan.WarmupHardMaxNs > 0 ? plan.WarmupHardMaxNs : 5_000_000_000);
+        long deadlineNs = startNs + (plan.WarmupHardMaxNs > 0 ? plan.WarmupHardMaxNs : (long)(RoundTripOptions.PeerSettleDefaultSeconds * 1e9));
         long compiled = System.Runtime.JitInfo.GetCompiledMethodCount();
         while (true)
         {

@@ -60,16 +60,29 @@ public sealed class RoundTripOptions
             : (int)Math.Max(1, Math.Min(MeasuredCount, ratePerSecond * MaxSecondsPerRun));
 
     /// <summary>Most orders one run sends (closed-loop warm-up, which may run to twice its count while the JIT settles,
-    /// the open-loop warm-up burst and the measured orders), to size the stores.</summary>
+    /// the open-loop warm-up burst, the measured orders, and the closed-loop slices a peer initiator adds while a
+    /// FixEngine acceptor in this process still compiles), to size the stores.</summary>
+    /// <remarks>The last term was missing until 2026-11-26: a QuickFIX C++ initiator's warm-up against the FixEngine
+    /// acceptor ran to 27,878 orders, past the index capacity, and the store's index doubled inside the measured window
+    /// (about 1 MB: 105 B/msg in about half of the <c>qfcpp-fixengine</c> windows at 2,000/s, found with an
+    /// allocation-tick listener naming the thread and the arrays).</remarks>
     public int OrdersPerRun
     {
         get
         {
             long burst = 0;
             foreach (int rate in Rates) burst = Math.Max(burst, (long)(rate * (RoundTripRunner.RateWarmupNs / 1e9)) + 1);
-            return (int)Math.Min(int.MaxValue, 2L * WarmupCount + MeasuredCount + burst);
+            long peerSettle = (long)(Math.Max(WarmupHardMaxSeconds, PeerSettleDefaultSeconds) * PeerSettleOrdersPerSecond);
+            return (int)Math.Min(int.MaxValue, 2L * WarmupCount + MeasuredCount + burst + peerSettle);
         }
     }
+
+    /// <summary>The bound of a peer initiator's JIT-settling warm-up when the plan has no hard bound (PeerInitiatorRun).</summary>
+    public const double PeerSettleDefaultSeconds = 5;
+
+    /// <summary>More closed-loop orders per second than any pairing reaches on the machines this runs on (about 27,000/s
+    /// at best on the 2-core VM), to bound the peer's JIT-settling warm-up in orders.</summary>
+    private const int PeerSettleOrdersPerSecond = 40_000;
 
     /// <summary>The plan of one run at <paramref name="ratePerSecond"/>.</summary>
     public RunPlan PlanFor(int ratePerSecond) => new(
