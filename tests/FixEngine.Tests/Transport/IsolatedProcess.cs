@@ -24,6 +24,7 @@ internal static class IsolatedProcess
         [TcpAllocationTests.DedicatedModeProbe] = TcpAllocationTests.MeasureDedicatedModeAllocation,
         [TlsAllocationTests.Probe] = TlsAllocationTests.MeasureAllocation,
         [Store.PostgresTakeoverTests.Probe] = Store.PostgresTakeoverTests.RunAcceptor,
+        [ConnectWakeupTests.Probe] = ConnectWakeupTests.Measure,
     };
 
     /// <summary>Runs <paramref name="probe"/> in a child process; returns its exit code and stdout (stderr appended).</summary>

@@ -1,0 +1,94 @@
+using System;
+using System.Collections.Concurrent;
+using System.IO;
+using System.Net;
+using System.Net.Sockets;
+using System.Threading;
+using FixEngine.Tests.Infrastructure;
+using FixEngine.Transport;
+using Xunit.Abstractions;
+
+namespace FixEngine.Tests.Transport;
+
+/// <summary>A dedicated-mode initiator connection costs no thread-pool work per inbound message: the connect does not
+/// register the socket with the runtime's socket engine.</summary>
+/// <remarks>
+/// A socket that ran one asynchronous operation (the runtime's <c>Socket.ConnectAsync</c> included) stays in the socket
+/// engine's epoll set for life; every inbound segment then wakes the engine's thread, which queues a thread-pool work
+/// item that finds nothing to do, although the dedicated receive thread reads the socket itself. On a 2-core machine that
+/// was two extra thread wake-ups per reply an initiator received. The probe runs in a process of its own (the test host's
+/// own timers and result reporting queue thread-pool work) and counts <see cref="ThreadPool.CompletedWorkItemCount"/>
+/// over messages sent one at a time (each its own segment) from the accepted end to the connecting end. A control
+/// connection made through the runtime's async connect must show the cost, so the count is known to see it.
+/// </remarks>
+[Collection(nameof(AllocationMeasurement))]
+public sealed class ConnectWakeupTests(ITestOutputHelper output)
+{
+    internal const string Probe = "tcp-connect-wakeups";
+    private const int Messages = 2_000;
+
+    [Fact]
+    public void ADedicatedInitiatorConnectionQueuesNoThreadPoolWorkPerInboundMessage()
+    {
+        (int exitCode, string report) = IsolatedProcess.Run(Probe, TimeSpan.FromSeconds(120));
+        output.WriteLine(report);
+        Assert.True(exitCode == 0, $"exit code {exitCode}: {report}");
+    }
+
+    /// <summary>The probe (child process): 0 when both engine connect paths queue fewer than one work item per 20
+    /// inbound messages and the control (runtime async connect) queues at least one per two.</summary>
+    internal static int Measure(TextWriter report)
+    {
+        var options = new TcpConnectionOptions { ReceiveMode = ReceiveMode.Dedicated };
+        long engineAsync = WorkItemsPerWindow(report, "TcpConnector.ConnectAsync (the engine's initiator)", options,
+            (ep, handler) => TcpConnector.ConnectAsync(ep, TimeSpan.FromSeconds(5), options, handler).GetAwaiter().GetResult());
+        long blocking = WorkItemsPerWindow(report, "TcpConnector.Connect", options,
+            (ep, handler) => TcpConnector.Connect(ep, TimeSpan.FromSeconds(5), options, handler));
+        long control = WorkItemsPerWindow(report, "control: the runtime's Socket.ConnectAsync", options, (ep, handler) =>
+        {
+            var socket = new Socket(ep.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
+            socket.ConnectAsync(ep).GetAwaiter().GetResult();
+            return new TcpConnection(socket, options, handler);
+        });
+        bool ok = engineAsync < Messages / 20 && blocking < Messages / 20 && control >= Messages / 2;
+        report.WriteLine(ok ? "OK" : "FAILED");
+        return ok ? 0 : 1;
+    }
+
+    private static long WorkItemsPerWindow(TextWriter report, string name, TcpConnectionOptions options,
+        Func<IPEndPoint, IConnectionHandler, TcpConnection> connect)
+    {
+        var accepted = new BlockingCollection<TcpConnection>();
+        using var acceptor = new TcpAcceptor(new IPEndPoint(IPAddress.Loopback, 0), options, c =>
+        {
+            accepted.Add(c);
+            return new RecordingHandler();
+        });
+        acceptor.Start();
+        var checker = new SequenceCheckingHandler();
+        TcpConnection client = connect(acceptor.LocalEndPoint, checker);
+        if (!accepted.TryTake(out TcpConnection? server, Loopback.Wait)) throw new InvalidOperationException("not accepted");
+        client.Start();
+        server.Start();
+        long seq = 0;
+        void OneAtATime(int count)
+        {
+            for (int i = 0; i < count; i++)
+            {
+                TcpStressTests.SendNumbered(server, seq, 1);
+                seq++;
+                SpinWait spin = default;
+                while (Volatile.Read(ref checker.Expected) != seq) spin.SpinOnce(sleep1Threshold: -1);
+            }
+        }
+        OneAtATime(200);
+        Thread.Sleep(100);
+        long before = ThreadPool.CompletedWorkItemCount;
+        OneAtATime(Messages);
+        long workItems = ThreadPool.CompletedWorkItemCount - before;
+        report.WriteLine($"{name}: {workItems} thread-pool work items over {Messages} inbound messages, {checker.OutOfOrder} out of order");
+        client.Close();
+        server.Close();
+        return checker.OutOfOrder == 0 ? workItems : long.MaxValue;
+    }
+}
