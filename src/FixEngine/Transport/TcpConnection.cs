@@ -28,8 +28,14 @@ namespace FixEngine.Transport;
 //   copy). Only the remainder the socket refused is copied into the queue: a SendByteQueue of exactly
 //   SendQueueBytes, rented from the pool on first use. A message that does not fit in the free space gets
 //   Backpressure before any byte is sent, so a message is never half sent and half dropped.
-// - Completion-mode (and dedicated-mode) drain: a pooled send SAEA over the queue's contiguous head segment; an async send holds
+// - Completion-mode drain: a pooled send SAEA over the queue's contiguous head segment; an async send holds
 //   an "in flight" count (taken under the lock while not closing) until it completes.
+// - Dedicated-mode drain never uses the runtime's socket engine: a socket that ran one async operation stays in the
+//   engine's epoll set for life, and every inbound segment would then wake the engine's thread and a thread-pool worker
+//   (two extra wake-ups per inbound message for the rest of the connection, measured in ConnectWakeupTests). Queued bytes
+//   go out, without blocking, from (1) the next Send, before its own bytes, (2) the receive thread after each inbound
+//   burst, (3) a one-shot timer (DrainRetryMs) armed while bytes wait, which holds an in-flight count until the queue is
+//   empty or the connection closes. So a remainder waits at most about a millisecond after the socket has room.
 // - Receive pause (inbound flow control): the shared ReceivePause state machine in TransportConnection. Busy-poll:
 //   Poll skips the receive while paused. Completion: the loop parks before posting its next receive, and a resume that
 //   found it parked restarts it inline on the resuming thread (RestartReceiveLoop). Dedicated: the thread parks before
@@ -58,6 +64,9 @@ internal sealed class TcpConnection : TransportConnection
     /// backstop: a close wakes it at once by shutting the socket down).</summary>
     private const int DedicatedPollTimeoutMicros = 1_000_000;
 
+    /// <summary>Dedicated mode: how long the drain timer waits before it tries the socket again while bytes are queued.</summary>
+    private const int DrainRetryMs = 1;
+
     private ConnectionEventArgs? _receiveArgs;
     private int _started;
 
@@ -71,6 +80,10 @@ internal sealed class TcpConnection : TransportConnection
     private SendByteQueue _queue;
     private bool _sendInFlight;
     private long _bytesSent;
+    // Dedicated mode (see the design notes): the drain timer, created on the first queued byte (or by Prewarm), and
+    // whether it is armed (then it holds an in-flight count).
+    private Timer? _drainTimer;
+    private bool _drainArmed;
 
     internal TcpConnection(Socket socket, TcpConnectionOptions options, IConnectionHandler? handler)
         : base(options, handler)
@@ -178,9 +191,13 @@ internal sealed class TcpConnection : TransportConnection
             if (!IsClosing)
             {
                 _queue.Rent();
-                if (_mode != ReceiveMode.BusyPoll)
+                if (_mode == ReceiveMode.Completion)
                 {
                     _sendArgs ??= _argsPool.Rent(this, isSend: true);
+                }
+                else if (_mode == ReceiveMode.Dedicated)
+                {
+                    _drainTimer ??= NewDrainTimer();
                 }
             }
         }
@@ -226,7 +243,7 @@ internal sealed class TcpConnection : TransportConnection
             {
                 return SendResult.Closed;
             }
-            if (_queue.Count != 0 && !_sendInFlight && _mode == ReceiveMode.BusyPoll)
+            if (_queue.Count != 0 && _mode != ReceiveMode.Completion)
             {
                 error = DrainUnderLock();
             }
@@ -262,7 +279,7 @@ internal sealed class TcpConnection : TransportConnection
                         return SendResult.Sent;
                     }
                     _queue.Enqueue(data.Slice(sent));
-                    exitAfter = StartAsyncSendUnderLock(ref error);
+                    exitAfter = StartDrainUnderLock(ref error);
                     result = error == SocketError.Success ? SendResult.Queued : SendResult.Closed;
                 }
             }
@@ -273,7 +290,7 @@ internal sealed class TcpConnection : TransportConnection
             else
             {
                 _queue.Enqueue(data);
-                exitAfter = !_sendInFlight && StartAsyncSendUnderLock(ref error);
+                exitAfter = StartDrainUnderLock(ref error);
                 result = error == SocketError.Success ? SendResult.Queued : SendResult.Closed;
             }
         }
@@ -345,10 +362,17 @@ internal sealed class TcpConnection : TransportConnection
         return SocketError.Success;
     }
 
-    /// <summary>Completion and dedicated mode: starts an async send of the queue. Returns true when the caller must <see cref="TransportConnection.Exit"/> (the send finished synchronously). Under the lock.</summary>
-    private bool StartAsyncSendUnderLock(ref SocketError error)
+    /// <summary>Bytes were queued: completion mode starts an async send of the queue unless one is in flight; dedicated mode
+    /// arms the drain timer unless armed; busy-poll leaves it to Poll. Returns true when the caller must
+    /// <see cref="TransportConnection.Exit"/> (the async send finished synchronously). Under the lock.</summary>
+    private bool StartDrainUnderLock(ref SocketError error)
     {
-        if (_mode == ReceiveMode.BusyPoll)
+        if (_mode == ReceiveMode.Dedicated)
+        {
+            ArmDrainTimerUnderLock();
+            return false;
+        }
+        if (_mode == ReceiveMode.BusyPoll || _sendInFlight)
         {
             return false;
         }
@@ -391,6 +415,57 @@ internal sealed class TcpConnection : TransportConnection
                 return true;
             }
             Dequeue(args.BytesTransferred);
+        }
+    }
+
+    private Timer NewDrainTimer() =>
+        new(static state => ((TcpConnection)state!).OnDrainTimer(), this, Timeout.Infinite, Timeout.Infinite);
+
+    /// <summary>Dedicated mode: arms the drain timer (and takes an in-flight count for it) unless it is armed. Under the lock.</summary>
+    private void ArmDrainTimerUnderLock()
+    {
+        if (_drainArmed || IsClosing)
+        {
+            return;
+        }
+        _drainArmed = true;
+        EnterUnchecked();
+        (_drainTimer ??= NewDrainTimer()).Change(DrainRetryMs, Timeout.Infinite);
+    }
+
+    /// <summary>Dedicated mode, thread pool (timer): sends what the socket takes now; re-arms while bytes remain, else
+    /// gives its in-flight count back.</summary>
+    private void OnDrainTimer()
+    {
+        SocketError error = SocketError.Success;
+        bool release;
+        lock (_sendLock)
+        {
+            if (!_drainArmed)
+            {
+                return;
+            }
+            if (!IsClosing)
+            {
+                error = DrainUnderLock();
+            }
+            release = IsClosing || error != SocketError.Success || _queue.Count == 0;
+            if (release)
+            {
+                _drainArmed = false;
+            }
+            else
+            {
+                _drainTimer!.Change(DrainRetryMs, Timeout.Infinite);
+            }
+        }
+        if (error != SocketError.Success)
+        {
+            CloseForSocketError(error, "send");
+        }
+        if (release)
+        {
+            Exit();
         }
     }
 
@@ -562,6 +637,11 @@ internal sealed class TcpConnection : TransportConnection
                 OnBytesReceived(received);
                 // A read that left free space took everything the socket had.
                 mayHaveMore = received == count;
+                if (_queue.Count != 0)
+                {
+                    // Bytes a send could not hand over wait for room: try now rather than at the drain timer.
+                    DrainQueue();
+                }
             }
         }
         catch (ObjectDisposedException)
@@ -629,7 +709,7 @@ internal sealed class TcpConnection : TransportConnection
             }
             else
             {
-                if (_mode == ReceiveMode.BusyPoll && _queue.Count != 0)
+                if (_mode != ReceiveMode.Completion && _queue.Count != 0)
                 {
                     lock (_sendLock)
                     {
@@ -694,6 +774,8 @@ internal sealed class TcpConnection : TransportConnection
                 _argsPool.Return(sendArgs);
             }
             _queue.Release();
+            _drainTimer?.Dispose();
+            _drainTimer = null;
         }
     }
 

@@ -10,15 +10,16 @@ using Xunit.Abstractions;
 
 namespace FixEngine.Tests.Transport;
 
-/// <summary>A dedicated-mode initiator connection costs no thread-pool work per inbound message: the connect does not
-/// register the socket with the runtime's socket engine.</summary>
+/// <summary>A dedicated-mode connection costs no thread-pool work per inbound message: neither the connect nor draining
+/// a send remainder registers the socket with the runtime's socket engine.</summary>
 /// <remarks>
 /// A socket that ran one asynchronous operation (the runtime's <c>Socket.ConnectAsync</c> included) stays in the socket
 /// engine's epoll set for life; every inbound segment then wakes the engine's thread, which queues a thread-pool work
 /// item that finds nothing to do, although the dedicated receive thread reads the socket itself. On a 2-core machine that
 /// was two extra thread wake-ups per reply an initiator received. The probe runs in a process of its own (the test host's
 /// own timers and result reporting queue thread-pool work) and counts <see cref="ThreadPool.CompletedWorkItemCount"/>
-/// over messages sent one at a time (each its own segment) from the accepted end to the connecting end. A control
+/// over messages sent one at a time (each its own segment) from the accepted end to the connecting end, after the
+/// connecting end had a send remainder queued and drained (the accepted end's receive paused, then resumed). A control
 /// connection made through the runtime's async connect must show the cost, so the count is known to see it.
 /// </remarks>
 [Collection(nameof(AllocationMeasurement))]
@@ -28,7 +29,7 @@ public sealed class ConnectWakeupTests(ITestOutputHelper output)
     private const int Messages = 2_000;
 
     [Fact]
-    public void ADedicatedInitiatorConnectionQueuesNoThreadPoolWorkPerInboundMessage()
+    public void ADedicatedConnectionQueuesNoThreadPoolWorkPerInboundMessageAfterConnectAndBackpressure()
     {
         (int exitCode, string report) = IsolatedProcess.Run(Probe, TimeSpan.FromSeconds(120));
         output.WriteLine(report);
@@ -59,10 +60,11 @@ public sealed class ConnectWakeupTests(ITestOutputHelper output)
         Func<IPEndPoint, IConnectionHandler, TcpConnection> connect)
     {
         var accepted = new BlockingCollection<TcpConnection>();
+        var serverChecker = new SequenceCheckingHandler();
         using var acceptor = new TcpAcceptor(new IPEndPoint(IPAddress.Loopback, 0), options, c =>
         {
             accepted.Add(c);
-            return new RecordingHandler();
+            return serverChecker;
         });
         acceptor.Start();
         var checker = new SequenceCheckingHandler();
@@ -82,13 +84,33 @@ public sealed class ConnectWakeupTests(ITestOutputHelper output)
             }
         }
         OneAtATime(200);
+
+        // Backpressure: the accepted end stops reading until the connecting end has bytes queued; then it reads again
+        // and the queue drains with nobody sending (the drain timer).
+        server.PauseReceive();
+        long sent = 0;
+        while (client.QueuedSendBytes == 0)
+        {
+            int length = FixMessages.WriteNumbered(client.GetSendSpan(128), sent);
+            SendResult result = client.Commit(length);
+            if (result is SendResult.Backpressure) break;
+            if (result is not (SendResult.Sent or SendResult.Queued)) throw new InvalidOperationException($"send {sent}: {result}");
+            sent++;
+        }
+        long queued = client.QueuedSendBytes;
+        server.ResumeReceive();
+        if (!SpinWait.SpinUntil(() => Volatile.Read(ref serverChecker.Expected) == sent && client.QueuedSendBytes == 0, Loopback.Wait))
+        {
+            throw new InvalidOperationException($"{name}: the queue did not drain ({client.QueuedSendBytes} B left, {serverChecker.Expected} of {sent} received)");
+        }
         Thread.Sleep(100);
         long before = ThreadPool.CompletedWorkItemCount;
         OneAtATime(Messages);
         long workItems = ThreadPool.CompletedWorkItemCount - before;
-        report.WriteLine($"{name}: {workItems} thread-pool work items over {Messages} inbound messages, {checker.OutOfOrder} out of order");
+        report.WriteLine($"{name}: {workItems} thread-pool work items over {Messages} inbound messages, {checker.OutOfOrder} out of order; "
+            + $"before: {sent} messages sent with {queued} B queued at the peak, all received in order: {serverChecker.OutOfOrder == 0}");
         client.Close();
         server.Close();
-        return checker.OutOfOrder == 0 ? workItems : long.MaxValue;
+        return checker.OutOfOrder == 0 && serverChecker.OutOfOrder == 0 ? workItems : long.MaxValue;
     }
 }

@@ -96,8 +96,9 @@ public class TcpAllocationTests
     [Fact]
     public void DedicatedModeSendAndReceiveAllocateNothingOnAnyThread()
     {
-        // The receive thread of each connection frames and dispatches; a refused send remainder is drained by an async
-        // send on the thread pool. Measured over every thread, in a process of its own, as for completion mode.
+        // The receive thread of each connection frames and dispatches; a refused send remainder is drained by the next
+        // send, the receive thread or the drain timer. Measured over every thread, in a process of its own, as for
+        // completion mode.
         (int exitCode, string report) = IsolatedProcess.Run(DedicatedModeProbe, TimeSpan.FromSeconds(120));
         _output.WriteLine(report);
         Assert.True(exitCode == 0, $"exit code {exitCode}: {report}");
