@@ -27,7 +27,7 @@ public enum FixBodyErrorReason : byte
     /// <summary>The writer ran out of room (or had already failed); <see cref="FixWriter.Failed"/> is true.</summary>
     NoRoom,
 
-    /// <summary><c>End</c> was called on a writer with no open typed body (the chain was ended twice).</summary>
+    /// <summary><c>End</c> was called on a writer with no open typed body (ended twice, or a copy of the chain was ended).</summary>
     NotOpen,
 
     /// <summary>
@@ -43,6 +43,9 @@ public enum FixBodyErrorReason : byte
     /// it in the dictionary, or twice.
     /// </summary>
     EntryOutOfOrder,
+
+    /// <summary>Groups were opened through the per-entry chain more than 8 deep: <see cref="FixBodyError.Tag"/> is the group that did not fit.</summary>
+    GroupTooDeep,
 }
 
 /// <summary>The first defect a typed body writer found: reason and tags. Allocation-free until <see cref="ToString"/>.</summary>
@@ -71,7 +74,8 @@ public readonly struct FixBodyError(FixBodyErrorReason reason, int tag, int othe
         FixBodyErrorReason.NoRoom => "the message does not fit in the writer's buffer",
         FixBodyErrorReason.GroupCountMismatch => string.Create(CultureInfo.InvariantCulture, $"the entries written to group {Tag} differ from its count (or the count is negative or above 65535)"),
         FixBodyErrorReason.EntryOutOfOrder => string.Create(CultureInfo.InvariantCulture, $"tag {Tag} given out of order in an entry of group {OtherTag} (an entry starts with the group's first field, the others follow in dictionary order, each once)"),
-        FixBodyErrorReason.NotOpen => "End was called on a writer without an open typed body (ended twice)",
+        FixBodyErrorReason.GroupTooDeep => string.Create(CultureInfo.InvariantCulture, $"group {Tag} is nested more than 8 deep in the per-entry chain"),
+        FixBodyErrorReason.NotOpen => "End was called on a writer without an open typed body (a copy of the chain, or a second End)",
         _ => Reason.ToString(),
     };
 }

@@ -70,15 +70,30 @@ public ref struct FixWriter
     private int _reservedDigits;
     private bool _failed;
 
-    /// <summary>0 when no typed body is open, else 1 + the reason of its first defect (1: open, no defect).</summary>
-    /// <remarks>
-    /// The chain's order and group state is not here: it lives in the generated stage values (see "typed body writers"
-    /// below), so the writer stays small enough for the JIT to keep a local one in registers.
-    /// </remarks>
+    /// <summary>0 when no typed body is open, else 2 + the dictionary index of the last body field given (1: none yet).</summary>
     private int _typedBody;
 
-    /// <summary>The first defect's tags while <see cref="_typedBody"/> holds one: the tag in the low half, the other tag in the high half.</summary>
-    private ulong _typedDefectTags;
+    /// <summary>The tag of the last body field given to the open typed body.</summary>
+    private int _typedTag;
+
+    // The first defect of the open typed body (reason None while there is none), as scalars: recording one is a few
+    // inline stores, where a FixBodyError returned by a helper costs the encode method JIT temporaries at every check
+    // (and past 512 locals the JIT inlines nothing more, not even the force-inlined field writers).
+    private FixBodyErrorReason _typedDefectReason;
+    private int _typedDefectTag;
+    private int _typedDefectOtherTag;
+
+    /// <summary>Groups open in the typed body's per-entry chain (0..8).</summary>
+    private int _typedDepth;
+
+    // The per-entry chain's group stack: one 32-bit slot per open group, the innermost in the low half of _typedGroups0
+    // (high 16 bits: entries still to come; low 16 bits: 2 + the entry index of the last member given, 0 before the
+    // first entry). Opening a group shifts every slot up one, closing shifts it back. Plain fields, not an array: an
+    // indexed element would take the writer's address, and a local writer would then live in memory.
+    private ulong _typedGroups0;
+    private ulong _typedGroups1;
+    private ulong _typedGroups2;
+    private ulong _typedGroups3;
 
     /// <summary>Creates a writer over <paramref name="destination"/>.</summary>
     /// <param name="destination">Where the message is written, starting at offset 0.</param>
@@ -126,6 +141,7 @@ public ref struct FixWriter
         _position = 0;
         _failed = false;
         _typedBody = 0;
+        _typedDefectReason = FixBodyErrorReason.None;
         _limit = (uint)_buffer.Length;
         // As many digits as the buffer length has, at most three.
         int reserved = _buffer.Length >= 100 ? ReservedBodyLengthDigits : _buffer.Length >= 10 ? 2 : 1;
@@ -406,37 +422,43 @@ public ref struct FixWriter
     }
 
     // ---- typed body writers -------------------------------------------------------------------------------------
-    // The generated X.Begin(ref writer) ... End() chain is a series of stage values (readonly ref structs): each holds a
-    // `ref` to the caller's writer and the chain's own state, and each setter returns the next stage. The state is the
-    // last body field given (a long: its dictionary index + 2 in the low half, its tag in the high half; 1 before the
-    // first) and, inside a group written entry by entry, the entry state (a uint: entries still due in the high 16
-    // bits, 2 + the last member's entry index in the low 16, 0 before the first entry) next to the stage the group
-    // returns to. In one fluent expression every state is a JIT-time constant, so the order and count checks below fold
-    // away and the stages live in registers; the writer keeps only whether a body is open and its first defect.
-    // These members take the state and return the next one. Like the general paths above, none of them passes the
-    // writer (`this`) to a call that is not inlined, not even on a cold path (one such call makes a local writer
-    // address-exposed for the whole encode method): a defect is recorded with inline stores.
-    // PERF (docs/benchmarks/typed-codec.md): before, the state was in this writer (seven more fields, one group stack):
-    // per field it was loaded, compared and stored through memory when the writer was behind a `ref`, and with a local
-    // writer the JIT kept the whole (17-field) ExecutionReport writer on the stack.
+    // The generated X.Begin(ref writer) ... End() chains are views of this writer (a stage struct's only field is a
+    // FixWriter, so `ref writer` is reinterpreted, never copied): every field goes straight through the caller's writer,
+    // which the JIT keeps in registers when it is a local. These members keep the chain's state here.
+    // PERF: stage structs that carried a copy of the writer (a first version) were not promoted by the JIT: each stage
+    // change copied 64 bytes through memory with store-forwarding stalls (TypedEncodeExecutionReport 695 ns against
+    // 156-190 ns raw, one ShortRun at load 23). As views the chain copies nothing. Like the general paths above, none of
+    // these members passes the writer (`this`) to a call that is not inlined, not even on a cold path: one such call
+    // anywhere in an encode method makes a local writer address-exposed for the whole method, so every field loads and
+    // stores the position through memory and no order check folds away (docs/benchmarks/typed-codec.md). A defect is
+    // recorded with inline stores.
 
     /// <summary>Opens a typed body (the generated <c>X.Begin(ref writer)</c>): until <see cref="CloseTypedBody"/>, <see cref="Failed"/> is true and <see cref="TryFinish"/> fails.</summary>
-    /// <remarks>So a message whose typed body was never ended cannot be sent. Field writes go on as usual. The chain starts with body state 1.</remarks>
+    /// <remarks>So a message whose typed body was never ended cannot be sent. Field writes go on as usual.</remarks>
     [EditorBrowsable(EditorBrowsableState.Never)]
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void OpenTypedBody() => _typedBody = 1;
+    public void OpenTypedBody()
+    {
+        _typedBody = 1;
+        _typedTag = 0;
+        _typedDefectReason = FixBodyErrorReason.None;
+        _typedDepth = 0;
+        _typedGroups0 = 0;
+        _typedGroups1 = 0;
+        _typedGroups2 = 0;
+        _typedGroups3 = 0;
+    }
 
-    /// <summary>Checks the body field <paramref name="tag"/>, at dictionary index <paramref name="index"/>, against the chain's state: a field given before at the same or a later index makes it a defect (OutOfOrder).</summary>
-    /// <param name="state">The chain's body state (1 before the first field).</param>
+    /// <summary>Records that the body field <paramref name="tag"/>, at dictionary index <paramref name="index"/>, is being written; one given before at the same or a later index is a defect (OutOfOrder).</summary>
     /// <param name="index">The field's position in the message's dictionary order.</param>
     /// <param name="tag">The field's tag.</param>
-    /// <returns>The body state after the field.</returns>
     [EditorBrowsable(EditorBrowsableState.Never)]
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public long AdvanceTypedBody(long state, int index, int tag)
+    public void AdvanceTypedBody(int index, int tag)
     {
-        if (index + 2 <= (int)state) Defect(FixBodyErrorReason.OutOfOrder, tag, (int)(state >> 32));
-        return ((long)tag << 32) | (uint)(index + 2);
+        if (index + 2 <= _typedBody) Defect(FixBodyErrorReason.OutOfOrder, tag, _typedTag);
+        _typedBody = index + 2;
+        _typedTag = tag;
     }
 
     /// <summary>Records a defect of the open typed body (the first one is kept): <see cref="CloseTypedBody"/> then refuses it.</summary>
@@ -447,79 +469,79 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void RefuseTypedBody(FixBodyErrorReason reason, int tag, int otherTag) => Defect(reason, tag, otherTag);
 
-    /// <summary>Records a defect unless one was recorded before (or no body is open): inline stores, no call (the writer does not escape).</summary>
+    /// <summary>Records a defect unless one was recorded before: inline stores, no call (the writer does not escape).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void Defect(FixBodyErrorReason reason, int tag, int otherTag)
     {
-        if (_typedBody != 1) return;
-        _typedDefectTags = (uint)tag | ((ulong)(uint)otherTag << 32);
-        _typedBody = 1 + (int)reason;
+        if (_typedDefectReason != FixBodyErrorReason.None) return;
+        _typedDefectOtherTag = otherTag;
+        _typedDefectTag = tag;
+        _typedDefectReason = reason;
     }
 
     /// <summary>Opens a group of the typed body's per-entry chain (the generated <c>.NoXxx(count)</c>): writes NumInGroup unless <paramref name="count"/> is 0.</summary>
     /// <param name="countTag">The group's NumInGroup tag.</param>
     /// <param name="count">The entries that will follow (0..65,535; 0 writes nothing).</param>
-    /// <returns>The group's entry state: <paramref name="count"/> entries due, none started.</returns>
-    /// <remarks>A negative or larger count is a defect (and is taken as 0); <see cref="CloseTypedGroup"/> checks the count.</remarks>
+    /// <remarks>A negative or larger count, or a ninth nested group, is a defect; <see cref="CloseTypedGroup"/> checks the count.</remarks>
     [EditorBrowsable(EditorBrowsableState.Never)]
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public uint OpenTypedGroup(int countTag, int count)
+    public void OpenTypedGroup(int countTag, int count)
     {
-        if ((uint)count - 1 < MaxTypedGroupCount)
-        {
-            Write(countTag, count);
-            return (uint)count << 16;
-        }
-        if (count != 0) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
-        return 0;
+        if ((uint)count - 1 < MaxTypedGroupCount) Write(countTag, count);
+        else if (count != 0) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
+        if (_typedDepth == MaxTypedGroupDepth) Defect(FixBodyErrorReason.GroupTooDeep, countTag, 0);
+        _typedDepth++;
+        _typedGroups3 = (_typedGroups3 << 32) | (_typedGroups2 >> 32);
+        _typedGroups2 = (_typedGroups2 << 32) | (_typedGroups1 >> 32);
+        _typedGroups1 = (_typedGroups1 << 32) | (_typedGroups0 >> 32);
+        _typedGroups0 = (_typedGroups0 << 32) | ((uint)count - 1 < MaxTypedGroupCount ? (ulong)count << 16 : 0);
     }
 
-    /// <summary>Starts an entry of a group (the generated delimiter method): one more than its count is a defect.</summary>
-    /// <param name="entry">The group's entry state.</param>
+    /// <summary>Starts an entry of the innermost open group (the generated delimiter method): one more than its count is a defect.</summary>
     /// <param name="countTag">The group's NumInGroup tag.</param>
-    /// <returns>The entry state after the delimiter.</returns>
     [EditorBrowsable(EditorBrowsableState.Never)]
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public uint BeginTypedEntry(uint entry, int countTag)
+    public void BeginTypedEntry(int countTag)
     {
-        if (entry < 0x1_0000) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
-        else entry -= 0x1_0000;
-        return (entry & ~0xFFFFu) | 2;
+        // No locals here or below: each would be one more JIT temporary per entry in the encode method.
+        if ((uint)_typedGroups0 < 0x1_0000) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
+        else _typedGroups0 -= 0x1_0000;
+        _typedGroups0 = (_typedGroups0 & ~0xFFFFUL) | 2;
     }
 
-    /// <summary>Checks the member <paramref name="tag"/>, at entry index <paramref name="index"/> (1 and up), of a group's entry against its entry state.</summary>
-    /// <param name="entry">The group's entry state.</param>
+    /// <summary>Records that the member <paramref name="tag"/>, at entry index <paramref name="index"/> (1 and up), of the innermost open group's entry is being written.</summary>
     /// <param name="index">The member's position in the entry's dictionary order (the delimiter is 0).</param>
     /// <param name="tag">The member's tag.</param>
     /// <param name="countTag">The group's NumInGroup tag.</param>
-    /// <returns>The entry state after the member.</returns>
     /// <remarks>Before the entry's delimiter, or at the same or an earlier index than the member before it, it is a defect (EntryOutOfOrder).</remarks>
     [EditorBrowsable(EditorBrowsableState.Never)]
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public uint AdvanceTypedEntry(uint entry, int index, int tag, int countTag)
+    public void AdvanceTypedEntry(int index, int tag, int countTag)
     {
         // Refused when the last index + 2 is 0 (no entry started) or at least index + 2: one unsigned compare.
-        if ((entry & 0xFFFF) - 1 >= (uint)index + 1) Defect(FixBodyErrorReason.EntryOutOfOrder, tag, countTag);
-        return (entry & ~0xFFFFu) | ((uint)index + 2);
+        if (((uint)_typedGroups0 & 0xFFFF) - 1 >= (uint)index + 1) Defect(FixBodyErrorReason.EntryOutOfOrder, tag, countTag);
+        _typedGroups0 = (_typedGroups0 & ~0xFFFFUL) | ((uint)index + 2);
     }
 
-    /// <summary>Closes a group (the generated <c>.EndNoXxx()</c>): fewer entries than its count is a defect.</summary>
-    /// <param name="entry">The group's entry state.</param>
+    /// <summary>Closes the innermost open group (the generated <c>.EndNoXxx()</c>): fewer entries than its count is a defect.</summary>
     /// <param name="countTag">The group's NumInGroup tag.</param>
     [EditorBrowsable(EditorBrowsableState.Never)]
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void CloseTypedGroup(uint entry, int countTag)
+    public void CloseTypedGroup(int countTag)
     {
-        if (entry >= 0x1_0000) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
+        if ((uint)_typedGroups0 >= 0x1_0000) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
+        _typedDepth--;
+        _typedGroups0 = (_typedGroups0 >> 32) | (_typedGroups1 << 32);
+        _typedGroups1 = (_typedGroups1 >> 32) | (_typedGroups2 << 32);
+        _typedGroups2 = (_typedGroups2 >> 32) | (_typedGroups3 << 32);
+        _typedGroups3 >>= 32;
     }
 
     /// <summary>A text field of the open typed body, at dictionary index <paramref name="index"/>: left out when empty, which is a defect (RequiredMissing) when <paramref name="required"/>.</summary>
-    /// <param name="state">The chain's body state.</param>
     /// <param name="index">The field's position in the message's dictionary order.</param>
     /// <param name="tag">The field's tag.</param>
     /// <param name="value">The text.</param>
     /// <param name="required">Whether the dictionary requires the field.</param>
-    /// <returns>The body state after the field (unchanged when it was left out).</returns>
     /// <remarks>
     /// PERF: the generated setter passes the text straight on, so the span is copied once (here) where a setter that
     /// tested it and then called <see cref="Write(int, ReadOnlySpan{byte})"/> copied it twice: each copy is three JIT
@@ -527,55 +549,47 @@ public ref struct FixWriter
     /// </remarks>
     [EditorBrowsable(EditorBrowsableState.Never)]
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public long WriteTypedText(long state, int index, int tag, scoped ReadOnlySpan<byte> value, bool required)
+    public void WriteTypedText(int index, int tag, scoped ReadOnlySpan<byte> value, bool required)
     {
         if (value.IsEmpty)
         {
             if (required) Defect(FixBodyErrorReason.RequiredMissing, tag, 0);
-            return state;
+            return;
         }
-        if (index + 2 <= (int)state) Defect(FixBodyErrorReason.OutOfOrder, tag, (int)(state >> 32));
+        AdvanceTypedBody(index, tag);
         WriteText(tag, ref MemoryMarshal.GetReference(value), value.Length);
-        return ((long)tag << 32) | (uint)(index + 2);
     }
 
-    /// <summary>A text member of a group's entry, at entry index <paramref name="index"/>: left out when empty, which is a defect (IncompleteGroupEntry) when <paramref name="required"/>.</summary>
-    /// <param name="entry">The group's entry state.</param>
+    /// <summary>A text member of the innermost open group's entry, at entry index <paramref name="index"/>: left out when empty, which is a defect (IncompleteGroupEntry) when <paramref name="required"/>.</summary>
     /// <param name="index">The member's position in the entry's dictionary order (1 and up).</param>
     /// <param name="tag">The member's tag.</param>
     /// <param name="countTag">The group's NumInGroup tag.</param>
     /// <param name="value">The text.</param>
     /// <param name="required">Whether the dictionary requires the member.</param>
-    /// <returns>The entry state after the member (unchanged when it was left out).</returns>
     [EditorBrowsable(EditorBrowsableState.Never)]
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public uint WriteTypedEntryText(uint entry, int index, int tag, int countTag, scoped ReadOnlySpan<byte> value, bool required)
+    public void WriteTypedEntryText(int index, int tag, int countTag, scoped ReadOnlySpan<byte> value, bool required)
     {
         if (value.IsEmpty)
         {
             if (required) Defect(FixBodyErrorReason.IncompleteGroupEntry, tag, countTag);
-            return entry;
+            return;
         }
-        if ((entry & 0xFFFF) - 1 >= (uint)index + 1) Defect(FixBodyErrorReason.EntryOutOfOrder, tag, countTag);
+        AdvanceTypedEntry(index, tag, countTag);
         WriteText(tag, ref MemoryMarshal.GetReference(value), value.Length);
-        return (entry & ~0xFFFFu) | ((uint)index + 2);
     }
 
-    /// <summary>Starts an entry of a group with its text delimiter (see <see cref="BeginTypedEntry(uint, int)"/>); empty text is a defect (IncompleteGroupEntry).</summary>
-    /// <param name="entry">The group's entry state.</param>
+    /// <summary>Starts an entry of the innermost open group with its text delimiter (see <see cref="BeginTypedEntry(int)"/>); empty text is a defect (IncompleteGroupEntry).</summary>
     /// <param name="countTag">The group's NumInGroup tag.</param>
     /// <param name="tag">The delimiter's tag.</param>
     /// <param name="value">The text.</param>
-    /// <returns>The entry state after the delimiter.</returns>
     [EditorBrowsable(EditorBrowsableState.Never)]
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public uint BeginTypedEntry(uint entry, int countTag, int tag, scoped ReadOnlySpan<byte> value)
+    public void BeginTypedEntry(int countTag, int tag, scoped ReadOnlySpan<byte> value)
     {
-        if (entry < 0x1_0000) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
-        else entry -= 0x1_0000;
+        BeginTypedEntry(countTag);
         if (value.IsEmpty) Defect(FixBodyErrorReason.IncompleteGroupEntry, tag, countTag);
         else WriteText(tag, ref MemoryMarshal.GetReference(value), value.Length);
-        return (entry & ~0xFFFFu) | 2;
     }
 
     /// <summary><see cref="Write(int, ReadOnlySpan{byte})"/> over text the caller already holds as a span: its first byte and length (no further copy of the span).</summary>
@@ -608,7 +622,10 @@ public ref struct FixWriter
         Commit(WriteGeneral(_buffer, _position, _failed, tag, MemoryMarshal.CreateReadOnlySpan(ref value, length)));
     }
 
-    /// <summary>Largest count a per-entry chain group takes (16 bits of its entry state).</summary>
+    /// <summary>Groups the per-entry chain may nest (the stack's 32-bit slots in four words).</summary>
+    private const int MaxTypedGroupDepth = 8;
+
+    /// <summary>Largest count a per-entry chain group takes (16 bits of its slot).</summary>
     private const uint MaxTypedGroupCount = 0xFFFF;
 
     /// <summary>Closes the typed body (the generated <c>End()</c>).</summary>
@@ -618,22 +635,23 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool CloseTypedBody(out FixBodyError error)
     {
-        if (_typedBody == 1 && !_failed)
+        if (_typedBody != 0 && _typedDefectReason == FixBodyErrorReason.None && !_failed && _typedDepth == 0)
         {
             _typedBody = 0;
             error = default;
             return true;
         }
-        error = ClosedTypedBodyError(_typedBody, _typedDefectTags);
+        error = ClosedTypedBodyError(_typedBody, _typedDefectReason, _typedDefectTag, _typedDefectOtherTag, _typedDepth);
         _typedBody = 0;
         return Commit(-1);
     }
 
     /// <summary>Why <see cref="CloseTypedBody"/> refuses (static: the writer does not escape).</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static FixBodyError ClosedTypedBodyError(int typedBody, ulong tags) =>
+    private static FixBodyError ClosedTypedBodyError(int typedBody, FixBodyErrorReason reason, int tag, int otherTag, int depth) =>
         typedBody == 0 ? new FixBodyError(FixBodyErrorReason.NotOpen, 0, 0)
-        : typedBody > 1 ? new FixBodyError((FixBodyErrorReason)(typedBody - 1), (int)(uint)tags, (int)(tags >> 32))
+        : reason != FixBodyErrorReason.None ? new FixBodyError(reason, tag, otherTag)
+        : depth != 0 ? new FixBodyError(FixBodyErrorReason.GroupCountMismatch, 0, 0)
         : new FixBodyError(FixBodyErrorReason.NoRoom, 0, 0);
 
     /// <summary>Fills in BodyLength, appends <c>10=ddd|</c> and (for an <see cref="IBufferWriter{T}"/>) advances it.</summary>

@@ -196,9 +196,9 @@ public class FixWriterTests
         w.Begin(BeginStrings.Fix44, MsgTypes.Heartbeat);
         w.OpenTypedBody();
         Assert.True(w.Failed);
-        long state = w.AdvanceTypedBody(1, 0, FixTags.TestReqID); // the chain's state lives in the stage values
+        w.AdvanceTypedBody(0, FixTags.TestReqID);
         Assert.True(w.Write(FixTags.TestReqID, "T1"u8)); // writes go on
-        w.AdvanceTypedBody(state, 3, FixTags.Text);
+        w.AdvanceTypedBody(3, FixTags.Text);
         Assert.True(w.CloseTypedBody(out FixBodyError error));
         Assert.Equal(FixBodyErrorReason.None, error.Reason);
         Assert.False(w.Failed);
@@ -212,8 +212,8 @@ public class FixWriterTests
         var w = new FixWriter(new byte[256]);
         w.Begin(BeginStrings.Fix44, MsgTypes.Heartbeat);
         w.OpenTypedBody();
-        long state = w.AdvanceTypedBody(1, 4, 55);
-        w.AdvanceTypedBody(state, 2, 1);
+        w.AdvanceTypedBody(4, 55);
+        w.AdvanceTypedBody(2, 1);
         Assert.False(w.CloseTypedBody(out FixBodyError error));
         Assert.Equal(FixBodyErrorReason.OutOfOrder, error.Reason);
         Assert.Equal(1, error.Tag);
@@ -227,8 +227,8 @@ public class FixWriterTests
         w.Begin(BeginStrings.Fix44, MsgTypes.Heartbeat);
         w.OpenTypedBody();
         w.RefuseTypedBody(FixBodyErrorReason.RequiredMissing, 112, 0);
-        long state = w.AdvanceTypedBody(1, 5, 58);
-        w.AdvanceTypedBody(state, 5, 58); // a repeat is out of order, but the first defect is kept
+        w.AdvanceTypedBody(5, 58);
+        w.AdvanceTypedBody(5, 58); // a repeat is out of order, but the first defect is kept
         Assert.False(w.CloseTypedBody(out FixBodyError error));
         Assert.Equal(FixBodyErrorReason.RequiredMissing, error.Reason);
         Assert.Equal(112, error.Tag);

@@ -44,8 +44,8 @@ public sealed class TypedEntryChainTests
         return length;
     }
 
-    private static Fix44.NewOrderSingle.BeforeSide OrderStart(ref FixWriter w) =>
-        Fix44.NewOrderSingle.Begin(ref w).ClOrdID("X"u8);
+    private static ref Fix44.NewOrderSingle.BeforeSide OrderStart(ref FixWriter w) =>
+        ref Fix44.NewOrderSingle.Begin(ref w).ClOrdID("X"u8);
 
     [Fact]
     public void EntryByEntryWritesTheSameBytesAsASpanOfEntries()
@@ -85,8 +85,8 @@ public sealed class TypedEntryChainTests
         byte[] buffer = new byte[512];
         var w = new FixWriter(buffer);
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
-        Fix44.Groups.NoPartyIDs.Writer<Fix44.NewOrderSingle.BeforeSide> parties = OrderStart(ref w).NoPartyIDs(count);
-        for (int i = 0; i < entries; i++) parties = parties.PartyID("P"u8).PartyRole(Fix44.PartyRole.ClientId);
+        ref Fix44.Groups.NoPartyIDs.Writer<Fix44.NewOrderSingle.BeforeSide> parties = ref OrderStart(ref w).NoPartyIDs(count);
+        for (int i = 0; i < entries; i++) parties.PartyID("P"u8).PartyRole(Fix44.PartyRole.ClientId);
         Assert.False(parties.EndNoPartyIDs().Side(Fix44.Side.Buy).TransactTimeNs(TypedMessageTests.TransactTimeNs)
             .OrdType(Fix44.OrdType.Market).End(out FixBodyError error));
         Assert.Equal(FixBodyErrorReason.GroupCountMismatch, error.Reason);
@@ -225,6 +225,28 @@ public sealed class TypedEntryChainTests
             .NoStrategyParams(0).EndNoStrategyParams().End(out FixBodyError error));
         Assert.Equal(FixBodyErrorReason.RequiredMissing, error.Reason);
         Assert.Equal(20010, error.Tag);
+    }
+
+    [Fact]
+    public void GroupsNestedMoreThanEightDeepAreRefused()
+    {
+        // Through the writer's typed-group members directly: no standard dictionary nests groups 9 deep (FIX.5.0SP2: 7).
+        byte[] buffer = new byte[512];
+        var w = new FixWriter(buffer);
+        TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
+        w.OpenTypedBody();
+        for (int depth = 0; depth < 8; depth++) w.OpenTypedGroup(453, 0);
+        for (int depth = 0; depth < 8; depth++) w.CloseTypedGroup(453);
+        Assert.True(w.CloseTypedBody(out FixBodyError error), error.ToString());
+
+        TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
+        w.OpenTypedBody();
+        for (int depth = 0; depth < 8; depth++) w.OpenTypedGroup(453, 0);
+        w.OpenTypedGroup(802, 0);
+        for (int depth = 0; depth < 9; depth++) w.CloseTypedGroup(453);
+        Assert.False(w.CloseTypedBody(out error));
+        Assert.Equal(FixBodyErrorReason.GroupTooDeep, error.Reason);
+        Assert.Equal(802, error.Tag);
     }
 
     [Fact]
