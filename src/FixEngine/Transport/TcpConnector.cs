@@ -171,7 +171,8 @@ internal static class TcpConnector
     /// thread and queues a thread-pool work item that finds nothing to do, although a dedicated or busy-poll connection
     /// reads with its own <c>poll</c>/<c>recv</c>: on a 2-core machine that cost an initiator two extra thread wake-ups per
     /// inbound message (<c>perf sched</c>: 23,000 engine-thread and 500,000 thread-pool worker runs in a 7 s run at 2,000
-    /// orders/s), roughly a tenth of its round trip.</remarks>
+    /// orders/s), about a third of its median round trip (75.9 -> 47.9 µs at 2,000/s against QuickFIX C++,
+    /// docs/benchmarks/roundtrip-comparison.md).</remarks>
     internal static async Task<Socket> ConnectPolledAsync(IPEndPoint remoteEndPoint, TimeSpan timeout, TcpConnectionOptions options, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(remoteEndPoint);
