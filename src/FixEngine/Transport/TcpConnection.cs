@@ -20,7 +20,8 @@ namespace FixEngine.Transport;
 //   so the thread goes straight back to Poll: one wake-up and two syscalls per inbound burst. Close wakes the poll by
 //   shutting the socket down (both directions) before disposing it; the poll also times out every
 //   DedicatedPollTimeoutMicros as a backstop, and the loop leaves once closing.
-// - Send: every send member and the queue drain run under _sendLock (System.Threading.Lock). The caller is
+// - Send: every send member and the queue drain run under _sendLock (a Monitor on a private object: a contended
+//   System.Threading.Lock allocates its wait event on its first contention, a Monitor does not). The caller is
 //   one thread at a time (the owner); the lock only serialises it with the drain, which in completion mode
 //   runs on the SAEA send completion thread, and with the teardown that returns the queue array.
 //   PERF: an uncontended Lock enter/exit is tens of ns against a multi-µs send syscall (transport-pingpong).
@@ -34,8 +35,10 @@ namespace FixEngine.Transport;
 //   engine's epoll set for life, and every inbound segment would then wake the engine's thread and a thread-pool worker
 //   (two extra wake-ups per inbound message for the rest of the connection, measured in ConnectWakeupTests). Queued bytes
 //   go out, without blocking, from (1) the next Send, before its own bytes, (2) the receive thread after each inbound
-//   burst, (3) a one-shot timer (DrainRetryMs) armed while bytes wait, which holds an in-flight count until the queue is
-//   empty or the connection closes. So a remainder waits at most about a millisecond after the socket has room.
+//   burst, (3) the process-wide SendDrainThread, armed while bytes wait (about a millisecond between attempts), which
+//   holds an in-flight count until the queue is empty or the connection closes. So a remainder waits at most about a
+//   millisecond after the socket has room. Not a System.Threading.Timer: its callbacks run on thread-pool workers, and a
+//   new worker (the pool retires idle ones) allocates on its first work item (see SendDrainThread).
 // - Receive pause (inbound flow control): the shared ReceivePause state machine in TransportConnection. Busy-poll:
 //   Poll skips the receive while paused. Completion: the loop parks before posting its next receive, and a resume that
 //   found it parked restarts it inline on the resuming thread (RestartReceiveLoop). Dedicated: the thread parks before
@@ -56,16 +59,13 @@ internal sealed class TcpConnection : TransportConnection
     private readonly ReceiveMode _mode;
     private readonly EventArgsPool _argsPool;
     private readonly int _queueCapacity;
-    private readonly Lock _sendLock = new();
+    private readonly object _sendLock = new();
     private readonly EndPoint? _remote;
     private readonly EndPoint? _local;
 
     /// <summary>Dedicated mode: longest sleep in Socket.Poll before the receive thread looks at the close state again (a
     /// backstop: a close wakes it at once by shutting the socket down).</summary>
     private const int DedicatedPollTimeoutMicros = 1_000_000;
-
-    /// <summary>Dedicated mode: how long the drain timer waits before it tries the socket again while bytes are queued.</summary>
-    private const int DrainRetryMs = 1;
 
     private ConnectionEventArgs? _receiveArgs;
     private int _started;
@@ -80,10 +80,12 @@ internal sealed class TcpConnection : TransportConnection
     private SendByteQueue _queue;
     private bool _sendInFlight;
     private long _bytesSent;
-    // Dedicated mode (see the design notes): the drain timer, created on the first queued byte (or by Prewarm), and
-    // whether it is armed (then it holds an in-flight count).
-    private Timer? _drainTimer;
+    // Dedicated mode (see the design notes): whether the connection is armed on the SendDrainThread (then it holds an
+    // in-flight count).
     private bool _drainArmed;
+
+    /// <summary>The next armed connection in <see cref="SendDrainThread"/>'s list (guarded by that class).</summary>
+    internal TcpConnection? NextArmed;
 
     internal TcpConnection(Socket socket, TcpConnectionOptions options, IConnectionHandler? handler)
         : base(options, handler)
@@ -197,7 +199,7 @@ internal sealed class TcpConnection : TransportConnection
                 }
                 else if (_mode == ReceiveMode.Dedicated)
                 {
-                    _drainTimer ??= NewDrainTimer();
+                    SendDrainThread.EnsureStarted();
                 }
             }
         }
@@ -363,13 +365,13 @@ internal sealed class TcpConnection : TransportConnection
     }
 
     /// <summary>Bytes were queued: completion mode starts an async send of the queue unless one is in flight; dedicated mode
-    /// arms the drain timer unless armed; busy-poll leaves it to Poll. Returns true when the caller must
+    /// arms the drain thread unless armed; busy-poll leaves it to Poll. Returns true when the caller must
     /// <see cref="TransportConnection.Exit"/> (the async send finished synchronously). Under the lock.</summary>
     private bool StartDrainUnderLock(ref SocketError error)
     {
         if (_mode == ReceiveMode.Dedicated)
         {
-            ArmDrainTimerUnderLock();
+            ArmDrainUnderLock();
             return false;
         }
         if (_mode == ReceiveMode.BusyPoll || _sendInFlight)
@@ -418,11 +420,8 @@ internal sealed class TcpConnection : TransportConnection
         }
     }
 
-    private Timer NewDrainTimer() =>
-        new(static state => ((TcpConnection)state!).OnDrainTimer(), this, Timeout.Infinite, Timeout.Infinite);
-
-    /// <summary>Dedicated mode: arms the drain timer (and takes an in-flight count for it) unless it is armed. Under the lock.</summary>
-    private void ArmDrainTimerUnderLock()
+    /// <summary>Dedicated mode: arms the drain thread (and takes an in-flight count for it) unless armed. Under the lock.</summary>
+    private void ArmDrainUnderLock()
     {
         if (_drainArmed || IsClosing)
         {
@@ -430,12 +429,12 @@ internal sealed class TcpConnection : TransportConnection
         }
         _drainArmed = true;
         EnterUnchecked();
-        (_drainTimer ??= NewDrainTimer()).Change(DrainRetryMs, Timeout.Infinite);
+        SendDrainThread.Arm(this);
     }
 
-    /// <summary>Dedicated mode, thread pool (timer): sends what the socket takes now; re-arms while bytes remain, else
-    /// gives its in-flight count back.</summary>
-    private void OnDrainTimer()
+    /// <summary>Dedicated mode, on the <see cref="SendDrainThread"/>: sends what the socket takes now; arms again while bytes
+    /// remain, else gives its in-flight count back.</summary>
+    internal void OnDrainRetry()
     {
         SocketError error = SocketError.Success;
         bool release;
@@ -456,7 +455,7 @@ internal sealed class TcpConnection : TransportConnection
             }
             else
             {
-                _drainTimer!.Change(DrainRetryMs, Timeout.Infinite);
+                SendDrainThread.Arm(this);
             }
         }
         if (error != SocketError.Success)
@@ -639,7 +638,7 @@ internal sealed class TcpConnection : TransportConnection
                 mayHaveMore = received == count;
                 if (_queue.Count != 0)
                 {
-                    // Bytes a send could not hand over wait for room: try now rather than at the drain timer.
+                    // Bytes a send could not hand over wait for room: try now rather than at the drain thread's retry.
                     DrainQueue();
                 }
             }
@@ -774,8 +773,6 @@ internal sealed class TcpConnection : TransportConnection
                 _argsPool.Return(sendArgs);
             }
             _queue.Release();
-            _drainTimer?.Dispose();
-            _drainTimer = null;
         }
     }
 
