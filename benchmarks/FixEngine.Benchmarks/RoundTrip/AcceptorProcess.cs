@@ -87,11 +87,13 @@ internal static class AcceptorProcess
                 GC.WaitForPendingFinalizers();
                 Thread.Sleep(50);
                 start = ProcessWindow.Snapshot();
+                Diagnostics.AllocationTrace.Begin();
                 stdout.Write(begun);
             }
             else if (command.SequenceEqual("END"u8))
             {
                 ProcessWindow window = ProcessWindow.Snapshot().Since(start);
+                Diagnostics.AllocationTrace.End("acceptor process window");
                 Volatile.Write(ref s_inWindow, false);
                 Write(stdout, string.Create(
                     CultureInfo.InvariantCulture, $"WINDOW {window.Gen0} {window.Gen1} {window.Gen2} {window.AllocatedBytes}\n"));

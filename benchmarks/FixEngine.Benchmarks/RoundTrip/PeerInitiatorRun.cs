@@ -98,11 +98,13 @@ public sealed class PeerInitiatorRun
             // waiting for DONE, the stdout reader allocating the DONE line) is measured per thread and left out.
             long plumbingBefore = GC.GetAllocatedBytesForCurrentThread() + initiator.ReaderAllocatedBytes;
             ProcessWindow before = ProcessWindow.Snapshot();
+            Diagnostics.AllocationTrace.Begin();
             long tSettled = HighResTime.NowNs();
             initiator.Command("GO");
             double windowSeconds = plan.RatePerSecond > 0 ? plan.MeasuredCount / (double)plan.RatePerSecond : plan.ClosedLoopMaxNs > 0 ? plan.ClosedLoopMaxNs / 1e9 : plan.MeasuredCount / 1_000.0;
             string done = initiator.Expect("DONE ", TimeSpan.FromSeconds(60 + windowSeconds + plan.ReplyTimeoutNs / 1e9));
             ProcessWindow window = ProcessWindow.Snapshot().Since(before);
+            Diagnostics.AllocationTrace.End("peer-initiator run window");
             long plumbing = GC.GetAllocatedBytesForCurrentThread() + initiator.ReaderAllocatedBytes - plumbingBefore;
             window = window with { AllocatedBytes = window.AllocatedBytes - plumbing };
             long tMeasured = HighResTime.NowNs();

@@ -205,6 +205,7 @@ public sealed class RoundTripRunner : IReplyHandler
             GC.WaitForPendingFinalizers();
             Thread.Sleep(50);
             ProcessWindow before = ProcessWindow.Snapshot();
+            Diagnostics.AllocationTrace.Begin();
             long receivedBefore = Volatile.Read(ref _received);
             Volatile.Write(ref _recording, true);
             tSettled = HighResTime.NowNs();
@@ -228,6 +229,7 @@ public sealed class RoundTripRunner : IReplyHandler
             }
 
             ProcessWindow window = ProcessWindow.Snapshot().Since(before);
+            Diagnostics.AllocationTrace.End($"{system.Name} run window");
             long count = Volatile.Read(ref _received) - receivedBefore;
             long lastReplyNs = _lastReplyNs;
             Volatile.Write(ref _recording, false);
