@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Diagnostics.Metrics;
+using System.Linq;
 using System.Threading;
 using FixEngine.Config;
 using FixEngine.Diagnostics;
@@ -78,18 +79,24 @@ public sealed class SessionLatencyTests
             return GC.GetAllocatedBytesForCurrentThread() - before;
         }
 
+        // A per-message allocation shows in every window; a one-time runtime effect (a method's tier-1 code installed
+        // while the window runs, seen once in a loaded CI run) in one at most: the least of three windows must be 0.
         RunAll();
-        long withoutListener = RunAll();
+        long[] withoutListener = [RunAll(), RunAll(), RunAll()];
         Assert.Equal(count + 2, h.Session.NextTargetMsgSeqNum);
 
         using var listener = new SummingListener(meterFactory.Meter!);
         RunAll();
-        listener.InboundCount = listener.SendCount = 0;
-        listener.InboundSumUs = listener.SendSumUs = 0;
-        long withListener = RunAll();
+        long[] withListener = new long[3];
+        for (int i = 0; i < withListener.Length; i++)
+        {
+            listener.InboundCount = listener.SendCount = 0;
+            listener.InboundSumUs = listener.SendSumUs = 0;
+            withListener[i] = RunAll();
+        }
 
-        Assert.Equal(0, withoutListener);
-        Assert.Equal(0, withListener);
+        Assert.True(withoutListener.Min() == 0, $"bytes allocated per {count}-message window without a listener: {string.Join(", ", withoutListener)}");
+        Assert.True(withListener.Min() == 0, $"bytes allocated per {count}-message window with a listener: {string.Join(", ", withListener)}");
         // Every order was measured on its way in, and every reply the application sent from FromApp on its way out.
         Assert.Equal(count, listener.InboundCount);
         Assert.Equal(3.0, listener.InboundSumUs / listener.InboundCount, 6);
