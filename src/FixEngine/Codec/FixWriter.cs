@@ -71,14 +71,17 @@ public ref struct FixWriter
     private bool _failed;
 
     /// <summary>0 when no typed body is open, else 2 + the dictionary index of the last body field given (1: none yet).</summary>
+    /// <remarks>
+    /// The only state a body field stores (a constant). The last field's tag is not kept: an OutOfOrder defect records the
+    /// earlier field's index, and <see cref="CloseTypedBody"/> names its tag from the message's table. PERF: in a Send
+    /// callback (the writer behind a <c>ref</c>, in memory) each store per field is measurable (docs/benchmarks/typed-codec.md, round 5).
+    /// </remarks>
     private int _typedBody;
-
-    /// <summary>The tag of the last body field given to the open typed body.</summary>
-    private int _typedTag;
 
     // The first defect of the open typed body (reason None while there is none), as scalars: recording one is a few
     // inline stores, where a FixBodyError returned by a helper costs the encode method JIT temporaries at every check
-    // (and past 512 locals the JIT inlines nothing more, not even the force-inlined field writers).
+    // (and past 512 locals the JIT inlines nothing more, not even the force-inlined field writers). A negative
+    // _typedDefectOtherTag is ~index of a body field, named by CloseTypedBody.
     private FixBodyErrorReason _typedDefectReason;
     private int _typedDefectTag;
     private int _typedDefectOtherTag;
@@ -86,10 +89,22 @@ public ref struct FixWriter
     /// <summary>Groups open in the typed body's per-entry chain (0..8).</summary>
     private int _typedDepth;
 
-    // The per-entry chain's group stack: one 32-bit slot per open group, the innermost in the low half of _typedGroups0
-    // (high 16 bits: entries still to come; low 16 bits: 2 + the entry index of the last member given, 0 before the
-    // first entry). Opening a group shifts every slot up one, closing shifts it back. Plain fields, not an array: an
-    // indexed element would take the writer's address, and a local writer would then live in memory.
+    /// <summary>The innermost open group's entries still to come (0 outside any group).</summary>
+    private int _typedDue;
+
+    /// <summary>The innermost open group's entry: 1 + the entry index of the last member given (the delimiter is 0), <see cref="NoTypedEntry"/> before its first entry and outside any group.</summary>
+    /// <remarks>
+    /// PERF: its own field, stored with a constant per member (no read-modify-write): when the writer is behind a
+    /// <c>ref</c> (a Send callback), state packed with the count made every member load, mask and store one word, a chain
+    /// through memory as long as the position's (docs/benchmarks/typed-codec.md, round 5).
+    /// </remarks>
+    private int _typedEntry;
+
+    // The enclosing levels of the per-entry chain's open groups (the body's first): one 32-bit slot per level, the
+    // nearest in the low half of _typedGroups0 (high 16 bits: its entries still to come; low 16 bits: its _typedEntry
+    // xor NoTypedEntry, so that a zero slot reads back as "no entry"). Opening a group pushes the innermost level's
+    // state (every slot shifts up one), closing pops it. Plain fields, not an array: an indexed element would take the
+    // writer's address, and a local writer would then live in memory.
     private ulong _typedGroups0;
     private ulong _typedGroups1;
     private ulong _typedGroups2;
@@ -439,14 +454,13 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void OpenTypedBody()
     {
+        // The group stack is not cleared: a slot is read only after a push in this body wrote it (a close at depth 0 is
+        // refused before it pops), or after a ninth nested group, whose defect is already recorded.
         _typedBody = 1;
-        _typedTag = 0;
         _typedDefectReason = FixBodyErrorReason.None;
         _typedDepth = 0;
-        _typedGroups0 = 0;
-        _typedGroups1 = 0;
-        _typedGroups2 = 0;
-        _typedGroups3 = 0;
+        _typedDue = 0;
+        _typedEntry = NoTypedEntry;
     }
 
     /// <summary>Records that the body field <paramref name="tag"/>, at dictionary index <paramref name="index"/>, is being written; one given before at the same or a later index is a defect (OutOfOrder).</summary>
@@ -456,9 +470,9 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void AdvanceTypedBody(int index, int tag)
     {
-        if (index + 2 <= _typedBody) Defect(FixBodyErrorReason.OutOfOrder, tag, _typedTag);
+        // The field given before is recorded by its index (~index: not a tag); CloseTypedBody names its tag.
+        if (index + 2 <= _typedBody) Defect(FixBodyErrorReason.OutOfOrder, tag, ~(_typedBody - 2));
         _typedBody = index + 2;
-        _typedTag = tag;
     }
 
     /// <summary>Records a defect of the open typed body (the first one is kept): <see cref="CloseTypedBody"/> then refuses it.</summary>
@@ -494,7 +508,9 @@ public ref struct FixWriter
         _typedGroups3 = (_typedGroups3 << 32) | (_typedGroups2 >> 32);
         _typedGroups2 = (_typedGroups2 << 32) | (_typedGroups1 >> 32);
         _typedGroups1 = (_typedGroups1 << 32) | (_typedGroups0 >> 32);
-        _typedGroups0 = (_typedGroups0 << 32) | ((uint)count - 1 < MaxTypedGroupCount ? (ulong)count << 16 : 0);
+        _typedGroups0 = (_typedGroups0 << 32) | ((ulong)(uint)_typedDue << 16) | (uint)(_typedEntry ^ NoTypedEntry);
+        _typedDue = (uint)count - 1 < MaxTypedGroupCount ? count : 0;
+        _typedEntry = NoTypedEntry;
     }
 
     /// <summary>Starts an entry of the innermost open group (the generated delimiter method): one more than its count is a defect.</summary>
@@ -504,9 +520,9 @@ public ref struct FixWriter
     public void BeginTypedEntry(int countTag)
     {
         // No locals here or below: each would be one more JIT temporary per entry in the encode method.
-        if ((uint)_typedGroups0 < 0x1_0000) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
-        else _typedGroups0 -= 0x1_0000;
-        _typedGroups0 = (_typedGroups0 & ~0xFFFFUL) | 2;
+        if (_typedDue == 0) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
+        else _typedDue--;
+        _typedEntry = 1;
     }
 
     /// <summary>Records that the member <paramref name="tag"/>, at entry index <paramref name="index"/> (1 and up), of the innermost open group's entry is being written.</summary>
@@ -518,9 +534,9 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void AdvanceTypedEntry(int index, int tag, int countTag)
     {
-        // Refused when the last index + 2 is 0 (no entry started) or at least index + 2: one unsigned compare.
-        if (((uint)_typedGroups0 & 0xFFFF) - 1 >= (uint)index + 1) Defect(FixBodyErrorReason.EntryOutOfOrder, tag, countTag);
-        _typedGroups0 = (_typedGroups0 & ~0xFFFFUL) | ((uint)index + 2);
+        // Refused when the last index + 1 is above index (NoTypedEntry: no entry started): one compare, and a constant store.
+        if (_typedEntry > index) Defect(FixBodyErrorReason.EntryOutOfOrder, tag, countTag);
+        _typedEntry = index + 1;
     }
 
     /// <summary>Closes the innermost open group (the generated <c>.EndNoXxx()</c>): fewer entries than its count is a defect.</summary>
@@ -529,8 +545,16 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void CloseTypedGroup(int countTag)
     {
-        if ((uint)_typedGroups0 >= 0x1_0000) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
+        if (_typedDepth == 0)
+        {
+            // More closes than opens (a group view used after its End): refused, and nothing to pop.
+            Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
+            return;
+        }
+        if (_typedDue != 0) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
         _typedDepth--;
+        _typedDue = (int)((uint)_typedGroups0 >> 16);
+        _typedEntry = (int)(_typedGroups0 & 0xFFFF) ^ NoTypedEntry;
         _typedGroups0 = (_typedGroups0 >> 32) | (_typedGroups1 << 32);
         _typedGroups1 = (_typedGroups1 >> 32) | (_typedGroups2 << 32);
         _typedGroups2 = (_typedGroups2 >> 32) | (_typedGroups3 << 32);
@@ -628,12 +652,16 @@ public ref struct FixWriter
     /// <summary>Largest count a per-entry chain group takes (16 bits of its slot).</summary>
     private const uint MaxTypedGroupCount = 0xFFFF;
 
+    /// <summary><see cref="_typedEntry"/> before a group's first entry: above every member index (16 bits, as in a stack slot).</summary>
+    private const int NoTypedEntry = 0xFFFF;
+
     /// <summary>Closes the typed body (the generated <c>End()</c>).</summary>
+    /// <param name="bodyTags">The tag of each body field by dictionary index (as given to <see cref="AdvanceTypedBody"/>): names the earlier field of an OutOfOrder defect.</param>
     /// <param name="error">Why it was refused; Reason None when it was written.</param>
     /// <returns>True when the body is complete and fitted. Otherwise false and the writer is failed, so the message is not sent.</returns>
     [EditorBrowsable(EditorBrowsableState.Never)]
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public bool CloseTypedBody(out FixBodyError error)
+    public bool CloseTypedBody(scoped ReadOnlySpan<int> bodyTags, out FixBodyError error)
     {
         if (_typedBody != 0 && _typedDefectReason == FixBodyErrorReason.None && !_failed && _typedDepth == 0)
         {
@@ -641,16 +669,16 @@ public ref struct FixWriter
             error = default;
             return true;
         }
-        error = ClosedTypedBodyError(_typedBody, _typedDefectReason, _typedDefectTag, _typedDefectOtherTag, _typedDepth);
+        error = ClosedTypedBodyError(_typedBody, _typedDefectReason, _typedDefectTag, _typedDefectOtherTag, _typedDepth, bodyTags);
         _typedBody = 0;
         return Commit(-1);
     }
 
     /// <summary>Why <see cref="CloseTypedBody"/> refuses (static: the writer does not escape).</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static FixBodyError ClosedTypedBodyError(int typedBody, FixBodyErrorReason reason, int tag, int otherTag, int depth) =>
+    private static FixBodyError ClosedTypedBodyError(int typedBody, FixBodyErrorReason reason, int tag, int otherTag, int depth, ReadOnlySpan<int> bodyTags) =>
         typedBody == 0 ? new FixBodyError(FixBodyErrorReason.NotOpen, 0, 0)
-        : reason != FixBodyErrorReason.None ? new FixBodyError(reason, tag, otherTag)
+        : reason != FixBodyErrorReason.None ? new FixBodyError(reason, tag, otherTag >= 0 ? otherTag : (uint)~otherTag < (uint)bodyTags.Length ? bodyTags[~otherTag] : 0)
         : depth != 0 ? new FixBodyError(FixBodyErrorReason.GroupCountMismatch, 0, 0)
         : new FixBodyError(FixBodyErrorReason.NoRoom, 0, 0);
 
