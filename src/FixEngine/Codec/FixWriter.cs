@@ -86,7 +86,7 @@ public ref struct FixWriter
     private int _typedDefectTag;
     private int _typedDefectOtherTag;
 
-    /// <summary>Groups open in the typed body's per-entry chain (0..8).</summary>
+    /// <summary>Groups open in the typed body's per-entry chain (8 at most: a ninth is GroupTooDeep).</summary>
     private int _typedDepth;
 
     /// <summary>The innermost open group's entries still to come (0 outside any group).</summary>
@@ -100,15 +100,19 @@ public ref struct FixWriter
     /// </remarks>
     private int _typedEntry;
 
-    // The enclosing levels of the per-entry chain's open groups (the body's first): one 32-bit slot per level, the
-    // nearest in the low half of _typedGroups0 (high 16 bits: its entries still to come; low 16 bits: its _typedEntry
-    // xor NoTypedEntry, so that a zero slot reads back as "no entry"). Opening a group pushes the innermost level's
-    // state (every slot shifts up one), closing pops it. Plain fields, not an array: an indexed element would take the
-    // writer's address, and a local writer would then live in memory.
-    private ulong _typedGroups0;
-    private ulong _typedGroups1;
-    private ulong _typedGroups2;
-    private ulong _typedGroups3;
+    // The enclosing levels of the per-entry chain's open groups: _typedSavedN holds the state of the level a group opened
+    // at depth N was nested in (the body's for N = 0) as (entries still to come << 16) | its _typedEntry. One slot per
+    // depth, written and read with a compare on the depth (a constant when the writer is a local; depth 0 first), so
+    // opening or closing a group moves one slot, not a whole stack. Plain fields, not an array: an indexed element would
+    // take the writer's address, and a local writer would then live in memory.
+    private int _typedSaved0;
+    private int _typedSaved1;
+    private int _typedSaved2;
+    private int _typedSaved3;
+    private int _typedSaved4;
+    private int _typedSaved5;
+    private int _typedSaved6;
+    private int _typedSaved7;
 
     /// <summary>Creates a writer over <paramref name="destination"/>.</summary>
     /// <param name="destination">Where the message is written, starting at offset 0.</param>
@@ -454,8 +458,8 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void OpenTypedBody()
     {
-        // The group stack is not cleared: a slot is read only after a push in this body wrote it (a close at depth 0 is
-        // refused before it pops), or after a ninth nested group, whose defect is already recorded.
+        // The saved levels are not cleared: a slot is read only after the open at its depth in this body wrote it (a
+        // close at depth 0 is refused before it reads one).
         _typedBody = 1;
         _typedDefectReason = FixBodyErrorReason.None;
         _typedDepth = 0;
@@ -503,12 +507,17 @@ public ref struct FixWriter
     {
         if ((uint)count - 1 < MaxTypedGroupCount) Write(countTag, count);
         else if (count != 0) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
-        if (_typedDepth == MaxTypedGroupDepth) Defect(FixBodyErrorReason.GroupTooDeep, countTag, 0);
+        // No local for the saved state: each would be one more JIT temporary per group in the encode method.
+        if (_typedDepth == 0) _typedSaved0 = (_typedDue << 16) | _typedEntry;
+        else if (_typedDepth == 1) _typedSaved1 = (_typedDue << 16) | _typedEntry;
+        else if (_typedDepth == 2) _typedSaved2 = (_typedDue << 16) | _typedEntry;
+        else if (_typedDepth == 3) _typedSaved3 = (_typedDue << 16) | _typedEntry;
+        else if (_typedDepth == 4) _typedSaved4 = (_typedDue << 16) | _typedEntry;
+        else if (_typedDepth == 5) _typedSaved5 = (_typedDue << 16) | _typedEntry;
+        else if (_typedDepth == 6) _typedSaved6 = (_typedDue << 16) | _typedEntry;
+        else if (_typedDepth == 7) _typedSaved7 = (_typedDue << 16) | _typedEntry;
+        else Defect(FixBodyErrorReason.GroupTooDeep, countTag, 0);
         _typedDepth++;
-        _typedGroups3 = (_typedGroups3 << 32) | (_typedGroups2 >> 32);
-        _typedGroups2 = (_typedGroups2 << 32) | (_typedGroups1 >> 32);
-        _typedGroups1 = (_typedGroups1 << 32) | (_typedGroups0 >> 32);
-        _typedGroups0 = (_typedGroups0 << 32) | ((ulong)(uint)_typedDue << 16) | (uint)(_typedEntry ^ NoTypedEntry);
         _typedDue = (uint)count - 1 < MaxTypedGroupCount ? count : 0;
         _typedEntry = NoTypedEntry;
     }
@@ -553,12 +562,23 @@ public ref struct FixWriter
         }
         if (_typedDue != 0) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
         _typedDepth--;
-        _typedDue = (int)((uint)_typedGroups0 >> 16);
-        _typedEntry = (int)(_typedGroups0 & 0xFFFF) ^ NoTypedEntry;
-        _typedGroups0 = (_typedGroups0 >> 32) | (_typedGroups1 << 32);
-        _typedGroups1 = (_typedGroups1 >> 32) | (_typedGroups2 << 32);
-        _typedGroups2 = (_typedGroups2 >> 32) | (_typedGroups3 << 32);
-        _typedGroups3 >>= 32;
+        if (_typedDepth == 0) RestoreTypedLevel(_typedSaved0);
+        else if (_typedDepth == 1) RestoreTypedLevel(_typedSaved1);
+        else if (_typedDepth == 2) RestoreTypedLevel(_typedSaved2);
+        else if (_typedDepth == 3) RestoreTypedLevel(_typedSaved3);
+        else if (_typedDepth == 4) RestoreTypedLevel(_typedSaved4);
+        else if (_typedDepth == 5) RestoreTypedLevel(_typedSaved5);
+        else if (_typedDepth == 6) RestoreTypedLevel(_typedSaved6);
+        else if (_typedDepth == 7) RestoreTypedLevel(_typedSaved7);
+        else RestoreTypedLevel(NoTypedEntry); // past the 8 levels (GroupTooDeep already recorded): nothing was saved
+    }
+
+    /// <summary>Makes a level saved by <see cref="OpenTypedGroup"/> the innermost again.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void RestoreTypedLevel(int saved)
+    {
+        _typedDue = (int)((uint)saved >> 16);
+        _typedEntry = saved & 0xFFFF;
     }
 
     /// <summary>A text field of the open typed body, at dictionary index <paramref name="index"/>: left out when empty, which is a defect (RequiredMissing) when <paramref name="required"/>.</summary>
@@ -646,13 +666,10 @@ public ref struct FixWriter
         Commit(WriteGeneral(_buffer, _position, _failed, tag, MemoryMarshal.CreateReadOnlySpan(ref value, length)));
     }
 
-    /// <summary>Groups the per-entry chain may nest (the stack's 32-bit slots in four words).</summary>
-    private const int MaxTypedGroupDepth = 8;
-
     /// <summary>Largest count a per-entry chain group takes (16 bits of its slot).</summary>
     private const uint MaxTypedGroupCount = 0xFFFF;
 
-    /// <summary><see cref="_typedEntry"/> before a group's first entry: above every member index (16 bits, as in a stack slot).</summary>
+    /// <summary><see cref="_typedEntry"/> before a group's first entry: above every member index (16 bits, as in a saved slot).</summary>
     private const int NoTypedEntry = 0xFFFF;
 
     /// <summary>Closes the typed body (the generated <c>End()</c>).</summary>
