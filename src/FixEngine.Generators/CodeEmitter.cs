@@ -608,7 +608,7 @@ internal sealed class CodeEmitter
     private void EmitBodyWriter(MessageDef m)
     {
         List<Stage> stages = Stretches(m.Body.Members, 0);
-        var typeNames = new HashSet<string>(StringComparer.Ordinal) { "Reader", "Write", "MsgType", "MsgTypeText", "Begin", m.TypeName };
+        var typeNames = new HashSet<string>(StringComparer.Ordinal) { "Reader", "Write", "MsgType", "MsgTypeText", "Begin", BodyTagsName, m.TypeName };
         foreach (Stage st in stages) st.Name = Naming.Unique(st.Required is { } r ? "Before" + r.Member.Field.Name : "Tail", typeNames);
         Line($"/// <summary>Starts the typed body writer of a {m.Name}, after the header: <c>Begin(ref w).Field(...)...End()</c>.</summary>");
         Line("/// <remarks>");
@@ -632,14 +632,18 @@ internal sealed class CodeEmitter
         Line("writer.OpenTypedBody();");
         Line($"return ref global::System.Runtime.CompilerServices.Unsafe.As<{Codec}.FixWriter, {stages[0].Name}>(ref writer);");
         Close();
+        // The tag of each body member by the index the setters pass: End names the earlier field of an OutOfOrder defect
+        // from it, so a field stores only its index (static data, no allocation).
+        Line("/// <summary>The tag of each body field (a group: its NumInGroup) by dictionary index, as the body writer numbers them.</summary>");
+        Line($"private static global::System.ReadOnlySpan<int> {BodyTagsName} => new int[] {{ {string.Join(", ", m.Body.Members.Select(x => x.Field.Tag))} }};");
         string cls = $"{G}.{m.TypeName}";
         var ctx = new StageContext
         {
             TypeOf = st => st.Name,
             QualifiedTypeOf = st => $"{cls}.{st.Name}",
-            Advance = (i, t) => $"_w.AdvanceTypedBody({i}, {t});",
-            Missing = t => $"_w.RefuseTypedBody({Codec}.FixBodyErrorReason.RequiredMissing, {t}, 0);",
-            Text = (i, t, r) => $"_w.WriteTypedText({i}, {t}, value, {(r ? "true" : "false")});",
+            Advance = (i, t) => $"{W}.AdvanceTypedBody({i}, {t});",
+            Missing = t => $"{W}.RefuseTypedBody({Codec}.FixBodyErrorReason.RequiredMissing, {t}, 0);",
+            Text = (i, t, r) => $"{W}.WriteTypedText({i}, {t}, value, {(r ? "true" : "false")});",
             IsBody = true,
         };
         foreach (Stage st in stages)
@@ -650,6 +654,7 @@ internal sealed class CodeEmitter
             Line($"public ref struct {st.Name}");
             Open();
             Line($"private {Codec}.FixWriter _w;");
+            _stageType = st.Name;
             var names = new HashSet<string>(StringComparer.Ordinal) { st.Name, "End", "Equals", "GetHashCode", "ToString", "GetType" };
             EmitStageMembers(ctx, st, names);
             if (st.Required is null) EmitEnd();
@@ -676,9 +681,9 @@ internal sealed class CodeEmitter
         {
             TypeOf = st => st.Name + "<TNext>",
             QualifiedTypeOf = st => $"{cls}.{st.Name}<TNext>",
-            Advance = (i, t) => $"_w.AdvanceTypedEntry({i}, {t}, {countTag});",
-            Missing = t => $"_w.RefuseTypedBody({Codec}.FixBodyErrorReason.IncompleteGroupEntry, {t}, {countTag});",
-            Text = (i, t, r) => $"_w.WriteTypedEntryText({i}, {t}, {countTag}, value, {(r ? "true" : "false")});",
+            Advance = (i, t) => $"{W}.AdvanceTypedEntry({i}, {t}, {countTag});",
+            Missing = t => $"{W}.RefuseTypedBody({Codec}.FixBodyErrorReason.IncompleteGroupEntry, {t}, {countTag});",
+            Text = (i, t, r) => $"{W}.WriteTypedEntryText({i}, {t}, {countTag}, value, {(r ? "true" : "false")});",
             IsBody = false,
         };
         Member delimiter = g.Entry.Members[0];
@@ -695,6 +700,7 @@ internal sealed class CodeEmitter
             Line($"public ref struct {st.Name}<TNext> where TNext : allows ref struct");
             Open();
             Line($"private {Codec}.FixWriter _w;");
+            _stageType = st.Name + "<TNext>";
             var names = new HashSet<string>(StringComparer.Ordinal) { st.Name, endName, "Equals", "GetHashCode", "ToString", "GetType" };
             if (isLast)
             {
@@ -705,7 +711,7 @@ internal sealed class CodeEmitter
                 Line(Inline);
                 Line($"public ref TNext {endName}()");
                 Open();
-                Line($"_w.CloseTypedGroup({countTag});");
+                Line($"{W}.CloseTypedGroup({countTag});");
                 Line($"return ref global::System.Runtime.CompilerServices.Unsafe.As<{st.Name}<TNext>, TNext>(ref this);");
                 Close();
             }
@@ -720,7 +726,7 @@ internal sealed class CodeEmitter
         string name = f.Name + UnitSuffix(f);
         string ret = first.Name + "<TNext>";
         string done = first == self ? "return ref this;" : $"return ref global::System.Runtime.CompilerServices.Unsafe.As<{self.Name}<TNext>, {ret}>(ref this);";
-        string begin = $"_w.BeginTypedEntry({g.Count.Tag});";
+        string begin = $"{W}.BeginTypedEntry({g.Count.Tag});";
         bool timed = f.Kind is ValueKind.Timestamp or ValueKind.TimeOnly;
         string precisionParam = timed ? $", {Codec}.TimestampPrecision timestampPrecision = {Codec}.TimestampPrecision.Millis" : "";
         Line($"/// <summary>Starts an entry with {f.Name} ({f.Tag}), the group's first field{(f.Kind == ValueKind.Span ? " (empty text refuses the body)" : "")}; one entry more than the count refuses the body.</summary>");
@@ -730,18 +736,31 @@ internal sealed class CodeEmitter
         {
             Line($"public ref {ret} {name}(scoped {Span} value)");
             Open();
-            Line($"_w.BeginTypedEntry({g.Count.Tag}, {f.Tag}, value);");
+            Line($"{W}.BeginTypedEntry({g.Count.Tag}, {f.Tag}, value);");
         }
         else
         {
             Line($"public ref {ret} {name}({ValueType(f)} value{precisionParam})");
             Open();
             Line(begin);
-            Line(WriteCall("_w", f, "value", "timestampPrecision") + ";");
+            Line(WriteCall(W, f, "value", "timestampPrecision") + ";");
         }
         Line(done);
         Close();
     }
+
+    /// <summary>The name of a message's table of body tags by index (see <see cref="EmitBodyWriter"/>).</summary>
+    private const string BodyTagsName = "BodyTags";
+
+    /// <summary>The stage type whose members are being emitted (see <see cref="W"/>).</summary>
+    private string _stageType = "";
+
+    // The writer as a stage member reaches it: `this` reinterpreted, not `_w`. PERF: `_w.M()` passes the field's address
+    // (a null-checked FIELD_ADDR) as M's `this`, which the inliner evaluates into a fresh byref temporary per call; the
+    // JIT's local-address propagation tracks at most 64 such "temp = &writer" facts per method, and past that a local
+    // writer becomes address-exposed for the whole method (docs/benchmarks/typed-codec.md, round 5). Unsafe.As on
+    // `ref this` is a no-op the inliner substitutes directly, so a field costs no temporary.
+    private string W => $"global::System.Runtime.CompilerServices.Unsafe.As<{_stageType}, {Codec}.FixWriter>(ref this)";
 
     private const string Inline = "[global::System.Runtime.CompilerServices.MethodImpl(global::System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]";
 
@@ -777,14 +796,14 @@ internal sealed class CodeEmitter
             {
                 Line(advance);
                 Line($"if (entries.IsEmpty) {missing}");
-                Line($"else {data}.WriteGroup(ref _w, entries, timestampPrecision);");
+                Line($"else {data}.WriteGroup(ref {W}, entries, timestampPrecision);");
             }
             else
             {
                 Line("if (!entries.IsEmpty)");
                 Open();
                 Line(advance);
-                Line($"{data}.WriteGroup(ref _w, entries, timestampPrecision);");
+                Line($"{data}.WriteGroup(ref {W}, entries, timestampPrecision);");
                 Close();
             }
             Line(done);
@@ -798,7 +817,7 @@ internal sealed class CodeEmitter
             Open();
             Line(advance);
             if (required) Line($"if (count == 0) {missing}");
-            Line($"_w.OpenTypedGroup({member.Group.Count.Tag}, count);");
+            Line($"{W}.OpenTypedGroup({member.Group.Count.Tag}, count);");
             Line($"return ref global::System.Runtime.CompilerServices.Unsafe.As<{self}, {writer}>(ref this);");
             Close();
             return;
@@ -831,7 +850,7 @@ internal sealed class CodeEmitter
         Line($"public ref {ret} {name}({type} value{extra})");
         Open();
         Line(advance);
-        Line(WriteCall("_w", f, "value", "timestampPrecision") + ";");
+        Line(WriteCall(W, f, "value", "timestampPrecision") + ";");
         Line(done);
         Close();
         if (f.Kind == ValueKind.Decimal)
@@ -844,7 +863,7 @@ internal sealed class CodeEmitter
             Line($"public ref {ret} {name}(long value)");
             Open();
             Line(advance);
-            Line($"_w.Write({f.Tag}, value);");
+            Line($"{W}.Write({f.Tag}, value);");
             Line(done);
             Close();
         }
@@ -873,12 +892,12 @@ internal sealed class CodeEmitter
         Line("/// <summary>Ends the body.</summary>");
         Line("/// <returns>False, leaving the writer failed (the message is not sent), when the body was refused (the other overload says why).</returns>");
         Line(Inline);
-        Line("public bool End() => _w.CloseTypedBody(out _);");
+        Line($"public bool End() => {W}.CloseTypedBody({BodyTagsName}, out _);");
         Line("/// <summary>Ends the body, or names its defect.</summary>");
         Line("/// <param name=\"error\">Why the body was refused (Reason None when it was written).</param>");
         Line("/// <returns>False, leaving the writer failed (the message is not sent), when a required value was empty, a field came out of order, a group entry was incomplete or the buffer was too small.</returns>");
         Line(Inline);
-        Line($"public bool End(out {Codec}.FixBodyError error) => _w.CloseTypedBody(out error);");
+        Line($"public bool End(out {Codec}.FixBodyError error) => {W}.CloseTypedBody({BodyTagsName}, out error);");
     }
 
     // ---- cracker --------------------------------------------------------------------------------------------------

@@ -71,29 +71,48 @@ public ref struct FixWriter
     private bool _failed;
 
     /// <summary>0 when no typed body is open, else 2 + the dictionary index of the last body field given (1: none yet).</summary>
+    /// <remarks>
+    /// The only state a body field stores (a constant). The last field's tag is not kept: an OutOfOrder defect records the
+    /// earlier field's index, and <see cref="CloseTypedBody"/> names its tag from the message's table. PERF: in a Send
+    /// callback (the writer behind a <c>ref</c>, in memory) each store per field is measurable (docs/benchmarks/typed-codec.md, round 5).
+    /// </remarks>
     private int _typedBody;
-
-    /// <summary>The tag of the last body field given to the open typed body.</summary>
-    private int _typedTag;
 
     // The first defect of the open typed body (reason None while there is none), as scalars: recording one is a few
     // inline stores, where a FixBodyError returned by a helper costs the encode method JIT temporaries at every check
-    // (and past 512 locals the JIT inlines nothing more, not even the force-inlined field writers).
+    // (and past 512 locals the JIT inlines nothing more, not even the force-inlined field writers). A negative
+    // _typedDefectOtherTag is ~index of a body field, named by CloseTypedBody.
     private FixBodyErrorReason _typedDefectReason;
     private int _typedDefectTag;
     private int _typedDefectOtherTag;
 
-    /// <summary>Groups open in the typed body's per-entry chain (0..8).</summary>
+    /// <summary>Groups open in the typed body's per-entry chain (8 at most: a ninth is GroupTooDeep).</summary>
     private int _typedDepth;
 
-    // The per-entry chain's group stack: one 32-bit slot per open group, the innermost in the low half of _typedGroups0
-    // (high 16 bits: entries still to come; low 16 bits: 2 + the entry index of the last member given, 0 before the
-    // first entry). Opening a group shifts every slot up one, closing shifts it back. Plain fields, not an array: an
-    // indexed element would take the writer's address, and a local writer would then live in memory.
-    private ulong _typedGroups0;
-    private ulong _typedGroups1;
-    private ulong _typedGroups2;
-    private ulong _typedGroups3;
+    /// <summary>The innermost open group's entries still to come (0 outside any group).</summary>
+    private int _typedDue;
+
+    /// <summary>The innermost open group's entry: 1 + the entry index of the last member given (the delimiter is 0), <see cref="NoTypedEntry"/> before its first entry and outside any group.</summary>
+    /// <remarks>
+    /// PERF: its own field, stored with a constant per member (no read-modify-write): when the writer is behind a
+    /// <c>ref</c> (a Send callback), state packed with the count made every member load, mask and store one word, a chain
+    /// through memory as long as the position's (docs/benchmarks/typed-codec.md, round 5).
+    /// </remarks>
+    private int _typedEntry;
+
+    // The enclosing levels of the per-entry chain's open groups: _typedSavedN holds the state of the level a group opened
+    // at depth N was nested in (the body's for N = 0) as (entries still to come << 16) | its _typedEntry. One slot per
+    // depth, written and read with a compare on the depth (a constant when the writer is a local; depth 0 first), so
+    // opening or closing a group moves one slot, not a whole stack. Plain fields, not an array: an indexed element would
+    // take the writer's address, and a local writer would then live in memory.
+    private int _typedSaved0;
+    private int _typedSaved1;
+    private int _typedSaved2;
+    private int _typedSaved3;
+    private int _typedSaved4;
+    private int _typedSaved5;
+    private int _typedSaved6;
+    private int _typedSaved7;
 
     /// <summary>Creates a writer over <paramref name="destination"/>.</summary>
     /// <param name="destination">Where the message is written, starting at offset 0.</param>
@@ -439,14 +458,13 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void OpenTypedBody()
     {
+        // The saved levels are not cleared: a slot is read only after the open at its depth in this body wrote it (a
+        // close at depth 0 is refused before it reads one).
         _typedBody = 1;
-        _typedTag = 0;
         _typedDefectReason = FixBodyErrorReason.None;
         _typedDepth = 0;
-        _typedGroups0 = 0;
-        _typedGroups1 = 0;
-        _typedGroups2 = 0;
-        _typedGroups3 = 0;
+        _typedDue = 0;
+        _typedEntry = NoTypedEntry;
     }
 
     /// <summary>Records that the body field <paramref name="tag"/>, at dictionary index <paramref name="index"/>, is being written; one given before at the same or a later index is a defect (OutOfOrder).</summary>
@@ -456,9 +474,9 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void AdvanceTypedBody(int index, int tag)
     {
-        if (index + 2 <= _typedBody) Defect(FixBodyErrorReason.OutOfOrder, tag, _typedTag);
+        // The field given before is recorded by its index (~index: not a tag); CloseTypedBody names its tag.
+        if (index + 2 <= _typedBody) Defect(FixBodyErrorReason.OutOfOrder, tag, ~(_typedBody - 2));
         _typedBody = index + 2;
-        _typedTag = tag;
     }
 
     /// <summary>Records a defect of the open typed body (the first one is kept): <see cref="CloseTypedBody"/> then refuses it.</summary>
@@ -489,12 +507,19 @@ public ref struct FixWriter
     {
         if ((uint)count - 1 < MaxTypedGroupCount) Write(countTag, count);
         else if (count != 0) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
-        if (_typedDepth == MaxTypedGroupDepth) Defect(FixBodyErrorReason.GroupTooDeep, countTag, 0);
+        // No local for the saved state: each would be one more JIT temporary per group in the encode method.
+        if (_typedDepth == 0) _typedSaved0 = (_typedDue << 16) | _typedEntry;
+        else if (_typedDepth == 1) _typedSaved1 = (_typedDue << 16) | _typedEntry;
+        else if (_typedDepth == 2) _typedSaved2 = (_typedDue << 16) | _typedEntry;
+        else if (_typedDepth == 3) _typedSaved3 = (_typedDue << 16) | _typedEntry;
+        else if (_typedDepth == 4) _typedSaved4 = (_typedDue << 16) | _typedEntry;
+        else if (_typedDepth == 5) _typedSaved5 = (_typedDue << 16) | _typedEntry;
+        else if (_typedDepth == 6) _typedSaved6 = (_typedDue << 16) | _typedEntry;
+        else if (_typedDepth == 7) _typedSaved7 = (_typedDue << 16) | _typedEntry;
+        else Defect(FixBodyErrorReason.GroupTooDeep, countTag, 0);
         _typedDepth++;
-        _typedGroups3 = (_typedGroups3 << 32) | (_typedGroups2 >> 32);
-        _typedGroups2 = (_typedGroups2 << 32) | (_typedGroups1 >> 32);
-        _typedGroups1 = (_typedGroups1 << 32) | (_typedGroups0 >> 32);
-        _typedGroups0 = (_typedGroups0 << 32) | ((uint)count - 1 < MaxTypedGroupCount ? (ulong)count << 16 : 0);
+        _typedDue = (uint)count - 1 < MaxTypedGroupCount ? count : 0;
+        _typedEntry = NoTypedEntry;
     }
 
     /// <summary>Starts an entry of the innermost open group (the generated delimiter method): one more than its count is a defect.</summary>
@@ -504,9 +529,9 @@ public ref struct FixWriter
     public void BeginTypedEntry(int countTag)
     {
         // No locals here or below: each would be one more JIT temporary per entry in the encode method.
-        if ((uint)_typedGroups0 < 0x1_0000) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
-        else _typedGroups0 -= 0x1_0000;
-        _typedGroups0 = (_typedGroups0 & ~0xFFFFUL) | 2;
+        if (_typedDue == 0) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
+        else _typedDue--;
+        _typedEntry = 1;
     }
 
     /// <summary>Records that the member <paramref name="tag"/>, at entry index <paramref name="index"/> (1 and up), of the innermost open group's entry is being written.</summary>
@@ -518,9 +543,9 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void AdvanceTypedEntry(int index, int tag, int countTag)
     {
-        // Refused when the last index + 2 is 0 (no entry started) or at least index + 2: one unsigned compare.
-        if (((uint)_typedGroups0 & 0xFFFF) - 1 >= (uint)index + 1) Defect(FixBodyErrorReason.EntryOutOfOrder, tag, countTag);
-        _typedGroups0 = (_typedGroups0 & ~0xFFFFUL) | ((uint)index + 2);
+        // Refused when the last index + 1 is above index (NoTypedEntry: no entry started): one compare, and a constant store.
+        if (_typedEntry > index) Defect(FixBodyErrorReason.EntryOutOfOrder, tag, countTag);
+        _typedEntry = index + 1;
     }
 
     /// <summary>Closes the innermost open group (the generated <c>.EndNoXxx()</c>): fewer entries than its count is a defect.</summary>
@@ -529,12 +554,31 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void CloseTypedGroup(int countTag)
     {
-        if ((uint)_typedGroups0 >= 0x1_0000) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
+        if (_typedDepth == 0)
+        {
+            // More closes than opens (a group view used after its End): refused, and nothing to pop.
+            Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
+            return;
+        }
+        if (_typedDue != 0) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
         _typedDepth--;
-        _typedGroups0 = (_typedGroups0 >> 32) | (_typedGroups1 << 32);
-        _typedGroups1 = (_typedGroups1 >> 32) | (_typedGroups2 << 32);
-        _typedGroups2 = (_typedGroups2 >> 32) | (_typedGroups3 << 32);
-        _typedGroups3 >>= 32;
+        if (_typedDepth == 0) RestoreTypedLevel(_typedSaved0);
+        else if (_typedDepth == 1) RestoreTypedLevel(_typedSaved1);
+        else if (_typedDepth == 2) RestoreTypedLevel(_typedSaved2);
+        else if (_typedDepth == 3) RestoreTypedLevel(_typedSaved3);
+        else if (_typedDepth == 4) RestoreTypedLevel(_typedSaved4);
+        else if (_typedDepth == 5) RestoreTypedLevel(_typedSaved5);
+        else if (_typedDepth == 6) RestoreTypedLevel(_typedSaved6);
+        else if (_typedDepth == 7) RestoreTypedLevel(_typedSaved7);
+        else RestoreTypedLevel(NoTypedEntry); // past the 8 levels (GroupTooDeep already recorded): nothing was saved
+    }
+
+    /// <summary>Makes a level saved by <see cref="OpenTypedGroup"/> the innermost again.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void RestoreTypedLevel(int saved)
+    {
+        _typedDue = (int)((uint)saved >> 16);
+        _typedEntry = saved & 0xFFFF;
     }
 
     /// <summary>A text field of the open typed body, at dictionary index <paramref name="index"/>: left out when empty, which is a defect (RequiredMissing) when <paramref name="required"/>.</summary>
@@ -622,18 +666,19 @@ public ref struct FixWriter
         Commit(WriteGeneral(_buffer, _position, _failed, tag, MemoryMarshal.CreateReadOnlySpan(ref value, length)));
     }
 
-    /// <summary>Groups the per-entry chain may nest (the stack's 32-bit slots in four words).</summary>
-    private const int MaxTypedGroupDepth = 8;
-
     /// <summary>Largest count a per-entry chain group takes (16 bits of its slot).</summary>
     private const uint MaxTypedGroupCount = 0xFFFF;
 
+    /// <summary><see cref="_typedEntry"/> before a group's first entry: above every member index (16 bits, as in a saved slot).</summary>
+    private const int NoTypedEntry = 0xFFFF;
+
     /// <summary>Closes the typed body (the generated <c>End()</c>).</summary>
+    /// <param name="bodyTags">The tag of each body field by dictionary index (as given to <see cref="AdvanceTypedBody"/>): names the earlier field of an OutOfOrder defect.</param>
     /// <param name="error">Why it was refused; Reason None when it was written.</param>
     /// <returns>True when the body is complete and fitted. Otherwise false and the writer is failed, so the message is not sent.</returns>
     [EditorBrowsable(EditorBrowsableState.Never)]
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public bool CloseTypedBody(out FixBodyError error)
+    public bool CloseTypedBody(scoped ReadOnlySpan<int> bodyTags, out FixBodyError error)
     {
         if (_typedBody != 0 && _typedDefectReason == FixBodyErrorReason.None && !_failed && _typedDepth == 0)
         {
@@ -641,16 +686,16 @@ public ref struct FixWriter
             error = default;
             return true;
         }
-        error = ClosedTypedBodyError(_typedBody, _typedDefectReason, _typedDefectTag, _typedDefectOtherTag, _typedDepth);
+        error = ClosedTypedBodyError(_typedBody, _typedDefectReason, _typedDefectTag, _typedDefectOtherTag, _typedDepth, bodyTags);
         _typedBody = 0;
         return Commit(-1);
     }
 
     /// <summary>Why <see cref="CloseTypedBody"/> refuses (static: the writer does not escape).</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static FixBodyError ClosedTypedBodyError(int typedBody, FixBodyErrorReason reason, int tag, int otherTag, int depth) =>
+    private static FixBodyError ClosedTypedBodyError(int typedBody, FixBodyErrorReason reason, int tag, int otherTag, int depth, ReadOnlySpan<int> bodyTags) =>
         typedBody == 0 ? new FixBodyError(FixBodyErrorReason.NotOpen, 0, 0)
-        : reason != FixBodyErrorReason.None ? new FixBodyError(reason, tag, otherTag)
+        : reason != FixBodyErrorReason.None ? new FixBodyError(reason, tag, otherTag >= 0 ? otherTag : (uint)~otherTag < (uint)bodyTags.Length ? bodyTags[~otherTag] : 0)
         : depth != 0 ? new FixBodyError(FixBodyErrorReason.GroupCountMismatch, 0, 0)
         : new FixBodyError(FixBodyErrorReason.NoRoom, 0, 0);
 

@@ -199,7 +199,7 @@ public class FixWriterTests
         w.AdvanceTypedBody(0, FixTags.TestReqID);
         Assert.True(w.Write(FixTags.TestReqID, "T1"u8)); // writes go on
         w.AdvanceTypedBody(3, FixTags.Text);
-        Assert.True(w.CloseTypedBody(out FixBodyError error));
+        Assert.True(w.CloseTypedBody(default, out FixBodyError error));
         Assert.Equal(FixBodyErrorReason.None, error.Reason);
         Assert.False(w.Failed);
         Assert.True(w.TryFinish(out int length));
@@ -214,10 +214,34 @@ public class FixWriterTests
         w.OpenTypedBody();
         w.AdvanceTypedBody(4, 55);
         w.AdvanceTypedBody(2, 1);
-        Assert.False(w.CloseTypedBody(out FixBodyError error));
+        // The earlier field is named from the body's tags by index (the writer keeps only the last index).
+        Assert.False(w.CloseTypedBody([11, 21, 1, 40, 55], out FixBodyError error));
         Assert.Equal(FixBodyErrorReason.OutOfOrder, error.Reason);
         Assert.Equal(1, error.Tag);
         Assert.Equal(55, error.OtherTag);
+        Assert.Equal("tag 1 given after tag 55 (fields go in dictionary order, each once)", error.ToString());
+    }
+
+    [Fact]
+    public void ARepeatedFieldIsOutOfOrderNamingItselfAndATableTooShortNamesNoOtherTag()
+    {
+        var w = new FixWriter(new byte[256]);
+        w.Begin(BeginStrings.Fix44, MsgTypes.Heartbeat);
+        w.OpenTypedBody();
+        w.AdvanceTypedBody(0, 11);
+        w.AdvanceTypedBody(1, 21);
+        w.AdvanceTypedBody(1, 21);
+        Assert.False(w.CloseTypedBody([11, 21], out FixBodyError error));
+        Assert.Equal(new FixBodyError(FixBodyErrorReason.OutOfOrder, 21, 21).ToString(), error.ToString());
+
+        w.Begin(BeginStrings.Fix44, MsgTypes.Heartbeat);
+        w.OpenTypedBody();
+        w.AdvanceTypedBody(3, 40);
+        w.AdvanceTypedBody(3, 40);
+        Assert.False(w.CloseTypedBody([11, 21], out error));
+        Assert.Equal(FixBodyErrorReason.OutOfOrder, error.Reason);
+        Assert.Equal(40, error.Tag);
+        Assert.Equal(0, error.OtherTag);
     }
 
     [Fact]
@@ -229,13 +253,13 @@ public class FixWriterTests
         w.RefuseTypedBody(FixBodyErrorReason.RequiredMissing, 112, 0);
         w.AdvanceTypedBody(5, 58);
         w.AdvanceTypedBody(5, 58); // a repeat is out of order, but the first defect is kept
-        Assert.False(w.CloseTypedBody(out FixBodyError error));
+        Assert.False(w.CloseTypedBody(default, out FixBodyError error));
         Assert.Equal(FixBodyErrorReason.RequiredMissing, error.Reason);
         Assert.Equal(112, error.Tag);
         Assert.Equal("required tag 112 is empty", error.ToString());
         Assert.True(w.Failed);
         Assert.False(w.TryFinish(out _));
-        Assert.False(w.CloseTypedBody(out error));
+        Assert.False(w.CloseTypedBody(default, out error));
         Assert.Equal(FixBodyErrorReason.NotOpen, error.Reason);
 
         // Begin starts a new message with no typed body open.

@@ -18,6 +18,11 @@ public sealed class TypedEntryChainTests
     internal static int WriteReportByEntries(Span<byte> buffer)
     {
         var w = new FixWriter(buffer);
+        return WriteReportByEntries(ref w);
+    }
+
+    private static int WriteReportByEntries(ref FixWriter w)
+    {
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.ExecutionReport.MsgType);
         bool ok = Fix44.ExecutionReport.Begin(ref w)
             .OrderID("O-1"u8)
@@ -237,16 +242,87 @@ public sealed class TypedEntryChainTests
         w.OpenTypedBody();
         for (int depth = 0; depth < 8; depth++) w.OpenTypedGroup(453, 0);
         for (int depth = 0; depth < 8; depth++) w.CloseTypedGroup(453);
-        Assert.True(w.CloseTypedBody(out FixBodyError error), error.ToString());
+        Assert.True(w.CloseTypedBody(default, out FixBodyError error), error.ToString());
 
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
         w.OpenTypedBody();
         for (int depth = 0; depth < 8; depth++) w.OpenTypedGroup(453, 0);
         w.OpenTypedGroup(802, 0);
         for (int depth = 0; depth < 9; depth++) w.CloseTypedGroup(453);
-        Assert.False(w.CloseTypedBody(out error));
+        Assert.False(w.CloseTypedBody(default, out error));
         Assert.Equal(FixBodyErrorReason.GroupTooDeep, error.Reason);
         Assert.Equal(802, error.Tag);
+    }
+
+    [Fact]
+    public void AGroupViewEndedTwiceRefusesTheBodyNamingTheGroup()
+    {
+        byte[] buffer = new byte[512];
+        var w = new FixWriter(buffer);
+        TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
+        // Held with ref var, the group's view still reaches the writer after its End.
+        ref Fix44.Groups.NoPartyIDs.Writer<Fix44.NewOrderSingle.BeforeSide> parties = ref OrderStart(ref w).NoPartyIDs(1);
+        parties.PartyID("P"u8);
+        parties.EndNoPartyIDs();
+        Assert.False(parties.EndNoPartyIDs().Side(Fix44.Side.Buy).TransactTimeNs(TypedMessageTests.TransactTimeNs)
+            .OrdType(Fix44.OrdType.Market).End(out FixBodyError error));
+        Assert.Equal(new FixBodyError(FixBodyErrorReason.GroupCountMismatch, 453, 0).ToString(), error.ToString());
+
+        // An entry after the group's End is one more than its count.
+        TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
+        parties = ref OrderStart(ref w).NoPartyIDs(1);
+        parties.PartyID("P"u8).EndNoPartyIDs();
+        parties.PartyID("Q"u8);
+        Assert.False(parties.EndNoPartyIDs().Side(Fix44.Side.Buy).TransactTimeNs(TypedMessageTests.TransactTimeNs)
+            .OrdType(Fix44.OrdType.Market).End(out error));
+        Assert.Equal(new FixBodyError(FixBodyErrorReason.GroupCountMismatch, 453, 0).ToString(), error.ToString());
+    }
+
+    [Fact]
+    public void AWriterReusedAfterABodyLeftInsideNestedGroupsChecksTheNextBodyAfresh()
+    {
+        byte[] buffer = new byte[1024];
+        var w = new FixWriter(buffer);
+        TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.ExecutionReport.MsgType);
+        w.OpenTypedBody();
+        w.OpenTypedGroup(453, 7);
+        w.BeginTypedEntry(453);
+        w.AdvanceTypedEntry(3, 452, 453);
+        w.OpenTypedGroup(802, 9);
+        w.BeginTypedEntry(802);
+        Assert.False(w.CloseTypedBody(default, out FixBodyError error));
+        Assert.Equal(FixBodyErrorReason.GroupCountMismatch, error.Reason);
+
+        // The same writer then writes the entry-by-entry report exactly as a fresh one does.
+        byte[] expected = new byte[1024];
+        int expectedLength = WriteReportByEntries(expected);
+        int length = WriteReportByEntries(ref w);
+        Assert.Equal(Text(expected, expectedLength), Text(buffer, length));
+
+        // And a close with no group open is refused on its own (nothing left over is popped).
+        TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.ExecutionReport.MsgType);
+        w.OpenTypedBody();
+        w.CloseTypedGroup(802);
+        Assert.False(w.CloseTypedBody(default, out error));
+        Assert.Equal(new FixBodyError(FixBodyErrorReason.GroupCountMismatch, 802, 0).ToString(), error.ToString());
+    }
+
+    [Fact]
+    public void AGroupGivenAfterALaterFieldIsOutOfOrderNamingItsCountTag()
+    {
+        byte[] buffer = new byte[512];
+        var w = new FixWriter(buffer);
+        TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
+        // NoPartyIDs (453) precedes Account (1) in a FIX.4.4 NewOrderSingle.
+        Assert.False(OrderStart(ref w).Account("A"u8).NoPartyIDs(1).PartyID("P"u8).EndNoPartyIDs().Side(Fix44.Side.Buy)
+            .TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market).End(out FixBodyError error));
+        Assert.Equal(new FixBodyError(FixBodyErrorReason.OutOfOrder, 453, 1).ToString(), error.ToString());
+
+        // And a field after the group, placed before it in the dictionary, names the group's count tag as the earlier one.
+        TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
+        Assert.False(Fix44.NewOrderSingle.Begin(ref w).ClOrdID("X"u8).NoPartyIDs(1).PartyID("P"u8).EndNoPartyIDs().SecondaryClOrdID("S"u8)
+            .Side(Fix44.Side.Buy).TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market).End(out error));
+        Assert.Equal(new FixBodyError(FixBodyErrorReason.OutOfOrder, 526, 453).ToString(), error.ToString());
     }
 
     [Fact]
