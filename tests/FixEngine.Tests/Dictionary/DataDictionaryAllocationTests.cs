@@ -1,4 +1,5 @@
 using System;
+using System.Linq;
 using System.Text;
 using FixEngine.Dictionary;
 using FixEngine.Tests.Infrastructure;
@@ -17,14 +18,20 @@ public sealed class DataDictionaryAllocationTests
         byte[] side = Encoding.ASCII.GetBytes("1");
         byte[] execInst = Encoding.ASCII.GetBytes("1 2 G");
         byte[] timestamp = Encoding.ASCII.GetBytes("20240102-03:04:05.678");
-        int count = Run(dd, msgType, longMsgType, side, execInst, timestamp, 1000);
+        // The warm-up runs as long as a measured window, so the loop's on-stack replacement and tier-up happen in it;
+        // a one-time runtime effect can still land in one window (424 B once in a full test run), a per-lookup
+        // allocation lands in all three: the least must be 0.
+        int count = Run(dd, msgType, longMsgType, side, execInst, timestamp, 100_000);
+        long[] allocated = new long[3];
+        for (int w = 0; w < allocated.Length; w++)
+        {
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            count += Run(dd, msgType, longMsgType, side, execInst, timestamp, 100_000);
+            allocated[w] = GC.GetAllocatedBytesForCurrentThread() - before;
+        }
 
-        long before = GC.GetAllocatedBytesForCurrentThread();
-        count += Run(dd, msgType, longMsgType, side, execInst, timestamp, 100_000);
-        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
-
-        Assert.Equal(0, allocated);
-        Assert.Equal(101_000 * 9, count);
+        Assert.True(allocated.Min() == 0, $"bytes allocated per 100,000-iteration window: {string.Join(", ", allocated)}");
+        Assert.Equal(400_000 * 9, count);
     }
 
     private static int Run(DataDictionary dd, byte[] msgType, byte[] longMsgType, byte[] side, byte[] execInst, byte[] timestamp, int iterations)
