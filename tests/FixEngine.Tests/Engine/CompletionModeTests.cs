@@ -132,12 +132,17 @@ public sealed class CompletionModeTests
         newsThread.Start();
 
         int testRequests = 0;
+        // Heartbeats the acceptor had seen before the last clock advance: the heartbeat that advance makes due may arrive
+        // before the next step starts (a test thread descheduled for a millisecond under load), so the count is taken
+        // before the advance, not after it (read after it, the wait below waited for a second heartbeat that the frozen
+        // clock never makes due: failed once in a loaded CI run).
+        int heartbeatsBeforeAdvance = 0;
         for (int i = 0; i < Steps; i++)
         {
             if (i % 7 == 6)
             {
                 // Now and then let the initiator's heartbeat timer win the race with the next order, so both timers are seen.
-                int heartbeats = Volatile.Read(ref filler.HeartbeatsWithoutTestReqId);
+                int heartbeats = heartbeatsBeforeAdvance;
                 Assert.True(WaitFor(() => Volatile.Read(ref filler.HeartbeatsWithoutTestReqId) > heartbeats), "the initiator's heartbeat timer did not fire");
             }
             SendOrder(session, i);
@@ -153,6 +158,7 @@ public sealed class CompletionModeTests
             Assert.True(WaitFor(() => Volatile.Read(ref client.Fills) >= expected), $"no fill for order {i}; client {client.Problems.Count} problems, acceptor state {acceptorSession.State}");
             // Between steps nobody has been silent for more than 1.05 s, so no TestRequest timer or heartbeat timeout fires,
             // but every step passes HeartBtInt (1 s) since each side last sent: heartbeats race the next order and fill.
+            heartbeatsBeforeAdvance = Volatile.Read(ref filler.HeartbeatsWithoutTestReqId);
             clock.Advance(1_050_000_000L);
         }
         Assert.True(newsThread.Join(Wait), "news producer stuck");
