@@ -134,12 +134,8 @@ internal static class TcpConnector
     /// <summary>Connects a raw socket (for TLS, and under <see cref="ConnectAsync"/>), throwing <see cref="TransportConnectException"/> on failure.</summary>
     internal static async Task<Socket> ConnectSocketAsync(EndPoint remoteEndPoint, TimeSpan timeout, TcpConnectionOptions options, CancellationToken cancellationToken)
     {
-        ArgumentNullException.ThrowIfNull(remoteEndPoint);
-        ArgumentNullException.ThrowIfNull(options);
-        options.Validate();
-        Socket socket = CreateSocket(remoteEndPoint);
-        using var timeoutSource = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        timeoutSource.CancelAfter(timeout);
+        Socket socket = CreateCheckedSocket(remoteEndPoint, options);
+        using CancellationTokenSource timeoutSource = TimeoutSource(timeout, cancellationToken);
         try
         {
             await socket.ConnectAsync(remoteEndPoint, timeoutSource.Token).ConfigureAwait(false);
@@ -175,12 +171,8 @@ internal static class TcpConnector
     /// docs/benchmarks/roundtrip-comparison.md).</remarks>
     internal static async Task<Socket> ConnectPolledAsync(IPEndPoint remoteEndPoint, TimeSpan timeout, TcpConnectionOptions options, CancellationToken cancellationToken)
     {
-        ArgumentNullException.ThrowIfNull(remoteEndPoint);
-        ArgumentNullException.ThrowIfNull(options);
-        options.Validate();
-        Socket socket = CreateSocket(remoteEndPoint);
-        using var timeoutSource = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        timeoutSource.CancelAfter(timeout);
+        Socket socket = CreateCheckedSocket(remoteEndPoint, options);
+        using CancellationTokenSource timeoutSource = TimeoutSource(timeout, cancellationToken);
         SocketError error;
         try
         {
@@ -264,6 +256,23 @@ internal static class TcpConnector
         if (error != SocketError.InProgress) return error;
         error = ConnectOutcome(socket, (int)Math.Min(int.MaxValue, (long)timeout.TotalMicroseconds));
         return error == SocketError.InProgress ? SocketError.TimedOut : error;
+    }
+
+    /// <summary>The asynchronous connects' common start: checks the arguments and options, then creates the socket.</summary>
+    private static Socket CreateCheckedSocket(EndPoint remoteEndPoint, TcpConnectionOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(remoteEndPoint);
+        ArgumentNullException.ThrowIfNull(options);
+        options.Validate();
+        return CreateSocket(remoteEndPoint);
+    }
+
+    /// <summary>A token source cancelled by <paramref name="cancellationToken"/> or after <paramref name="timeout"/> (the caller disposes it).</summary>
+    private static CancellationTokenSource TimeoutSource(TimeSpan timeout, CancellationToken cancellationToken)
+    {
+        var source = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        source.CancelAfter(timeout);
+        return source;
     }
 
     private static Socket CreateSocket(EndPoint remoteEndPoint) => remoteEndPoint.AddressFamily is AddressFamily.InterNetwork or AddressFamily.InterNetworkV6

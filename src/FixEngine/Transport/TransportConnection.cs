@@ -131,7 +131,9 @@ internal abstract partial class TransportConnection : IAgent, IDisposable
     /// <summary>True once a close has been requested (by either side); sends then return <see cref="SendResult.Closed"/>.</summary>
     public bool IsClosing => Volatile.Read(ref _closeClaimed) != 0;
 
-    /// <summary>True once the connection is torn down and <see cref="IConnectionHandler.OnDisconnected"/> has been called.</summary>
+    /// <summary>True once the connection's teardown has begun: from then on it sends and receives nothing, its buffers are
+    /// being (or have been) returned, and <see cref="IConnectionHandler.OnDisconnected"/> is called (or was called) by the
+    /// tearing-down thread right after; so a reader may see true a moment before that callback has run.</summary>
     public bool IsClosed => Volatile.Read(ref _tornDown) != 0;
 
     /// <summary>Why the connection closed; <see cref="DisconnectReason.None"/> while open.</summary>
