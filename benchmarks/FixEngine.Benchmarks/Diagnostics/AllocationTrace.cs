@@ -34,7 +34,7 @@ public static class AllocationTrace
     }
 
     /// <summary>Prints the window begun on this thread (no-op when off); call after the window's closing snapshot.</summary>
-    /// <param name="label">Names the window in the output.</param>
+    /// <param name="label">Names the window in the output (a string the caller already has: nothing is built when off).</param>
     public static void End(string label)
     {
         if (!s_enabled) return;

@@ -229,7 +229,7 @@ public sealed class RoundTripRunner : IReplyHandler
             }
 
             ProcessWindow window = ProcessWindow.Snapshot().Since(before);
-            Diagnostics.AllocationTrace.End($"{system.Name} run window");
+            Diagnostics.AllocationTrace.End(system.Name);
             long count = Volatile.Read(ref _received) - receivedBefore;
             long lastReplyNs = _lastReplyNs;
             Volatile.Write(ref _recording, false);
