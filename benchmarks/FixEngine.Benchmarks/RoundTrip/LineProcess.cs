@@ -46,6 +46,11 @@ internal sealed class LineProcess : IDisposable
                 string? line;
                 while ((line = child.StandardOutput.ReadLine()) is not null)
                 {
+                    // Published before the line is queued as well as after: a caller that takes the line and reads the
+                    // count at once (a window's end) must see the line's own string counted, or it is charged to the
+                    // window (seen as 288 B in busy-poll acceptor windows, where this thread is often preempted
+                    // between the two). The second write covers the queue's own (occasional) segment allocation.
+                    Volatile.Write(ref _readerAllocatedBytes, GC.GetAllocatedBytesForCurrentThread());
                     _lines.Add(line);
                     Volatile.Write(ref _readerAllocatedBytes, GC.GetAllocatedBytesForCurrentThread());
                 }
