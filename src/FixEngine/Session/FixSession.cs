@@ -126,6 +126,10 @@ public sealed partial class FixSession : IDisposable
     private long _handedOverNotStored;
     private bool _lastFinishFailed;
 
+    /// <summary>Inside a direct send (SendHandedOverOrWakeAgent, gate held): Transmit queues through
+    /// <see cref="ISessionConnection.SendDeferred"/> and the caller flushes after leaving the gate.</summary>
+    private bool _deferTransmit;
+
     // Durability: the inbound message FromApp is processing (0: none), so what it sends carries the processed mark;
     // whether that delivery may repeat an earlier one; the inbound number that was next when the store was opened (the
     // one that may have been in FromApp when the process stopped); the store failure that stopped the session.

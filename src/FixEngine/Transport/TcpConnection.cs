@@ -30,6 +30,10 @@ namespace FixEngine.Transport;
 //   copy). Only the remainder the socket refused is copied into the queue: a SendByteQueue of exactly
 //   SendQueueBytes, rented from the pool on first use. A message that does not fit in the free space gets
 //   Backpressure before any byte is sent, so a message is never half sent and half dropped.
+// - Deferred send (dedicated mode, TrySendDeferred/FlushDeferred): the whole message is copied into the queue with
+//   no syscall, and the caller writes the queue after leaving the session's gate (FixSession's direct send), so the
+//   receive thread never waits on the gate for a write. Every enqueue is followed by a flush, a drain by the next
+//   send or an armed drain thread, so the receive thread's own post-burst drain may skip when the lock is held.
 // - Completion-mode drain: a pooled send SAEA over the queue's contiguous head segment; an async send holds
 //   an "in flight" count (taken under the lock while not closing) until it completes.
 // - Dedicated-mode drain never uses the runtime's socket engine: a socket that ran one async operation stays in the
@@ -308,6 +312,72 @@ internal sealed class TcpConnection : TransportConnection
         return result;
     }
 
+    /// <summary>Dedicated mode: queues the whole message for <see cref="FlushDeferred"/> (no syscall unless the queue
+    /// lacks room); other modes send at once.</summary>
+    public override SendResult TrySendDeferred(ReadOnlySpan<byte> message)
+    {
+        if (_mode != ReceiveMode.Dedicated)
+        {
+            return Send(message);
+        }
+        if (message.Length > _queueCapacity)
+        {
+            return SendResult.TooLarge;
+        }
+        SocketError error = SocketError.Success;
+        lock (_sendLock)
+        {
+            if (IsClosing)
+            {
+                return SendResult.Closed;
+            }
+            if (_queue.Free < message.Length)
+            {
+                // Make room with what the socket takes now; a message is queued whole or not at all.
+                error = DrainUnderLock();
+                if (error == SocketError.Success && _queue.Free < message.Length)
+                {
+                    ArmDrainUnderLock();
+                    return SendResult.Backpressure;
+                }
+            }
+            if (error == SocketError.Success)
+            {
+                _queue.Enqueue(message);
+                return SendResult.Queued;
+            }
+        }
+        CloseForSocketError(error, "send");
+        return SendResult.Closed;
+    }
+
+    /// <summary>Dedicated mode: writes what <see cref="TrySendDeferred"/> queued (non-blocking); a remainder the socket
+    /// refused waits for the drain thread, as after a partial <see cref="TrySend"/>.</summary>
+    public override void FlushDeferred()
+    {
+        if (_mode != ReceiveMode.Dedicated || _queue.Count == 0)
+        {
+            return;
+        }
+        SocketError error = SocketError.Success;
+        lock (_sendLock)
+        {
+            if (IsClosing || _queue.Count == 0)
+            {
+                return;
+            }
+            error = DrainUnderLock();
+            if (error == SocketError.Success && _queue.Count != 0)
+            {
+                ArmDrainUnderLock();
+            }
+        }
+        if (error != SocketError.Success)
+        {
+            CloseForSocketError(error, "send");
+        }
+    }
+
     /// <summary>Drops bytes the socket took from the head of the queue. Under the lock.</summary>
     private void Dequeue(int count)
     {
@@ -330,6 +400,28 @@ internal sealed class TcpConnection : TransportConnection
             return 1;
         }
         return Volatile.Read(ref _bytesSent) != before ? 1 : 0;
+    }
+
+    /// <summary>Dedicated receive thread: <see cref="DrainQueue"/> unless another thread holds the send lock.</summary>
+    private void TryDrainQueue()
+    {
+        if (!Monitor.TryEnter(_sendLock))
+        {
+            return;
+        }
+        SocketError error;
+        try
+        {
+            error = IsClosing ? SocketError.Success : DrainUnderLock();
+        }
+        finally
+        {
+            Monitor.Exit(_sendLock);
+        }
+        if (error != SocketError.Success)
+        {
+            CloseForSocketError(error, "send");
+        }
     }
 
     /// <summary>Busy-poll drain: sends queued bytes until the socket would block. Under the lock.</summary>
@@ -640,7 +732,10 @@ internal sealed class TcpConnection : TransportConnection
                 if (_queue.Count != 0)
                 {
                     // Bytes a send could not hand over wait for room: try now rather than at the drain thread's retry.
-                    DrainQueue();
+                    // Only if the send lock is free: a holder is writing the queue itself (a send or a deferred
+                    // flush, which arm the drain thread for what the socket refuses), and this thread must not wait
+                    // for its syscall with inbound messages to dispatch.
+                    TryDrainQueue();
                 }
             }
         }

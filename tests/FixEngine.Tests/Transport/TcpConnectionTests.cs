@@ -73,6 +73,66 @@ public class TcpConnectionTests
         loop.AssertNoLeaks();
     }
 
+    [Fact]
+    public void DedicatedModeDeferredSendsWaitForTheFlushAndKeepTheirOrderWithPlainSends()
+    {
+        // FixSession's direct send queues inside the session's gate and writes after leaving it: queued bytes must not
+        // reach the socket before the flush, and a plain send in between must send them first, in order.
+        using var loop = new Loopback(ReceiveMode.Dedicated);
+        var (client, _, server, serverHandler) = loop.Connect();
+        byte[] m0 = FixMessages.Numbered(0), m1 = FixMessages.Numbered(1), m2 = FixMessages.Numbered(2), m3 = FixMessages.Numbered(3);
+
+        Assert.Equal(SendResult.Queued, client.TrySendDeferred(m0));
+        Assert.Equal(SendResult.Queued, client.TrySendDeferred(m1));
+        Assert.Equal(m0.Length + m1.Length, client.QueuedSendBytes);
+        // Nothing was written: the peer sees no byte (bounded look: 200 ms).
+        Assert.False(SpinWait.SpinUntil(() => server.BytesReceived > 0, TimeSpan.FromMilliseconds(200)), "a deferred send reached the socket before its flush");
+
+        Assert.Equal(SendResult.Sent, client.TrySend(m2));
+        Assert.Equal(0, client.QueuedSendBytes);
+        Assert.True(Loopback.Until(() => Volatile.Read(ref serverHandler.MessageCount) == 3), loop.Describe(server, serverHandler, m0.Length + m1.Length + m2.Length));
+
+        Assert.Equal(SendResult.Queued, client.TrySendDeferred(m3));
+        client.FlushDeferred();
+        Assert.Equal(0, client.QueuedSendBytes);
+        Assert.True(Loopback.Until(() => Volatile.Read(ref serverHandler.MessageCount) == 4));
+        Assert.Equal([0L, 1L, 2L, 3L], serverHandler.Messages.Select(m => FixMessages.ReadSeq(m)));
+        client.FlushDeferred(); // nothing waits: a no-op
+        client.Close();
+        Assert.True(serverHandler.Disconnected.Wait(Loopback.Wait));
+        loop.AssertNoLeaks();
+    }
+
+    [Theory]
+    [InlineData(ReceiveMode.Completion)]
+    [InlineData(ReceiveMode.BusyPoll)]
+    public void DeferredSendsGoOutAtOnceInTheOtherModes(ReceiveMode mode)
+    {
+        using var loop = new Loopback(mode);
+        var (client, _, _, serverHandler) = loop.Connect();
+        Assert.Equal(SendResult.Sent, client.TrySendDeferred(FixMessages.Numbered(7)));
+        Assert.True(Loopback.Until(() => Volatile.Read(ref serverHandler.MessageCount) == 1));
+        client.Close();
+        Assert.True(serverHandler.Disconnected.Wait(Loopback.Wait));
+        loop.AssertNoLeaks();
+    }
+
+    [Fact]
+    public void DedicatedModeDeferredSendsAreWrittenByAnOrderlyClose()
+    {
+        // A sender that queued and then closed (a Logout after a store failure, inside the same direct send) loses nothing.
+        using var loop = new Loopback(ReceiveMode.Dedicated);
+        var (client, _, _, serverHandler) = loop.Connect();
+        Assert.Equal(SendResult.Queued, client.TrySendDeferred(FixMessages.Numbered(0)));
+        Assert.Equal(SendResult.Queued, client.TrySendDeferred(FixMessages.Numbered(1)));
+        client.Close();
+        Assert.True(serverHandler.Disconnected.Wait(Loopback.Wait));
+        Assert.Equal([0L, 1L], serverHandler.Messages.Select(m => FixMessages.ReadSeq(m)));
+        Assert.Equal(SendResult.Closed, client.TrySendDeferred(FixMessages.Numbered(2)));
+        client.FlushDeferred();
+        loop.AssertNoLeaks();
+    }
+
     [Theory]
     [MemberData(nameof(Modes))]
     public void ManyMessagesInOneReadAreAllDelivered(ReceiveMode mode)
