@@ -75,7 +75,9 @@ internal sealed class TlsConnection : TransportConnection
     private readonly Socket _socket;
     private readonly SslStream _ssl;
     private readonly ArrayPool<byte> _pool;
-    private readonly Lock _sendLock = new();
+    // A Monitor on a private object, not a System.Threading.Lock: a contended Lock allocates its wait event on the managed
+    // heap the first time (as TcpConnection's send lock, see its design notes).
+    private readonly object _sendLock = new();
     private readonly int _queueCapacity;
     private readonly EndPoint? _remote;
     private readonly EndPoint? _local;
