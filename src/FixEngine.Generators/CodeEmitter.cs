@@ -574,9 +574,6 @@ internal sealed class CodeEmitter
 
         /// <summary>What the nested groups' count overloads say when the count is 0 for a required group.</summary>
         public bool IsBody;
-
-        /// <summary>The statement that checks the order of a non-text field (index, field, value expression) and writes it in one writer call, or null: <see cref="Advance"/> and the raw write.</summary>
-        public Func<int, FieldDef, string, string?> CheckedWrite = (i, f, v) => null;
     }
 
     /// <summary>Cuts members into stretches of optional ones, each ended by a required one; the last stretch has none.</summary>
@@ -647,7 +644,6 @@ internal sealed class CodeEmitter
             Advance = (i, t) => $"{W}.AdvanceTypedBody({i}, {t});",
             Missing = t => $"{W}.RefuseTypedBody({Codec}.FixBodyErrorReason.RequiredMissing, {t}, 0);",
             Text = (i, t, r) => $"{W}.WriteTypedText({i}, {t}, value, {(r ? "true" : "false")});",
-            CheckedWrite = BodyCheckedWrite,
             IsBody = true,
         };
         foreach (Stage st in stages)
@@ -853,15 +849,8 @@ internal sealed class CodeEmitter
         Line(Inline);
         Line($"public ref {ret} {name}({type} value{extra})");
         Open();
-        if (ctx.CheckedWrite(index, f, "value") is { } checkedWrite)
-        {
-            Line(checkedWrite);
-        }
-        else
-        {
-            Line(advance);
-            Line(WriteCall(W, f, "value", "timestampPrecision") + ";");
-        }
+        Line(advance);
+        Line(WriteCall(W, f, "value", "timestampPrecision") + ";");
         Line(done);
         Close();
         if (f.Kind == ValueKind.Decimal)
@@ -873,15 +862,8 @@ internal sealed class CodeEmitter
             Line(Inline);
             Line($"public ref {ret} {name}(long value)");
             Open();
-            if (ctx.IsBody)
-            {
-                Line($"{W}.WriteTyped({index}, {f.Tag}, value);");
-            }
-            else
-            {
-                Line(advance);
-                Line($"{W}.Write({f.Tag}, value);");
-            }
+            Line(advance);
+            Line($"{W}.Write({f.Tag}, value);");
             Line(done);
             Close();
         }
@@ -897,21 +879,6 @@ internal sealed class CodeEmitter
             Close();
         }
     }
-
-    // A body field's order check and write as one writer member (FixWriter.WriteTyped...), which stores the new position
-    // and the order state with one 8-byte store. PERF: in a Send callback (the writer behind a `ref`, in memory) the
-    // order's own store per field was the typed body's cost over raw (docs/benchmarks/typed-codec.md, rounds 5 and 6).
-    // Times of day, dates and month-years keep AdvanceTypedBody and the raw write.
-    private string? BodyCheckedWrite(int index, FieldDef f, string value) => f.Kind switch
-    {
-        ValueKind.Int or ValueKind.Long => $"{W}.WriteTyped({index}, {f.Tag}, (long){value});",
-        ValueKind.IntEnum => $"{W}.WriteTyped({index}, {f.Tag}, (long)(int){value});",
-        ValueKind.Decimal or ValueKind.Char => $"{W}.WriteTyped({index}, {f.Tag}, {value});",
-        ValueKind.ByteEnum => $"{W}.WriteTyped({index}, {f.Tag}, (char)(byte){value});",
-        ValueKind.Bool => $"{W}.WriteTyped({index}, {f.Tag}, {value} ? 'Y' : 'N');",
-        ValueKind.Timestamp => $"{W}.WriteTypedTimestamp({index}, {f.Tag}, {value}, timestampPrecision);",
-        _ => null,
-    };
 
     /// <summary>The name of a group's entry-by-entry writer type (its last stretch), as <see cref="EmitGroupWriter"/> assigns it.</summary>
     private static string GroupWriterName(GroupShape g)

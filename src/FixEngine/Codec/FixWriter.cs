@@ -62,20 +62,21 @@ public ref struct FixWriter
 
     private readonly Span<byte> _buffer;
     private readonly IBufferWriter<byte>? _output;
-    /// <summary>The write position and, in the same 8 bytes, the typed body's order state.</summary>
-    /// <remarks>
-    /// A nested struct keeps its own (sequential) layout: the runtime may reorder FixWriter's own fields, as it holds an
-    /// object reference. PERF: a typed body field's writer stores both halves with one 8-byte store (<see cref="EndTypedField"/>),
-    /// where a separate order field cost one more store per field when the writer is behind a <c>ref</c> (a Send
-    /// callback; docs/benchmarks/typed-codec.md, round 6). The raw writers read and store only <see cref="Cursor.Position"/>.
-    /// </remarks>
-    private Cursor _cursor;
+    private int _position;
 
     /// <summary>The buffer length while healthy, 0 once failed: one unsigned compare checks both room and failure.</summary>
     private uint _limit;
     private int _bodyLengthOffset;
     private int _reservedDigits;
     private bool _failed;
+
+    /// <summary>0 when no typed body is open, else 2 + the dictionary index of the last body field given (1: none yet).</summary>
+    /// <remarks>
+    /// The only state a body field stores (a constant). The last field's tag is not kept: an OutOfOrder defect records the
+    /// earlier field's index, and <see cref="CloseTypedBody"/> names its tag from the message's table. PERF: in a Send
+    /// callback (the writer behind a <c>ref</c>, in memory) each store per field is measurable (docs/benchmarks/typed-codec.md, round 5).
+    /// </remarks>
+    private int _typedBody;
 
     // The first defect of the open typed body (reason None while there is none), as scalars: recording one is a few
     // inline stores, where a FixBodyError returned by a helper costs the encode method JIT temporaries at every check
@@ -113,21 +114,6 @@ public ref struct FixWriter
     private int _typedSaved6;
     private int _typedSaved7;
 
-    /// <summary>The write position and the typed body's order state, adjacent (see <see cref="_cursor"/>).</summary>
-    [StructLayout(LayoutKind.Sequential)]
-    private struct Cursor
-    {
-        /// <summary>Bytes written so far.</summary>
-        public int Position;
-
-        /// <summary>0 when no typed body is open, else 2 + the dictionary index of the last body field given (1: none yet).</summary>
-        /// <remarks>
-        /// The only state a body field stores (a constant). The last field's tag is not kept: an OutOfOrder defect records the
-        /// earlier field's index, and <see cref="CloseTypedBody"/> names its tag from the message's table.
-        /// </remarks>
-        public int Order;
-    }
-
     /// <summary>Creates a writer over <paramref name="destination"/>.</summary>
     /// <param name="destination">Where the message is written, starting at offset 0.</param>
     /// <remarks>
@@ -155,14 +141,14 @@ public ref struct FixWriter
     }
 
     /// <summary>Bytes written so far.</summary>
-    public readonly int Written => _cursor.Position;
+    public readonly int Written => _position;
 
     /// <summary>The bytes written so far.</summary>
-    public readonly ReadOnlySpan<byte> WrittenSpan => _buffer.Slice(0, _cursor.Position);
+    public readonly ReadOnlySpan<byte> WrittenSpan => _buffer.Slice(0, _position);
 
     /// <summary>True once a write did not fit; every later write is ignored.</summary>
     /// <remarks>Also true while a typed body is open (between the generated <c>X.Begin</c> and <c>End</c>).</remarks>
-    public readonly bool Failed => _failed || _cursor.Order != 0;
+    public readonly bool Failed => _failed || _typedBody != 0;
 
     /// <summary>Writes <c>8=beginString|9=</c>, reserves the BodyLength digits, then <c>35=msgType|</c>.</summary>
     /// <param name="beginString">BeginString value, e.g. <see cref="BeginStrings.Fix44"/>.</param>
@@ -171,9 +157,9 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool Begin(scoped ReadOnlySpan<byte> beginString, scoped ReadOnlySpan<byte> msgType)
     {
-        _cursor.Position = 0;
+        _position = 0;
         _failed = false;
-        _cursor.Order = 0;
+        _typedBody = 0;
         _typedDefectReason = FixBodyErrorReason.None;
         _limit = (uint)_buffer.Length;
         // As many digits as the buffer length has, at most three.
@@ -192,7 +178,7 @@ public ref struct FixWriter
             _bodyLengthOffset = slot + 2;
             _reservedDigits = ReservedBodyLengthDigits;
             AsciiFormatting.WriteShortField(ref Unsafe.Add(ref d, slot + 6), '3' | ('5' << 8) | ('=' << 16), 3, ref MemoryMarshal.GetReference(msgType), msgType.Length);
-            _cursor.Position = needed;
+            _position = needed;
             return true;
         }
         Span<byte> b = _buffer;
@@ -208,7 +194,7 @@ public ref struct FixWriter
         AsciiParsing.CopyUnchecked(msgType, b, p + 4);
         p += 4 + msgType.Length;
         AsciiParsing.StoreUnchecked(b, p, Soh);
-        _cursor.Position = p + 1;
+        _position = p + 1;
         return true;
     }
 
@@ -221,7 +207,7 @@ public ref struct FixWriter
     {
         if (BitConverter.IsLittleEndian && (uint)tag < FastTagLimit)
         {
-            uint p = (uint)_cursor.Position;
+            uint p = (uint)_position;
             ulong prefix = AsciiParsing.TagPrefix((uint)tag, out int prefixLength);
             uint total = (uint)prefixLength + (uint)value.Length + 1;
             if (p + total <= _limit)
@@ -237,11 +223,11 @@ public ref struct FixWriter
                     Unsafe.CopyBlockUnaligned(ref Unsafe.Add(ref d, prefixLength), ref MemoryMarshal.GetReference(value), (uint)value.Length);
                     Unsafe.Add(ref d, total - 1) = Soh;
                 }
-                _cursor.Position = (int)(p + total);
+                _position = (int)(p + total);
                 return true;
             }
         }
-        return Commit(WriteGeneral(_buffer, _cursor.Position, _failed, tag, value));
+        return Commit(WriteGeneral(_buffer, _position, _failed, tag, value));
     }
 
     /// <summary>Writes <c>tag=value|</c> for an ASCII string (each char is written as one byte).</summary>
@@ -250,7 +236,7 @@ public ref struct FixWriter
     /// <returns>False when it did not fit.</returns>
     public bool Write(int tag, string value)
     {
-        int p = _cursor.Position;
+        int p = _position;
         int tagLength = TagLength(tag);
         if (_failed || (uint)(p + tagLength + 2 + value.Length) > (uint)_buffer.Length) return Fail();
         WriteTag(_buffer, p, tag, tagLength);
@@ -259,7 +245,7 @@ public ref struct FixWriter
         for (int i = 0; i < value.Length; i++) destination[i] = (byte)value[i];
         p += value.Length;
         _buffer[p] = Soh;
-        _cursor.Position = p + 1;
+        _position = p + 1;
         return true;
     }
 
@@ -277,7 +263,7 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool Write(int tag, long value)
     {
-        uint p = (uint)_cursor.Position;
+        uint p = (uint)_position;
         if (BitConverter.IsLittleEndian && (uint)tag < FastTagLimit && value >= 0 && p + MaxFastPrefix + MaxIntegerLength + 1 <= _limit)
         {
             ulong prefix = AsciiParsing.TagPrefix((uint)tag, out int prefixLength);
@@ -289,11 +275,11 @@ public ref struct FixWriter
                 if (small < 10)
                 {
                     AsciiFormatting.StoreExact(ref d, prefix | ((ulong)('0' + small) << (8 * prefixLength)) | ((ulong)Soh << (8 * prefixLength + 8)), prefixLength + 2);
-                    _cursor.Position = (int)p + prefixLength + 2;
+                    _position = (int)p + prefixLength + 2;
                     return true;
                 }
                 AsciiFormatting.StoreExact(ref d, prefix | ((ulong)AsciiFormatting.DigitPair(small) << (8 * prefixLength)) | ((ulong)Soh << (8 * prefixLength + 16)), prefixLength + 3);
-                _cursor.Position = (int)p + prefixLength + 3;
+                _position = (int)p + prefixLength + 3;
                 return true;
             }
             AsciiFormatting.StoreTagPrefix(ref d, prefix, prefixLength);
@@ -306,19 +292,19 @@ public ref struct FixWriter
                 if (v < 1000)
                 {
                     Unsafe.WriteUnaligned(ref Unsafe.Add(ref d, prefixLength), (uint)(text >> 8));
-                    _cursor.Position = (int)p + prefixLength + 4;
+                    _position = (int)p + prefixLength + 4;
                     return true;
                 }
                 AsciiFormatting.StoreExact(ref Unsafe.Add(ref d, prefixLength), text, 5);
-                _cursor.Position = (int)p + prefixLength + 5;
+                _position = (int)p + prefixLength + 5;
                 return true;
             }
             int count = AsciiParsing.CountDigits((ulong)value);
             AsciiFormatting.WriteDigitsAndSoh(ref Unsafe.Add(ref d, prefixLength), (ulong)value, count);
-            _cursor.Position = (int)p + prefixLength + count + 1;
+            _position = (int)p + prefixLength + count + 1;
             return true;
         }
-        return Commit(WriteGeneral(_buffer, _cursor.Position, _failed, tag, value));
+        return Commit(WriteGeneral(_buffer, _position, _failed, tag, value));
     }
 
     /// <summary>Writes a decimal field with exactly <see cref="FixDecimal.Scale"/> decimals.</summary>
@@ -328,16 +314,16 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool Write(int tag, FixDecimal value)
     {
-        uint p = (uint)_cursor.Position;
+        uint p = (uint)_position;
         if (BitConverter.IsLittleEndian && (uint)tag < FastTagLimit && p + MaxFastPrefix + FixDecimal.MaxFormattedLength + 1 <= _limit)
         {
             ulong prefix = AsciiParsing.TagPrefix((uint)tag, out int prefixLength);
             ref byte d = ref At(p);
             AsciiFormatting.StoreTagPrefix(ref d, prefix, prefixLength);
-            _cursor.Position = (int)p + prefixLength + AsciiFormatting.WriteDecimalAndSoh(ref Unsafe.Add(ref d, prefixLength), value.Mantissa, value.Scale);
+            _position = (int)p + prefixLength + AsciiFormatting.WriteDecimalAndSoh(ref Unsafe.Add(ref d, prefixLength), value.Mantissa, value.Scale);
             return true;
         }
-        return Commit(WriteGeneral(_buffer, _cursor.Position, _failed, tag, value));
+        return Commit(WriteGeneral(_buffer, _position, _failed, tag, value));
     }
 
     /// <summary>Writes a char field (one byte).</summary>
@@ -347,15 +333,15 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool Write(int tag, char value)
     {
-        uint p = (uint)_cursor.Position;
+        uint p = (uint)_position;
         if (BitConverter.IsLittleEndian && (uint)tag < FastTagLimit && p + MaxFastPrefix + 2 <= _limit)
         {
             ulong prefix = AsciiParsing.TagPrefix((uint)tag, out int prefixLength);
             AsciiFormatting.StoreExact(ref At(p), prefix | ((ulong)(byte)value << (8 * prefixLength)) | ((ulong)Soh << (8 * prefixLength + 8)), prefixLength + 2);
-            _cursor.Position = (int)p + prefixLength + 2;
+            _position = (int)p + prefixLength + 2;
             return true;
         }
-        return Commit(WriteGeneral(_buffer, _cursor.Position, _failed, tag, value));
+        return Commit(WriteGeneral(_buffer, _position, _failed, tag, value));
     }
 
     /// <summary>Writes a Boolean field as Y or N.</summary>
@@ -372,17 +358,17 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool WriteTimestamp(int tag, long epochNs, TimestampPrecision precision)
     {
-        uint p = (uint)_cursor.Position;
+        uint p = (uint)_position;
         if (BitConverter.IsLittleEndian && (uint)tag < FastTagLimit && p + MaxFastPrefix + MaxTimestampLength + 1 <= _limit)
         {
             ulong prefix = AsciiParsing.TagPrefix((uint)tag, out int prefixLength);
             ref byte d = ref At(p);
             AsciiFormatting.StoreTagPrefix(ref d, prefix, prefixLength);
             AsciiFormatting.WriteTimestampAndSoh(ref Unsafe.Add(ref d, prefixLength), epochNs, precision);
-            _cursor.Position = (int)p + prefixLength + FixValueFormatter.UtcTimestampLength(precision) + 1;
+            _position = (int)p + prefixLength + FixValueFormatter.UtcTimestampLength(precision) + 1;
             return true;
         }
-        return Commit(WriteTimestampGeneral(_buffer, _cursor.Position, _failed, tag, epochNs, precision));
+        return Commit(WriteTimestampGeneral(_buffer, _position, _failed, tag, epochNs, precision));
     }
 
     /// <summary>Writes a UTCTimestamp using a per-second cache of the <c>YYYYMMDD-HH:MM:SS</c> prefix (e.g. SendingTime).</summary>
@@ -394,17 +380,17 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool WriteTimestamp(int tag, long epochNs, TimestampPrecision precision, UtcTimestampCache cache)
     {
-        uint p = (uint)_cursor.Position;
+        uint p = (uint)_position;
         if (BitConverter.IsLittleEndian && (uint)tag < FastTagLimit && p + MaxFastPrefix + MaxTimestampLength + 1 <= _limit)
         {
             ulong prefix = AsciiParsing.TagPrefix((uint)tag, out int prefixLength);
             ref byte d = ref At(p);
             AsciiFormatting.StoreTagPrefix(ref d, prefix, prefixLength);
             cache.WriteAndSoh(ref Unsafe.Add(ref d, prefixLength), epochNs, precision);
-            _cursor.Position = (int)p + prefixLength + FixValueFormatter.UtcTimestampLength(precision) + 1;
+            _position = (int)p + prefixLength + FixValueFormatter.UtcTimestampLength(precision) + 1;
             return true;
         }
-        return Commit(WriteTimestampGeneral(_buffer, _cursor.Position, _failed, tag, epochNs, precision, cache));
+        return Commit(WriteTimestampGeneral(_buffer, _position, _failed, tag, epochNs, precision, cache));
     }
 
     /// <summary>Writes a UTCTimeOnly field from nanoseconds since midnight.</summary>
@@ -448,9 +434,9 @@ public ref struct FixWriter
     /// <returns>False when it did not fit.</returns>
     public bool WriteRaw(scoped ReadOnlySpan<byte> encodedFields)
     {
-        if (_failed || (uint)(_cursor.Position + encodedFields.Length) > (uint)_buffer.Length) return Fail();
-        encodedFields.CopyTo(_buffer.Slice(_cursor.Position));
-        _cursor.Position += encodedFields.Length;
+        if (_failed || (uint)(_position + encodedFields.Length) > (uint)_buffer.Length) return Fail();
+        encodedFields.CopyTo(_buffer.Slice(_position));
+        _position += encodedFields.Length;
         return true;
     }
 
@@ -474,7 +460,7 @@ public ref struct FixWriter
     {
         // The saved levels are not cleared: a slot is read only after the open at its depth in this body wrote it (a
         // close at depth 0 is refused before it reads one).
-        _cursor.Order = 1;
+        _typedBody = 1;
         _typedDefectReason = FixBodyErrorReason.None;
         _typedDepth = 0;
         _typedDue = 0;
@@ -489,143 +475,8 @@ public ref struct FixWriter
     public void AdvanceTypedBody(int index, int tag)
     {
         // The field given before is recorded by its index (~index: not a tag); CloseTypedBody names its tag.
-        if (index + 2 <= _cursor.Order) Defect(FixBodyErrorReason.OutOfOrder, tag, ~(_cursor.Order - 2));
-        _cursor.Order = index + 2;
-    }
-
-    /// <summary>The order check of <see cref="AdvanceTypedBody"/> without its store: a typed field writer stores the order with the new position.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void CheckTypedBody(int index, int tag)
-    {
-        if (index + 2 <= _cursor.Order) Defect(FixBodyErrorReason.OutOfOrder, tag, ~(_cursor.Order - 2));
-    }
-
-    /// <summary>Ends a typed body field's fast path (little-endian only): the new position and the order state (2 + <paramref name="index"/>) as one 8-byte store.</summary>
-    /// <remarks>
-    /// PERF: one store where <see cref="AdvanceTypedBody"/> and a raw writer make two. A later 4-byte load of the position
-    /// (or of the order) lies within this store and is forwarded from it.
-    /// </remarks>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void EndTypedField(uint position, int index) =>
-        Unsafe.As<Cursor, ulong>(ref _cursor) = position | ((ulong)(uint)(index + 2) << 32);
-
-    /// <summary>An integer body field of the open typed body, at dictionary index <paramref name="index"/>: <see cref="AdvanceTypedBody"/> and <see cref="Write(int, long)"/> in one, storing the position and the order state together.</summary>
-    /// <param name="index">The field's position in the message's dictionary order.</param>
-    /// <param name="tag">The field's tag.</param>
-    /// <param name="value">The value.</param>
-    [EditorBrowsable(EditorBrowsableState.Never)]
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void WriteTyped(int index, int tag, long value)
-    {
-        CheckTypedBody(index, tag);
-        uint p = (uint)_cursor.Position;
-        if (BitConverter.IsLittleEndian && (uint)tag < FastTagLimit && value >= 0 && p + MaxFastPrefix + MaxIntegerLength + 1 <= _limit)
-        {
-            ulong prefix = AsciiParsing.TagPrefix((uint)tag, out int prefixLength);
-            ref byte d = ref At(p);
-            if (value < 100)
-            {
-                uint small = (uint)value;
-                if (small < 10)
-                {
-                    AsciiFormatting.StoreExact(ref d, prefix | ((ulong)('0' + small) << (8 * prefixLength)) | ((ulong)Soh << (8 * prefixLength + 8)), prefixLength + 2);
-                    EndTypedField(p + (uint)prefixLength + 2, index);
-                    return;
-                }
-                AsciiFormatting.StoreExact(ref d, prefix | ((ulong)AsciiFormatting.DigitPair(small) << (8 * prefixLength)) | ((ulong)Soh << (8 * prefixLength + 16)), prefixLength + 3);
-                EndTypedField(p + (uint)prefixLength + 3, index);
-                return;
-            }
-            AsciiFormatting.StoreTagPrefix(ref d, prefix, prefixLength);
-            if (value < 10_000)
-            {
-                uint v = (uint)value;
-                uint hundreds = (v * 5243) >> 19;
-                ulong text = AsciiFormatting.DigitPair(hundreds) | ((ulong)AsciiFormatting.DigitPair(v - hundreds * 100) << 16) | ((ulong)Soh << 32);
-                if (v < 1000)
-                {
-                    Unsafe.WriteUnaligned(ref Unsafe.Add(ref d, prefixLength), (uint)(text >> 8));
-                    EndTypedField(p + (uint)prefixLength + 4, index);
-                    return;
-                }
-                AsciiFormatting.StoreExact(ref Unsafe.Add(ref d, prefixLength), text, 5);
-                EndTypedField(p + (uint)prefixLength + 5, index);
-                return;
-            }
-            int count = AsciiParsing.CountDigits((ulong)value);
-            AsciiFormatting.WriteDigitsAndSoh(ref Unsafe.Add(ref d, prefixLength), (ulong)value, count);
-            EndTypedField(p + (uint)prefixLength + (uint)count + 1, index);
-            return;
-        }
-        _cursor.Order = index + 2;
-        Commit(WriteGeneral(_buffer, _cursor.Position, _failed, tag, value));
-    }
-
-    /// <summary>A decimal body field of the open typed body (see <see cref="WriteTyped(int, int, long)"/> and <see cref="Write(int, FixDecimal)"/>).</summary>
-    /// <param name="index">The field's position in the message's dictionary order.</param>
-    /// <param name="tag">The field's tag.</param>
-    /// <param name="value">The value.</param>
-    [EditorBrowsable(EditorBrowsableState.Never)]
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void WriteTyped(int index, int tag, FixDecimal value)
-    {
-        CheckTypedBody(index, tag);
-        uint p = (uint)_cursor.Position;
-        if (BitConverter.IsLittleEndian && (uint)tag < FastTagLimit && p + MaxFastPrefix + FixDecimal.MaxFormattedLength + 1 <= _limit)
-        {
-            ulong prefix = AsciiParsing.TagPrefix((uint)tag, out int prefixLength);
-            ref byte d = ref At(p);
-            AsciiFormatting.StoreTagPrefix(ref d, prefix, prefixLength);
-            EndTypedField(p + (uint)prefixLength + (uint)AsciiFormatting.WriteDecimalAndSoh(ref Unsafe.Add(ref d, prefixLength), value.Mantissa, value.Scale), index);
-            return;
-        }
-        _cursor.Order = index + 2;
-        Commit(WriteGeneral(_buffer, _cursor.Position, _failed, tag, value));
-    }
-
-    /// <summary>A char body field of the open typed body (see <see cref="WriteTyped(int, int, long)"/> and <see cref="Write(int, char)"/>).</summary>
-    /// <param name="index">The field's position in the message's dictionary order.</param>
-    /// <param name="tag">The field's tag.</param>
-    /// <param name="value">The ASCII character.</param>
-    [EditorBrowsable(EditorBrowsableState.Never)]
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void WriteTyped(int index, int tag, char value)
-    {
-        CheckTypedBody(index, tag);
-        uint p = (uint)_cursor.Position;
-        if (BitConverter.IsLittleEndian && (uint)tag < FastTagLimit && p + MaxFastPrefix + 2 <= _limit)
-        {
-            ulong prefix = AsciiParsing.TagPrefix((uint)tag, out int prefixLength);
-            AsciiFormatting.StoreExact(ref At(p), prefix | ((ulong)(byte)value << (8 * prefixLength)) | ((ulong)Soh << (8 * prefixLength + 8)), prefixLength + 2);
-            EndTypedField(p + (uint)prefixLength + 2, index);
-            return;
-        }
-        _cursor.Order = index + 2;
-        Commit(WriteGeneral(_buffer, _cursor.Position, _failed, tag, value));
-    }
-
-    /// <summary>A UTCTimestamp body field of the open typed body (see <see cref="WriteTyped(int, int, long)"/> and <see cref="WriteTimestamp(int, long, TimestampPrecision)"/>).</summary>
-    /// <param name="index">The field's position in the message's dictionary order.</param>
-    /// <param name="tag">The field's tag.</param>
-    /// <param name="epochNs">Nanoseconds since 1970-01-01T00:00:00Z.</param>
-    /// <param name="precision">Fraction digits (truncating).</param>
-    [EditorBrowsable(EditorBrowsableState.Never)]
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void WriteTypedTimestamp(int index, int tag, long epochNs, TimestampPrecision precision)
-    {
-        CheckTypedBody(index, tag);
-        uint p = (uint)_cursor.Position;
-        if (BitConverter.IsLittleEndian && (uint)tag < FastTagLimit && p + MaxFastPrefix + MaxTimestampLength + 1 <= _limit)
-        {
-            ulong prefix = AsciiParsing.TagPrefix((uint)tag, out int prefixLength);
-            ref byte d = ref At(p);
-            AsciiFormatting.StoreTagPrefix(ref d, prefix, prefixLength);
-            AsciiFormatting.WriteTimestampAndSoh(ref Unsafe.Add(ref d, prefixLength), epochNs, precision);
-            EndTypedField(p + (uint)prefixLength + (uint)FixValueFormatter.UtcTimestampLength(precision) + 1, index);
-            return;
-        }
-        _cursor.Order = index + 2;
-        Commit(WriteTimestampGeneral(_buffer, _cursor.Position, _failed, tag, epochNs, precision));
+        if (index + 2 <= _typedBody) Defect(FixBodyErrorReason.OutOfOrder, tag, ~(_typedBody - 2));
+        _typedBody = index + 2;
     }
 
     /// <summary>Records a defect of the open typed body (the first one is kept): <see cref="CloseTypedBody"/> then refuses it.</summary>
@@ -749,8 +600,8 @@ public ref struct FixWriter
             if (required) Defect(FixBodyErrorReason.RequiredMissing, tag, 0);
             return;
         }
-        CheckTypedBody(index, tag);
-        WriteText(tag, ref MemoryMarshal.GetReference(value), value.Length, index);
+        AdvanceTypedBody(index, tag);
+        WriteText(tag, ref MemoryMarshal.GetReference(value), value.Length);
     }
 
     /// <summary>A text member of the innermost open group's entry, at entry index <paramref name="index"/>: left out when empty, which is a defect (IncompleteGroupEntry) when <paramref name="required"/>.</summary>
@@ -769,7 +620,7 @@ public ref struct FixWriter
             return;
         }
         AdvanceTypedEntry(index, tag, countTag);
-        WriteText(tag, ref MemoryMarshal.GetReference(value), value.Length, -1);
+        WriteText(tag, ref MemoryMarshal.GetReference(value), value.Length);
     }
 
     /// <summary>Starts an entry of the innermost open group with its text delimiter (see <see cref="BeginTypedEntry(int)"/>); empty text is a defect (IncompleteGroupEntry).</summary>
@@ -782,21 +633,17 @@ public ref struct FixWriter
     {
         BeginTypedEntry(countTag);
         if (value.IsEmpty) Defect(FixBodyErrorReason.IncompleteGroupEntry, tag, countTag);
-        else WriteText(tag, ref MemoryMarshal.GetReference(value), value.Length, -1);
+        else WriteText(tag, ref MemoryMarshal.GetReference(value), value.Length);
     }
 
     /// <summary><see cref="Write(int, ReadOnlySpan{byte})"/> over text the caller already holds as a span: its first byte and length (no further copy of the span).</summary>
     /// <remarks>The same fast path, kept apart so the raw writer's own inlining does not change.</remarks>
-    /// <param name="tag">The field's tag.</param>
-    /// <param name="value">The first byte of the text.</param>
-    /// <param name="length">Its length.</param>
-    /// <param name="index">A body field's dictionary index, stored as the order state with the position (see <see cref="EndTypedField"/>); -1 (a group member): the position only.</param>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void WriteText(int tag, scoped ref byte value, int length, int index)
+    private void WriteText(int tag, scoped ref byte value, int length)
     {
         if (BitConverter.IsLittleEndian && (uint)tag < FastTagLimit)
         {
-            uint p = (uint)_cursor.Position;
+            uint p = (uint)_position;
             ulong prefix = AsciiParsing.TagPrefix((uint)tag, out int prefixLength);
             uint total = (uint)prefixLength + (uint)length + 1;
             if (p + total <= _limit)
@@ -812,13 +659,11 @@ public ref struct FixWriter
                     Unsafe.CopyBlockUnaligned(ref Unsafe.Add(ref d, prefixLength), ref value, (uint)length);
                     Unsafe.Add(ref d, total - 1) = Soh;
                 }
-                if (index >= 0) EndTypedField(p + total, index);
-                else _cursor.Position = (int)(p + total);
+                _position = (int)(p + total);
                 return;
             }
         }
-        if (index >= 0) _cursor.Order = index + 2;
-        Commit(WriteGeneral(_buffer, _cursor.Position, _failed, tag, MemoryMarshal.CreateReadOnlySpan(ref value, length)));
+        Commit(WriteGeneral(_buffer, _position, _failed, tag, MemoryMarshal.CreateReadOnlySpan(ref value, length)));
     }
 
     /// <summary>Largest count a per-entry chain group takes (16 bits of its slot).</summary>
@@ -835,14 +680,14 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool CloseTypedBody(scoped ReadOnlySpan<int> bodyTags, out FixBodyError error)
     {
-        if (_cursor.Order != 0 && _typedDefectReason == FixBodyErrorReason.None && !_failed && _typedDepth == 0)
+        if (_typedBody != 0 && _typedDefectReason == FixBodyErrorReason.None && !_failed && _typedDepth == 0)
         {
-            _cursor.Order = 0;
+            _typedBody = 0;
             error = default;
             return true;
         }
-        error = ClosedTypedBodyError(_cursor.Order, _typedDefectReason, _typedDefectTag, _typedDefectOtherTag, _typedDepth, bodyTags);
-        _cursor.Order = 0;
+        error = ClosedTypedBodyError(_typedBody, _typedDefectReason, _typedDefectTag, _typedDefectOtherTag, _typedDepth, bodyTags);
+        _typedBody = 0;
         return Commit(-1);
     }
 
@@ -860,7 +705,7 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool TryFinish(out int length)
     {
-        int end = _failed || _bodyLengthOffset < 0 || _cursor.Order != 0 ? -1 : FinishCore(_buffer, _cursor.Position, _bodyLengthOffset, _reservedDigits);
+        int end = _failed || _bodyLengthOffset < 0 || _typedBody != 0 ? -1 : FinishCore(_buffer, _position, _bodyLengthOffset, _reservedDigits);
         // Commit written out: at the end of a long encode method the JIT may have no inlining left for it, and a call
         // that takes the writer's address would keep a local writer in memory for the whole method.
         if (end < 0)
@@ -870,7 +715,7 @@ public ref struct FixWriter
             length = 0;
             return false;
         }
-        _cursor.Position = end;
+        _position = end;
         _bodyLengthOffset = -1;
         length = end;
         _output?.Advance(end);
@@ -972,7 +817,7 @@ public ref struct FixWriter
     // does not fit or the writer has failed), so the writer itself never escapes and the JIT can keep its fields in
     // registers across the inlined fast paths.
     // PERF: with `ref this` passed to an out-of-line path the writer would live in memory and every field would pay a
-    // store-to-load round trip on _cursor.Position (docs/benchmarks/toolkit-codec-notes.md).
+    // store-to-load round trip on _position (docs/benchmarks/toolkit-codec-notes.md).
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static int WriteGeneral(Span<byte> b, int p, bool failed, int tag, ReadOnlySpan<byte> value)
@@ -1063,7 +908,7 @@ public ref struct FixWriter
 
     private bool TryReserveValue(int tag, int valueLength, out Span<byte> value)
     {
-        int valueOffset = ReserveGeneral(_buffer, _cursor.Position, _failed, tag, valueLength);
+        int valueOffset = ReserveGeneral(_buffer, _position, _failed, tag, valueLength);
         if (!Commit(valueOffset < 0 ? -1 : valueOffset + valueLength + 1))
         {
             value = default;
@@ -1083,7 +928,7 @@ public ref struct FixWriter
             _limit = 0;
             return false;
         }
-        _cursor.Position = newPosition;
+        _position = newPosition;
         return true;
     }
 
