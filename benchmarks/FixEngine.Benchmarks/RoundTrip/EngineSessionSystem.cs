@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Globalization;
 using System.IO;
 using System.Threading;
 using FixEngine.Codec;
@@ -33,6 +34,9 @@ public sealed class EngineSessionSystem : IRoundTripSystem, ISessionCounterSourc
     private InitiatorApplication? _initiatorApp;
     private FixSession? _session;
     private volatile bool _running;
+
+    /// <summary>FIXENGINE_GATE_TRACE=1: each run prints how often a receiving thread waited for its session's gate.</summary>
+    private static readonly bool s_gateTrace = Environment.GetEnvironmentVariable("FIXENGINE_GATE_TRACE") == "1";
 
     /// <summary>Creates the configuration (nothing starts until <see cref="Start"/>).</summary>
     /// <param name="name">Report key.</param>
@@ -114,6 +118,14 @@ public sealed class EngineSessionSystem : IRoundTripSystem, ISessionCounterSourc
     public void Stop()
     {
         _running = false;
+        if (s_gateTrace && (_initiatorHost is not null || _acceptorHost is not null))
+        {
+            // How often a receiving thread waited for its session's gate (another thread was in the session: a direct
+            // send from the sender, the agent's timers), over the whole run, warm-up included.
+            string initiator = _initiatorHost is FixEngineHost i && _session is FixSession s ? i.GateWaitsOf(s.Id).ToString("N0", CultureInfo.InvariantCulture) : "n/a";
+            string acceptor = _acceptorHost is FixEngineHost a && a.Sessions.Count > 0 ? a.GateWaitsOf(a.Sessions[0].Id).ToString("N0", CultureInfo.InvariantCulture) : "n/a";
+            Console.Error.WriteLine($"gate-trace {Name}: gate waits initiator {initiator}, acceptor {acceptor} (whole run)");
+        }
         _initiatorHost?.Stop(TimeSpan.FromSeconds(3));
         _initiatorHost?.Dispose();
         _acceptorHost?.Stop(TimeSpan.FromSeconds(3));

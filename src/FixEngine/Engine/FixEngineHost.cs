@@ -240,6 +240,10 @@ public sealed class FixEngineHost : IDisposable
     /// so a callback must not use another session directly.</remarks>
     public IReadOnlyList<FixSession> Sessions => _sessions;
 
+    /// <summary>Diagnostics (benchmarks, tests): how many times a thread waited for the session's gate (see
+    /// <see cref="SessionSlot.GateWaits"/>); 0 for an unknown session.</summary>
+    internal long GateWaitsOf(SessionId id) => _byId.TryGetValue(id, out SessionSlot? slot) ? Interlocked.Read(ref slot.GateWaits) : 0;
+
     /// <summary>The session with <paramref name="id"/>, if this engine runs it (any thread).</summary>
     /// <param name="id">BeginString, SenderCompID, TargetCompID and qualifier, as configured.</param>
     /// <param name="session">The session, or null.</param>

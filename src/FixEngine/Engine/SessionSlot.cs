@@ -50,6 +50,11 @@ internal sealed class SessionSlot : IDirectSendGate
     /// <summary>The initiator's connect/reconnect state; null for an acceptor session (set once, before the slot is published).</summary>
     public InitiatorConnector? Initiator { get; set; }
 
+    /// <summary>How many times a thread entering the session (<see cref="Enter"/>: a receiving thread, a connect or
+    /// removal) found the gate held and waited for it; any thread reads it (a diagnostic: the round-trip harness prints it
+    /// with FIXENGINE_GATE_TRACE=1).</summary>
+    public long GateWaits;
+
     /// <summary>Set (any thread, once) when <see cref="FixEngineHost.RemoveSession"/> takes the session out: no connection
     /// is attached to it any more (the router and the agent check it inside the session's scope or before attaching).</summary>
     public volatile bool Removed;
@@ -149,7 +154,12 @@ internal readonly ref struct SessionScope
             EpochNs = epochNs;
             return;
         }
-        Monitor.Enter(_gate);
+        if (!Monitor.TryEnter(_gate))
+        {
+            // Slow path only (the same fast path as Enter's when the gate is free): counted for diagnostics.
+            Interlocked.Increment(ref slot.GateWaits);
+            Monitor.Enter(_gate);
+        }
         EpochNs = slot.Stamp(epochNs);
     }
 
