@@ -27,6 +27,7 @@ public sealed class SessionScopeTests
         // A completion thread that read the clock before the agent's later duty cycle arrives second.
         using (SessionScope scope = slot.Enter(1_500)) Assert.Equal(2_000, scope.EpochNs);
         using (SessionScope scope = slot.Enter(3_000)) Assert.Equal(3_000, scope.EpochNs);
+        Assert.Equal(0, slot.GateWaits);
     }
 
     [Fact]
@@ -58,10 +59,14 @@ public sealed class SessionScopeTests
             holding.Set();
             // The other thread must wait for this scope; a gate that let it in would be seen here within the bound.
             Assert.False(SpinWait.SpinUntil(() => other.ThreadState == ThreadState.Stopped, 200));
+            // ... and is counted as a gate wait (the diagnostic FIXENGINE_GATE_TRACE prints) before it blocks.
+            Assert.True(SpinWait.SpinUntil(() => Interlocked.Read(ref slot.GateWaits) == 1, System.TimeSpan.FromSeconds(20)), "the waiting thread was not counted");
             released.Set();
         }
         other.Join();
         Assert.False(enteredWhileHeld);
+        // Uncontended entries are not counted.
+        using (slot.Enter(0)) Assert.Equal(1, Interlocked.Read(ref slot.GateWaits));
     }
 
     [Fact]
