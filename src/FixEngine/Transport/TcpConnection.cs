@@ -385,33 +385,24 @@ internal sealed class TcpConnection : TransportConnection
         _queue.Dequeue(count);
     }
 
-    private int DrainQueue()
+    /// <summary>Sends queued bytes under the send lock; returns 1 when it sent or failed (work), else 0.</summary>
+    /// <param name="onlyIfFree">Skip (return 0) when another thread holds the lock: the dedicated receive thread, which
+    /// must not wait for a holder's syscall with inbound messages to dispatch (every holder writes the queue itself or
+    /// arms the drain thread).</param>
+    private int DrainQueue(bool onlyIfFree = false)
     {
+        bool taken = false;
+        if (onlyIfFree) taken = Monitor.TryEnter(_sendLock);
+        else Monitor.Enter(_sendLock, ref taken);
+        if (!taken)
+        {
+            return 0;
+        }
         SocketError error;
         long before;
-        lock (_sendLock)
-        {
-            before = _bytesSent;
-            error = IsClosing ? SocketError.Success : DrainUnderLock();
-        }
-        if (error != SocketError.Success)
-        {
-            CloseForSocketError(error, "send");
-            return 1;
-        }
-        return Volatile.Read(ref _bytesSent) != before ? 1 : 0;
-    }
-
-    /// <summary>Dedicated receive thread: <see cref="DrainQueue"/> unless another thread holds the send lock.</summary>
-    private void TryDrainQueue()
-    {
-        if (!Monitor.TryEnter(_sendLock))
-        {
-            return;
-        }
-        SocketError error;
         try
         {
+            before = _bytesSent;
             error = IsClosing ? SocketError.Success : DrainUnderLock();
         }
         finally
@@ -421,7 +412,9 @@ internal sealed class TcpConnection : TransportConnection
         if (error != SocketError.Success)
         {
             CloseForSocketError(error, "send");
+            return 1;
         }
+        return Volatile.Read(ref _bytesSent) != before ? 1 : 0;
     }
 
     /// <summary>Busy-poll drain: sends queued bytes until the socket would block. Under the lock.</summary>
@@ -732,10 +725,8 @@ internal sealed class TcpConnection : TransportConnection
                 if (_queue.Count != 0)
                 {
                     // Bytes a send could not hand over wait for room: try now rather than at the drain thread's retry.
-                    // Only if the send lock is free: a holder is writing the queue itself (a send or a deferred
-                    // flush, which arm the drain thread for what the socket refuses), and this thread must not wait
-                    // for its syscall with inbound messages to dispatch.
-                    TryDrainQueue();
+                    // Only if the send lock is free (see DrainQueue).
+                    DrainQueue(onlyIfFree: true);
                 }
             }
         }
