@@ -133,10 +133,11 @@ public class DirectSendTests
         // either side, whichever thread ran them.
         client.AssertClean();
         acceptorApp.AssertClean();
-        // Dedicated mode: some orders always went by the direct path. Completion mode: in about one run in twenty (on 2
-        // cores) none did, the threads processing echoes and the agent taking every handed-over order (a pause in the
-        // producers did not change that); the race is then theirs alone, and the checks above still hold.
-        if (receiveMode == "Dedicated") Assert.True(Volatile.Read(ref client.Direct) > 0, "no order went by the direct path");
+        // How many orders went by the direct path is not asserted here: under this race it is opportunistic (CI saw none
+        // in about one run in twenty in completion mode and once in dedicated mode, the echo-processing threads and the
+        // agent taking every handed-over order). That the direct path is taken when the session is free is asserted
+        // by AHandedOverOrderIsSentByTheCallingThreadWhenTheSessionIsFree; here the race must lose, double and reorder
+        // nothing whichever thread stores and sends.
         initiator.Stop(TimeSpan.FromSeconds(3));
         acceptor.Stop(TimeSpan.FromSeconds(3));
     }
@@ -148,17 +149,12 @@ public class DirectSendTests
         public readonly int[] SeqOf = new int[orders];
         public int Stored;
         public int Doubles;
-        public int Direct;
 
         public void OnSendStored(FixSession session, long token, int msgSeqNum)
         {
             if (SeqOf[token] != 0) Interlocked.Increment(ref Doubles);
             SeqOf[token] = msgSeqNum;
             Volatile.Write(ref StoredOnThread[token], Environment.CurrentManagedThreadId);
-            // The engine's threads are named (fix-engine, fix-receive#N) or thread-pool threads (completion mode); the
-            // test's producers are neither: stored on a producer's thread is the direct path.
-            Thread current = Thread.CurrentThread;
-            if (current.Name is null && !current.IsThreadPoolThread) Interlocked.Increment(ref Direct);
             Interlocked.Increment(ref Stored);
         }
     }
