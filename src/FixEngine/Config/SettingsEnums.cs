@@ -38,8 +38,8 @@ public enum FileStoreSync
 /// by a standby's takeover) always end the session as under <see cref="Logout"/>.</summary>
 public enum StoreFailurePolicy
 {
-    /// <summary>Send a Logout with the reason (not stored: the store cannot take it), disconnect, raise
-    /// <c>IApplication.OnStoreFailure</c> and refuse every later send and connection until the engine is restarted
+    /// <summary>End the session: disconnect (without a Logout, which would need a sequence number the store cannot keep),
+    /// raise <c>IApplication.OnStoreFailure</c> and refuse every later send and connection until the engine is restarted
     /// (default).</summary>
     Logout,
 

@@ -172,8 +172,7 @@ public sealed partial class FixSession
         if (message.HasStandardPrefix) NoteHeldInbound(message, epochNs);
     }
 
-    // After a takeover under an asynchronous sync policy (or from a primary that died after an unstored Logout), the
-    // store may be behind what the counterparty received. A FIX.4.4+ counterparty says what it expects in its Logon's
+    // After a takeover under an asynchronous sync policy, the store may be behind what the counterparty received. A FIX.4.4+ counterparty says what it expects in its Logon's
     // NextExpectedMsgSeqNum(789): move the sender number up to it (never down), once, and only when the store says it
     // may have lost its tail. The skipped numbers have no stored body: a ResendRequest for them gets a GapFill.
     private void MoveSenderUpToPeerExpectation(FixMessage logon, bool resetFlag, long epochNs)

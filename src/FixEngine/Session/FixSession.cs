@@ -446,9 +446,11 @@ public sealed partial class FixSession : IDisposable
     public bool IsPossibleRedelivery => _possibleRedelivery;
 
     // A store write failed. A failure that may pass under PostgreSQLStoreFailurePolicy=Hold: hold (FixSession.StoreHold).
-    // Otherwise the session cannot number or keep messages any more: tell the peer why (a Logout that is not stored,
-    // since the store refuses it; none when another engine fenced this one off, since that engine acts for the session
-    // now), disconnect, tell the application, and refuse every later send and connection.
+    // Otherwise the session cannot number or keep messages any more: disconnect, tell the application, and refuse every
+    // later send and connection. No Logout: it would need a sequence number the store cannot keep, and a Logout sent
+    // unstored puts the counterparty one number ahead of the store, so the Logon after the restart (numbered from the
+    // store) would be refused as "MsgSeqNum too low" until someone mended the numbers by hand. The reason goes to the
+    // session log and to IApplication.OnStoreFailure; the counterparty sees the disconnect.
     private void OnStoreFailed(Store.MessageStoreException error, long epochNs)
     {
         if (_storeFault is not null) return;
@@ -463,16 +465,7 @@ public sealed partial class FixSession : IDisposable
         bool fenced = error is PostgresStoreException { Failure: PostgresStoreFailure.Fenced };
         _log.OnEvent(Logging.LogLevel.Error, "Message store failed: " + error.Message + (fenced
             ? " Another engine holds the session now: disconnecting without a Logout; the session refuses further sends"
-            : " Sending Logout, disconnecting; the session refuses further sends"), epochNs);
-        if (_connection is not null && IsLoggedOn && !fenced)
-        {
-            FixWriter w = _header.CreateWriter();
-            RoutingFields routing = default;
-            _header.WriteHeader(ref w, MsgTypes.Logout, _store.NextSenderMsgSeqNum, epochNs, ref routing);
-            new LogoutBody(_header.Ascii("Message store failure")).WriteTo(ref w);
-            if (w.TryFinish(out int length)) Transmit(_header.Encoded(length), epochNs);
-            _log.OnEvent(Logging.LogLevel.Error, "Sent Logout: Message store failure", epochNs);
-        }
+            : " Disconnecting without a Logout (the store cannot number one); the session refuses further sends"), epochNs);
         Disconnect("message store failure: " + error.Message, epochNs);
         _application.OnStoreFailure(this, error);
         AbandonOutbox(SendNotStoredReason.StoreFailed, epochNs);

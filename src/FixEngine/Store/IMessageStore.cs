@@ -67,7 +67,7 @@ public interface IMessageStore : IDisposable
     /// <summary>True when the sender sequence number this store opened with may be behind what the counterparty has
     /// received: the last holder of the session stopped without handing its state over cleanly, and the store's
     /// policy lets such a holder send messages the store never got (a PostgreSQL store taken over under an
-    /// asynchronous sync policy, or from a primary that sent an unstored Logout).</summary>
+    /// asynchronous sync policy).</summary>
     /// <remarks>The session then trusts the counterparty's Logon NextExpectedMsgSeqNum(789) (FIX.4.4 and later) to move
     /// its sender number forward, never back, and answers resend requests for the skipped numbers with
     /// SequenceReset-GapFill. False (the default) for stores that keep every number they handed out.</remarks>

@@ -124,8 +124,8 @@ public sealed class PostgresMessageStore : IMessageStore
                 (long writtenToken, bool previousUnreleased) = AcquireLease(connection);
                 local = OpenLocal(connection, nowEpochNs, writtenToken, out bool journalIsNewer);
                 // The previous holder did not release the lease: it died, hung or lost the database, and may have sent
-                // messages whose numbers never reached the database (the asynchronous policies' queue, or a Logout sent
-                // unstored after a failed write). A local journal pushed as the newer copy lost nothing.
+                // messages whose numbers never reached the database (the asynchronous policies' queue). A local journal
+                // pushed as the newer copy lost nothing.
                 MayHaveLostTail = previousUnreleased && !journalIsNewer;
             }
             _local = local;

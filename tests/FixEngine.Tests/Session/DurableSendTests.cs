@@ -263,7 +263,7 @@ public sealed class DurableSendTests
     }
 
     [Fact]
-    public void AStoreWriteFailureIsALogoutACallbackAndRefusedSends()
+    public void AStoreWriteFailureIsADisconnectWithoutALogoutACallbackAndRefusedSends()
     {
         var app = new DurableApp();
         var store = new FailingStore();
@@ -273,9 +273,10 @@ public sealed class DurableSendTests
         h.Receive("35=D|34=2|11=A|55=X|54=1|38=1|40=1|60=" + h.Time());
 
         Assert.IsType<MessageStoreException>(app.SendError);
-        Sent logout = h.Expect("5");
-        Assert.Equal("Message store failure", logout[58]);
+        // No Logout: its sequence number could not be stored, and an unstored one puts the peer ahead of the store.
+        h.ExpectNothing();
         Assert.True(h.Connection.Disconnected);
+        Assert.Contains("message store failure", h.Connection.Reason);
         Assert.Single(app.StoreFailures);
         Assert.Same(app.StoreFailures[0], h.Session.StoreFailure);
         // The order handed over before is reported, not dropped silently.
@@ -292,7 +293,7 @@ public sealed class DurableSendTests
     }
 
     [Fact]
-    public void ARealDiskFullIsALogoutACallbackAndRefusedSends()
+    public void ARealDiskFullIsADisconnectACallbackAndRefusedSendsAndTheRestartedStoreNumbersOnFromWhatThePeerSaw()
     {
         if (OperatingSystem.IsWindows() || !File.Exists("/dev/full")) return;
         using var dir = new TempDirectory();
@@ -306,7 +307,7 @@ public sealed class DurableSendTests
         {
             SendOrder(h.Session, 7);
             h.Session.Poll(h.Now);
-            Assert.Equal("Message store failure", h.Expect("5")[58]);
+            h.ExpectNothing();
             Assert.True(h.Connection.Disconnected);
             MessageStoreException error = Assert.Single(app.StoreFailures);
             Assert.Equal(MessageStoreOperation.Append, error.Operation);
@@ -317,6 +318,12 @@ public sealed class DurableSendTests
         {
             store.SwapHandleForTesting(journal).Dispose();
         }
+        // The medium is back and the engine restarts: the journal's next sender number follows the highest number the
+        // peer received, so the next Logon is neither "too low" for the peer nor leaves a gap.
+        int highestSent = h.Connection.Sent.Max(m => int.Parse(new Sent(m)[34]!));
+        h.Dispose();
+        using var reopened = new FileMessageStore(System.IO.Path.Combine(dir.Path, "s.journal"), 1);
+        Assert.Equal(highestSent + 1, reopened.NextSenderMsgSeqNum);
     }
 
     /// <summary>A memory store whose writes throw <see cref="MessageStoreException"/> once armed.</summary>
