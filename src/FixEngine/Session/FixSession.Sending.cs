@@ -147,7 +147,7 @@ public sealed partial class FixSession
         if (DirectSendGate is { } gate && gate.TryEnter(out long epochNs))
         {
             // The messages are numbered, stored and queued in order inside the gate; the socket write happens after
-            // leaving it (a dedicated-mode connection: see ISessionConnection.SendDeferred). PERF: with the write
+            // leaving it (a dedicated- or completion-mode TCP connection: see ISessionConnection.SendDeferred). PERF: with the write
             // inside, the connection's receive thread waited for the gate in about 1.7% of inbound messages, 37 µs on
             // average, at 10,000 orders/s against QuickFIX C++ (the writer is often preempted by the peer it wakes).
             ISessionConnection? connection = _connection;

@@ -30,9 +30,11 @@ namespace FixEngine.Transport;
 //   copy). Only the remainder the socket refused is copied into the queue: a SendByteQueue of exactly
 //   SendQueueBytes, rented from the pool on first use. A message that does not fit in the free space gets
 //   Backpressure before any byte is sent, so a message is never half sent and half dropped.
-// - Deferred send (dedicated mode, TrySendDeferred/FlushDeferred): the whole message is copied into the queue with
-//   no syscall, and the caller writes the queue after leaving the session's gate (FixSession's direct send), so the
-//   receive thread never waits on the gate for a write. Every enqueue is followed by a flush, a drain by the next
+// - Deferred send (dedicated and completion modes, TrySendDeferred/FlushDeferred): the whole message is copied into the
+//   queue with no syscall, and the caller writes the queue after leaving the session's gate (FixSession's direct send),
+//   so the receive thread never waits on the gate for a write. In completion mode a flush that finds an async send in
+//   flight leaves the queue to it (that send continues until the queue is empty), and a remainder the socket refused
+//   goes by an async send, as after a partial TrySend. Every enqueue is followed by a flush, a drain by the next
 //   send or an armed drain thread, so the receive thread's own post-burst drain may skip when the lock is held.
 // - Completion-mode drain: a pooled send SAEA over the queue's contiguous head segment; an async send holds
 //   an "in flight" count (taken under the lock while not closing) until it completes.
@@ -49,7 +51,7 @@ namespace FixEngine.Transport;
 //   found it parked restarts it inline on the resuming thread (RestartReceiveLoop). Dedicated: the thread parks before
 //   its next read, releases its in-flight count (so a close while parked tears down at once) and waits on _parkLock;
 //   a resume that found it parked takes the count for it again and wakes it (_resumeGranted), a close wakes it to leave.
-// - Close: OnCloseRequested flushes what the socket takes now (orderly) or sets linger 0 (abort), shuts down
+// - Close: OnCloseRequested flushes what the socket takes now (orderly; in completion mode only with no async send in flight) or sets linger 0 (abort), shuts down
 //   and disposes the socket, which aborts pending SAEAs; socket calls that race with the dispose catch
 //   ObjectDisposedException. ReleaseResources (nothing in flight) returns the SAEAs and the queue.
 
@@ -312,11 +314,11 @@ internal sealed class TcpConnection : TransportConnection
         return result;
     }
 
-    /// <summary>Dedicated mode: queues the whole message for <see cref="FlushDeferred"/> (no syscall unless the queue
-    /// lacks room); other modes send at once.</summary>
+    /// <summary>Dedicated and completion modes: queues the whole message for <see cref="FlushDeferred"/> (no syscall unless
+    /// the queue lacks room); busy-poll sends at once.</summary>
     public override SendResult TrySendDeferred(ReadOnlySpan<byte> message)
     {
-        if (_mode != ReceiveMode.Dedicated)
+        if (_mode == ReceiveMode.BusyPoll)
         {
             return Send(message);
         }
@@ -325,6 +327,8 @@ internal sealed class TcpConnection : TransportConnection
             return SendResult.TooLarge;
         }
         SocketError error = SocketError.Success;
+        bool exitAfter = false;
+        SendResult result = SendResult.Backpressure;
         lock (_sendLock)
         {
             if (IsClosing)
@@ -333,48 +337,79 @@ internal sealed class TcpConnection : TransportConnection
             }
             if (_queue.Free < message.Length)
             {
-                // Make room with what the socket takes now; a message is queued whole or not at all.
-                error = DrainUnderLock();
+                // Make room with what the socket takes now (never beside an async send in flight: it owns the queue's
+                // head); a message is queued whole or not at all.
+                if (!_sendInFlight)
+                {
+                    error = DrainUnderLock();
+                }
                 if (error == SocketError.Success && _queue.Free < message.Length)
                 {
-                    ArmDrainUnderLock();
-                    return SendResult.Backpressure;
+                    if (_mode == ReceiveMode.Dedicated)
+                    {
+                        ArmDrainUnderLock();
+                    }
+                    else
+                    {
+                        exitAfter = StartDrainUnderLock(ref error);
+                    }
                 }
             }
-            if (error == SocketError.Success)
+            if (error == SocketError.Success && _queue.Free >= message.Length)
             {
                 _queue.Enqueue(message);
-                return SendResult.Queued;
+                result = SendResult.Queued;
             }
         }
-        CloseForSocketError(error, "send");
-        return SendResult.Closed;
+        if (error != SocketError.Success)
+        {
+            CloseForSocketError(error, "send");
+            result = SendResult.Closed;
+        }
+        if (exitAfter)
+        {
+            Exit();
+        }
+        return result;
     }
 
-    /// <summary>Dedicated mode: writes what <see cref="TrySendDeferred"/> queued (non-blocking); a remainder the socket
-    /// refused waits for the drain thread, as after a partial <see cref="TrySend"/>.</summary>
+    /// <summary>Writes what <see cref="TrySendDeferred"/> queued (non-blocking). A remainder the socket refused waits, in
+    /// dedicated mode, for the drain thread (as after a partial <see cref="TrySend"/>); in completion mode it goes by an
+    /// async send. Nothing to do while a completion-mode async send is in flight: it sends the queue until it is empty.</summary>
     public override void FlushDeferred()
     {
-        if (_mode != ReceiveMode.Dedicated || _queue.Count == 0)
+        if (_mode == ReceiveMode.BusyPoll || _queue.Count == 0)
         {
             return;
         }
         SocketError error = SocketError.Success;
+        bool exitAfter = false;
         lock (_sendLock)
         {
-            if (IsClosing || _queue.Count == 0)
+            if (IsClosing || _queue.Count == 0 || _sendInFlight)
             {
                 return;
             }
             error = DrainUnderLock();
             if (error == SocketError.Success && _queue.Count != 0)
             {
-                ArmDrainUnderLock();
+                if (_mode == ReceiveMode.Dedicated)
+                {
+                    ArmDrainUnderLock();
+                }
+                else
+                {
+                    exitAfter = StartDrainUnderLock(ref error);
+                }
             }
         }
         if (error != SocketError.Success)
         {
             CloseForSocketError(error, "send");
+        }
+        if (exitAfter)
+        {
+            Exit();
         }
     }
 
@@ -795,11 +830,13 @@ internal sealed class TcpConnection : TransportConnection
             }
             else
             {
-                if (_mode != ReceiveMode.Completion && _queue.Count != 0)
+                if (_queue.Count != 0)
                 {
                     lock (_sendLock)
                     {
-                        if (_queue.IsRented)
+                        // Not beside a completion-mode async send in flight: it owns the queue's head (the socket's
+                        // dispose below aborts it; what it had not sent is lost, as the close asked).
+                        if (_queue.IsRented && !_sendInFlight)
                         {
                             DrainUnderLock();
                         }
