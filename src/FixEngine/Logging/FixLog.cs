@@ -292,7 +292,8 @@ public sealed class FixLog : IDisposable
     /// <param name="timeout">Longest wait for the drain thread to finish the retirement.</param>
     /// <returns><see langword="true"/> once done (or when the log is disposed, whose <see cref="Dispose"/> writes
     /// everything); <see langword="false"/> if the drain thread did not get to it in time (it still will). Retiring a
-    /// producer twice waits for the first retirement.</returns>
+    /// producer twice waits for the first retirement. Retirements are carried out in the order they were asked for, so
+    /// a wait that succeeds covers every retirement asked for before it.</returns>
     /// <exception cref="ArgumentException">The producer belongs to another log.</exception>
     /// <remarks>Thread-safe; not for the drain thread or a hot path (it polls, as <see cref="Flush"/>). Allocates. In
     /// manual-drain mode (<see cref="FixLogOptions.BackgroundDrain"/> false) the calling thread does the work under the

@@ -113,8 +113,15 @@ public sealed class FixLogSessionLog : ISessionLog, IDisposable
     /// writes everything and closes the files later. Idempotent.</remarks>
     public void Dispose()
     {
-        _log.Retire(_messages, s_retireTimeout);
-        if (!ReferenceEquals(_events, _messages)) _log.Retire(_events, s_retireTimeout);
+        if (ReferenceEquals(_events, _messages))
+        {
+            _log.Retire(_messages, s_retireTimeout);
+            return;
+        }
+        // Both queued before waiting: the drain carries out retirements in the order they were asked for, so the wait for
+        // the second covers the first (one wait of at most 10 s, not two).
+        _log.Retire(_messages, TimeSpan.Zero);
+        _log.Retire(_events, s_retireTimeout);
     }
 
     /// <summary>QuickFIX's file prefix for a session: <c>BeginString-SenderCompID-TargetCompID</c> (plus <c>-qualifier</c>).</summary>
