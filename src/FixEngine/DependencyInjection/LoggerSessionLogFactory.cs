@@ -55,6 +55,15 @@ public sealed class LoggerSessionLogFactory : ISessionLogFactory, IDisposable
         return new LoggerSessionLog(_loggers.CreateLogger(Category(settings.SessionId)), _inner.Create(settings));
     }
 
+    /// <summary>Hands the session's inner message log back to the inner factory (which closes its per-session files).</summary>
+    /// <param name="settings">The session's settings.</param>
+    /// <param name="log">A log <see cref="Create"/> returned.</param>
+    public void Release(SessionSettings settings, ISessionLog log)
+    {
+        ArgumentNullException.ThrowIfNull(settings);
+        if (log is LoggerSessionLog { Inner: ISessionLog inner }) _inner.Release(settings, inner);
+    }
+
     /// <summary>Closes the message logs this factory made itself (not an inner factory given to it).</summary>
     public void Dispose() => _ownInner?.Dispose();
 
@@ -75,6 +84,9 @@ public sealed class LoggerSessionLogFactory : ISessionLogFactory, IDisposable
 /// <remarks>Called on the session's thread only.</remarks>
 internal sealed class LoggerSessionLog(ILogger logger, ISessionLog? inner) : ISessionLog
 {
+    /// <summary>The message log beside the logger (from the inner factory), or null.</summary>
+    public ISessionLog? Inner => inner;
+
     private static readonly Action<ILogger, string, Exception?>[] s_writers = CreateWriters();
 
     public void OnIncoming(ReadOnlySpan<byte> message, long epochNs) => inner?.OnIncoming(message, epochNs);

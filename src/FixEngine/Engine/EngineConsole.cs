@@ -31,6 +31,9 @@ internal sealed class EngineConsole(Action<string>? sink)
 
     public void SessionRemoved(SessionId session) => sink?.Invoke($"Session removed: {session}");
 
+    public void LogReleaseFailed(SessionId session, Exception error) =>
+        sink?.Invoke($"Session {session}: the log factory failed to release its log: {error.GetType().Name}: {error.Message}");
+
     public void MemoryReclaimed(int closedBeforeLogon, long committedBefore, long committedAfter, TimeSpan pause, bool nativeTrimmed) =>
         sink?.Invoke($"Reclaimed memory after a surge of {closedBeforeLogon} connections that closed without a Logon: GC committed {committedBefore >> 20} MB -> {committedAfter >> 20} MB, "
             + $"pause {pause.TotalMilliseconds:F1} ms{(nativeTrimmed ? ", native heap trimmed" : "")}");

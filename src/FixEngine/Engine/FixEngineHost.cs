@@ -183,7 +183,11 @@ public sealed class FixEngineHost : IDisposable
         }
         catch
         {
-            foreach (FixSession session in sessions) session.Dispose();
+            foreach (FixSession session in sessions)
+            {
+                session.Dispose();
+                ReleaseLog(session, engineDisposing: true);
+            }
             _factory.Dispose();
             ReleaseOwned();
             throw;
@@ -239,6 +243,9 @@ public sealed class FixEngineHost : IDisposable
     /// (any thread). In dedicated and completion mode two sessions' callbacks may run at the same time on different threads,
     /// so a callback must not use another session directly.</remarks>
     public IReadOnlyList<FixSession> Sessions => _sessions;
+
+    /// <summary>Tests: the engine thread's wake-up (disposed by <see cref="Dispose"/>).</summary>
+    internal IdleWakeup AgentWakeup => _agentWakeup;
 
     /// <summary>Diagnostics (benchmarks, tests): how many times a thread waited for the session's gate (see
     /// <see cref="SessionSlot.GateWaits"/>); 0 for an unknown session.</summary>
@@ -300,15 +307,19 @@ public sealed class FixEngineHost : IDisposable
 
     /// <summary>Removes a session from the engine: a logged-on session sends a Logout and waits for the reply (at most its
     /// LogoutTimeout), then it is disconnected, taken out of the engine (no reconnect, no Logon routed to it any more) and
-    /// disposed (its store closed; messages still handed over are reported to <see cref="IApplication.OnSendNotStored"/>).
-    /// An acceptor port left without sessions stops listening, unless an <see cref="EngineOptions.UnknownSessionHandler"/>
-    /// may still create sessions on it.</summary>
+    /// disposed (its store closed; messages still handed over are reported to <see cref="IApplication.OnSendNotStored"/>),
+    /// and its log handed back to the log factory (<see cref="ISessionLogFactory.Release"/>: with the built-in
+    /// <c>FileLogPath</c> log, everything the session logged, its Logout included, is written, then its producers are
+    /// released and its per-session files closed before this returns). An acceptor port left without sessions stops
+    /// listening, unless an <see cref="EngineOptions.UnknownSessionHandler"/> may still create sessions on it. The same
+    /// applies to a session an <see cref="EngineOptions.UnknownSessionHandler"/> created.</summary>
     /// <param name="id">The session.</param>
     /// <returns>True once removed; false when the engine has no such session.</returns>
     /// <exception cref="InvalidOperationException">Called on the engine's thread or inside a session callback (the removal
     /// waits for the engine thread, which may be waiting for that callback): call it from another thread.</exception>
     /// <exception cref="TimeoutException">The engine thread did not finish the removal in time (it stays out of the engine).</exception>
-    /// <remarks>Blocks for at most the session's LogoutTimeout plus a few seconds.</remarks>
+    /// <remarks>Blocks for at most the session's LogoutTimeout plus a few seconds (plus up to 10 s for a log drain that
+    /// is behind).</remarks>
     public bool RemoveSession(SessionId id)
     {
         SessionSlot? slot;
@@ -350,7 +361,13 @@ public sealed class FixEngineHost : IDisposable
         {
             throw new TimeoutException($"the engine thread did not finish removing {id} in time");
         }
-        using (slot.Enter(_time.EpochNow())) slot.Session.Dispose();
+        using (slot.Enter(_time.EpochNow()))
+        {
+            slot.Session.Dispose();
+            // Inside the gate, after the session's last line (its Logout, its disconnect): nothing writes to its log any
+            // more. The log factory writes what is left and closes the session's files (FileSessionLogFactory).
+            ReleaseLog(slot.Session);
+        }
         _console.SessionRemoved(id);
         return true;
     }
@@ -548,11 +565,17 @@ public sealed class FixEngineHost : IDisposable
         }
     }
 
-    /// <summary>Stops the engine (2 s logout wait) and releases sessions, stores, logs and certificates.</summary>
+    /// <summary>Stops the engine (2 s logout wait) and releases sessions, stores, logs, certificates and the engine
+    /// thread's wake-up event.</summary>
+    /// <remarks>Sessions read earlier stay safe to call: <see cref="FixSession.TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>
+    /// returns false (the session is disposed) and never throws for the disposed engine. Each session's log is handed back
+    /// to <see cref="EngineOptions.SessionLogFactory"/> (<see cref="ISessionLogFactory.Release"/>); the engine's own
+    /// log factory is closed.</remarks>
     public void Dispose()
     {
         Stop(TimeSpan.FromSeconds(2));
-        _runner.Stop(TimeSpan.FromSeconds(5));
+        // False when an application callback still blocks the engine thread after 5 s: it may still park on the wake-up.
+        bool agentEnded = _runner.Stop(TimeSpan.FromSeconds(5));
         SessionSlot[] slots;
         lock (_control)
         {
@@ -563,12 +586,33 @@ public sealed class FixEngineHost : IDisposable
         // Outside the control lock: a callback still running under a session's gate may be waiting for it (AddSession).
         foreach (SessionSlot slot in slots)
         {
-            using (slot.Enter(0)) slot.Session.Dispose();
+            using (slot.Enter(0))
+            {
+                slot.Session.Dispose();
+                ReleaseLog(slot.Session, engineDisposing: true);
+            }
         }
         lock (_control)
         {
             _factory.Dispose();
             ReleaseOwned();
+        }
+        // Last: application threads may still signal it (a hand-off racing this Dispose), which IdleWakeup ignores once
+        // disposed; only the engine thread parks on it, so it is disposed only once that thread has ended.
+        if (agentEnded) _agentWakeup.Dispose();
+    }
+
+    // After the session was disposed (inside its gate): hands its log back to the log factory, once. A failing user factory
+    // is reported, never thrown into RemoveSession's caller after the removal or out of Dispose.
+    private void ReleaseLog(FixSession session, bool engineDisposing = false)
+    {
+        try
+        {
+            _factory.Release(session, engineDisposing);
+        }
+        catch (Exception e)
+        {
+            _console.LogReleaseFailed(session.Id, e);
         }
     }
 
@@ -619,6 +663,7 @@ public sealed class FixEngineHost : IDisposable
             catch
             {
                 session.Dispose();
+                ReleaseLog(session);
                 throw;
             }
         }

@@ -24,13 +24,24 @@ public interface IMessageStoreFactory
 /// <summary>Makes the message log of each session an engine builds (<see cref="EngineOptions.SessionLogFactory"/>).</summary>
 /// <remarks>Called once per session, like <see cref="IMessageStoreFactory.Create"/> (at construction, by
 /// <see cref="FixEngineHost.AddSession"/>, for an unknown session's Logon). The factory keeps ownership of what it creates
-/// (the engine does not dispose logs); release it after disposing the engine.</remarks>
+/// (the engine does not dispose logs); release it after disposing the engine. The engine hands each log back through
+/// <see cref="Release"/> once its session is gone (removed by <see cref="FixEngineHost.RemoveSession"/>, or the engine
+/// disposed) and no longer logs, so a factory can free what it keeps per session.</remarks>
 public interface ISessionLogFactory
 {
     /// <summary>The log for the session of <paramref name="settings"/>, or null for none.</summary>
     /// <param name="settings">The session's settings.</param>
     /// <returns>A log, or null.</returns>
     ISessionLog? Create(SessionSettings settings);
+
+    /// <summary>The engine is done with a log this factory created: its session was removed or disposed and will not
+    /// log again. Called once per log, on the thread that removed or disposed the session.</summary>
+    /// <param name="settings">The session's settings, as given to <see cref="Create"/>.</param>
+    /// <param name="log">The log <see cref="Create"/> returned (never null).</param>
+    /// <remarks>The default does nothing: what the factory keeps for the session lives as long as the factory.</remarks>
+    void Release(SessionSettings settings, ISessionLog log)
+    {
+    }
 }
 
 /// <summary>The built-in store choice: a <see cref="FileMessageStore"/> under <c>FileStorePath</c> when it is set, else a
@@ -111,12 +122,53 @@ public sealed class MemoryMessageStoreFactory : IMessageStoreFactory
 /// <c>FileLogLayout</c> says: <c>SharedFile</c> (default), one <c>fixengine.log</c> per directory shared by the sessions that
 /// name it, each session logging through its own producer; or <c>PerSessionFiles</c>, QuickFIX's layout,
 /// <c>&lt;BeginString-SenderCompID-TargetCompID[-qualifier]&gt;.messages.log</c> and <c>.event.log</c> per session.</summary>
-/// <remarks>One <see cref="Logging.FixLog"/> (one drain thread) per directory and layout. Owns the log files: dispose it
-/// after the engine (the engine disposes the one it makes itself). Thread-safe: the engine may add sessions while it runs.</remarks>
+/// <remarks>One <see cref="Logging.FixLog"/> (one drain thread) per directory and layout while a session uses it. Owns the
+/// log files: dispose it after the engine (the engine disposes the one it makes itself). <see cref="Release"/> (the engine
+/// calls it for a removed session) writes what the session logged and closes its per-session files; the last session of
+/// a directory takes its FixLog (drain thread, shared <c>fixengine.log</c>) with it. Thread-safe: the engine may add and
+/// remove sessions while it runs.</remarks>
 public sealed class FileSessionLogFactory : ISessionLogFactory, IDisposable
 {
-    private readonly Dictionary<(string Path, SessionLogLayout Layout), Logging.FixLog> _logs = [];
+    private readonly Dictionary<(string Path, SessionLogLayout Layout), LogDirectory> _logs = [];
+    private readonly Dictionary<FixLogSessionLog, LogDirectory> _created = [];
     private readonly object _gate = new();
+
+    /// <summary>One FixLog and the number of session logs made on it and not yet released.</summary>
+    private sealed class LogDirectory((string Path, SessionLogLayout Layout) key, Logging.FixLog log)
+    {
+        public (string Path, SessionLogLayout Layout) Key { get; } = key;
+
+        public Logging.FixLog Log { get; } = log;
+
+        public int Sessions { get; set; }
+    }
+
+    /// <summary>FixLogs open (one per directory and layout with a session not yet released); for diagnostics and tests.</summary>
+    internal int OpenLogs
+    {
+        get
+        {
+            lock (_gate) return _logs.Count;
+        }
+    }
+
+    /// <summary>Producers and files of every open FixLog (diagnostics and tests).</summary>
+    internal (int Producers, int Files) Totals
+    {
+        get
+        {
+            lock (_gate)
+            {
+                int producers = 0, files = 0;
+                foreach (LogDirectory d in _logs.Values)
+                {
+                    producers += d.Log.ProducerCount;
+                    files += d.Log.OpenFileCount;
+                }
+                return (producers, files);
+            }
+        }
+    }
 
     /// <inheritdoc/>
     /// <exception cref="System.IO.IOException">A log file or its directory cannot be created.</exception>
@@ -127,24 +179,65 @@ public sealed class FileSessionLogFactory : ISessionLogFactory, IDisposable
         SessionLogLayout layout = settings.FileLogLayout;
         lock (_gate)
         {
-            if (!_logs.TryGetValue((logPath, layout), out Logging.FixLog? fixLog))
+            if (!_logs.TryGetValue((logPath, layout), out LogDirectory? directory))
             {
                 System.IO.Directory.CreateDirectory(logPath);
                 // Entries carry the time the session was given (no clock read per entry).
                 var options = new Logging.FixLogOptions { Clock = SessionLogClock.Instance };
-                fixLog = layout == SessionLogLayout.PerSessionFiles
+                Logging.FixLog fixLog = layout == SessionLogLayout.PerSessionFiles
                     ? new Logging.FixLog(System.IO.TextWriter.Null, options)
                     : Logging.FixLog.CreateFile(System.IO.Path.Combine(logPath, "fixengine.log"), options);
-                _logs.Add((logPath, layout), fixLog);
+                directory = new LogDirectory((logPath, layout), fixLog);
+                _logs.Add(directory.Key, directory);
             }
             SessionId id = settings.SessionId;
-            if (layout == SessionLogLayout.PerSessionFiles)
+            FixLogSessionLog log;
+            try
             {
-                string prefix = FixLogSessionLog.FilePrefix(id.BeginString, id.SenderCompID, id.TargetCompID, id.SessionQualifier);
-                return FixLogSessionLog.CreatePerSessionFiles(fixLog, logPath, id.ToString(), prefix);
+                if (layout == SessionLogLayout.PerSessionFiles)
+                {
+                    string prefix = FixLogSessionLog.FilePrefix(id.BeginString, id.SenderCompID, id.TargetCompID, id.SessionQualifier);
+                    log = FixLogSessionLog.CreatePerSessionFiles(directory.Log, logPath, id.ToString(), prefix);
+                }
+                else
+                {
+                    log = new FixLogSessionLog(directory.Log, id.ToString());
+                }
             }
-            return new FixLogSessionLog(fixLog, id.ToString());
+            catch
+            {
+                if (directory.Sessions == 0) CloseDirectory(directory);
+                throw;
+            }
+            directory.Sessions++;
+            _created.Add(log, directory);
+            return log;
         }
+    }
+
+    /// <summary>Retires the session's log (<see cref="FixLogSessionLog.Dispose"/>: what it logged is written, its per-session
+    /// files closed); closes the directory's FixLog when it was the last session on it. A log this factory did not make
+    /// is left alone.</summary>
+    /// <param name="settings">The session's settings.</param>
+    /// <param name="log">The log <see cref="Create"/> returned.</param>
+    public void Release(SessionSettings settings, ISessionLog log)
+    {
+        ArgumentNullException.ThrowIfNull(log);
+        if (log is not FixLogSessionLog own) return;
+        lock (_gate)
+        {
+            if (!_created.Remove(own, out LogDirectory? directory)) return;
+            // Under the gate: a Create for the same directory waits until the old FixLog has closed its files.
+            own.Dispose();
+            if (--directory.Sessions == 0) CloseDirectory(directory);
+        }
+    }
+
+    // Under _gate.
+    private void CloseDirectory(LogDirectory directory)
+    {
+        _logs.Remove(directory.Key);
+        directory.Log.Dispose();
     }
 
     /// <summary>Flushes and closes the log files.</summary>
@@ -152,8 +245,9 @@ public sealed class FileSessionLogFactory : ISessionLogFactory, IDisposable
     {
         lock (_gate)
         {
-            foreach (Logging.FixLog log in _logs.Values) log.Dispose();
+            foreach (LogDirectory directory in _logs.Values) directory.Log.Dispose();
             _logs.Clear();
+            _created.Clear();
         }
     }
 }

@@ -10,7 +10,7 @@ namespace FixEngine.Engine;
 /// <summary>Builds <see cref="FixSession"/> objects from <see cref="SessionSettings"/>: dictionaries, and the store and log
 /// from an <see cref="IMessageStoreFactory"/> and an <see cref="ISessionLogFactory"/>.</summary>
 /// <remarks>
-/// Not thread-safe; the engine uses it under its control lock (construction, <see cref="FixEngineHost.AddSession"/>). Dictionaries are loaded once per path and shared
+/// Not thread-safe, except <see cref="Release"/>; the engine uses it under its control lock (construction, <see cref="FixEngineHost.AddSession"/>). Dictionaries are loaded once per path and shared
 /// (they are immutable). Allocates (start-up only).
 /// </remarks>
 internal sealed class SessionFactory : IDisposable
@@ -85,6 +85,20 @@ internal sealed class SessionFactory : IDisposable
             _dictionaries.Add(path, dictionary);
         }
         return dictionary;
+    }
+
+    /// <summary>Hands a disposed session's log back to the log factory (<see cref="ISessionLogFactory.Release"/>), once;
+    /// a session made without a log has nothing to hand back.</summary>
+    /// <param name="session">A session this factory created, disposed (it no longer logs).</param>
+    /// <param name="engineDisposing">The engine is being disposed: a log factory this factory owns is about to close every
+    /// log at once (<see cref="Dispose"/>), so its logs are not released one by one.</param>
+    /// <remarks>Any thread (the log factory is thread-safe). Exceptions from a user factory propagate.</remarks>
+    public void Release(FixSession session, bool engineDisposing = false)
+    {
+        if (engineDisposing && _ownLogs is not null) return;
+        if (session.Log is NullSessionLog) return;
+        if (System.Threading.Interlocked.Exchange(ref session.LogReleased, 1) != 0) return;
+        _logs.Release(session.Settings, session.Log);
     }
 
     /// <summary>Flushes and closes the message logs.</summary>

@@ -29,6 +29,18 @@ namespace FixEngine.Logging;
 //   yields, then sleeps 1 ms at a time until it has room, and gives up (drops) only once the drain thread has
 //   ended. In manual-drain mode it drains every ring itself under the drain lock (lock(_formatter)), which is
 //   the lock DrainPending takes, so each ring still has one reader at a time.
+// - Retirement (Retire: a session removed from a running engine): the caller marks the producer retired, queues it
+//   under _sync with a ticket and takes one reference off its file sink. The drain (the drain thread, or the caller
+//   under the drain lock in manual-drain mode) picks the queue up at the start of a pass: it publishes the producer
+//   array without the retired ones (copy-on-write, as registration), drains each retired ring to empty (it is still
+//   the rings' only reader), writes its pending drop count and buffered text, and then, under _sync, closes each file
+//   sink left with no producer (removed from _fileSinks and the formatter array first, so nobody writes to it after
+//   the close; a CreateProducer for the same path in between takes the sink back instead). Only then does it publish
+//   the ticket as done, which is what Retire waits for. A retired producer is never reused: its ring is dropped with
+//   it; a thread still logging through it (misuse) writes into a ring nobody reads, and a full ring then drops
+//   (ClaimSlow stops waiting) instead of waiting for ever. The hot path is unchanged (no new check on it).
+// - Event templates are deduplicated by text, so sessions added and removed for the life of the log (each registers
+//   the same few templates) do not grow the template array.
 
 /// <summary>An asynchronous, allocation-free structured log: callers copy entries into per-thread rings, a background
 /// thread formats and writes them.</summary>
@@ -38,8 +50,10 @@ namespace FixEngine.Logging;
 /// format; a full ring makes the caller wait for the drain (<see cref="LogFullPolicy.Wait"/>, the default: nothing is
 /// lost), or drops and counts the entry (<see cref="LogFullPolicy.Drop"/>: the output later shows
 /// <c>dropped N entries</c> at the gap).</para>
-/// <para>Registration members are thread-safe. <see cref="Dispose"/> drains everything logged before it was called
-/// (producers must stop logging first).</para>
+/// <para>Registration members are thread-safe. <see cref="Retire"/> ends one producer (its ring, its place in the drain
+/// thread's list and, when it was the last one on its file, the file) once its thread has stopped logging, so a
+/// long-running process that adds and removes sessions does not accumulate them. <see cref="Dispose"/> drains everything
+/// logged before it was called (producers must stop logging first).</para>
 /// </remarks>
 public sealed class FixLog : IDisposable
 {
@@ -55,10 +69,17 @@ public sealed class FixLog : IDisposable
     private volatile int _minimumLevel;
     private volatile bool _stopping;
     private EventTemplate?[] _events = [];
+    private readonly System.Collections.Generic.Dictionary<string, int> _eventIds = new(StringComparer.Ordinal);
     private LogProducer[] _producers = [];
     private LogFormatter[] _formatters;
-    private readonly System.Collections.Generic.Dictionary<string, (LogFormatter Formatter, TextWriter Writer)> _fileSinks =
-        new(StringComparer.Ordinal);
+    private readonly System.Collections.Generic.Dictionary<string, LogFileSink> _fileSinks = new(StringComparer.Ordinal);
+    // Retirement (see the design notes): queued and numbered under _sync, done by the drain.
+    private readonly System.Collections.Generic.List<LogProducer> _retiring = [];
+    private long _retireRequested;
+    private long _retireDone;
+    private volatile bool _retirementsPending;
+    // Lines written to file sinks closed by a retirement (drain side only), so LinesWritten does not go back.
+    private long _closedSinkLines;
     // Written by the drain thread on every pass: padded so the callers' reads of _minimumLevel
     // (every log call) never share a cache line with them.
     private PaddedLong _idlePasses;
@@ -151,15 +172,23 @@ public sealed class FixLog : IDisposable
     /// <summary>Registers a message template and returns its event id. Call at startup.</summary>
     /// <param name="template">Text with <c>{0}</c>..<c>{3}</c> for the long arguments and <c>{payload}</c> for the payload
     /// (<c>{{</c> and <c>}}</c> print braces). A payload logged with a template lacking <c>{payload}</c> is appended.</param>
-    /// <returns>The event id to pass to <see cref="LogProducer.Log(LogLevel, int)"/>.</returns>
+    /// <returns>The event id to pass to <see cref="LogProducer.Log(LogLevel, int)"/>; the same id for the same template
+    /// text registered again (each session log registers its templates: adding sessions for the life of the log does
+    /// not grow the table).</returns>
     /// <exception cref="ArgumentException">The template has an unknown placeholder or unbalanced braces (the message gives the offset).</exception>
     /// <remarks>Thread-safe; allocates.</remarks>
     public int RegisterEvent(string template)
     {
         ArgumentNullException.ThrowIfNull(template);
+        lock (_sync)
+        {
+            if (_eventIds.TryGetValue(template, out int existing)) return existing;
+        }
         EventTemplate parsed = EventTemplate.Parse(template);
         lock (_sync)
         {
+            if (_eventIds.TryGetValue(template, out int existing)) return existing;
+            _eventIds.Add(template, _events.Length);
             EventTemplate?[] next = new EventTemplate?[_events.Length + 1];
             _events.CopyTo(next, 0);
             next[^1] = parsed;
@@ -170,67 +199,219 @@ public sealed class FixLog : IDisposable
 
     /// <summary>Creates a producer for one logging thread, with its own ring.</summary>
     /// <param name="name">Printed in each line (e.g. the session or thread name).</param>
-    /// <returns>The producer; use it from one thread only.</returns>
+    /// <returns>The producer; use it from one thread only, and <see cref="Retire"/> it when that thread is done with it
+    /// before the log is disposed (a removed session).</returns>
+    /// <exception cref="ObjectDisposedException">The log is disposed.</exception>
     /// <remarks>Thread-safe; allocates the ring.</remarks>
-    public LogProducer CreateProducer(string name) => AddProducer(name, _formatter);
+    public LogProducer CreateProducer(string name)
+    {
+        ArgumentNullException.ThrowIfNull(name);
+        lock (_sync)
+        {
+            ObjectDisposedException.ThrowIf(_disposed, this);
+            return AddProducer(name, _formatter, sink: null);
+        }
+    }
 
     /// <summary>Creates a producer for one logging thread whose lines go to their own file instead of the log's sink.</summary>
     /// <param name="name">Printed in each line.</param>
     /// <param name="filePath">File appended to (created if missing, its directory too); producers given the same path share it.</param>
     /// <returns>The producer; use it from one thread only.</returns>
     /// <remarks>
-    /// Thread-safe; allocates the ring (and opens the file the first time a path is given). The same drain thread writes
-    /// every file; the log closes them on <see cref="Dispose"/>. This is how a session gets QuickFIX's per-session
-    /// layout (<c>&lt;session&gt;.messages.log</c>, <c>&lt;session&gt;.event.log</c>): see
+    /// Thread-safe; allocates the ring (and opens the file the first time a path is given, or again after the last
+    /// producer on it was retired). The same drain thread writes every file; the log closes a file when the last producer
+    /// on it is <see cref="Retire">retired</see>, and every file still open on <see cref="Dispose"/>. This is how a
+    /// session gets QuickFIX's per-session layout (<c>&lt;session&gt;.messages.log</c>, <c>&lt;session&gt;.event.log</c>): see
     /// <see cref="Session.FixLogSessionLog.CreatePerSessionFiles"/>.
     /// </remarks>
     /// <exception cref="IOException">The file cannot be opened.</exception>
+    /// <exception cref="ObjectDisposedException">The log is disposed.</exception>
     public LogProducer CreateProducer(string name, string filePath)
     {
+        ArgumentNullException.ThrowIfNull(name);
         ArgumentNullException.ThrowIfNull(filePath);
         string fullPath = Path.GetFullPath(filePath);
-        LogFormatter formatter;
         lock (_sync)
         {
-            ObjectDisposedException.ThrowIf(_stopping, this);
-            if (_fileSinks.TryGetValue(fullPath, out (LogFormatter Formatter, TextWriter Writer) sink))
-            {
-                formatter = sink.Formatter;
-            }
-            else
+            ObjectDisposedException.ThrowIf(_disposed, this);
+            if (!_fileSinks.TryGetValue(fullPath, out LogFileSink? sink))
             {
                 string? directory = Path.GetDirectoryName(fullPath);
                 if (!string.IsNullOrEmpty(directory)) Directory.CreateDirectory(directory);
                 var stream = new FileStream(fullPath, FileMode.Append, FileAccess.Write, FileShare.Read, 4096);
                 var writer = new StreamWriter(stream, new UTF8Encoding(false), 64 * 1024, leaveOpen: false);
-                formatter = new LogFormatter(writer, _options.SohReplacement)
+                var formatter = new LogFormatter(writer, _options.SohReplacement)
                 {
                     ToEpochNs = _formatter.ToEpochNs,
                     NsToEpochNs = _formatter.NsToEpochNs,
                 };
-                _fileSinks.Add(fullPath, (formatter, writer));
+                sink = new LogFileSink(fullPath, formatter, writer);
+                _fileSinks.Add(fullPath, sink);
                 LogFormatter[] next = new LogFormatter[_formatters.Length + 1];
                 _formatters.CopyTo(next, 0);
                 next[^1] = formatter;
                 Volatile.Write(ref _formatters, next);
             }
+            return AddProducer(name, sink.Formatter, sink);
         }
-        return AddProducer(name, formatter);
     }
 
-    private LogProducer AddProducer(string name, LogFormatter formatter)
+    // Under _sync.
+    private LogProducer AddProducer(string name, LogFormatter formatter, LogFileSink? sink)
     {
-        ArgumentNullException.ThrowIfNull(name);
-        ObjectDisposedException.ThrowIf(_stopping, this);
-        var producer = new LogProducer(this, name, _options.RingCapacityBytes, _options.Clock, _options.FullPolicy, formatter);
+        var producer = new LogProducer(this, name, _options.RingCapacityBytes, _options.Clock, _options.FullPolicy, formatter, sink);
+        LogProducer[] next = new LogProducer[_producers.Length + 1];
+        _producers.CopyTo(next, 0);
+        next[^1] = producer;
+        Volatile.Write(ref _producers, next);
+        if (sink is not null) sink.Producers++;
+        return producer;
+    }
+
+    /// <summary>Producers the drain reads: created and not yet taken out by a retirement (diagnostics).</summary>
+    public int ProducerCount => Volatile.Read(ref _producers).Length;
+
+    /// <summary>Files opened by <see cref="CreateProducer(string, string)"/> that are still open (diagnostics).</summary>
+    public int OpenFileCount
+    {
+        get
+        {
+            lock (_sync)
+            {
+                return _fileSinks.Count;
+            }
+        }
+    }
+
+    /// <summary>Retires a producer whose thread has stopped logging: everything it logged is written, then it leaves the
+    /// drain's list and its ring is released; when it was the last producer on its file
+    /// (<see cref="CreateProducer(string, string)"/>), the file is flushed and closed.</summary>
+    /// <param name="producer">A producer of this log. Its thread must have stopped logging through it: entries logged
+    /// after the retirement are discarded (a full ring drops them instead of waiting), and a retired producer is never
+    /// used again by the log.</param>
+    /// <param name="timeout">Longest wait for the drain thread to finish the retirement.</param>
+    /// <returns><see langword="true"/> once done (or when the log is disposed, whose <see cref="Dispose"/> writes
+    /// everything); <see langword="false"/> if the drain thread did not get to it in time (it still will). Retiring a
+    /// producer twice waits for the first retirement. Retirements are carried out in the order they were asked for, so
+    /// a wait that succeeds covers every retirement asked for before it.</returns>
+    /// <exception cref="ArgumentException">The producer belongs to another log.</exception>
+    /// <remarks>Thread-safe; not for the drain thread or a hot path (it polls, as <see cref="Flush"/>). Allocates. In
+    /// manual-drain mode (<see cref="FixLogOptions.BackgroundDrain"/> false) the calling thread does the work under the
+    /// drain lock.</remarks>
+    public bool Retire(LogProducer producer, TimeSpan timeout)
+    {
+        ArgumentNullException.ThrowIfNull(producer);
+        if (!producer.BelongsTo(this)) throw new ArgumentException($"producer '{producer.Name}' belongs to another FixLog", nameof(producer));
+        long ticket;
         lock (_sync)
         {
-            LogProducer[] next = new LogProducer[_producers.Length + 1];
-            _producers.CopyTo(next, 0);
-            next[^1] = producer;
-            Volatile.Write(ref _producers, next);
+            if (_disposed)
+            {
+                // Dispose drains every ring it still lists (this one included) and closes every file.
+                producer.MarkRetired();
+                return true;
+            }
+            ticket = producer.RetireTicket;
+            if (ticket == 0)
+            {
+                ticket = ++_retireRequested;
+                producer.RetireTicket = ticket;
+                producer.MarkRetired();
+                _retiring.Add(producer);
+                if (producer.Sink is LogFileSink sink) sink.Producers--;
+                _retirementsPending = true;
+            }
         }
-        return producer;
+        if (_thread is null)
+        {
+            lock (_formatter)
+            {
+                // Dispose may have drained (and retired) it meanwhile: then the queue is empty and this does nothing.
+                ProcessRetirements(Volatile.Read(ref _events));
+            }
+            return true;
+        }
+        long deadline = HighResTime.NowNs() + (long)timeout.TotalMilliseconds * 1_000_000;
+        while (Volatile.Read(ref _retireDone) < ticket)
+        {
+            if (!_thread.IsAlive)
+            {
+                // Only Dispose ends the drain thread, after a last pass that retires what was queued.
+                return true;
+            }
+            if (HighResTime.NowNs() > deadline)
+            {
+                return false;
+            }
+            Thread.Sleep(1);
+        }
+        return true;
+    }
+
+    // The drain (drain thread, or the caller under the drain lock): see the design notes. Allocates (retirements are rare).
+    private void ProcessRetirements(EventTemplate?[] events)
+    {
+        LogProducer[] retiring;
+        long upTo;
+        lock (_sync)
+        {
+            _retirementsPending = false;
+            if (_retiring.Count == 0) return;
+            retiring = [.. _retiring];
+            _retiring.Clear();
+            upTo = _retireRequested;
+            var kept = new System.Collections.Generic.List<LogProducer>(_producers.Length);
+            foreach (LogProducer p in _producers)
+            {
+                if (p.RetireTicket == 0 || p.RetireTicket > upTo) kept.Add(p);
+            }
+            Volatile.Write(ref _producers, kept.ToArray());
+        }
+        // Out of the array, but this is still the rings' only reader: drain each to empty.
+        foreach (LogProducer producer in retiring)
+        {
+            producer.Formatter.Events = events;
+            while (DrainProducer(producer, _options.DrainBatchSize) > 0)
+            {
+                WriteBuffered(producer.Formatter);
+            }
+            long pending = producer.PendingDrops;
+            if (pending > 0)
+            {
+                producer.Formatter.WriteDropped(producer.Name, _formatter.ToEpochNs(producer.ReadTimestamp()), pending);
+            }
+            WriteBuffered(producer.Formatter);
+        }
+        System.Collections.Generic.List<LogFileSink>? closing = null;
+        lock (_sync)
+        {
+            foreach (LogProducer producer in retiring)
+            {
+                // Closed only if no producer took the file back meanwhile (a session added again under the same name).
+                if (producer.Sink is not LogFileSink sink || sink.Producers != 0 || !_fileSinks.Remove(sink.Path)) continue;
+                (closing ??= []).Add(sink);
+                _closedSinkLines += sink.Formatter.LinesWritten;
+                LogFormatter[] next = Array.FindAll(_formatters, f => !ReferenceEquals(f, sink.Formatter));
+                Volatile.Write(ref _formatters, next);
+            }
+        }
+        if (closing is not null)
+        {
+            // Nobody else writes these any more: the drain no longer lists their formatters and no producer holds them.
+            foreach (LogFileSink sink in closing)
+            {
+                try
+                {
+                    sink.Formatter.Flush();
+                    sink.Writer.Dispose();
+                }
+                catch (Exception ex) when (ex is IOException or ObjectDisposedException or NotSupportedException)
+                {
+                    Interlocked.Increment(ref _sinkErrors);
+                }
+            }
+        }
+        Volatile.Write(ref _retireDone, upTo);
     }
 
     /// <summary>Waits until everything logged before the call has been written and flushed to the sink.</summary>
@@ -297,11 +478,11 @@ public sealed class FixLog : IDisposable
         }
         lock (_sync)
         {
-            foreach ((LogFormatter _, TextWriter writer) in _fileSinks.Values)
+            foreach (LogFileSink sink in _fileSinks.Values)
             {
                 try
                 {
-                    writer.Dispose();
+                    sink.Writer.Dispose();
                 }
                 catch (Exception ex) when (ex is IOException or ObjectDisposedException or NotSupportedException)
                 {
@@ -409,42 +590,51 @@ public sealed class FixLog : IDisposable
     private int DrainOnce()
     {
         EventTemplate?[] events = Volatile.Read(ref _events);
+        // First, so that the formatter array read below no longer holds a file a retirement closed.
+        if (_retirementsPending) ProcessRetirements(events);
         LogFormatter[] formatters = Volatile.Read(ref _formatters);
         foreach (LogFormatter formatter in formatters) formatter.Events = events;
         int total = 0;
         foreach (LogProducer producer in Volatile.Read(ref _producers))
         {
-            var handler = new DrainHandler(producer.Formatter, producer);
-            try
-            {
-                total += producer.Ring.Read(ref handler, _options.DrainBatchSize);
-            }
-            catch (Exception)
-            {
-                // A failing sink (or a record that cannot be formatted) must not kill the drain thread:
-                // the records up to and including the failing one are consumed and counted here.
-                Interlocked.Increment(ref _sinkErrors);
-                total++;
-            }
+            total += DrainProducer(producer, _options.DrainBatchSize);
         }
-        foreach (LogFormatter formatter in formatters)
-        {
-            try
-            {
-                formatter.WriteBuffered();
-            }
-            catch (Exception ex) when (ex is IOException or ObjectDisposedException or NotSupportedException)
-            {
-                Interlocked.Increment(ref _sinkErrors);
-            }
-        }
+        foreach (LogFormatter formatter in formatters) WriteBuffered(formatter);
         _linesWritten.VolatileValue = CountLines();
         return total;
     }
 
+    private void WriteBuffered(LogFormatter formatter)
+    {
+        try
+        {
+            formatter.WriteBuffered();
+        }
+        catch (Exception ex) when (ex is IOException or ObjectDisposedException or NotSupportedException)
+        {
+            Interlocked.Increment(ref _sinkErrors);
+        }
+    }
+
+    private int DrainProducer(LogProducer producer, int maxRecords)
+    {
+        var handler = new DrainHandler(producer.Formatter, producer);
+        try
+        {
+            return producer.Ring.Read(ref handler, maxRecords);
+        }
+        catch (Exception)
+        {
+            // A failing sink (or a record that cannot be formatted) must not kill the drain thread:
+            // the records up to and including the failing one are consumed and counted here.
+            Interlocked.Increment(ref _sinkErrors);
+            return 1;
+        }
+    }
+
     private long CountLines()
     {
-        long lines = 0;
+        long lines = _closedSinkLines;
         foreach (LogFormatter formatter in Volatile.Read(ref _formatters)) lines += formatter.LinesWritten;
         return lines;
     }
@@ -477,4 +667,17 @@ public sealed class FixLog : IDisposable
 
         public void OnRecord(ReadOnlySpan<byte> record) => _formatter.FormatRecord(_producer, record);
     }
+}
+
+/// <summary>A file opened by <see cref="FixLog.CreateProducer(string, string)"/>: its writer, its formatter and how many
+/// producers not yet retired write to it (under the log's lock).</summary>
+internal sealed class LogFileSink(string path, LogFormatter formatter, TextWriter writer)
+{
+    public string Path { get; } = path;
+
+    public LogFormatter Formatter { get; } = formatter;
+
+    public TextWriter Writer { get; } = writer;
+
+    public int Producers { get; set; }
 }

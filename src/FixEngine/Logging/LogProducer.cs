@@ -28,13 +28,17 @@ namespace FixEngine.Logging;
 //   (ClaimSlow, out of line) waits for the drain to make room (FixLog.WaitForRoom: spin, yield, sleep 1 ms;
 //   in manual-drain mode the producer drains every ring itself under the drain lock), then claims again.
 //   Nothing is lost; the caller runs at the sink's speed. _waits counts the calls that had to wait (producer
-//   writes, anyone reads). Only after the log is disposed does a full ring drop (and count) the entry.
+//   writes, anyone reads). Only after the log is disposed (or the producer retired) does a full ring drop (and count) the entry.
 // - Full ring, LogFullPolicy.Drop: the entry is dropped, never blocking. _pendingDrops (drops not yet reported) is written
 //   only by the producer; _totalDrops is written only by the producer (Volatile.Write) and read by
 //   anyone. Before the next entry that fits, the producer writes a "dropped" marker record carrying
 //   _pendingDrops, so the drain prints "dropped N entries" exactly where the gap is, with an exact N.
 //   If the marker does not fit either, the new entry is dropped and counted too.
-// - _pendingDrops is also read by the drain thread at Dispose (producers must have stopped by then).
+// - _pendingDrops is also read by the drain thread at Dispose (producers must have stopped by then) and when the
+//   producer is retired (FixLog.Retire, once its thread has stopped logging).
+// - Retirement: _retired is set (any thread, under the log's lock) by FixLog.Retire; only the full-ring slow path reads
+//   it (a retired ring is no longer drained, so waiting for room would never end: the entry is dropped instead). The
+//   fast path does not look at it: an entry logged after retirement goes into a ring nobody reads any more.
 
 /// <summary>A single thread's handle for writing entries to a <see cref="FixLog"/>.</summary>
 /// <remarks>
@@ -42,7 +46,8 @@ namespace FixEngine.Logging;
 /// <see cref="FixLog.CreateProducer(string)"/>). A call never allocates and never formats: it copies a header and the
 /// payload into the producer's ring. When the ring is full it waits for the drain thread
 /// (<see cref="LogFullPolicy.Wait"/>, the default; see <see cref="WaitCount"/>) or drops and counts the entry
-/// (<see cref="LogFullPolicy.Drop"/>; see <see cref="DroppedCount"/>).
+/// (<see cref="LogFullPolicy.Drop"/>; see <see cref="DroppedCount"/>). When its thread is done with it for good (a
+/// session removed from a running engine), <see cref="FixLog.Retire"/> writes what it logged and releases it.
 /// </remarks>
 public sealed class LogProducer
 {
@@ -53,12 +58,15 @@ public sealed class LogProducer
     private readonly CachedClock? _cachedClock;
     private readonly int _maxPayload;
     private readonly bool _waitWhenFull;
+    private volatile bool _retired;
     private long _pendingDrops;
     private long _totalDrops;
     private long _waits;
 
-    internal LogProducer(FixLog log, string name, int ringCapacity, IClock? clock, LogFullPolicy fullPolicy, LogFormatter formatter)
+    internal LogProducer(FixLog log, string name, int ringCapacity, IClock? clock, LogFullPolicy fullPolicy, LogFormatter formatter,
+        LogFileSink? sink = null)
     {
+        Sink = sink;
         _log = log;
         Name = name;
         Ring = new SpscByteRing(ringCapacity);
@@ -87,6 +95,20 @@ public sealed class LogProducer
     internal LogFormatter Formatter { get; }
 
     internal long PendingDrops => Volatile.Read(ref _pendingDrops);
+
+    /// <summary>The file this producer writes to (<see cref="FixLog.CreateProducer(string, string)"/>), or null for the log's own sink.</summary>
+    internal LogFileSink? Sink { get; }
+
+    /// <summary>Set (under the log's lock) by <see cref="FixLog.Retire"/>: its place in the retirement queue; 0 before.</summary>
+    internal long RetireTicket { get; set; }
+
+    /// <summary>Whether <see cref="FixLog.Retire"/> was called for this producer: it is no longer drained, and
+    /// entries logged through it are discarded.</summary>
+    public bool IsRetired => _retired;
+
+    internal void MarkRetired() => _retired = true;
+
+    internal bool BelongsTo(FixLog log) => ReferenceEquals(_log, log);
 
     /// <summary>Whether entries at <paramref name="level"/> are currently written. Check before computing arguments.</summary>
     /// <param name="level">The level.</param>
@@ -374,7 +396,8 @@ public sealed class LogProducer
         record = default;
         if (!_waitWhenFull) return false;
         Volatile.Write(ref _waits, _waits + 1);
-        for (int attempt = 0; _log.WaitForRoom(attempt); attempt++)
+        // A retired ring is not drained any more: no room will come.
+        for (int attempt = 0; !_retired && _log.WaitForRoom(attempt); attempt++)
         {
             if (Ring.TryClaim(length, out record)) return true;
         }
@@ -388,7 +411,7 @@ public sealed class LogProducer
         if (_waitWhenFull)
         {
             Volatile.Write(ref _waits, _waits + 1);
-            for (int attempt = 0; _log.WaitForRoom(attempt); attempt++)
+            for (int attempt = 0; !_retired && _log.WaitForRoom(attempt); attempt++)
             {
                 ref LogEntryHeader header = ref Ring.ClaimRefOrNullRef<LogEntryHeader>();
                 if (!Unsafe.IsNullRef(ref header)) return ref header;

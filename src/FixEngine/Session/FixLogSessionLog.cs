@@ -30,9 +30,17 @@ public enum SessionLogLayout : byte
 /// Timestamps: in the FixLog the engine creates (<see cref="Engine.FileSessionLogFactory"/>) every entry carries the time
 /// the session passed in, with no clock read per entry; over a FixLog of your own the producer reads that log's
 /// <see cref="FixLogOptions.Clock"/>.
+/// Lifetime: <see cref="Dispose"/> (the engine's <see cref="Engine.FileSessionLogFactory"/> calls it when the session is
+/// removed or the engine disposed) retires the producers once the session has stopped logging: what it logged is
+/// written and, in the per-session layout, its files are closed, so a process that adds and removes sessions for months
+/// keeps no ring, drain-list entry or file handle of a session that is gone.
 /// </remarks>
-public sealed class FixLogSessionLog : ISessionLog
+public sealed class FixLogSessionLog : ISessionLog, IDisposable
 {
+    // Longest wait of Dispose for the drain thread to write what the session logged.
+    private static readonly TimeSpan s_retireTimeout = TimeSpan.FromSeconds(10);
+
+    private readonly FixLog _log;
     private readonly LogProducer _messages;
     private readonly LogProducer _events;
     private readonly int _incoming;
@@ -45,6 +53,7 @@ public sealed class FixLogSessionLog : ISessionLog
     public FixLogSessionLog(FixLog log, string sessionName)
     {
         ArgumentNullException.ThrowIfNull(log);
+        _log = log;
         _messages = log.CreateProducer(sessionName);
         _events = _messages;
         _incoming = log.RegisterEvent("< {payload}");
@@ -54,6 +63,7 @@ public sealed class FixLogSessionLog : ISessionLog
 
     private FixLogSessionLog(FixLog log, LogProducer messages, LogProducer events)
     {
+        _log = log;
         _messages = messages;
         _events = events;
         _incoming = log.RegisterEvent("< {payload}");
@@ -78,8 +88,40 @@ public sealed class FixLogSessionLog : ISessionLog
         ArgumentNullException.ThrowIfNull(sessionName);
         string prefix = SafeFileName(filePrefix ?? sessionName);
         LogProducer messages = log.CreateProducer(sessionName, Path.Combine(directory, prefix + ".messages.log"));
-        LogProducer events = log.CreateProducer(sessionName, Path.Combine(directory, prefix + ".event.log"));
+        LogProducer events;
+        try
+        {
+            events = log.CreateProducer(sessionName, Path.Combine(directory, prefix + ".event.log"));
+        }
+        catch
+        {
+            // Nothing was logged through it: no need to wait for the drain.
+            log.Retire(messages, TimeSpan.Zero);
+            throw;
+        }
         return new FixLogSessionLog(log, messages, events);
+    }
+
+    /// <summary>Whether <see cref="Dispose"/> was called.</summary>
+    public bool IsDisposed => _messages.IsRetired;
+
+    /// <summary>Retires the session's producers (<see cref="FixLog.Retire"/>): everything the session logged is written,
+    /// then its rings are released and, in the per-session layout, its two files are flushed and closed (unless another
+    /// producer of the FixLog still writes to the same path). Call once the session no longer logs (after it was
+    /// disposed); anything logged afterwards is discarded.</summary>
+    /// <remarks>Waits up to 10 seconds for the FixLog's drain thread; if it is slower, the drain still
+    /// writes everything and closes the files later. Idempotent.</remarks>
+    public void Dispose()
+    {
+        if (ReferenceEquals(_events, _messages))
+        {
+            _log.Retire(_messages, s_retireTimeout);
+            return;
+        }
+        // Both queued before waiting: the drain carries out retirements in the order they were asked for, so the wait for
+        // the second covers the first (one wait of at most 10 s, not two).
+        _log.Retire(_messages, TimeSpan.Zero);
+        _log.Retire(_events, s_retireTimeout);
     }
 
     /// <summary>QuickFIX's file prefix for a session: <c>BeginString-SenderCompID-TargetCompID</c> (plus <c>-qualifier</c>).</summary>

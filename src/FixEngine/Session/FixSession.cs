@@ -117,6 +117,13 @@ public sealed partial class FixSession : IDisposable
     /// idle park at once (null: nobody to wake, e.g. a session driven by tests). Set once by the engine before it starts.</summary>
     internal Timing.IdleWakeup? AgentWakeup { get; set; }
 
+    /// <summary>The log the session was given (<see cref="NullSessionLog.Instance"/> when none): the engine hands it back
+    /// to its <see cref="Engine.ISessionLogFactory"/> once the session is disposed.</summary>
+    internal ISessionLog Log => _log;
+
+    /// <summary>Set once (Interlocked) by whoever hands <see cref="Log"/> back to its factory, so it is released once.</summary>
+    internal int LogReleased;
+
     /// <summary>Set by the engine for a gated session: lets a thread handing a message over enter the session when
     /// nobody is in it and send the message itself (null: the owner thread always does).</summary>
     internal IDirectSendGate? DirectSendGate { get; set; }

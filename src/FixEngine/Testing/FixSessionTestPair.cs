@@ -200,6 +200,8 @@ public sealed class FixSessionTestPair : IDisposable
     public void Dispose()
     {
         Session.Dispose();
+        // As the engine does: the session's log goes back to a log factory given to Create (its own closes with it).
+        _factory.Release(Session, engineDisposing: true);
         Counterparty.Dispose();
         _factory.Dispose();
         _counterpartyFactory.Dispose();

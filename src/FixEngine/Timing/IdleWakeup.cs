@@ -16,6 +16,10 @@ namespace FixEngine.Timing;
 /// loop is not parked a signal costs one interlocked write and one read (no system call); waking a parked loop costs a
 /// futex wake on the signalling thread. Allocation-free after construction.</para>
 /// <para>Threads: any number of threads may call <see cref="Signal"/>; only the loop's own thread calls <see cref="Park"/>.</para>
+/// <para>Lifetime: dispose it once the loop has ended (its thread no longer parks). Signalling threads need not stop
+/// first: a <see cref="Signal"/> during or after <see cref="Dispose"/> only marks work pending (there is no loop left to
+/// wake) and never throws. A <see cref="Park"/> after <see cref="Dispose"/> (a loop outliving its owner's dispose) sleeps
+/// its full time instead of throwing.</para>
 /// </remarks>
 public sealed class IdleWakeup : IDisposable
 {
@@ -23,12 +27,29 @@ public sealed class IdleWakeup : IDisposable
     private readonly ManualResetEventSlim _event = new(false, 0);
     private int _pending;
     private int _parked;
+    private volatile bool _disposed;
 
     /// <summary>Tells the loop there is work: wakes it if it is parked, or makes its next park return at once.</summary>
+    /// <remarks>Any thread, at any time, including during and after <see cref="Dispose"/> (then it wakes nobody).</remarks>
     public void Signal()
     {
         Interlocked.Exchange(ref _pending, 1);
-        if (Volatile.Read(ref _parked) != 0) _event.Set();
+        if (Volatile.Read(ref _parked) != 0) Wake();
+    }
+
+    // Out of line: the rare path (a futex wake), and the one that must survive a Dispose racing the signal.
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    private void Wake()
+    {
+        if (_disposed) return;
+        try
+        {
+            _event.Set();
+        }
+        catch (ObjectDisposedException)
+        {
+            // Disposed between the check and the Set: the loop has ended, there is nobody to wake.
+        }
     }
 
     /// <summary>Parks the calling (loop) thread for up to <paramref name="milliseconds"/>, or less when signalled.</summary>
@@ -41,16 +62,44 @@ public sealed class IdleWakeup : IDisposable
             Thread.Sleep(0);
             return Interlocked.Exchange(ref _pending, 0) != 0;
         }
-        _event.Reset();
-        Interlocked.Exchange(ref _parked, 1);
-        if (Volatile.Read(ref _pending) == 0) _event.Wait(milliseconds);
+        if (_disposed)
+        {
+            return ParkDisposed(milliseconds);
+        }
+        try
+        {
+            _event.Reset();
+            Interlocked.Exchange(ref _parked, 1);
+            if (Volatile.Read(ref _pending) == 0) _event.Wait(milliseconds);
+        }
+        catch (ObjectDisposedException)
+        {
+            // Disposed while this loop still runs (its owner did not wait for it): sleep as asked, never throw.
+            Volatile.Write(ref _parked, 0);
+            return ParkDisposed(milliseconds);
+        }
         Volatile.Write(ref _parked, 0);
+        return Interlocked.Exchange(ref _pending, 0) != 0;
+    }
+
+    private bool ParkDisposed(int milliseconds)
+    {
+        if (Volatile.Read(ref _pending) == 0) Thread.Sleep(milliseconds);
         return Interlocked.Exchange(ref _pending, 0) != 0;
     }
 
     /// <summary>Whether a signal is pending (for tests and diagnostics).</summary>
     public bool IsSignalled => Volatile.Read(ref _pending) != 0;
 
-    /// <inheritdoc/>
-    public void Dispose() => _event.Dispose();
+    /// <summary>Whether <see cref="Dispose"/> was called.</summary>
+    public bool IsDisposed => _disposed;
+
+    /// <summary>Releases the event the loop parks on. Call once the loop has ended; signals may still come (they are
+    /// ignored). Idempotent.</summary>
+    public void Dispose()
+    {
+        if (_disposed) return;
+        _disposed = true;
+        _event.Dispose();
+    }
 }

@@ -94,4 +94,68 @@ public class IdleWakeupTests
         }, warmup: 20, iterations: 200);
         Assert.Equal(0, bytes);
     }
+
+    [Fact]
+    public void SignalAndParkAfterDisposeNeverThrow()
+    {
+        var wakeup = new IdleWakeup();
+        wakeup.Dispose();
+        Assert.True(wakeup.IsDisposed);
+        wakeup.Signal();
+        Assert.True(wakeup.IsSignalled);
+        // A park after dispose still consumes the pending signal, and sleeps (no event to wait on) when there is none.
+        Assert.True(wakeup.Park(1));
+        Assert.False(wakeup.Park(1));
+        Assert.False(wakeup.Park(0));
+        wakeup.Dispose();
+    }
+
+    [Fact]
+    public void DisposeRacingSignallersAndAParkingLoopThrowsNowhere()
+    {
+        // The engine disposes its wake-up after its thread ended, but application threads handing messages over may still
+        // signal it at that moment; here the loop even keeps parking (1 ms) through the dispose. Any exception on any
+        // thread fails the test.
+        for (int round = 0; round < 20; round++)
+        {
+            var wakeup = new IdleWakeup();
+            Exception? failure = null;
+            bool stop = false;
+            var loop = new Thread(() =>
+            {
+                try
+                {
+                    while (!Volatile.Read(ref stop)) wakeup.Park(1);
+                }
+                catch (Exception e)
+                {
+                    failure = e;
+                }
+            }) { IsBackground = true };
+            var signallers = new Thread[2];
+            for (int i = 0; i < signallers.Length; i++)
+            {
+                signallers[i] = new Thread(() =>
+                {
+                    try
+                    {
+                        while (!Volatile.Read(ref stop)) wakeup.Signal();
+                    }
+                    catch (Exception e)
+                    {
+                        failure = e;
+                    }
+                }) { IsBackground = true };
+            }
+            loop.Start();
+            foreach (Thread t in signallers) t.Start();
+            Thread.Sleep(2);
+            wakeup.Dispose();
+            Thread.Sleep(5);
+            Volatile.Write(ref stop, true);
+            Assert.True(loop.Join(Bound));
+            foreach (Thread t in signallers) Assert.True(t.Join(Bound));
+            Assert.Null(failure);
+        }
+    }
 }
