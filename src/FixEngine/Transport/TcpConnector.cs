@@ -290,7 +290,11 @@ internal static class TcpConnector
         {
             socket.Dispose();
             connection = null;
-            return ex.SocketErrorCode;
+            // The handshake completed, then the peer reset the connection before it was set up (an acceptor refusing
+            // it): the socket options or the peer address then fail with ENOTCONN or EINVAL (Linux). Say what happened.
+            return ex.SocketErrorCode is SocketError.NotConnected or SocketError.InvalidArgument or SocketError.ConnectionAborted
+                ? SocketError.ConnectionReset
+                : ex.SocketErrorCode;
         }
     }
 
