@@ -1,4 +1,5 @@
 using System;
+using System.IO;
 using System.Threading;
 using System.Threading.Tasks;
 using FixEngine.Transport;
@@ -10,6 +11,101 @@ namespace FixEngine.Tests.Transport;
 /// before the park is not lost, and racing resumes (the agent's and a close's) neither throw nor leave the loop parked.</summary>
 public sealed class AwaitableReceivePauseTests(ITestOutputHelper output)
 {
+    internal const string Probe = "awaitable-receive-pause-cycles";
+
+    /// <summary>A pause and its resume allocate nothing on any thread: the park, the wait (the awaiting async method's
+    /// continuation queued to the thread pool) and the resume from another thread, 10,000 times per window, measured in a
+    /// process of its own.</summary>
+    [Fact]
+    public void PauseAndResumeCyclesAllocateNothingOnAnyThread()
+    {
+        (int exitCode, string report) = IsolatedProcess.Run(Probe, TimeSpan.FromSeconds(120));
+        output.WriteLine(report);
+        Assert.True(exitCode == 0, $"exit code {exitCode}: {report}");
+        Assert.Contains(": 0 B all threads", report);
+    }
+
+    /// <summary>The measurement behind <see cref="PauseAndResumeCyclesAllocateNothingOnAnyThread"/>, run in a child process.</summary>
+    /// <returns>0 when one window of 10,000 pause-resume cycles allocated exactly 0 bytes in the process and most cycles
+    /// waited for the resume (rather than completing at once).</returns>
+    /// <remarks>As in TcpAllocationTests, up to 8 windows are measured and one must read 0: the thread pool may inject a
+    /// worker (its Thread object and queues) in the first windows; a per-cycle allocation shows in every window.</remarks>
+    internal static int MeasureCycleAllocation(TextWriter output)
+    {
+        const int Window = 10_000;
+        const int MaxRounds = 8;
+        var pause = new AwaitableReceivePause();
+        int requested = 0;
+        int stop = 0;
+        long cycles = 0;
+        long waited = 0;
+
+        async Task Loop()
+        {
+            while (Volatile.Read(ref stop) == 0)
+            {
+                Volatile.Write(ref requested, 1);
+                while (Volatile.Read(ref requested) == 1)
+                {
+                    if (!pause.TryPark()) continue;
+                    if (Volatile.Read(ref requested) == 0) pause.Resume();
+                    ValueTask wait = pause.WaitAsync();
+                    if (!wait.IsCompleted) waited++;
+                    await wait.ConfigureAwait(false);
+                }
+                Volatile.Write(ref cycles, cycles + 1);
+            }
+        }
+
+        var resumer = new Thread(() =>
+        {
+            while (Volatile.Read(ref stop) == 0)
+            {
+                if (Volatile.Read(ref requested) == 1 && pause.IsParked)
+                {
+                    Volatile.Write(ref requested, 0);
+                    pause.Resume();
+                }
+                else
+                {
+                    Thread.SpinWait(20);
+                }
+            }
+        }) { IsBackground = true };
+        resumer.Start();
+        Task loop = Task.Run(Loop);
+        bool WaitCycles(long target)
+        {
+            var deadline = System.Diagnostics.Stopwatch.StartNew();
+            while (Volatile.Read(ref cycles) < target)
+            {
+                if (deadline.ElapsedMilliseconds > 30_000) return false;
+                Thread.Sleep(1);
+            }
+            return true;
+        }
+        bool progressed = WaitCycles(Window);
+        long[] total = new long[MaxRounds];
+        int rounds = 0;
+        while (progressed && rounds < MaxRounds)
+        {
+            long target = Volatile.Read(ref cycles) + Window;
+            long before = GC.GetTotalAllocatedBytes(precise: true);
+            progressed = WaitCycles(target);
+            total[rounds] = GC.GetTotalAllocatedBytes(precise: true) - before;
+            rounds++;
+            if (total[rounds - 1] == 0) break;
+        }
+        Volatile.Write(ref stop, 1);
+        Volatile.Write(ref requested, 0);
+        pause.Resume();
+        bool ended = loop.Wait(TimeSpan.FromSeconds(10));
+        for (int r = 0; r < rounds; r++) output.WriteLine($"window {r} ({Window} pause-resume cycles): {total[r]} B all threads");
+        long all = Volatile.Read(ref cycles);
+        output.WriteLine($"{all} cycles, {Volatile.Read(ref waited)} waited for the resume; progressed {progressed}, loop ended {ended}");
+        return progressed && ended && rounds > 0 && total[rounds - 1] == 0 && Volatile.Read(ref waited) > all / 2 ? 0 : 1;
+    }
+
     [Fact]
     public async Task AParkIsCompletedOnceByTheFirstResume()
     {

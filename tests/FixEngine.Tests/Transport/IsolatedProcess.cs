@@ -25,6 +25,7 @@ internal static class IsolatedProcess
         [TlsAllocationTests.Probe] = TlsAllocationTests.MeasureAllocation,
         [Store.PostgresTakeoverTests.Probe] = Store.PostgresTakeoverTests.RunAcceptor,
         [ConnectWakeupTests.Probe] = ConnectWakeupTests.Measure,
+        [AwaitableReceivePauseTests.Probe] = AwaitableReceivePauseTests.MeasureCycleAllocation,
         [Engine.HostedPipeReceivePauseTests.Probe] = Engine.HostedPipeReceivePauseTests.MeasurePausedAllocation,
     };
 
