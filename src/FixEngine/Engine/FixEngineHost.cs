@@ -38,7 +38,9 @@ namespace FixEngine.Engine;
 /// in its send backlog (see <see cref="FixSession.SendBacklogBytes"/>); when that backlog is large and still draining
 /// the session asks to stop reading (<c>FixSession.IsReceivePauseRequested</c>), and the receiving thread (after
 /// each message) and the agent (after each duty cycle) pause or resume the connection's receive as it asks, so TCP flow
-/// control slows the peer down instead of the backlog growing.</para>
+/// control slows the peer down instead of the backlog growing. A hosted connection's read loop
+/// (<see cref="RunAcceptorConnectionAsync"/>) pauses itself after a read and waits, without a timer, until the agent
+/// resumes it or the connection closes.</para>
 /// <para>Time: the agent gets monotonic <c>nowNs</c> from the clock (<see cref="EngineOptions.Clock"/>) and derives epoch
 /// time (<c>epochNs</c>) from it with one anchor (refreshed once a second), so the epoch clock is not read per duty cycle;
 /// a receiving thread (dedicated or completion) reads the monotonic clock once per message and applies the same anchor. Sessions are given

@@ -25,7 +25,14 @@ namespace FixEngine.Engine;
 //   engine's pending-Logon timeout (a timer closes a connection that sent no routed Logon in time). The server's own
 //   limits (Kestrel's connection limits, TLS) apply before the bytes reach the engine.
 // - Receive pause: while the session asks (its send backlog is large and draining), the loop stops reading, so the
-//   server's pipe fills and TCP flow control slows the peer down, as with a socket.
+//   server's pipe fills and TCP flow control slows the peer down, as with a socket. The loop checks the request after
+//   each read and parks on the pipe's AwaitableReceivePause (the ReceivePause state machine of the socket transports
+//   with an allocation-free awaitable; no timer, no Task). It is resumed, like a TCP connection, by the agent's
+//   SyncReceivePause after the duty cycle in which the backlog drained (or the session lifted the pause: no progress for
+//   a second, a disconnect), and by every close: all of them (peer, server abort or shutdown, Logon timeout, session
+//   removal, engine stop, a store failure, Close from any thread) go through PipeSessionConnection.Close. After parking,
+//   the loop checks the request and the close again and resumes itself if either ended meanwhile, so a resume that came
+//   between its check and its park is not lost.
 
 /// <summary>An acceptor connection from a hosting server, over an <see cref="IDuplexPipe"/>.</summary>
 internal sealed class PipeEngineConnection : IEngineConnection, IPipeFrameHandler
@@ -70,9 +77,18 @@ internal sealed class PipeEngineConnection : IEngineConnection, IPipeFrameHandle
 
     public void OnBound(FixSession session, bool prewarm) => _pipe.MaxBodyLength = session.Settings.MaxMessageSize;
 
-    // The read loop checks the session's request itself (RunAsync).
+    /// <summary>True while the read loop is parked for a receive pause (any thread; for tests).</summary>
+    internal bool IsReceiveParked => _pipe.ReadPause.IsParked;
+
+    /// <summary>How many times the read loop parked for a receive pause (any thread; for tests).</summary>
+    internal long ReceiveParks => _pipe.ReadPause.Parks;
+
+    // The agent, after each duty cycle (outside the session's scope): the read loop pauses itself (RunAsync checks the
+    // session's request after each read); this resumes it once the session no longer asks. Two volatile reads when
+    // nothing changes; the resumed loop continues on the thread pool, not on the agent.
     public void SyncReceivePause(FixSession session)
     {
+        if (!session.IsReceivePauseRequested) _pipe.ReadPause.Resume();
     }
 
     /// <summary>Reads, frames and delivers until the connection closes; then completes the pipe ends.</summary>
@@ -106,9 +122,13 @@ internal sealed class PipeEngineConnection : IEngineConnection, IPipeFrameHandle
                 }
                 // A session whose send backlog is large and draining asks to stop reading: leave the bytes in the
                 // server's pipe (so TCP flow control slows the peer down) until it has drained.
-                while (!IsClosed && _slot is SessionSlot slot && slot.Session.IsReceivePauseRequested)
+                AwaitableReceivePause pause = _pipe.ReadPause;
+                while (IsReceivePauseRequested())
                 {
-                    await Task.Delay(1, CancellationToken.None).ConfigureAwait(false);
+                    if (!pause.TryPark()) continue;
+                    // A resume or close between the check above and the park woke nothing: look again.
+                    if (!IsReceivePauseRequested()) pause.Resume();
+                    await pause.WaitAsync().ConfigureAwait(false);
                 }
             }
         }
@@ -130,6 +150,8 @@ internal sealed class PipeEngineConnection : IEngineConnection, IPipeFrameHandle
             }
         }
     }
+
+    private bool IsReceivePauseRequested() => !IsClosed && _slot is SessionSlot slot && slot.Session.IsReceivePauseRequested;
 
     // Any thread (the server's shutdown): a logged-on session sends its Logout and the connection ends when the peer
     // answers (or at LogoutTimeout); one not yet logged on is closed.

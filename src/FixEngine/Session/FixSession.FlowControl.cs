@@ -29,8 +29,9 @@ public sealed partial class FixSession
 
     /// <summary>True while the session asks its host to stop reading inbound messages from the socket, because its
     /// outbound backlog is large and still draining (the peer reads, but slower than it sends us requests).</summary>
-    /// <remarks>Written by the session's thread; any thread may read it. The engine applies it to the TCP connection
-    /// after each duty cycle. Allocation-free.</remarks>
+    /// <remarks>Written by the session's thread; any thread may read it. The engine applies it to the TCP or TLS
+    /// connection after each message and each duty cycle; a hosted (pipe) connection's read loop checks it after each
+    /// read and parks, and the agent resumes it after the duty cycle in which the request ended. Allocation-free.</remarks>
     internal bool IsReceivePauseRequested => _flow.IsReceivePauseRequested;
 
     /// <summary>Bytes of the backlog's array (0 when none is rented); for tests.</summary>

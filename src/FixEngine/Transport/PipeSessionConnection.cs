@@ -26,7 +26,10 @@ internal interface IPipeFrameHandler
 /// Kestrel's) reads on the server's thread with <see cref="Deliver"/> and sends under the session's gate from whichever
 /// thread runs the session; there <see cref="Close"/> may come from any thread, so it only marks the connection closed and
 /// wakes the reader (<see cref="PipeReader.CancelPendingRead"/>), and the reader completes both pipe ends
-/// (<see cref="CompleteTransport"/>) once it has stopped, under the gate.</para>
+/// (<see cref="CompleteTransport"/>) once it has stopped, under the gate. While the session asks to stop reading, the
+/// engine's read loop parks on <see cref="ReadPause"/> (no read outstanding, so the server's pipe fills and TCP flow
+/// control slows the peer); the agent resumes it once the backlog has drained, and <see cref="Close"/> resumes it too, so
+/// a parked loop always sees the close.</para>
 /// <para>Sends write into the <see cref="PipeWriter"/> and flush at once; a flush that does not complete synchronously
 /// (the reader, or the socket behind a server's pipe, is behind the pipe's pause threshold) is back-pressure: the next
 /// message is refused whole (<see cref="SendResult.Backpressure"/>) before any byte is written and the session keeps it
@@ -39,6 +42,7 @@ internal sealed class PipeSessionConnection : ISessionConnection
 {
     private readonly IDuplexPipe _pipe;
     private readonly bool _deferCompletion;
+    private readonly AwaitableReceivePause _receivePause = new();
     private FixSession? _session;
     private SessionHandler? _handler;
     private ValueTask<FlushResult> _pendingFlush;
@@ -71,6 +75,10 @@ internal sealed class PipeSessionConnection : ISessionConnection
     /// <summary>The pipe's input (the reading thread).</summary>
     public PipeReader Input => _pipe.Input;
 
+    /// <summary>The reading loop's receive pause: it parks there while the session asks to stop reading; the agent
+    /// resumes it (<see cref="AwaitableReceivePause.Resume"/>) once the pause is over, and <see cref="Close"/> does.</summary>
+    public AwaitableReceivePause ReadPause => _receivePause;
+
     /// <summary>Single-threaded use: connects <paramref name="session"/> (an initiator sends its Logon now).</summary>
     public void Attach(FixSession session, long epochNs)
     {
@@ -100,8 +108,10 @@ internal sealed class PipeSessionConnection : ISessionConnection
         Volatile.Write(ref _closed, 1);
         if (_deferCompletion)
         {
-            // The reading thread completes both ends once it has stopped reading (CompleteTransport).
+            // The reading thread completes both ends once it has stopped reading (CompleteTransport): wake it, whether
+            // it waits for bytes or is parked for a receive pause.
             _pipe.Input.CancelPendingRead();
+            _receivePause.Resume();
             return;
         }
         _pipe.Output.Complete();

@@ -11,6 +11,8 @@ namespace FixEngine.Transport;
 //   just skips the read while the state is not Running.
 // - Resume: exchange to Running; only the caller that found Parked (the loop has left) restarts the loop, so there is
 //   never more than one loop. A resume that finds PauseRequested just cancels it (the loop never left).
+// - The hosted pipe connection's read loop (an async loop, no socket) uses the same states through
+//   AwaitableReceivePause: there "restart" is completing the awaitable the parked loop waits on.
 
 /// <summary>The receive-pause state machine of a <see cref="TransportConnection"/> (a mutable struct: keep it in a field).</summary>
 internal struct ReceivePause

@@ -25,6 +25,8 @@ internal static class IsolatedProcess
         [TlsAllocationTests.Probe] = TlsAllocationTests.MeasureAllocation,
         [Store.PostgresTakeoverTests.Probe] = Store.PostgresTakeoverTests.RunAcceptor,
         [ConnectWakeupTests.Probe] = ConnectWakeupTests.Measure,
+        [AwaitableReceivePauseTests.Probe] = AwaitableReceivePauseTests.MeasureCycleAllocation,
+        [Engine.HostedPipeReceivePauseTests.Probe] = Engine.HostedPipeReceivePauseTests.MeasurePausedAllocation,
     };
 
     /// <summary>Runs <paramref name="probe"/> in a child process; returns its exit code and stdout (stderr appended).</summary>
