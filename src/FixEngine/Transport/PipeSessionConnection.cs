@@ -92,9 +92,20 @@ internal sealed class PipeSessionConnection : ISessionConnection
         if (IsClosed) return SendResult.Closed;
         if (!_pendingFlush.IsCompleted) return SendResult.Backpressure;
         PipeWriter output = _pipe.Output;
-        message.CopyTo(output.GetSpan(message.Length));
-        output.Advance(message.Length);
-        _pendingFlush = output.FlushAsync();
+        try
+        {
+            message.CopyTo(output.GetSpan(message.Length));
+            output.Advance(message.Length);
+            _pendingFlush = output.FlushAsync();
+        }
+        catch (InvalidOperationException e)
+        {
+            // Someone else completed the pipe's writer (a server or user code owning the IDuplexPipe): the connection is
+            // gone; no exception reaches the session's caller.
+            _pendingFlush = default;
+            Close("the pipe's writer was completed outside the engine: " + e.Message);
+            return SendResult.Closed;
+        }
         if (_pendingFlush.IsCompleted && _pendingFlush.Result.IsCompleted) Close("the reading side of the pipe completed");
         return SendResult.Sent;
     }

@@ -76,6 +76,21 @@ public sealed class HostedPipeConnectionTests
     }
 
     [Fact]
+    public void AWriterCompletedOutsideTheEngineClosesTheConnectionInsteadOfThrowing()
+    {
+        // A server or user code owning the IDuplexPipe may complete its writer; the session's send must not throw.
+        var toPeer = new Pipe(new PipeOptions(useSynchronizationContext: false));
+        var fromPeer = new Pipe(new PipeOptions(useSynchronizationContext: false));
+        var connection = new PipeSessionConnection(new DuplexPipe(fromPeer.Reader, toPeer.Writer), 1 << 20);
+        byte[] message = "8=FIX.4.4\u00019=5\u000135=0\u000110=161\u0001"u8.ToArray();
+        Assert.Equal(SendResult.Sent, connection.Send(message));
+        toPeer.Writer.Complete();
+        Assert.Equal(SendResult.Closed, connection.Send(message));
+        Assert.True(connection.IsClosed);
+        Assert.Equal(SendResult.Closed, connection.Send(message));
+    }
+
+    [Fact]
     public async Task AConnectionThatSendsNoLogonIsClosedAfterThePendingLogonTimeout()
     {
         (IReadOnlyList<SessionSettings> acceptorSettings, _) = EngineTestSupport.ExecClientPair(Defaults, 5001);
