@@ -92,21 +92,20 @@ public ref struct FixWriter
     /// <summary>The innermost open group's entries still to come (0 outside any group).</summary>
     private int _typedDue;
 
-    /// <summary>The innermost open group's entry: <see cref="EntryAt"/> of the entry index of the last member given (the delimiter is 0), <see cref="NoTypedEntry"/> (0) before its first entry and outside any group.</summary>
+    /// <summary>The innermost open group's entry: 1 + the entry index of the last member given (the delimiter is 0), <see cref="NoTypedEntry"/> before its first entry and outside any group.</summary>
     /// <remarks>
     /// PERF: its own field, stored with a constant per member (no read-modify-write): when the writer is behind a
     /// <c>ref</c> (a Send callback), state packed with the count made every member load, mask and store one word, a chain
-    /// through memory as long as the position's (docs/benchmarks/typed-codec.md, round 5). "No entry" is 0 so that a new
-    /// writer, and the body's level, need no store of it (round 7).
+    /// through memory as long as the position's (docs/benchmarks/typed-codec.md, round 5).
     /// </remarks>
     private int _typedEntry;
 
     // The enclosing levels of the per-entry chain's open groups: _typedSavedN holds the state of the level a group opened
-    // at depth N was nested in as (entries still to come << 16) | its _typedEntry. One slot per depth, written and read
-    // with a compare on the depth (a constant when the writer is a local), so opening or closing a group moves one slot,
-    // not a whole stack. A group opened in the body (depth 0, the common case) saves nothing: the body's level is always
-    // "nothing due, no entry" (or a defect is already recorded), so its close restores constants. Plain fields, not an
-    // array: an indexed element would take the writer's address, and a local writer would then live in memory.
+    // at depth N was nested in (the body's for N = 0) as (entries still to come << 16) | its _typedEntry. One slot per
+    // depth, written and read with a compare on the depth (a constant when the writer is a local; depth 0 first), so
+    // opening or closing a group moves one slot, not a whole stack. Plain fields, not an array: an indexed element would
+    // take the writer's address, and a local writer would then live in memory.
+    private int _typedSaved0;
     private int _typedSaved1;
     private int _typedSaved2;
     private int _typedSaved3;
@@ -459,19 +458,13 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void OpenTypedBody()
     {
+        // The saved levels are not cleared: a slot is read only after the open at its depth in this body wrote it (a
+        // close at depth 0 is refused before it reads one).
         _typedBody = 1;
         _typedDefectReason = FixBodyErrorReason.None;
-        // Outside any group the group state is "nothing due, no entry", all zero as in a new writer: every way back to
-        // depth 0 leaves nothing due, and only a misused group view (held after its End) sets an entry there. So the
-        // state is reset only after a body left inside a group or with such an entry: PERF: one compare per body where
-        // the resets were three stores (docs/benchmarks/typed-codec.md, round 7). The saved levels are not cleared: a
-        // slot is read only after the open at its depth in this body wrote it.
-        if ((_typedDepth | _typedEntry) != 0)
-        {
-            _typedDepth = 0;
-            _typedDue = 0;
-            _typedEntry = NoTypedEntry;
-        }
+        _typedDepth = 0;
+        _typedDue = 0;
+        _typedEntry = NoTypedEntry;
     }
 
     /// <summary>Records that the body field <paramref name="tag"/>, at dictionary index <paramref name="index"/>, is being written; one given before at the same or a later index is a defect (OutOfOrder).</summary>
@@ -514,26 +507,19 @@ public ref struct FixWriter
     {
         if ((uint)count - 1 < MaxTypedGroupCount) Write(countTag, count);
         else if (count != 0) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
-        if (_typedDepth == 0)
-        {
-            // In the body: nothing to save (see OpenTypedBody), and the entry is already "none".
-            _typedDepth = 1;
-        }
-        else
-        {
-            // No local for the saved state: each would be one more JIT temporary per group in the encode method.
-            if (_typedDepth == 1) _typedSaved1 = (_typedDue << 16) | _typedEntry;
-            else if (_typedDepth == 2) _typedSaved2 = (_typedDue << 16) | _typedEntry;
-            else if (_typedDepth == 3) _typedSaved3 = (_typedDue << 16) | _typedEntry;
-            else if (_typedDepth == 4) _typedSaved4 = (_typedDue << 16) | _typedEntry;
-            else if (_typedDepth == 5) _typedSaved5 = (_typedDue << 16) | _typedEntry;
-            else if (_typedDepth == 6) _typedSaved6 = (_typedDue << 16) | _typedEntry;
-            else if (_typedDepth == 7) _typedSaved7 = (_typedDue << 16) | _typedEntry;
-            else Defect(FixBodyErrorReason.GroupTooDeep, countTag, 0);
-            _typedDepth++;
-            _typedEntry = NoTypedEntry;
-        }
+        // No local for the saved state: each would be one more JIT temporary per group in the encode method.
+        if (_typedDepth == 0) _typedSaved0 = (_typedDue << 16) | _typedEntry;
+        else if (_typedDepth == 1) _typedSaved1 = (_typedDue << 16) | _typedEntry;
+        else if (_typedDepth == 2) _typedSaved2 = (_typedDue << 16) | _typedEntry;
+        else if (_typedDepth == 3) _typedSaved3 = (_typedDue << 16) | _typedEntry;
+        else if (_typedDepth == 4) _typedSaved4 = (_typedDue << 16) | _typedEntry;
+        else if (_typedDepth == 5) _typedSaved5 = (_typedDue << 16) | _typedEntry;
+        else if (_typedDepth == 6) _typedSaved6 = (_typedDue << 16) | _typedEntry;
+        else if (_typedDepth == 7) _typedSaved7 = (_typedDue << 16) | _typedEntry;
+        else Defect(FixBodyErrorReason.GroupTooDeep, countTag, 0);
+        _typedDepth++;
         _typedDue = (uint)count - 1 < MaxTypedGroupCount ? count : 0;
+        _typedEntry = NoTypedEntry;
     }
 
     /// <summary>Starts an entry of the innermost open group (the generated delimiter method): one more than its count is a defect.</summary>
@@ -543,13 +529,9 @@ public ref struct FixWriter
     public void BeginTypedEntry(int countTag)
     {
         // No locals here or below: each would be one more JIT temporary per entry in the encode method.
-        _typedDue--;
-        if (_typedDue < 0)
-        {
-            _typedDue = 0;
-            Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
-        }
-        _typedEntry = EntryAt(0);
+        if (_typedDue == 0) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
+        else _typedDue--;
+        _typedEntry = 1;
     }
 
     /// <summary>Records that the member <paramref name="tag"/>, at entry index <paramref name="index"/> (1 and up), of the innermost open group's entry is being written.</summary>
@@ -561,15 +543,10 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void AdvanceTypedEntry(int index, int tag, int countTag)
     {
-        // Refused when no entry was started (NoTypedEntry, 0) or the last index is the same or later: one compare with a
-        // constant, and a constant store.
-        if (_typedEntry <= EntryAt(index)) Defect(FixBodyErrorReason.EntryOutOfOrder, tag, countTag);
-        _typedEntry = EntryAt(index);
+        // Refused when the last index + 1 is above index (NoTypedEntry: no entry started): one compare, and a constant store.
+        if (_typedEntry > index) Defect(FixBodyErrorReason.EntryOutOfOrder, tag, countTag);
+        _typedEntry = index + 1;
     }
-
-    /// <summary><see cref="_typedEntry"/> once the member at entry index <paramref name="index"/> (0: the delimiter) was given: smaller for later members, and above <see cref="NoTypedEntry"/>.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static int EntryAt(int index) => 0xFFFF - index;
 
     /// <summary>Closes the innermost open group (the generated <c>.EndNoXxx()</c>): fewer entries than its count is a defect.</summary>
     /// <param name="countTag">The group's NumInGroup tag.</param>
@@ -577,18 +554,6 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void CloseTypedGroup(int countTag)
     {
-        if (_typedDepth == 1)
-        {
-            // Back in the body: nothing due (checked, so nothing to store when met), no entry.
-            if (_typedDue != 0)
-            {
-                _typedDue = 0;
-                Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
-            }
-            _typedDepth = 0;
-            _typedEntry = NoTypedEntry;
-            return;
-        }
         if (_typedDepth == 0)
         {
             // More closes than opens (a group view used after its End): refused, and nothing to pop.
@@ -597,7 +562,8 @@ public ref struct FixWriter
         }
         if (_typedDue != 0) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
         _typedDepth--;
-        if (_typedDepth == 1) RestoreTypedLevel(_typedSaved1);
+        if (_typedDepth == 0) RestoreTypedLevel(_typedSaved0);
+        else if (_typedDepth == 1) RestoreTypedLevel(_typedSaved1);
         else if (_typedDepth == 2) RestoreTypedLevel(_typedSaved2);
         else if (_typedDepth == 3) RestoreTypedLevel(_typedSaved3);
         else if (_typedDepth == 4) RestoreTypedLevel(_typedSaved4);
@@ -703,8 +669,8 @@ public ref struct FixWriter
     /// <summary>Largest count a per-entry chain group takes (16 bits of its slot).</summary>
     private const uint MaxTypedGroupCount = 0xFFFF;
 
-    /// <summary><see cref="_typedEntry"/> before a group's first entry and outside any group: below every <see cref="EntryAt"/> (16 bits, as in a saved slot).</summary>
-    private const int NoTypedEntry = 0;
+    /// <summary><see cref="_typedEntry"/> before a group's first entry: above every member index (16 bits, as in a saved slot).</summary>
+    private const int NoTypedEntry = 0xFFFF;
 
     /// <summary>Closes the typed body (the generated <c>End()</c>).</summary>
     /// <param name="bodyTags">The tag of each body field by dictionary index (as given to <see cref="AdvanceTypedBody"/>): names the earlier field of an OutOfOrder defect.</param>
