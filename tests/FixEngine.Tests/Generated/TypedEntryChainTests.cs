@@ -307,6 +307,43 @@ public sealed class TypedEntryChainTests
         Assert.Equal(new FixBodyError(FixBodyErrorReason.GroupCountMismatch, 802, 0).ToString(), error.ToString());
     }
 
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public void AWriterReusedAfterADefectOutsideAnyGroupChecksTheNextBodyAfresh(bool endedFirst)
+    {
+        // A group view held after its End and given a member leaves the entry state set outside any group, with a defect
+        // recorded; the next body (after the next header, with or without End called on the first) must start with no
+        // entry, so a member before its entry's first field is refused again.
+        byte[] buffer = new byte[512];
+        var w = new FixWriter(buffer);
+        TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
+        ref Fix44.Groups.NoPartyIDs.Writer<Fix44.NewOrderSingle.BeforeSide> parties = ref OrderStart(ref w).NoPartyIDs(1);
+        parties.PartyID("P"u8).EndNoPartyIDs();
+        parties.PartyIDSource(Fix44.PartyIDSource.Mic);
+        if (endedFirst)
+        {
+            Assert.False(parties.EndNoPartyIDs().Side(Fix44.Side.Buy).TransactTimeNs(TypedMessageTests.TransactTimeNs)
+                .OrdType(Fix44.OrdType.Market).End(out FixBodyError first));
+            Assert.Equal(new FixBodyError(FixBodyErrorReason.EntryOutOfOrder, 447, 453).ToString(), first.ToString());
+        }
+
+        TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
+        Assert.False(OrderStart(ref w).NoPartyIDs(1).PartyRole(Fix44.PartyRole.ClientId).PartyID("P"u8).EndNoPartyIDs().Side(Fix44.Side.Buy)
+            .TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market).End(out FixBodyError error));
+        Assert.Equal(new FixBodyError(FixBodyErrorReason.EntryOutOfOrder, 452, 453).ToString(), error.ToString());
+
+        // And one more entry than the count, then a clean body: the count starts afresh too.
+        TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
+        parties = ref OrderStart(ref w).NoPartyIDs(1);
+        parties.PartyID("P"u8).PartyID("Q"u8);
+        TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
+        Assert.True(OrderStart(ref w).NoPartyIDs(2).PartyID("P"u8).PartyID("Q"u8).PartyRole(Fix44.PartyRole.ClientId).EndNoPartyIDs()
+            .Side(Fix44.Side.Buy).TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market).End(out error), error.ToString());
+        Assert.True(w.TryFinish(out int length));
+        Assert.Contains("|11=X|453=2|448=P|448=Q|452=3|54=1|", Text(buffer, length));
+    }
+
     [Fact]
     public void AGroupGivenAfterALaterFieldIsOutOfOrderNamingItsCountTag()
     {
