@@ -70,13 +70,17 @@ public ref struct FixWriter
     private int _reservedDigits;
     private bool _failed;
 
-    /// <summary>0 when no typed body is open, else 2 + the dictionary index of the last body field given (1: none yet).</summary>
+    /// <summary>0 when no typed body is open, else 2 + the dictionary index of the last body field given (1: none yet),
+    /// with <see cref="TypedGroupOpen"/> set while a group opened at the body's level is open.</summary>
     /// <remarks>
     /// The only state a body field stores (a constant). The last field's tag is not kept: an OutOfOrder defect records the
     /// earlier field's index, and <see cref="CloseTypedBody"/> names its tag from the message's table. PERF: in a Send
     /// callback (the writer behind a <c>ref</c>, in memory) each store per field is measurable (docs/benchmarks/typed-codec.md, round 5).
     /// </remarks>
     private int _typedBody;
+
+    // Set in _typedBody while a group opened at the body's level is open (see OpenTypedGroup); far above any index + 2.
+    private const int TypedGroupOpen = 0x4000_0000;
 
     // The first defect of the open typed body (reason None while there is none), as scalars: recording one is a few
     // inline stores, where a FixBodyError returned by a helper costs the encode method JIT temporaries at every check
@@ -508,7 +512,13 @@ public ref struct FixWriter
         if ((uint)count - 1 < MaxTypedGroupCount) Write(countTag, count);
         else if (count != 0) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
         // No local for the saved state: each would be one more JIT temporary per group in the encode method.
-        if (_typedDepth == 0) _typedSaved0 = (_typedDue << 16) | _typedEntry;
+        if (_typedDepth == 0)
+        {
+            _typedSaved0 = (_typedDue << 16) | _typedEntry;
+            // While a group of the body is open, a body field (through a view held with ref var) would land between
+            // its entries: the flag makes AdvanceTypedBody's one compare refuse it, at no cost per field.
+            _typedBody |= TypedGroupOpen;
+        }
         else if (_typedDepth == 1) _typedSaved1 = (_typedDue << 16) | _typedEntry;
         else if (_typedDepth == 2) _typedSaved2 = (_typedDue << 16) | _typedEntry;
         else if (_typedDepth == 3) _typedSaved3 = (_typedDue << 16) | _typedEntry;
@@ -562,7 +572,11 @@ public ref struct FixWriter
         }
         if (_typedDue != 0) Defect(FixBodyErrorReason.GroupCountMismatch, countTag, 0);
         _typedDepth--;
-        if (_typedDepth == 0) RestoreTypedLevel(_typedSaved0);
+        if (_typedDepth == 0)
+        {
+            RestoreTypedLevel(_typedSaved0);
+            _typedBody &= ~TypedGroupOpen;
+        }
         else if (_typedDepth == 1) RestoreTypedLevel(_typedSaved1);
         else if (_typedDepth == 2) RestoreTypedLevel(_typedSaved2);
         else if (_typedDepth == 3) RestoreTypedLevel(_typedSaved3);
@@ -695,7 +709,7 @@ public ref struct FixWriter
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static FixBodyError ClosedTypedBodyError(int typedBody, FixBodyErrorReason reason, int tag, int otherTag, int depth, ReadOnlySpan<int> bodyTags) =>
         typedBody == 0 ? new FixBodyError(FixBodyErrorReason.NotOpen, 0, 0)
-        : reason != FixBodyErrorReason.None ? new FixBodyError(reason, tag, otherTag >= 0 ? otherTag : (uint)~otherTag < (uint)bodyTags.Length ? bodyTags[~otherTag] : 0)
+        : reason != FixBodyErrorReason.None ? new FixBodyError(reason, tag, otherTag >= 0 ? otherTag : (uint)(~otherTag & ~TypedGroupOpen) < (uint)bodyTags.Length ? bodyTags[~otherTag & ~TypedGroupOpen] : 0)
         : depth != 0 ? new FixBodyError(FixBodyErrorReason.GroupCountMismatch, 0, 0)
         : new FixBodyError(FixBodyErrorReason.NoRoom, 0, 0);
 

@@ -53,6 +53,29 @@ public sealed class TypedEntryChainTests
         ref Fix44.NewOrderSingle.Begin(ref w).ClOrdID("X"u8);
 
     [Fact]
+    public void ABodyFieldGivenThroughAHeldViewWhileItsGroupIsOpenIsRefused()
+    {
+        // Without the check the body read 453=1|448=P|1=A|452=3: a body field between a group's members, accepted by End.
+        byte[] buffer = new byte[512];
+        var w = new FixWriter(buffer);
+        TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
+        ref Fix44.NewOrderSingle.BeforeSide start = ref OrderStart(ref w);
+        ref Fix44.Groups.NoPartyIDs.Writer<Fix44.NewOrderSingle.BeforeSide> parties = ref start.NoPartyIDs(1);
+        parties.PartyID("P"u8);
+        start.Account("A"u8);
+        Assert.False(parties.PartyRole(Fix44.PartyRole.ClientId).EndNoPartyIDs().Side(Fix44.Side.Buy)
+            .TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market).End(out FixBodyError error));
+        Assert.Equal(new FixBodyError(FixBodyErrorReason.OutOfOrder, 1, 453).ToString(), error.ToString());
+
+        // The same writer, the same fields in order: written, and the flag is gone after the group's close.
+        TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
+        Assert.True(OrderStart(ref w).NoPartyIDs(1).PartyID("P"u8).PartyRole(Fix44.PartyRole.ClientId).EndNoPartyIDs().Account("A"u8)
+            .Side(Fix44.Side.Buy).TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market).End(out error), error.ToString());
+        Assert.True(w.TryFinish(out int length));
+        Assert.Contains("|11=X|453=1|448=P|452=3|1=A|54=1|", Text(buffer, length));
+    }
+
+    [Fact]
     public void EntryByEntryWritesTheSameBytesAsASpanOfEntries()
     {
         byte[] a = new byte[1024];
