@@ -331,12 +331,18 @@ public sealed class FixLog : IDisposable
             }
             return true;
         }
+        // Only Dispose ends the drain thread, after a last pass that retires what was queued.
+        return WaitForDrain(static (log, ticket) => Volatile.Read(ref log._retireDone) >= ticket, ticket, timeout);
+    }
+
+    // Polls (1 ms) until the drain thread has reached the target or ended; false at the timeout. Not for hot paths.
+    private bool WaitForDrain(Func<FixLog, long, bool> reached, long target, TimeSpan timeout)
+    {
         long deadline = HighResTime.NowNs() + (long)timeout.TotalMilliseconds * 1_000_000;
-        while (Volatile.Read(ref _retireDone) < ticket)
+        while (!reached(this, target))
         {
-            if (!_thread.IsAlive)
+            if (!_thread!.IsAlive)
             {
-                // Only Dispose ends the drain thread, after a last pass that retires what was queued.
                 return true;
             }
             if (HighResTime.NowNs() > deadline)
@@ -432,21 +438,7 @@ public sealed class FixLog : IDisposable
         {
             return true;
         }
-        long target = _idlePasses.VolatileValue + 2;
-        long deadline = HighResTime.NowNs() + (long)timeout.TotalMilliseconds * 1_000_000;
-        while (_idlePasses.VolatileValue < target)
-        {
-            if (!_thread.IsAlive)
-            {
-                return true;
-            }
-            if (HighResTime.NowNs() > deadline)
-            {
-                return false;
-            }
-            Thread.Sleep(1);
-        }
-        return true;
+        return WaitForDrain(static (log, target) => log._idlePasses.VolatileValue >= target, _idlePasses.VolatileValue + 2, timeout);
     }
 
     /// <summary>Drains every ring, writes pending drop counts, flushes, and stops the drain thread.</summary>
