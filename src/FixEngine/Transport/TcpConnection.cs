@@ -345,14 +345,7 @@ internal sealed class TcpConnection : TransportConnection
                 }
                 if (error == SocketError.Success && _queue.Free < message.Length)
                 {
-                    if (_mode == ReceiveMode.Dedicated)
-                    {
-                        ArmDrainUnderLock();
-                    }
-                    else
-                    {
-                        exitAfter = StartDrainUnderLock(ref error);
-                    }
+                    exitAfter = StartDrainUnderLock(ref error);
                 }
             }
             if (error == SocketError.Success && _queue.Free >= message.Length)
@@ -393,14 +386,7 @@ internal sealed class TcpConnection : TransportConnection
             error = DrainUnderLock();
             if (error == SocketError.Success && _queue.Count != 0)
             {
-                if (_mode == ReceiveMode.Dedicated)
-                {
-                    ArmDrainUnderLock();
-                }
-                else
-                {
-                    exitAfter = StartDrainUnderLock(ref error);
-                }
+                exitAfter = StartDrainUnderLock(ref error);
             }
         }
         if (error != SocketError.Success)
