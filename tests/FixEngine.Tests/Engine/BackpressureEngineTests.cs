@@ -113,7 +113,7 @@ public sealed class BackpressureEngineTests
         var clock = new FakeClock(nowNs: 1_000_000_000_000L, epochNs: epoch);
         int port = FreePort();
         (IReadOnlyList<SessionSettings> acceptorSettings, _) = ExecClientPair(Defaults(receiveMode) + "\nCheckLatency=N", port);
-        var app = new PausingFillerApp();
+        var app = new PausingFillerApp(PauseBurst);
         using var acceptor = new FixEngineHost(acceptorSettings, app, new EngineOptions { Clock = clock });
         acceptor.Start();
         using var peer = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp)
@@ -257,39 +257,6 @@ public sealed class BackpressureEngineTests
     /// transport's 1 MiB queue and the 1 MiB receive-pause threshold together.</summary>
     private const int PauseBurst = 16_000;
 
-    /// <summary>Answers order 0 with <see cref="PauseBurst"/> reports (ClOrdIDs 0..PauseBurst-1) and every later order k
-    /// with one report (ClOrdID PauseBurst + k - 1), so the peer's checker sees ClOrdIDs 0, 1, 2, ...</summary>
-    private sealed class PausingFillerApp : RecordingApp
-    {
-        public long Orders;
-
-        protected override FromAppResult OnApp(FixSession session, FixMessage message)
-        {
-            if (!message.MsgType.SequenceEqual(MsgTypes.NewOrderSingle)) return FromAppResult.UnsupportedMessageType;
-            message.TryGetLong(FixTags.ClOrdID, out long id);
-            if (id != Orders) Problem($"order {id} arrived when {Orders} was expected");
-            Volatile.Write(ref Orders, id + 1);
-            long first = id == 0 ? 0 : PauseBurst + id - 1;
-            long count = id == 0 ? PauseBurst : 1;
-            for (long r = first; r < first + count; r++)
-            {
-                session.Send(MsgTypes.ExecutionReport, r, static (ref FixWriter w, scoped in long report) =>
-                {
-                    w.Write(FixTags.OrderID, report);
-                    w.Write(FixTags.ClOrdID, report);
-                    w.Write(FixTags.ExecID, report);
-                    w.Write(FixTags.ExecType, 'F');
-                    w.Write(FixTags.OrdStatus, '2');
-                    w.Write(FixTags.Symbol, "EURUSD-PAUSE-TEST-PADDING-0123456789"u8);
-                    w.Write(FixTags.Side, '1');
-                    w.Write(FixTags.LeavesQty, 0L);
-                    w.Write(FixTags.CumQty, 100L);
-                    w.Write(FixTags.Text, "report of the non-reading peer test: about two hundred and fifty bytes long"u8);
-                });
-            }
-            return FromAppResult.Accepted;
-        }
-    }
 
     /// <summary>Holds its engine thread in the first report until released; then checks the ClOrdIDs arrive 0, 1, 2, ...</summary>
     private sealed class SlowClientApp : RecordingApp

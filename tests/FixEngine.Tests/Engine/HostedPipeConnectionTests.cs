@@ -19,13 +19,6 @@ public sealed class HostedPipeConnectionTests
 
     private static long Now() => (DateTime.UtcNow - DateTime.UnixEpoch).Ticks * 100;
 
-    private sealed class DuplexPipe(PipeReader input, PipeWriter output) : IDuplexPipe
-    {
-        public PipeReader Input { get; } = input;
-
-        public PipeWriter Output { get; } = output;
-    }
-
     [Fact]
     public async Task AHostedConnectionLogsOnTradesAndTheServersClosingRequestLogsItOut()
     {

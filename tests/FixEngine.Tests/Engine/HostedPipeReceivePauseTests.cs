@@ -178,7 +178,7 @@ public sealed class HostedPipeReceivePauseTests(ITestOutputHelper output)
         public readonly Pipe ToClient = new(new PipeOptions(useSynchronizationContext: false));
         public readonly CancellationTokenSource Aborted = new();
         public readonly CancellationTokenSource Closing = new();
-        public readonly BurstFillerApp App = new();
+        public readonly PausingFillerApp App = new(Burst);
         public readonly ClientApp ClientApp = new();
         public FixEngineHost Engine = null!;
         public Task Connection = null!;
@@ -279,47 +279,6 @@ public sealed class HostedPipeReceivePauseTests(ITestOutputHelper output)
             _clientFactory?.Dispose();
             Aborted.Dispose();
             Closing.Dispose();
-        }
-    }
-
-    private sealed class DuplexPipe(PipeReader input, PipeWriter output) : IDuplexPipe
-    {
-        public PipeReader Input { get; } = input;
-
-        public PipeWriter Output { get; } = output;
-    }
-
-    /// <summary>Answers order 0 with <see cref="PausedPipe.Burst"/> reports (ClOrdIDs 0..Burst-1) and every later order k
-    /// with one report (ClOrdID Burst + k - 1), so the client's <see cref="ClientApp"/> sees ClOrdIDs 0, 1, 2, ...</summary>
-    private sealed class BurstFillerApp : RecordingApp
-    {
-        public long Orders;
-
-        protected override FromAppResult OnApp(FixSession session, FixMessage message)
-        {
-            if (!message.MsgType.SequenceEqual(MsgTypes.NewOrderSingle)) return FromAppResult.UnsupportedMessageType;
-            message.TryGetLong(FixTags.ClOrdID, out long id);
-            if (id != Orders) Problem($"order {id} arrived when {Orders} was expected");
-            Volatile.Write(ref Orders, id + 1);
-            long first = id == 0 ? 0 : PausedPipe.Burst + id - 1;
-            long count = id == 0 ? PausedPipe.Burst : 1;
-            for (long r = first; r < first + count; r++)
-            {
-                session.Send(MsgTypes.ExecutionReport, r, static (ref FixWriter w, scoped in long report) =>
-                {
-                    w.Write(FixTags.OrderID, report);
-                    w.Write(FixTags.ClOrdID, report);
-                    w.Write(FixTags.ExecID, report);
-                    w.Write(FixTags.ExecType, 'F');
-                    w.Write(FixTags.OrdStatus, '2');
-                    w.Write(FixTags.Symbol, "EURUSD-PAUSE-TEST-PADDING-0123456789"u8);
-                    w.Write(FixTags.Side, '1');
-                    w.Write(FixTags.LeavesQty, 0L);
-                    w.Write(FixTags.CumQty, 100L);
-                    w.Write(FixTags.Text, "report of the hosted pipe pause test: about two hundred and fifty bytes long"u8);
-                });
-            }
-            return FromAppResult.Accepted;
         }
     }
 }
