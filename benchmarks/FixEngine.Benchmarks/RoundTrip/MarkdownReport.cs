@@ -16,6 +16,9 @@ public sealed class ConfigRateSummary
         Config = config;
         RatePerSecond = ratePerSecond;
         Runs = runs;
+        var measured = new List<RunResult>(runs.Count);
+        foreach (RunResult run in runs) if (run.Failure is null) measured.Add(run);
+        Measured = measured;
         Combined = Histograms.Create();
         foreach (RunResult run in runs) Combined.Add(run.Histogram);
     }
@@ -28,6 +31,13 @@ public sealed class ConfigRateSummary
 
     /// <summary>The runs in order.</summary>
     public IReadOnlyList<RunResult> Runs { get; }
+
+    /// <summary>The runs that measured (not <see cref="RunResult.Failed"/>): percentiles, ranges and rates are over these,
+    /// so a run that never started does not pull a median towards 0.</summary>
+    public IReadOnlyList<RunResult> Measured { get; }
+
+    /// <summary>Runs that failed before they measured.</summary>
+    public int FailedRuns => Runs.Count - Measured.Count;
 
     /// <summary>All runs' latencies together.</summary>
     public HistogramBase Combined { get; }
@@ -170,7 +180,7 @@ public static class MarkdownReport
                 {
                     sent += r.Sent;
                     replies += r.Count;
-                    achieved += r.AchievedRate / s.Runs.Count;
+                    if (r.Failure is null) achieved += r.AchievedRate / s.Measured.Count;
                     ok &= !r.Saturated && r.Completed && (s.RatePerSecond <= 0 || r.AchievedRate >= 0.95 * s.RatePerSecond);
                 }
                 if (s.RatePerSecond <= 0)
@@ -184,10 +194,11 @@ public static class MarkdownReport
                 else if (s.RatePerSecond < notSustained)
                 {
                     notSustained = s.RatePerSecond;
-                    notSustainedAchieved = achieved;
+                    notSustainedAchieved = s.Measured.Count == 0 ? double.NaN : achieved;
                 }
             }
-            string first = notSustained == int.MaxValue ? "none measured" : $"{notSustained:N0} ({notSustainedAchieved:N0})";
+            string first = notSustained == int.MaxValue ? "none measured"
+                : double.IsNaN(notSustainedAchieved) ? $"{notSustained:N0} (every run failed)" : $"{notSustained:N0} ({notSustainedAchieved:N0})";
             string closed = double.IsNaN(closedLoop) ? "n/a" : closedLoop.ToString("N0", CultureInfo.InvariantCulture);
             string rssText = peakRss is long b ? (b / 1048576.0).ToString("N0", CultureInfo.InvariantCulture) : "n/a";
             w.WriteLine($"| {config} | {(sustained == 0 ? "none" : sustained.ToString("N0", CultureInfo.InvariantCulture))} | {first} | {closed} | {sent:N0} | {replies:N0} | {sent - replies:N0} | {rssText} |");
@@ -222,9 +233,9 @@ public static class MarkdownReport
     /// runs for an even count); 0 without runs.</summary>
     public static long MedianOfRuns(ConfigRateSummary s, double percentile)
     {
-        if (s.Runs.Count == 0) return 0;
-        var values = new List<long>(s.Runs.Count);
-        foreach (RunResult r in s.Runs) values.Add(Histograms.Percentile(r.Histogram, percentile));
+        if (s.Measured.Count == 0) return 0;
+        var values = new List<long>(s.Measured.Count);
+        foreach (RunResult r in s.Measured) values.Add(Histograms.Percentile(r.Histogram, percentile));
         values.Sort();
         int n = values.Count;
         return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
@@ -239,6 +250,8 @@ public static class MarkdownReport
         bool complete = true, saturated = false, fixEngine = false, peer = false;
         foreach (RunResult r in s.Runs)
         {
+            complete &= r.Completed && r.Errors == 0;
+            if (r.Failure is not null) continue;
             ProcessWindow total = r.Total;
             count += r.Count;
             sent += r.Sent;
@@ -256,7 +269,6 @@ public static class MarkdownReport
                 peerAllocated += p.AllocatedBytes;
             }
             rateSum += r.AchievedRate;
-            complete &= r.Completed && r.Errors == 0;
             saturated |= r.Saturated;
             long p50 = Histograms.Percentile(r.Histogram, 50), p99 = Histograms.Percentile(r.Histogram, 99);
             minP50 = Math.Min(minP50, p50);
@@ -265,11 +277,21 @@ public static class MarkdownReport
             maxP99 = Math.Max(maxP99, p99);
             worst = Math.Max(worst, Histograms.Max(r.Histogram));
         }
-        string name = (complete ? s.Config : s.Config + " (INCOMPLETE: errors or timeout)") + (saturated ? " (SATURATED)" : "");
+        string name = (complete ? s.Config : s.Config + " (INCOMPLETE: errors or timeout)") + (saturated ? " (SATURATED)" : "")
+            + (s.FailedRuns > 0 ? $" ({s.FailedRuns} of {s.Runs.Count} runs FAILED before measuring; the numbers are the other runs', see Runs)" : "");
         w.Write($"| {name}");
+        if (s.Measured.Count == 0)
+        {
+            // Nothing measured: no number to show (a 0 would read as a latency).
+            foreach (double _ in Percentiles) w.Write(" | n/a");
+            w.Write(" | n/a | n/a");
+            w.Write($" | {sent:N0} / {count:N0} | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |");
+            w.WriteLine();
+            return;
+        }
         foreach (double p in Percentiles) w.Write($" | {Us(MedianOfRuns(s, p))}");
         w.Write($" | {Us(worst)}");
-        w.Write($" | {(s.Runs.Count == 0 ? 0 : rateSum / s.Runs.Count):N0}");
+        w.Write($" | {rateSum / s.Measured.Count:N0}");
         w.Write($" | {sent:N0} / {count:N0}");
         w.Write(fixEngine ? $" | {gen0}/{gen1}/{gen2} | {(count == 0 ? 0 : (double)allocated / count):0.00}" : " | n/a | n/a");
         w.Write(peer ? $" | {peerGen0}/{peerGen1}/{peerGen2}, {(count == 0 ? 0 : (double)peerAllocated / count):N0}" : " | n/a");

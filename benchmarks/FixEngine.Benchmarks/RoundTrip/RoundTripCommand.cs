@@ -107,7 +107,7 @@ public static class RoundTripCommand
                     catch (Exception e) when (e is InvalidOperationException or SocketException or IOException or ObjectDisposedException or FixEngine.Config.ConfigException or System.ComponentModel.Win32Exception)
                     {
                         Console.Error.WriteLine($"  {config.Key} {MarkdownReport.RateLabel(rate)} run {run + 1} failed: {e.Message}");
-                        result = RunResult.Failed(config.Key, rate);
+                        result = RunResult.Failed(config.Key, rate, $"{e.GetType().Name}: {e.Message}");
                     }
                     runsByConfig[config.Key].Add(result);
                     phases = phases.Plus(result.Phases);

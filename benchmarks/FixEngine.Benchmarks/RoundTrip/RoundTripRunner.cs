@@ -132,11 +132,16 @@ public sealed class RunResult
     /// <summary>This process's window, plus the child's when there is one.</summary>
     public ProcessWindow Total => new ProcessWindow(Gen0, Gen1, Gen2, AllocatedBytes).Plus(Child ?? default);
 
-    /// <summary>A run that could not start or crashed: empty histogram, not completed.</summary>
-    public static RunResult Failed(string config, int ratePerSecond) => new()
+    /// <summary>Why the run could not start or crashed (the exception's message), or null for a run that measured.</summary>
+    public string? Failure { get; init; }
+
+    /// <summary>A run that could not start or crashed: empty histogram, not completed, <see cref="Failure"/> set. The
+    /// report leaves it out of percentiles and rates and names the reason in its verdict.</summary>
+    public static RunResult Failed(string config, int ratePerSecond, string reason) => new()
     {
         Config = config, RatePerSecond = ratePerSecond, Histogram = Histograms.Create(), Count = 0,
         AchievedRate = 0, Gen0 = 0, Gen1 = 0, Gen2 = 0, AllocatedBytes = 0, Errors = 0, Completed = false,
+        Failure = reason,
     };
 
     /// <summary>Bytes allocated per measured message, all processes of the configuration.</summary>

@@ -33,6 +33,7 @@ public static class RoundTripSelfCheck
             ("child acceptor role round-trips through its command-line form", SessionRoleRoundTrips),
             ("child process reports its port and its window, and exits when told", ChildProcessLifecycle),
             ("a run missing replies says whether they were lost, still in flight or miscounted", VerdictSaysWhatHappened),
+            ("a run that failed to start is named with its reason and left out of medians, ranges and rates", FailedRunIsNamedAndLeftOut),
         };
         int failed = 0;
         foreach ((string name, Func<string?> check) in checks)
@@ -194,6 +195,37 @@ public static class RoundTripSelfCheck
             "session-yield-mem-2proc (SATURATED)", "| 0/0/0 | 5.00 |", "| 0/0/0 | 500 | n/a | n/a |", "n/a (no FixEngine) | n/a",
             "## Saturation and lost replies", "| qfn-qfn | none | 2,000 (2,000) | n/a | 100 | 97 | 3 | 64 |", "| codec | 2,000 | none measured | n/a | 300 | 300 | 0 | n/a |", "| session-yield-mem-2proc | none | 2,000 (2,000) |",
             "| codec | 2,000 | none measured |", "alternating",
+        ];
+        foreach (string r in required)
+        {
+            if (!text.Contains(r, StringComparison.Ordinal)) return $"report lacks '{r}':\n{text}";
+        }
+        return null;
+    }
+
+    private static string? FailedRunIsNamedAndLeftOut()
+    {
+        RunResult failed = RunResult.Failed("qfcpp-qfcpp", 2_000, "InvalidOperationException: qfcpp-qfcpp initiator: no 'WARM' within 60 s");
+        var results = new List<ConfigRateSummary>
+        {
+            // One of three runs failed: the median is the two measured runs' (30 and 50 µs → 40.0), not 30 (with a 0 in it).
+            new(PeerConfigurations.BaselineKey, 2_000, [FakeRun(PeerConfigurations.BaselineKey, 2_000, 30_000, fixEngine: false), failed,
+                FakeRun(PeerConfigurations.BaselineKey, 2_000, 50_000, fixEngine: false)]),
+            new("fixengine-qfcpp", 2_000, [FakeRun("fixengine-qfcpp", 2_000, 20_000)]),
+            // Every run failed: no number at all.
+            new("qfn-qfn", 2_000, [RunResult.Failed("qfn-qfn", 2_000, "Win32Exception: peer not built")]),
+        };
+        var writer = new StringWriter();
+        MarkdownReport.Write(writer, new ReportContext("m", "c", "full", "1", "1", 3, 180, 250), results, []);
+        string text = writer.ToString();
+        string[] required =
+        [
+            "| qfcpp-qfcpp (INCOMPLETE: errors or timeout) (1 of 3 runs FAILED before measuring; the numbers are the other runs', see Runs) | 40.0 |",
+            "| 0.50× |", "30.0–50.0", "| 2,000 | 200 / 200 | n/a |",
+            "| qfn-qfn (INCOMPLETE: errors or timeout) (1 of 1 runs FAILED before measuring; the numbers are the other runs', see Runs) | n/a | n/a |",
+            "NO: the run failed before it measured (no samples): InvalidOperationException: qfcpp-qfcpp initiator: no 'WARM' within 60 s",
+            "NO: the run failed before it measured (no samples): Win32Exception: peer not built",
+            "| qfcpp-qfcpp | none | 2,000 (2,000) |", "| qfn-qfn | none | 2,000 (every run failed) |",
         ];
         foreach (string r in required)
         {

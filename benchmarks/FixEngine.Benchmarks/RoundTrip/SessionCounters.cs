@@ -78,6 +78,7 @@ public static class RunVerdict
     public static string Describe(RunResult r)
     {
         if (r.Completed) return r.Saturated ? "SATURATED" : "yes";
+        if (r.Failure is not null) return $"NO: the run failed before it measured (no samples): {r.Failure}";
         string outstanding = string.Create(CultureInfo.InvariantCulture,
             $"{r.Outstanding:N0} replies outstanding {r.ReplyTimeoutNs / 1e9:0.#} s after the last order");
         if (r.Sessions is not { Count: >= 2 } s) return $"NO: {outstanding}";
