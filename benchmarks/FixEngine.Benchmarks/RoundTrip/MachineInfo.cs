@@ -35,21 +35,26 @@ public static class MachineInfo
         return "n/a";
     }
 
-    /// <summary>The first "model name" in /proc/cpuinfo, or the architecture when unavailable.</summary>
+    /// <summary>The first "model name" in /proc/cpuinfo with its "cpu family" and "model" numbers (a virtual machine's
+    /// name can be just "AMD EPYC" across generations), or the architecture when unavailable.</summary>
     public static string CpuModel()
     {
         try
         {
             if (File.Exists("/proc/cpuinfo"))
             {
+                string? name = null, family = null, model = null;
                 foreach (string line in File.ReadLines("/proc/cpuinfo"))
                 {
-                    if (line.StartsWith("model name", StringComparison.Ordinal))
-                    {
-                        int colon = line.IndexOf(':');
-                        if (colon > 0) return line[(colon + 1)..].Trim();
-                    }
+                    int colon = line.IndexOf(':');
+                    if (colon <= 0) continue;
+                    string key = line[..colon].Trim(), value = line[(colon + 1)..].Trim();
+                    if (key == "model name") name ??= value;
+                    else if (key == "cpu family") family ??= value;
+                    else if (key == "model") model ??= value;
+                    if (name is not null && family is not null && model is not null) break;
                 }
+                if (name is not null) return family is null ? name : $"{name} (family {family}, model {model})";
             }
         }
         catch (IOException)

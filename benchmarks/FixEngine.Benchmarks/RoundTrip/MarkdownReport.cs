@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.Globalization;
 using System.IO;
+using System.Linq;
 using FixEngine.Benchmarks.Diagnostics;
 using HdrHistogram;
 
@@ -17,7 +18,7 @@ public sealed class ConfigRateSummary
         RatePerSecond = ratePerSecond;
         Runs = runs;
         var measured = new List<RunResult>(runs.Count);
-        foreach (RunResult run in runs) if (run.Failure is null) measured.Add(run);
+        foreach (RunResult run in runs) if (run.HasSamples) measured.Add(run);
         Measured = measured;
         Combined = Histograms.Create();
         foreach (RunResult run in runs) Combined.Add(run.Histogram);
@@ -32,12 +33,12 @@ public sealed class ConfigRateSummary
     /// <summary>The runs in order.</summary>
     public IReadOnlyList<RunResult> Runs { get; }
 
-    /// <summary>The runs that measured (not <see cref="RunResult.Failed"/>): percentiles, ranges and rates are over these,
-    /// so a run that never started does not pull a median towards 0.</summary>
+    /// <summary>The runs with samples (<see cref="RunResult.HasSamples"/>): percentiles, ranges and rates are over these,
+    /// so a run that never started, or whose peer stalled before the window, does not pull a median towards 0.</summary>
     public IReadOnlyList<RunResult> Measured { get; }
 
-    /// <summary>Runs that failed before they measured.</summary>
-    public int FailedRuns => Runs.Count - Measured.Count;
+    /// <summary>Runs that failed before they measured (<see cref="RunResult.Failure"/>).</summary>
+    public int FailedRuns => Runs.Count(r => r.Failure is not null);
 
     /// <summary>All runs' latencies together.</summary>
     public HistogramBase Combined { get; }
@@ -180,7 +181,7 @@ public static class MarkdownReport
                 {
                     sent += r.Sent;
                     replies += r.Count;
-                    if (r.Failure is null) achieved += r.AchievedRate / s.Measured.Count;
+                    if (r.HasSamples) achieved += r.AchievedRate / s.Measured.Count;
                     ok &= !r.Saturated && r.Completed && (s.RatePerSecond <= 0 || r.AchievedRate >= 0.95 * s.RatePerSecond);
                 }
                 if (s.RatePerSecond <= 0)
@@ -251,7 +252,6 @@ public static class MarkdownReport
         foreach (RunResult r in s.Runs)
         {
             complete &= r.Completed && r.Errors == 0;
-            if (r.Failure is not null) continue;
             ProcessWindow total = r.Total;
             count += r.Count;
             sent += r.Sent;
@@ -259,7 +259,7 @@ public static class MarkdownReport
             gen0 += total.Gen0;
             gen1 += total.Gen1;
             gen2 += total.Gen2;
-            fixEngine |= r.FixEngineMeasured;
+            fixEngine |= r.FixEngineMeasured && r.Failure is null;
             if (r.Peer is ProcessWindow p)
             {
                 peer = true;
@@ -268,8 +268,9 @@ public static class MarkdownReport
                 peerGen2 += p.Gen2;
                 peerAllocated += p.AllocatedBytes;
             }
-            rateSum += r.AchievedRate;
             saturated |= r.Saturated;
+            if (!r.HasSamples) continue;
+            rateSum += r.AchievedRate;
             long p50 = Histograms.Percentile(r.Histogram, 50), p99 = Histograms.Percentile(r.Histogram, 99);
             minP50 = Math.Min(minP50, p50);
             maxP50 = Math.Max(maxP50, p50);
@@ -278,7 +279,9 @@ public static class MarkdownReport
             worst = Math.Max(worst, Histograms.Max(r.Histogram));
         }
         string name = (complete ? s.Config : s.Config + " (INCOMPLETE: errors or timeout)") + (saturated ? " (SATURATED)" : "")
-            + (s.FailedRuns > 0 ? $" ({s.FailedRuns} of {s.Runs.Count} runs FAILED before measuring; the numbers are the other runs', see Runs)" : "");
+            + (s.Measured.Count < s.Runs.Count
+                ? $" ({s.Runs.Count - s.Measured.Count} of {s.Runs.Count} runs without samples{(s.FailedRuns > 0 ? $", {s.FailedRuns} FAILED before measuring" : "")}; the numbers are the other runs', see Runs)"
+                : "");
         w.Write($"| {name}");
         if (s.Measured.Count == 0)
         {

@@ -132,6 +132,9 @@ public sealed class RunResult
     /// <summary>This process's window, plus the child's when there is one.</summary>
     public ProcessWindow Total => new ProcessWindow(Gen0, Gen1, Gen2, AllocatedBytes).Plus(Child ?? default);
 
+    /// <summary>The run recorded at least one latency (a failed run, or one whose replies never came, has none).</summary>
+    public bool HasSamples => Failure is null && Histogram.TotalCount > 0;
+
     /// <summary>Why the run could not start or crashed (the exception's message), or null for a run that measured.</summary>
     public string? Failure { get; init; }
 
