@@ -68,7 +68,16 @@ public sealed class SampleProcessTests
 
     private static Process Start(string dll, params string[] args)
     {
-        var info = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        // A child inherits ignored signals: a test run started as a background job of a non-interactive shell (`cmd &`)
+        // ignores SIGINT and SIGQUIT, so would the sample, and SIGINT could not stop it. `env --default-signal` (GNU
+        // coreutils 8.31+) starts the sample with the default disposition, as a terminal's Ctrl+C would find it.
+        bool resetSignals = OperatingSystem.IsLinux() && File.Exists("/usr/bin/env");
+        var info = new ProcessStartInfo(resetSignals ? "/usr/bin/env" : "dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        if (resetSignals)
+        {
+            info.ArgumentList.Add("--default-signal=INT,QUIT,TERM");
+            info.ArgumentList.Add("dotnet");
+        }
         info.ArgumentList.Add(dll);
         foreach (string a in args) info.ArgumentList.Add(a);
         Process p = Process.Start(info)!;
