@@ -199,7 +199,7 @@ public static class MarkdownReport
                 }
             }
             string first = notSustained == int.MaxValue ? "none measured"
-                : double.IsNaN(notSustainedAchieved) ? $"{notSustained:N0} (every run failed)" : $"{notSustained:N0} ({notSustainedAchieved:N0})";
+                : double.IsNaN(notSustainedAchieved) ? $"{notSustained:N0} (no run with samples)" : $"{notSustained:N0} ({notSustainedAchieved:N0})";
             string closed = double.IsNaN(closedLoop) ? "n/a" : closedLoop.ToString("N0", CultureInfo.InvariantCulture);
             string rssText = peakRss is long b ? (b / 1048576.0).ToString("N0", CultureInfo.InvariantCulture) : "n/a";
             w.WriteLine($"| {config} | {(sustained == 0 ? "none" : sustained.ToString("N0", CultureInfo.InvariantCulture))} | {first} | {closed} | {sent:N0} | {replies:N0} | {sent - replies:N0} | {rssText} |");

@@ -228,7 +228,7 @@ public static class RoundTripSelfCheck
             "| qfn-qfn (INCOMPLETE: errors or timeout) (1 of 1 runs without samples, 1 FAILED before measuring; the numbers are the other runs', see Runs) | n/a | n/a |",
             "NO: the run failed before it measured (no samples): InvalidOperationException: qfcpp-qfcpp initiator: no 'WARM' within 60 s",
             "NO: the run failed before it measured (no samples): Win32Exception: peer not built",
-            "| qfcpp-qfcpp | none | 2,000 (2,000) |", "| qfn-qfn | none | 2,000 (every run failed) |",
+            "| qfcpp-qfcpp | none | 2,000 (2,000) |", "| qfn-qfn | none | 2,000 (no run with samples) |",
         ];
         foreach (string r in required)
         {
