@@ -128,7 +128,9 @@ public static class MarkdownReport
                 string peer = r.Peer is ProcessWindow p ? $"{p.Gen0}/{p.Gen1}/{p.Gen2} | {p.AllocatedBytes:N0}" : "n/a | n/a";
                 string own = r.FixEngineMeasured ? $"{r.Gen0}/{r.Gen1}/{r.Gen2} | {r.AllocatedBytes:N0}" : "n/a (no FixEngine) | n/a";
                 string complete = r.Verdict + (r.JitSettled ? "" : " (JIT still compiling after warm-up)");
-                w.WriteLine($"| {s.Config} | {RateLabel(s.RatePerSecond)} | {i + 1} | {r.Count:N0} / {r.Sent:N0} ({r.Planned:N0}) | {r.WarmupSent:N0} | {Us(Histograms.Percentile(r.Histogram, 50))} | {Us(Histograms.Percentile(r.Histogram, 99))} | {Us(Histograms.Percentile(r.Histogram, 99.9))} | {Us(Histograms.Max(r.Histogram))} | {r.AchievedRate:N0} | {own} | {child} | {peer} | {(r.FixEngineMeasured ? r.BytesPerMessage.ToString("0.00", CultureInfo.InvariantCulture) : "n/a")} | {r.Errors} | {complete} | {r.Phases.TotalNs / 1e9:0.0} s |");
+                // A run without samples has no latency: "-" rather than a 0.00 that reads as one.
+                string Latency(double percentile) => r.HasSamples ? Us(Histograms.Percentile(r.Histogram, percentile)) : "-";
+                w.WriteLine($"| {s.Config} | {RateLabel(s.RatePerSecond)} | {i + 1} | {r.Count:N0} / {r.Sent:N0} ({r.Planned:N0}) | {r.WarmupSent:N0} | {Latency(50)} | {Latency(99)} | {Latency(99.9)} | {(r.HasSamples ? Us(Histograms.Max(r.Histogram)) : "-")} | {r.AchievedRate:N0} | {own} | {child} | {peer} | {(r.FixEngineMeasured ? r.BytesPerMessage.ToString("0.00", CultureInfo.InvariantCulture) : "n/a")} | {r.Errors} | {complete} | {r.Phases.TotalNs / 1e9:0.0} s |");
             }
         }
         w.WriteLine();
