@@ -17,9 +17,7 @@ public sealed class ConfigRateSummary
         Config = config;
         RatePerSecond = ratePerSecond;
         Runs = runs;
-        var measured = new List<RunResult>(runs.Count);
-        foreach (RunResult run in runs) if (run.HasSamples) measured.Add(run);
-        Measured = measured;
+        Measured = runs.Where(r => r.HasSamples).ToList();
         Combined = Histograms.Create();
         foreach (RunResult run in runs) Combined.Add(run.Histogram);
     }
