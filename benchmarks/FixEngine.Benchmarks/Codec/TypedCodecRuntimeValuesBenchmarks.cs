@@ -13,7 +13,10 @@ namespace FixEngine.Benchmarks.Codec;
 /// or timestamp formatter it also folds it over the constant, and which side gets that depends on which side has inlining
 /// budget left (the typed chain's views and order checks use more of it): the comparison then measures the inliner.
 /// Three shapes, as there: a local writer in one method, the body through a <c>ref FixWriter</c> (a Send callback), and
-/// that callback copying the writer into a local and back (LocalCopy). Results: docs/benchmarks/typed-codec.md, round 8.
+/// that callback copying the writer into a local and back (LocalCopy). Raw is written twice: in tag order (the rows
+/// without "DictOrder") and in the dictionary's order (<c>RawDictOrder...</c>), which is the typed writer's order, so those
+/// rows write byte for byte the typed rows' message: the like-for-like comparison (the order alone moves raw by several
+/// ns). Results: docs/benchmarks/typed-codec.md, rounds 8 and 9.
 /// </summary>
 [MemoryDiagnoser]
 public class TypedCodecRuntimeValuesBenchmarks
@@ -23,8 +26,9 @@ public class TypedCodecRuntimeValuesBenchmarks
     private readonly long _nowNs = CodecBenchmarkMessages.TransactTimeNs + 5_000_000;
     private readonly ReportValues _values = new();
 
-    /// <summary>Checks that every row writes the constant ExecutionReport's bytes (same values, same length; typed in
-    /// dictionary order, raw in tag order).</summary>
+    /// <summary>Checks that every row writes the constant ExecutionReport's fields (same values, same length; typed and
+    /// the DictOrder rows in dictionary order, the other raw rows in tag order), and that each DictOrder row writes its
+    /// typed row's bytes exactly.</summary>
     [GlobalSetup]
     public void CheckRowsWriteTheSameMessage()
     {
@@ -35,6 +39,23 @@ public class TypedCodecRuntimeValuesBenchmarks
         Check(nameof(TypedEncodeExecutionReportValuesInCallback), TypedEncodeExecutionReportValuesInCallback());
         Check(nameof(RawLocalCopyEncodeExecutionReportValuesInCallback), RawLocalCopyEncodeExecutionReportValuesInCallback());
         Check(nameof(TypedLocalCopyEncodeExecutionReportValuesInCallback), TypedLocalCopyEncodeExecutionReportValuesInCallback());
+        Check(nameof(RawDictOrderEncodeExecutionReportValues), RawDictOrderEncodeExecutionReportValues());
+        Check(nameof(RawDictOrderEncodeExecutionReportValuesInCallback), RawDictOrderEncodeExecutionReportValuesInCallback());
+        Check(nameof(RawDictOrderLocalCopyEncodeExecutionReportValuesInCallback), RawDictOrderLocalCopyEncodeExecutionReportValuesInCallback());
+        // The dictionary-order raw rows and the typed rows must write the same bytes, not only as many.
+        Same(nameof(RawDictOrderEncodeExecutionReportValues), RawDictOrderEncodeExecutionReportValues, nameof(TypedEncodeExecutionReportValues), TypedEncodeExecutionReportValues);
+        Same(nameof(RawDictOrderEncodeExecutionReportValuesInCallback), RawDictOrderEncodeExecutionReportValuesInCallback, nameof(TypedEncodeExecutionReportValuesInCallback), TypedEncodeExecutionReportValuesInCallback);
+        Same(nameof(RawDictOrderLocalCopyEncodeExecutionReportValuesInCallback), RawDictOrderLocalCopyEncodeExecutionReportValuesInCallback, nameof(TypedLocalCopyEncodeExecutionReportValuesInCallback), TypedLocalCopyEncodeExecutionReportValuesInCallback);
+
+        void Same(string rawRow, Func<int> raw, string typedRow, Func<int> typed)
+        {
+            byte[] rawBytes = _buffer.AsSpan(0, raw()).ToArray();
+            byte[] typedBytes = _buffer.AsSpan(0, typed()).ToArray();
+            if (!rawBytes.AsSpan().SequenceEqual(typedBytes))
+            {
+                throw new InvalidOperationException($"{rawRow} and {typedRow} wrote different messages: {System.Text.Encoding.ASCII.GetString(rawBytes)} | {System.Text.Encoding.ASCII.GetString(typedBytes)}");
+            }
+        }
 
         void Check(string row, int length)
         {
@@ -48,11 +69,19 @@ public class TypedCodecRuntimeValuesBenchmarks
     [Benchmark(Baseline = true)]
     public int RawEncodeExecutionReportValues() => EncodeRaw(_buffer, 4711, _nowNs, _cache, _values);
 
+    /// <summary>Raw, local writer, fields in the dictionary's order (the typed row's bytes).</summary>
+    [Benchmark]
+    public int RawDictOrderEncodeExecutionReportValues() => EncodeRawDictOrder(_buffer, 4711, _nowNs, _cache, _values);
+
     [Benchmark]
     public int TypedEncodeExecutionReportValues() => EncodeTyped(_buffer, 4711, _nowNs, _cache, _values);
 
     [Benchmark]
     public int RawEncodeExecutionReportValuesInCallback() => EncodeInCallback(_buffer, 4711, _nowNs, _cache, _values, Shape.RawRef);
+
+    /// <summary>Raw through a <c>ref FixWriter</c>, fields in the dictionary's order (the typed row's bytes).</summary>
+    [Benchmark]
+    public int RawDictOrderEncodeExecutionReportValuesInCallback() => EncodeInCallback(_buffer, 4711, _nowNs, _cache, _values, Shape.RawDictOrderRef);
 
     [Benchmark]
     public int TypedEncodeExecutionReportValuesInCallback() => EncodeInCallback(_buffer, 4711, _nowNs, _cache, _values, Shape.TypedRef);
@@ -60,14 +89,20 @@ public class TypedCodecRuntimeValuesBenchmarks
     [Benchmark]
     public int RawLocalCopyEncodeExecutionReportValuesInCallback() => EncodeInCallback(_buffer, 4711, _nowNs, _cache, _values, Shape.RawLocalCopy);
 
+    /// <summary>Raw, callback with a local copy, fields in the dictionary's order (the typed row's bytes).</summary>
+    [Benchmark]
+    public int RawDictOrderLocalCopyEncodeExecutionReportValuesInCallback() => EncodeInCallback(_buffer, 4711, _nowNs, _cache, _values, Shape.RawDictOrderLocalCopy);
+
     [Benchmark]
     public int TypedLocalCopyEncodeExecutionReportValuesInCallback() => EncodeInCallback(_buffer, 4711, _nowNs, _cache, _values, Shape.TypedLocalCopy);
 
     private enum Shape
     {
         RawRef,
+        RawDictOrderRef,
         TypedRef,
         RawLocalCopy,
+        RawDictOrderLocalCopy,
         TypedLocalCopy,
     }
 
@@ -115,6 +150,15 @@ public class TypedCodecRuntimeValuesBenchmarks
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int EncodeRawDictOrder(Span<byte> buffer, int seqNum, long nowNs, UtcTimestampCache cache, ReportValues v)
+    {
+        var w = new FixWriter(buffer);
+        Header(ref w, seqNum, nowNs, cache);
+        RawDictOrderBody(ref w, v);
+        return w.Finish();
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
     private static int EncodeTyped(Span<byte> buffer, int seqNum, long nowNs, UtcTimestampCache cache, ReportValues v)
     {
         var w = new FixWriter(buffer);
@@ -131,8 +175,10 @@ public class TypedCodecRuntimeValuesBenchmarks
         switch (shape)
         {
             case Shape.RawRef: RawBodyRef(ref w, v); break;
+            case Shape.RawDictOrderRef: RawDictOrderBodyRef(ref w, v); break;
             case Shape.TypedRef: TypedBodyRef(ref w, v); break;
             case Shape.RawLocalCopy: RawBodyLocalCopy(ref w, v); break;
+            case Shape.RawDictOrderLocalCopy: RawDictOrderBodyLocalCopy(ref w, v); break;
             default: TypedBodyLocalCopy(ref w, v); break;
         }
         return w.Finish();
@@ -142,6 +188,9 @@ public class TypedCodecRuntimeValuesBenchmarks
     private static void RawBodyRef(ref FixWriter w, ReportValues v) => RawBody(ref w, v);
 
     [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void RawDictOrderBodyRef(ref FixWriter w, ReportValues v) => RawDictOrderBody(ref w, v);
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
     private static void TypedBodyRef(ref FixWriter w, ReportValues v) => TypedBody(ref w, v);
 
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -149,6 +198,14 @@ public class TypedCodecRuntimeValuesBenchmarks
     {
         var w = writer;
         RawBody(ref w, v);
+        writer = w;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void RawDictOrderBodyLocalCopy(ref FixWriter writer, ReportValues v)
+    {
+        var w = writer;
+        RawDictOrderBody(ref w, v);
         writer = w;
     }
 
@@ -191,6 +248,41 @@ public class TypedCodecRuntimeValuesBenchmarks
         w.Write(FixTags.PartyID, v.Party3);
         w.Write(FixTags.PartyIDSource, (char)(byte)v.Source3);
         w.Write(FixTags.PartyRole, (int)v.Role3);
+        w.Write(FixTags.Text, v.Text);
+    }
+
+    /// <summary>The raw body in the dictionary's order, as <see cref="TypedBody"/> writes it.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void RawDictOrderBody(ref FixWriter w, ReportValues v)
+    {
+        w.Write(FixTags.OrderID, v.OrderId);
+        w.Write(FixTags.ClOrdID, v.ClOrdId);
+        w.Write(FixTags.NoPartyIDs, 3);
+        w.Write(FixTags.PartyID, v.Party1);
+        w.Write(FixTags.PartyIDSource, (char)(byte)v.Source1);
+        w.Write(FixTags.PartyRole, (int)v.Role1);
+        w.Write(FixTags.PartyID, v.Party2);
+        w.Write(FixTags.PartyIDSource, (char)(byte)v.Source2);
+        w.Write(FixTags.PartyRole, (int)v.Role2);
+        w.Write(FixTags.PartyID, v.Party3);
+        w.Write(FixTags.PartyIDSource, (char)(byte)v.Source3);
+        w.Write(FixTags.PartyRole, (int)v.Role3);
+        w.Write(FixTags.ExecID, v.ExecId);
+        w.Write(FixTags.ExecType, (char)(byte)v.ExecType);
+        w.Write(FixTags.OrdStatus, (char)(byte)v.OrdStatus);
+        w.Write(FixTags.Account, v.Account);
+        w.Write(FixTags.Symbol, v.Symbol);
+        w.Write(FixTags.Side, (char)(byte)v.Side);
+        w.Write(FixTags.OrderQty, v.OrderQty);
+        w.Write(FixTags.OrdType, (char)(byte)v.OrdType);
+        w.Write(FixTags.Price, v.Price);
+        w.Write(FixTags.TimeInForce, (char)(byte)v.TimeInForce);
+        w.Write(FixTags.LastQty, v.LastQty);
+        w.Write(FixTags.LastPx, v.LastPx);
+        w.Write(FixTags.LeavesQty, v.LeavesQty);
+        w.Write(FixTags.CumQty, v.CumQty);
+        w.Write(FixTags.AvgPx, v.AvgPx);
+        w.WriteTimestamp(FixTags.TransactTime, v.TransactTimeNs, TimestampPrecision.Millis);
         w.Write(FixTags.Text, v.Text);
     }
 
