@@ -26,9 +26,9 @@ public class TypedCodecRuntimeValuesBenchmarks
     private readonly long _nowNs = CodecBenchmarkMessages.TransactTimeNs + 5_000_000;
     private readonly ReportValues _values = new();
 
-    /// <summary>Checks that every row writes the constant ExecutionReport's fields (same values, same length; typed and
-    /// the DictOrder rows in dictionary order, the other raw rows in tag order), and that each DictOrder row writes its
-    /// typed row's bytes exactly.</summary>
+    /// <summary>Checks that every row writes the constant ExecutionReport's fields (same values, same length; typed in
+    /// dictionary order, the tag-order raw rows in tag order), and that each DictOrder row writes its typed row's bytes
+    /// exactly.</summary>
     [GlobalSetup]
     public void CheckRowsWriteTheSameMessage()
     {
@@ -39,10 +39,7 @@ public class TypedCodecRuntimeValuesBenchmarks
         Check(nameof(TypedEncodeExecutionReportValuesInCallback), TypedEncodeExecutionReportValuesInCallback());
         Check(nameof(RawLocalCopyEncodeExecutionReportValuesInCallback), RawLocalCopyEncodeExecutionReportValuesInCallback());
         Check(nameof(TypedLocalCopyEncodeExecutionReportValuesInCallback), TypedLocalCopyEncodeExecutionReportValuesInCallback());
-        Check(nameof(RawDictOrderEncodeExecutionReportValues), RawDictOrderEncodeExecutionReportValues());
-        Check(nameof(RawDictOrderEncodeExecutionReportValuesInCallback), RawDictOrderEncodeExecutionReportValuesInCallback());
-        Check(nameof(RawDictOrderLocalCopyEncodeExecutionReportValuesInCallback), RawDictOrderLocalCopyEncodeExecutionReportValuesInCallback());
-        // The dictionary-order raw rows and the typed rows must write the same bytes, not only as many.
+        // The dictionary-order raw rows must write their typed rows' bytes, not only as many (so no length check of their own).
         Same(nameof(RawDictOrderEncodeExecutionReportValues), RawDictOrderEncodeExecutionReportValues, nameof(TypedEncodeExecutionReportValues), TypedEncodeExecutionReportValues);
         Same(nameof(RawDictOrderEncodeExecutionReportValuesInCallback), RawDictOrderEncodeExecutionReportValuesInCallback, nameof(TypedEncodeExecutionReportValuesInCallback), TypedEncodeExecutionReportValuesInCallback);
         Same(nameof(RawDictOrderLocalCopyEncodeExecutionReportValuesInCallback), RawDictOrderLocalCopyEncodeExecutionReportValuesInCallback, nameof(TypedLocalCopyEncodeExecutionReportValuesInCallback), TypedLocalCopyEncodeExecutionReportValuesInCallback);
