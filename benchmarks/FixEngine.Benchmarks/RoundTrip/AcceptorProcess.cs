@@ -100,10 +100,8 @@ internal static class AcceptorProcess
                 long threadBytes = GC.GetAllocatedBytesForCurrentThread() - threadStart;
                 WindowProbe after = WindowProbe.Take();
                 Diagnostics.AllocationTrace.End("acceptor process window");
-                // A window that allocated: say what else happened in it (all read without allocating), on stderr, which
-                // the parent's log shares. This thread's own share, methods the JIT compiled, thread-pool work items,
-                // pool threads, timers and Monitor contentions in the window.
-                if (window.AllocatedBytes != 0) Console.Error.WriteLine(after.Describe(probe, window.AllocatedBytes, threadBytes));
+                // A window that allocated: say what else happened in it, on stderr, which the parent's log shares.
+                if (window.AllocatedBytes != 0) Console.Error.WriteLine(after.Describe(probe, "acceptor process", window.AllocatedBytes, threadBytes));
                 Volatile.Write(ref s_inWindow, false);
                 Write(stdout, string.Create(
                     CultureInfo.InvariantCulture, $"WINDOW {window.Gen0} {window.Gen1} {window.Gen2} {window.AllocatedBytes}\n"));
@@ -128,17 +126,6 @@ internal static class AcceptorProcess
             Buffer.BlockCopy(buffer, consumed, buffer, 0, length - consumed);
             length -= consumed;
         }
-    }
-
-    /// <summary>Counters of this process that are read without allocating, to tell what ran in a window that allocated.</summary>
-    private readonly record struct WindowProbe(long JitMethods, long JitIlBytes, long WorkItems, int PoolThreads, long Timers, long Contentions)
-    {
-        public static WindowProbe Take() => new(System.Runtime.JitInfo.GetCompiledMethodCount(),
-            System.Runtime.JitInfo.GetCompiledILBytes(), ThreadPool.CompletedWorkItemCount, ThreadPool.ThreadCount, Timer.ActiveCount,
-            Monitor.LockContentionCount);
-
-        public string Describe(WindowProbe start, long allocated, long commandThreadBytes) => string.Create(CultureInfo.InvariantCulture,
-            $"  acceptor process window allocated {allocated:N0} B: command thread {commandThreadBytes:N0} B; JIT +{JitMethods - start.JitMethods} methods (+{JitIlBytes - start.JitIlBytes} IL bytes); thread-pool work items +{WorkItems - start.WorkItems}, threads {start.PoolThreads}->{PoolThreads}; timers {start.Timers}->{Timers}; lock contentions +{Contentions - start.Contentions}");
     }
 
     private static void Write(Stream stdout, string line)

@@ -96,6 +96,7 @@ public sealed class PeerInitiatorRun
             Thread.Sleep(50);
             // The window is this process's FixEngine acceptor; the harness's own plumbing (this thread writing GO and
             // waiting for DONE, the stdout reader allocating the DONE line) is measured per thread and left out.
+            WindowProbe probe = WindowProbe.Take(); // before the snapshot and the plumbing count: taking it allocates
             long plumbingBefore = GC.GetAllocatedBytesForCurrentThread() + initiator.ReaderAllocatedBytes;
             ProcessWindow before = ProcessWindow.Snapshot();
             Diagnostics.AllocationTrace.Begin();
@@ -107,6 +108,10 @@ public sealed class PeerInitiatorRun
             Diagnostics.AllocationTrace.End("peer-initiator run window");
             long plumbing = GC.GetAllocatedBytesForCurrentThread() + initiator.ReaderAllocatedBytes - plumbingBefore;
             window = window with { AllocatedBytes = window.AllocatedBytes - plumbing };
+            if (window.AllocatedBytes != 0)
+            {
+                Console.Error.WriteLine(WindowProbe.Take().Describe(probe, Name + " (harness process, plumbing left out)", window.AllocatedBytes, plumbing));
+            }
             long tMeasured = HighResTime.NowNs();
             ProcessWindow? acceptorWindow = null;
             if (acceptor is not null)

@@ -212,7 +212,9 @@ public sealed class RoundTripRunner : IReplyHandler
             GC.Collect();
             GC.WaitForPendingFinalizers();
             Thread.Sleep(50);
+            WindowProbe probe = WindowProbe.Take(); // before the snapshot: taking it allocates
             ProcessWindow before = ProcessWindow.Snapshot();
+            long threadStart = GC.GetAllocatedBytesForCurrentThread();
             Diagnostics.AllocationTrace.Begin();
             long receivedBefore = Volatile.Read(ref _received);
             Volatile.Write(ref _recording, true);
@@ -237,7 +239,11 @@ public sealed class RoundTripRunner : IReplyHandler
             }
 
             ProcessWindow window = ProcessWindow.Snapshot().Since(before);
+            long threadBytes = GC.GetAllocatedBytesForCurrentThread() - threadStart;
             Diagnostics.AllocationTrace.End(system.Name);
+            // A window that allocated: say what else ran in it (the sender's own bytes, the engine threads', the JIT's
+            // and the thread pool's activity), on stderr beside the run's other diagnostics.
+            if (window.AllocatedBytes != 0) Console.Error.WriteLine(WindowProbe.Take().Describe(probe, system.Name, window.AllocatedBytes, threadBytes));
             long count = Volatile.Read(ref _received) - receivedBefore;
             long lastReplyNs = _lastReplyNs;
             Volatile.Write(ref _recording, false);

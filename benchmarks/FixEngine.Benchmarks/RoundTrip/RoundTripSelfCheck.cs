@@ -34,6 +34,7 @@ public static class RoundTripSelfCheck
             ("child process reports its port and its window, and exits when told", ChildProcessLifecycle),
             ("a run missing replies says whether they were lost, still in flight or miscounted", VerdictSaysWhatHappened),
             ("a run that failed to start is named with its reason and left out of medians, ranges and rates", FailedRunIsNamedAndLeftOut),
+            ("an allocating window's description names the engine thread that allocated, or says engine threads were not measured", WindowProbeNamesThreads),
         };
         int failed = 0;
         foreach ((string name, Func<string?> check) in checks)
@@ -237,6 +238,20 @@ public static class RoundTripSelfCheck
             if (!text.Contains(r, StringComparison.Ordinal)) return $"report lacks '{r}':\n{text}";
         }
         return null;
+    }
+
+    private static string? WindowProbeNamesThreads()
+    {
+        var start = new WindowProbe(100, 5_000, 40, 2, 1, 0, true, [("fix-engine (7)", 1_000), ("fix-receive#1 (9)", 2_000)]);
+        var end = new WindowProbe(102, 5_300, 41, 3, 1, 0, true, [("fix-engine (7)", 1_000), ("fix-receive#1 (9)", 2_136), ("fix-send-drain (11)", 0)]);
+        string text = end.Describe(start, "fixengine-qfcpp", 136, 0);
+        foreach (string expected in new[] { "allocated 136 B", "measuring thread 0 B", "engine threads (3) 136 B (fix-receive#1 (9) 136 B)", "JIT +2 methods (+300 IL bytes)", "work items +1, threads 2->3" })
+        {
+            if (!text.Contains(expected, StringComparison.Ordinal)) return $"'{expected}' missing from: {text}";
+        }
+        if (text.Contains("fix-engine (7)", StringComparison.Ordinal)) return $"a thread that allocated nothing is named: {text}";
+        string off = new WindowProbe(0, 0, 0, 0, 0, 0, false, []).Describe(default, "x", 8, 8);
+        return off.Contains("engine threads not measured", StringComparison.Ordinal) ? null : $"unmeasured engine threads not said: {off}";
     }
 
     private static RunResult FakeRun(string config, int rate, long latencyNs, ProcessWindow? child = null, bool saturated = false,

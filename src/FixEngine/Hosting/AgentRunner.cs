@@ -240,6 +240,7 @@ public sealed class AgentRunner : IDisposable
                     }
                 }
             }
+            Diagnostics.EngineThreadAllocations.Publish();
             idle.Idle(work);
         }
     }

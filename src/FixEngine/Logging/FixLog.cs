@@ -525,6 +525,7 @@ public sealed class FixLog : IDisposable
             {
                 SafeFlush();
                 _idlePasses.IncrementAndGet();
+                Diagnostics.EngineThreadAllocations.Publish();
                 Thread.Sleep(_options.IdleSleepMs);
             }
         }

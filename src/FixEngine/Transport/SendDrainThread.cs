@@ -66,6 +66,7 @@ internal static class SendDrainThread
     {
         while (true)
         {
+            Diagnostics.EngineThreadAllocations.Publish();
             lock (s_gate)
             {
                 while (s_armed is null)

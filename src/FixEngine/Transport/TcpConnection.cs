@@ -719,6 +719,7 @@ internal sealed class TcpConnection : TransportConnection
                 if (!mayHaveMore)
                 {
                     // Sleep in the kernel until the socket is readable (data, FIN, reset or our own shutdown).
+                    Diagnostics.EngineThreadAllocations.Publish();
                     _socket.Poll(DedicatedPollTimeoutMicros, SelectMode.SelectRead);
                     mayHaveMore = true;
                     continue;
