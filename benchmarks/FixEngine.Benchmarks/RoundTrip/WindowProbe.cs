@@ -44,17 +44,17 @@ internal readonly record struct WindowProbe(
         {
             long engineTotal = 0;
             var parts = new List<string>();
-            foreach ((string thread, long bytes) in EngineThreads)
+            // The ledger only appends, in registration order: entry i is the same thread in both lists (names repeat:
+            // managed thread ids are reused by later hosts' threads); entries past the start list are threads registered
+            // in the window.
+            for (int i = 0; i < EngineThreads.Count; i++)
             {
-                long before = 0;
-                foreach ((string t, long b) in start.EngineThreads)
-                {
-                    if (t == thread) before = b;
-                }
+                (string thread, long bytes) = EngineThreads[i];
+                long before = i < start.EngineThreads.Count ? start.EngineThreads[i].Bytes : 0;
                 engineTotal += bytes - before;
                 if (bytes != before) parts.Add(string.Create(CultureInfo.InvariantCulture, $"{thread} {bytes - before:N0} B"));
             }
-            sb.Append(CultureInfo.InvariantCulture, $"engine threads ({EngineThreads.Count}) {engineTotal:N0} B");
+            sb.Append(CultureInfo.InvariantCulture, $"engine threads ({EngineThreads.Count} registered) {engineTotal:N0} B");
             if (parts.Count > 0) sb.Append(" (").Append(string.Join(", ", parts)).Append(')');
             sb.Append("; ");
         }
