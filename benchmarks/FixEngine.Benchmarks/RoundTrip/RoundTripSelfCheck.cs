@@ -247,7 +247,7 @@ public static class RoundTripSelfCheck
         var end = new WindowProbe(102, 5_300, 41, 3, 1, 0, true,
             [("fix-engine (7)", 5_000), ("fix-engine (7)", 1_000), ("fix-receive#1 (9)", 2_136), ("fix-send-drain (11)", 0)]);
         string text = end.Describe(start, "fixengine-qfcpp", 136, 0);
-        foreach (string expected in new[] { "allocated 136 B", "measuring thread 0 B", "engine threads (4 registered) 136 B (fix-receive#1 (9) 136 B)", "JIT +2 methods (+300 IL bytes)", "work items +1, threads 2->3" })
+        foreach (string expected in new[] { "allocated 136 B", "harness threads 0 B", "engine threads (4 registered) 136 B (fix-receive#1 (9) 136 B)", "JIT +2 methods (+300 IL bytes)", "work items +1, threads 2->3" })
         {
             if (!text.Contains(expected, StringComparison.Ordinal)) return $"'{expected}' missing from: {text}";
         }

@@ -30,12 +30,13 @@ internal readonly record struct WindowProbe(
     /// <param name="start">The probe taken before the window.</param>
     /// <param name="what">Which window (shown first).</param>
     /// <param name="allocated">The window's process-wide bytes.</param>
-    /// <param name="measuringThreadBytes">What the measuring thread allocated between the window's two snapshots.</param>
-    public string Describe(WindowProbe start, string what, long allocated, long measuringThreadBytes)
+    /// <param name="harnessBytes">What the harness's own threads allocated between the window's two snapshots (the
+    /// measuring thread; for a peer-initiator run also its stdout reader), as far as it counts them.</param>
+    public string Describe(WindowProbe start, string what, long allocated, long harnessBytes)
     {
         var sb = new StringBuilder();
         sb.Append(CultureInfo.InvariantCulture,
-            $"  {what} window allocated {allocated:N0} B: measuring thread {measuringThreadBytes:N0} B; ");
+            $"  {what} window allocated {allocated:N0} B: harness threads {harnessBytes:N0} B; ");
         if (!EngineMeasured)
         {
             sb.Append("engine threads not measured (FIXENGINE_THREAD_ALLOCATIONS=1 measures them); ");
