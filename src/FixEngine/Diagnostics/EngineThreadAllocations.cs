@@ -49,17 +49,6 @@ internal static class EngineThreadAllocations
         return list;
     }
 
-    /// <summary>The sum of every registered thread's last published count (no allocation).</summary>
-    internal static long Total()
-    {
-        long total = 0;
-        foreach (Entry e in Volatile.Read(ref s_entries))
-        {
-            total += Volatile.Read(ref e.Bytes);
-        }
-        return total;
-    }
-
     /// <summary>Publishes the calling thread's allocated bytes whether or not <see cref="Enabled"/> (registers the thread the first time).</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     internal static void PublishNow()
