@@ -7,8 +7,10 @@ namespace FixEngine.Tests.Infrastructure;
 /// <remarks>Thread-safe (volatile reads, atomic advance); allocation-free.</remarks>
 public sealed class FakeClock : IClock
 {
+    // Epoch time is kept as an offset from monotonic time, so Advance moves both with one atomic add: a reader never sees
+    // one advanced and the other not (EpochAnchor pairs them by reading the monotonic clock around the epoch read).
     private long _nowNs;
-    private long _epochNs;
+    private long _epochOffsetNs;
 
     /// <summary>Creates a clock at the given times.</summary>
     /// <param name="nowNs">Initial monotonic time.</param>
@@ -16,30 +18,31 @@ public sealed class FakeClock : IClock
     public FakeClock(long nowNs = 0, long epochNs = 0)
     {
         _nowNs = nowNs;
-        _epochNs = epochNs;
+        _epochOffsetNs = epochNs - nowNs;
     }
 
-    /// <summary>Monotonic time; settable.</summary>
+    /// <summary>Monotonic time; settable (epoch time stays where it is).</summary>
     public long NowNs
     {
         get => Volatile.Read(ref _nowNs);
-        set => Volatile.Write(ref _nowNs, value);
+        set
+        {
+            long epochNs = EpochNs;
+            Volatile.Write(ref _nowNs, value);
+            Volatile.Write(ref _epochOffsetNs, epochNs - value);
+        }
     }
 
-    /// <summary>Epoch time; settable.</summary>
+    /// <summary>Epoch time; settable (monotonic time stays where it is).</summary>
     public long EpochNs
     {
-        get => Volatile.Read(ref _epochNs);
-        set => Volatile.Write(ref _epochNs, value);
+        get => Volatile.Read(ref _nowNs) + Volatile.Read(ref _epochOffsetNs);
+        set => Volatile.Write(ref _epochOffsetNs, value - Volatile.Read(ref _nowNs));
     }
 
-    /// <summary>Moves both clocks forward by <paramref name="deltaNs"/>.</summary>
+    /// <summary>Moves both clocks forward by <paramref name="deltaNs"/> (one atomic step).</summary>
     /// <param name="deltaNs">Nanoseconds to advance.</param>
-    public void Advance(long deltaNs)
-    {
-        Interlocked.Add(ref _nowNs, deltaNs);
-        Interlocked.Add(ref _epochNs, deltaNs);
-    }
+    public void Advance(long deltaNs) => Interlocked.Add(ref _nowNs, deltaNs);
 }
 
 /// <summary>A settable epoch clock for tests.</summary>
