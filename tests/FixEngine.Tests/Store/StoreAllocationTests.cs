@@ -14,27 +14,44 @@ public sealed class StoreAllocationTests : IDisposable
 
     public void Dispose() => _directory.Dispose();
 
+    // Each measurement is the best of three rounds (as in Allocations.Measure): an allocation per append or per read
+    // repeats in every round; a one-off runtime allocation on this thread (a JIT or tier-up completion landing inside
+    // the window while other tests run on 2 cores: 912 B once in CI) does not.
+    private const int Rounds = 3;
+
     private long AppendLoop(IMessageStore store)
     {
-        long before = GC.GetAllocatedBytesForCurrentThread();
-        for (int seq = 1; seq <= Count; seq++)
+        long best = long.MaxValue;
+        for (int round = 0; round < Rounds && best != 0; round++)
         {
-            store.Append(seq, _message);
-            store.IncrNextSenderMsgSeqNum();
+            store.Reset(2);
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            for (int seq = 1; seq <= Count; seq++)
+            {
+                store.Append(seq, _message);
+                store.IncrNextSenderMsgSeqNum();
+            }
+            best = Math.Min(best, GC.GetAllocatedBytesForCurrentThread() - before);
         }
-        return GC.GetAllocatedBytesForCurrentThread() - before;
+        return best;
     }
 
     private static long ReadLoop(IMessageStore store)
     {
         var handler = new SummingHandler();
-        store.ReadRange(1, 100, ref handler);
-        int delivered = 0;
-        long before = GC.GetAllocatedBytesForCurrentThread();
-        for (int i = 0; i < 10; i++) delivered += store.ReadRange(1000 + i * 100, 1099 + i * 100, ref handler);
-        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
-        Assert.Equal(1000, delivered);
-        return allocated;
+        // Warm-up reads from the middle, as the measured reads do: a range that starts at the first message never reaches
+        // the index's binary search, whose first call builds the runtime's comparer for int (24 B, once per process).
+        store.ReadRange(500, 599, ref handler);
+        long best = long.MaxValue;
+        for (int round = 0; round < Rounds && best != 0; round++)
+        {
+            int delivered = 0;
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            for (int i = 0; i < 10; i++) delivered += store.ReadRange(1000 + i * 100, 1099 + i * 100, ref handler);
+            best = Math.Min(best, GC.GetAllocatedBytesForCurrentThread() - before);
+            Assert.Equal(1000, delivered);
+        }
+        return best;
     }
 
     [Fact]
@@ -58,7 +75,6 @@ public sealed class StoreAllocationTests : IDisposable
     {
         using var store = new MemoryMessageStore(1, chunkSizeInBytes: 4 << 20);
         AppendLoop(store);
-        store.Reset(2);
         Assert.Equal(0, AppendLoop(store));
         Assert.Equal(Count + 1, store.NextSenderMsgSeqNum);
         Assert.Equal(0, ReadLoop(store));
@@ -69,7 +85,6 @@ public sealed class StoreAllocationTests : IDisposable
     {
         using var store = new FileMessageStore(_directory.Path, "alloc", 1, new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS });
         AppendLoop(store);
-        store.Reset(2);
         Assert.Equal(0, AppendLoop(store));
         Assert.Equal(Count + 1, store.NextSenderMsgSeqNum);
         Assert.Equal(0, ReadLoop(store));
