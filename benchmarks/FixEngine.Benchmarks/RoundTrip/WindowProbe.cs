@@ -15,12 +15,12 @@ namespace FixEngine.Benchmarks.RoundTrip;
 /// the window's start snapshot and the end probe after its end snapshot.</remarks>
 internal readonly record struct WindowProbe(
     long JitMethods, long JitIlBytes, long WorkItems, int PoolThreads, long Timers, long Contentions,
-    bool EngineMeasured, IReadOnlyList<(string Thread, long Bytes)> EngineThreads)
+    bool EngineMeasured, IReadOnlyList<(long Id, string Thread, long Bytes)> EngineThreads)
 {
     /// <summary>Reads the counters now, on the measuring thread.</summary>
     public static WindowProbe Take()
     {
-        IReadOnlyList<(string, long)> engine = EngineThreadAllocations.Snapshot();
+        IReadOnlyList<(long, string, long)> engine = EngineThreadAllocations.Snapshot();
         return new(System.Runtime.JitInfo.GetCompiledMethodCount(), System.Runtime.JitInfo.GetCompiledILBytes(),
             ThreadPool.CompletedWorkItemCount, ThreadPool.ThreadCount, Timer.ActiveCount, Monitor.LockContentionCount,
             EngineThreadAllocations.Enabled, engine);
@@ -45,13 +45,20 @@ internal readonly record struct WindowProbe(
         {
             long engineTotal = 0;
             var parts = new List<string>();
-            // The ledger only appends, in registration order: entry i is the same thread in both lists (names repeat:
-            // managed thread ids are reused by later hosts' threads); entries past the start list are threads registered
-            // in the window.
-            for (int i = 0; i < EngineThreads.Count; i++)
+            // Paired by the ledger's entry id (names repeat: managed thread ids are reused by later hosts' threads); an
+            // entry missing from the start list is a thread registered in the window. A thread that ended and was dropped
+            // from the ledger in the window is not counted.
+            foreach ((long id, string thread, long bytes) in EngineThreads)
             {
-                (string thread, long bytes) = EngineThreads[i];
-                long before = i < start.EngineThreads.Count ? start.EngineThreads[i].Bytes : 0;
+                long before = 0;
+                foreach ((long startId, _, long startBytes) in start.EngineThreads)
+                {
+                    if (startId == id)
+                    {
+                        before = startBytes;
+                        break;
+                    }
+                }
                 engineTotal += bytes - before;
                 if (bytes != before) parts.Add(string.Create(CultureInfo.InvariantCulture, $"{thread} {bytes - before:N0} B"));
             }

@@ -14,7 +14,10 @@ namespace FixEngine.Diagnostics;
 /// Each thread publishes its own <see cref="GC.GetAllocatedBytesForCurrentThread"/> with <see cref="Publish"/> once per
 /// loop pass, before it blocks or parks, so a reader between passes sees the thread's current count. When off,
 /// <see cref="Enabled"/> is a constant false to the JIT once this class is initialised, and <see cref="Publish"/>
-/// compiles to nothing on the engine's paths. A thread's first publication registers it (allocates, once per thread).
+/// compiles to nothing on the engine's paths. A thread's first publication registers it (allocates, once per thread)
+/// and drops the entries of threads that have ended, so the ledger holds the live engine threads (plus ended ones until
+/// the next registration), not every thread a long-running process ever started. Each entry has an id that is never
+/// reused (managed thread ids and names are), so readers pair two snapshots by id.
 /// </remarks>
 internal static class EngineThreadAllocations
 {
@@ -23,6 +26,7 @@ internal static class EngineThreadAllocations
 
     private static readonly object s_lock = new();
     private static Entry[] s_entries = [];
+    private static long s_lastId;
 
     [ThreadStatic]
     private static Entry? t_entry;
@@ -37,14 +41,14 @@ internal static class EngineThreadAllocations
         }
     }
 
-    /// <summary>The registered threads and their last published counts (a copy; allocates).</summary>
-    internal static IReadOnlyList<(string Thread, long Bytes)> Snapshot()
+    /// <summary>The registered threads (in registration order) and their last published counts (a copy; allocates).</summary>
+    internal static IReadOnlyList<(long Id, string Thread, long Bytes)> Snapshot()
     {
         Entry[] entries = Volatile.Read(ref s_entries);
-        var list = new List<(string, long)>(entries.Length);
+        var list = new List<(long, string, long)>(entries.Length);
         foreach (Entry e in entries)
         {
-            list.Add((e.Name, Volatile.Read(ref e.Bytes)));
+            list.Add((e.Id, e.Name, Volatile.Read(ref e.Bytes)));
         }
         return list;
     }
@@ -56,19 +60,28 @@ internal static class EngineThreadAllocations
         Entry? entry = t_entry;
         if (entry is null)
         {
-            entry = new Entry($"{Thread.CurrentThread.Name ?? "?"} ({Environment.CurrentManagedThreadId})");
+            Thread current = Thread.CurrentThread;
             lock (s_lock)
             {
-                s_entries = [.. s_entries, entry];
+                entry = new Entry(++s_lastId, $"{current.Name ?? "?"} ({current.ManagedThreadId})", current);
+                var live = new List<Entry>(s_entries.Length + 1);
+                foreach (Entry e in s_entries)
+                {
+                    if (e.Owner.IsAlive) live.Add(e);
+                }
+                live.Add(entry);
+                s_entries = [.. live];
             }
             t_entry = entry;
         }
         Volatile.Write(ref entry.Bytes, GC.GetAllocatedBytesForCurrentThread());
     }
 
-    private sealed class Entry(string name)
+    private sealed class Entry(long id, string name, Thread owner)
     {
+        public readonly long Id = id;
         public readonly string Name = name;
+        public readonly Thread Owner = owner;
         public long Bytes;
     }
 }

@@ -50,9 +50,41 @@ public sealed class EngineThreadAllocationsTests
         Assert.Equal(-1, Find(name));
     }
 
+    [Fact]
+    public void EndedThreadsLeaveTheLedgerWhenAnotherRegisters()
+    {
+        string prefix = "ledger-ended-" + Guid.NewGuid().ToString("N");
+        for (int i = 0; i < 20; i++)
+        {
+            var ended = new Thread(EngineThreadAllocations.PublishNow) { Name = $"{prefix}-{i}" };
+            ended.Start();
+            Assert.True(ended.Join(TimeSpan.FromSeconds(30)));
+        }
+        // The 19 threads that ended before the last registered are gone; the last stays until the next registration.
+        Assert.Equal(1, Count(prefix));
+        var next = new Thread(EngineThreadAllocations.PublishNow) { Name = prefix + "-next" };
+        next.Start();
+        Assert.True(next.Join(TimeSpan.FromSeconds(30)));
+        Assert.Equal(1, Count(prefix));
+
+        // Ids are never reused, so two snapshots pair by id even when names and managed thread ids repeat.
+        var ids = new HashSet<long>();
+        foreach ((long id, _, _) in EngineThreadAllocations.Snapshot()) Assert.True(ids.Add(id), $"id {id} listed twice");
+    }
+
+    private static int Count(string prefix)
+    {
+        int count = 0;
+        foreach ((_, string thread, _) in EngineThreadAllocations.Snapshot())
+        {
+            if (thread.StartsWith(prefix, StringComparison.Ordinal)) count++;
+        }
+        return count;
+    }
+
     private static long Find(string name)
     {
-        foreach ((string thread, long bytes) in EngineThreadAllocations.Snapshot())
+        foreach ((_, string thread, long bytes) in EngineThreadAllocations.Snapshot())
         {
             if (thread.StartsWith(name, StringComparison.Ordinal)) return bytes;
         }
