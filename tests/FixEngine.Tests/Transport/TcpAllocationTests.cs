@@ -67,12 +67,19 @@ public class TcpAllocationTests
                 }
             }
             Run(Warmup);
-            long before = GC.GetAllocatedBytesForCurrentThread();
-            Run(Measured);
-            long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
-            Assert.Equal(Warmup + Measured, checker.Expected);
+            // Best of up to three windows: a per-message allocation repeats in every one, a one-off runtime allocation on
+            // this thread while the suite runs beside it does not.
+            long best = long.MaxValue;
+            int rounds = 0;
+            for (; rounds < 3 && best != 0; rounds++)
+            {
+                long before = GC.GetAllocatedBytesForCurrentThread();
+                Run(Measured);
+                best = Math.Min(best, GC.GetAllocatedBytesForCurrentThread() - before);
+            }
+            Assert.Equal(Warmup + rounds * (long)Measured, checker.Expected);
             Assert.Equal(0, checker.OutOfOrder);
-            Assert.Equal(0, allocated);
+            Assert.Equal(0, best);
             client.Close();
             server.Close();
         }
