@@ -257,10 +257,17 @@ public sealed class LatencyHistogramTests
             return histogram.ValueAtPercentile(99.9);
         }
         Round();
-        long before = GC.GetAllocatedBytesForCurrentThread();
-        long percentile = Round();
-        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
-        Assert.Equal(0, allocated);
+        // Best of up to three windows: an allocation per call repeats in every one, a one-off runtime allocation on this
+        // thread while the suite runs beside it does not.
+        long best = long.MaxValue;
+        long percentile = 0;
+        for (int window = 0; window < 3 && best != 0; window++)
+        {
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            percentile = Round();
+            best = Math.Min(best, GC.GetAllocatedBytesForCurrentThread() - before);
+        }
+        Assert.Equal(0, best);
         Assert.True(percentile > 0);
     }
 
