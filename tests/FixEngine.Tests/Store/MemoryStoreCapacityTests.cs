@@ -50,15 +50,13 @@ public sealed class MemoryStoreCapacityTests
         using MemoryMessageStore store = CreateSized();
         byte[] message = StoreTestData.Message(1, MessageLength);
         Append(store, 1, Capacity, message);
-        long best = long.MaxValue;
-        for (int round = 0; round < 3 && best != 0; round++)
+        long best = Allocations.BestWindow(prepare: () => store.Reset(2), window: () =>
         {
-            store.Reset(2);
-            best = Math.Min(best, Append(store, 1, Capacity, message));
-            Assert.Equal(Capacity, store.MessageCount);
-        }
+            for (int seq = 1; seq <= Capacity; seq++) store.AppendAndIncrement(seq, message);
+        });
 
         Assert.Equal(0, best);
+        Assert.Equal(Capacity, store.MessageCount);
     }
 
     [Fact]

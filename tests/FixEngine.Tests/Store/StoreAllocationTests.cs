@@ -14,27 +14,16 @@ public sealed class StoreAllocationTests : IDisposable
 
     public void Dispose() => _directory.Dispose();
 
-    // Each measurement is the best of three rounds (as in Allocations.Measure): an allocation per append or per read
-    // repeats in every round; a one-off runtime allocation on this thread (a JIT or tier-up completion landing inside
-    // the window while other tests run on 2 cores: 912 B once in CI) does not.
-    private const int Rounds = 3;
-
-    private long AppendLoop(IMessageStore store)
+    // Each measurement is the best of three windows (Allocations.BestWindow): an allocation per append or per read
+    // repeats in every window; a one-off runtime allocation on this thread (912 B once in CI) does not.
+    private long AppendLoop(IMessageStore store) => Allocations.BestWindow(prepare: () => store.Reset(2), window: () =>
     {
-        long best = long.MaxValue;
-        for (int round = 0; round < Rounds && best != 0; round++)
+        for (int seq = 1; seq <= Count; seq++)
         {
-            store.Reset(2);
-            long before = GC.GetAllocatedBytesForCurrentThread();
-            for (int seq = 1; seq <= Count; seq++)
-            {
-                store.Append(seq, _message);
-                store.IncrNextSenderMsgSeqNum();
-            }
-            best = Math.Min(best, GC.GetAllocatedBytesForCurrentThread() - before);
+            store.Append(seq, _message);
+            store.IncrNextSenderMsgSeqNum();
         }
-        return best;
-    }
+    });
 
     private static long ReadLoop(IMessageStore store)
     {
@@ -42,15 +31,12 @@ public sealed class StoreAllocationTests : IDisposable
         // Warm-up reads from the middle, as the measured reads do: a range that starts at the first message never reaches
         // the index's binary search, whose first call builds the runtime's comparer for int (24 B, once per process).
         store.ReadRange(500, 599, ref handler);
-        long best = long.MaxValue;
-        for (int round = 0; round < Rounds && best != 0; round++)
+        int delivered = 0;
+        long best = Allocations.BestWindow(prepare: () => delivered = 0, window: () =>
         {
-            int delivered = 0;
-            long before = GC.GetAllocatedBytesForCurrentThread();
             for (int i = 0; i < 10; i++) delivered += store.ReadRange(1000 + i * 100, 1099 + i * 100, ref handler);
-            best = Math.Min(best, GC.GetAllocatedBytesForCurrentThread() - before);
-            Assert.Equal(1000, delivered);
-        }
+        });
+        Assert.Equal(1000, delivered);
         return best;
     }
 
