@@ -3,14 +3,14 @@ using System.IO;
 
 namespace FixEngine.Generators.Tests;
 
-/// <summary>Every message of the shared FIX.4.2 and FIXT.1.1 dictionaries is generated and the result compiles.</summary>
+/// <summary>Every message of the repository's FIX.4.2 and FIXT.1.1 dictionaries is generated and the result compiles.</summary>
 public sealed class SharedDictionaryGenerationTests
 {
     private static string SharedDictionary(string file)
     {
         for (var dir = new DirectoryInfo(AppContext.BaseDirectory); dir is not null; dir = dir.Parent)
         {
-            if (File.Exists(Path.Combine(dir.FullName, "FixEngine.sln"))) return Path.Combine(dir.FullName, "..", "shared", "dictionaries", file);
+            if (File.Exists(Path.Combine(dir.FullName, "FixEngine.sln"))) return Path.Combine(dir.FullName, "dictionaries", file);
         }
         throw new DirectoryNotFoundException("repository root not found above " + AppContext.BaseDirectory);
     }

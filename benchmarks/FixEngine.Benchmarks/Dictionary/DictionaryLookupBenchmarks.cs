@@ -67,9 +67,9 @@ public class DictionaryLookupBenchmarks
     {
         for (var dir = new DirectoryInfo(AppContext.BaseDirectory); dir is not null; dir = dir.Parent)
         {
-            string candidate = Path.Combine(dir.FullName, "..", "shared", "dictionaries", file);
+            string candidate = Path.Combine(dir.FullName, "dictionaries", file);
             if (File.Exists(Path.Combine(dir.FullName, "FixEngine.sln")) && File.Exists(candidate)) return candidate;
         }
-        throw new FileNotFoundException("shared/dictionaries not found beside the repository", file);
+        throw new FileNotFoundException("dictionaries/ not found in the repository", file);
     }
 }

@@ -31,7 +31,7 @@ public sealed class QuickFixSettingsTests
 
     private static string RefCfg(string name) => Path.Combine(SharedPaths.FixAt, "reference-cfg", name);
 
-    [Fact]
+    [SharedFact]
     public void ReferenceConfigsLoadUnchangedWithoutWarnings()
     {
         var at = SettingsFile.Parse(File.ReadAllText(RefCfg("quickfix-at.cfg")).Replace("$PORT", "5001"), "quickfix-at.cfg");

@@ -11,7 +11,7 @@ public sealed class SettingsFileTests
 {
     private static string RefCfg(string name) => Path.Combine(SharedPaths.FixAt, "reference-cfg", name);
 
-    [Fact]
+    [SharedFact]
     public void ParsesTheQuickFixAcceptanceConfig()
     {
         string text = File.ReadAllText(RefCfg("quickfix-at.cfg")).Replace("$PORT", "5001");
@@ -48,7 +48,7 @@ public sealed class SettingsFileTests
         Assert.True(fix42.ValidateFieldsOutOfOrder);
     }
 
-    [Theory]
+    [SharedTheory]
     [InlineData("quickfixn-at_42.cfg", "FIX.4.2", 5003)]
     [InlineData("quickfixn-at_44.cfg", "FIX.4.4", 0)]
     [InlineData("quickfixn-at_50_sp2.cfg", "FIXT.1.1", 5008)]

@@ -17,7 +17,7 @@ namespace QuickFixN.Codec;
 /// socket's bytes to a string before this point, not counted here) and its encode row ends with the string
 /// <c>Message.ConstructString()</c> builds, with BodyLength and CheckSum, as its session does before sending (the session encodes that string to bytes afterwards, not counted either).
 /// FixEngine's rows start from and end in bytes, the form the socket has. "Dictionary" parses with the FIX44 data
-/// dictionary (../shared/dictionaries/FIX44.xml, as the session does with UseDataDictionary=Y: typed groups and
+/// dictionary (dictionaries/FIX44.xml, as the session does with UseDataDictionary=Y: typed groups and
 /// validation); "NoDictionary" parses without one (validate false, no dictionaries). QuickFIX/n's encoder does not use
 /// a dictionary, so there is one encode row. Run:
 /// <c>dotnet run -c Release --project benchmarks/Peers/QuickFixN -- codec --filter '*QuickFixNCodec*'</c>.
@@ -145,9 +145,9 @@ public class QuickFixNCodecBenchmarks
         {
             if (File.Exists(Path.Combine(d.FullName, "FixEngine.sln")))
             {
-                return Path.GetFullPath(Path.Combine(d.FullName, "..", "shared", "dictionaries", "FIX44.xml"));
+                return Path.GetFullPath(Path.Combine(d.FullName, "dictionaries", "FIX44.xml"));
             }
         }
-        throw new InvalidOperationException("FixEngine.sln not found above " + AppContext.BaseDirectory + " (the FIX44 dictionary is ../shared/dictionaries/FIX44.xml beside it)");
+        throw new InvalidOperationException("FixEngine.sln not found above " + AppContext.BaseDirectory + " (the FIX44 dictionary is dictionaries/FIX44.xml in it)");
     }
 }
