@@ -7,6 +7,7 @@ using System.Threading;
 using FixEngine.Config;
 using FixEngine.Dictionary;
 using FixEngine.Engine;
+using FixEngine.PostgreSQL;
 using FixEngine.Samples;
 using FixEngine.Samples.Acceptor;
 using FixEngine.Session;
@@ -47,7 +48,9 @@ FixEngineHost engine;
 try
 {
     settings = cfg is null ? SettingsFile.Parse(EmbeddedConfig(port, idle), "<embedded acceptor config>") : SettingsFile.Load(cfg);
-    engine = new FixEngineHost(settings, application, console: print);
+    // A session whose settings name a PostgreSQL store (PostgreSQLStoreConnectionString, samples/postgres-standby.cfg) gets
+    // one from the FixEngine.PostgreSQL package; every other session the file or memory store its settings ask for.
+    engine = new FixEngineHost(settings, application, new EngineOptions { Console = print, MessageStoreFactory = PostgresMessageStoreFactory.Instance });
     engine.Start();
 }
 catch (Exception e) when (e is ConfigException or DataDictionaryException or IOException or UnauthorizedAccessException)

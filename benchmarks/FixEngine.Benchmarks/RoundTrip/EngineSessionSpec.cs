@@ -3,6 +3,7 @@ using System.Globalization;
 using System.Net.Sockets;
 using FixEngine.Config;
 using FixEngine.Engine;
+using FixEngine.PostgreSQL;
 using FixEngine.Session;
 using FixEngine.Transport;
 
@@ -110,7 +111,7 @@ public sealed record EngineSessionSpec(IdleStrategyKind Idle, bool FileStore, Re
                     CommonSettings(storeRoot) + $"\nConnectionType=acceptor\nSocketAcceptPort={freePort}\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=BROKER01\nTargetCompID=CLIENT01\n",
                     "<roundtrip acceptor>"),
                 new ExecutionReportResponder(),
-                console: events);
+                new EngineOptions { Console = events, MessageStoreFactory = PostgresMessageStoreFactory.Instance });
             try
             {
                 host.Start();
@@ -132,7 +133,7 @@ public sealed record EngineSessionSpec(IdleStrategyKind Idle, bool FileStore, Re
                 CommonSettings(storeRoot) + $"\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={acceptorPort}\nReconnectInterval=1\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT01\nTargetCompID=BROKER01\n",
                 "<roundtrip initiator>"),
             application,
-            console: events);
+            new EngineOptions { Console = events, MessageStoreFactory = PostgresMessageStoreFactory.Instance });
         host.Start();
         return host;
     }

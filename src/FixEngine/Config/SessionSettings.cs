@@ -260,26 +260,37 @@ public sealed record SessionSettings
     /// one chunk at a time (a one-off allocation per chunk, no message is dropped).</remarks>
     public int MemoryStoreCapacityBytes { get; init; } = 1 << 20;
 
-    /// <summary>Npgsql connection string of the PostgreSQL message store; when set, the session's store is a
-    /// <see cref="Store.PostgresMessageStore"/> (see docs/postgres-store.md). Default none.</summary>
-    public string? PostgreSQLStoreConnectionString { get; init; }
+    /// <summary>What the session does when its message store cannot take writes for a while (a store whose failure
+    /// <see cref="Store.MessageStoreException.MayRecover"/>, such as the PostgreSQL store of the FixEngine.PostgreSQL
+    /// package while its database is away): <c>Logout</c> (default: disconnect, <see cref="Session.IApplication.OnStoreFailure"/>)
+    /// or <c>Hold</c> (stop sending, keep the connection while the store's lease lasts, resume when the store is back; see
+    /// docs/postgres-store.md). Settings key <c>StoreFailurePolicy</c>, or <c>PostgreSQLStoreFailurePolicy</c> as
+    /// earlier versions spelled it.</summary>
+    public StoreFailurePolicy StoreFailurePolicy { get; init; } = StoreFailurePolicy.Logout;
 
-    /// <summary>Prefix of the PostgreSQL store's tables (lower-case letters, digits, '_'). Default <c>fixengine_</c>.</summary>
-    public string PostgreSQLStoreTablePrefix { get; init; } = "fixengine_";
+    /// <summary>Keys that an integration package reads, as written (key, value; keys ignore case): the
+    /// <c>PostgreSQLStore*</c> keys of FixEngine.PostgreSQL. The package's store factory parses and validates them (and
+    /// names the file and line of a bad value through <see cref="Origin"/>); without the package, a session that names
+    /// a PostgreSQL store fails at engine start with an error saying which package to reference. Empty by default.</summary>
+    /// <remarks>Set them in code with <see cref="WithExtensionSetting"/>.</remarks>
+    public IReadOnlyDictionary<string, string> ExtensionSettings { get; init; } = NoExtensionSettings;
 
-    /// <summary>When the PostgreSQL store writes: PerMessage (default), GroupCommit or LocalJournalFirst (which needs
-    /// <see cref="FileStorePath"/> for its local journal).</summary>
-    public Store.PostgresSyncPolicy PostgreSQLStoreSync { get; init; } = Store.PostgresSyncPolicy.PerMessage;
+    private static readonly IReadOnlyDictionary<string, string> NoExtensionSettings = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase);
 
-    /// <summary>Lease of the PostgreSQL store, in seconds: a standby takes the session over at most this long after the
-    /// primary stops renewing. Default 10.</summary>
-    public int PostgreSQLStoreLeaseTimeout { get; init; } = 10;
-
-    /// <summary>What the session does when its PostgreSQL store cannot reach the database mid-session: <c>Logout</c>
-    /// (default: Logout with the reason, disconnect, <see cref="Session.IApplication.OnStoreFailure"/>) or <c>Hold</c>
-    /// (stop sending, keep the connection while the lease lasts, resume when the database is back; see
-    /// docs/postgres-store.md).</summary>
-    public StoreFailurePolicy PostgreSQLStoreFailurePolicy { get; init; } = StoreFailurePolicy.Logout;
+    /// <summary>A copy of these settings with the integration key <paramref name="key"/> set to <paramref name="value"/>
+    /// (see <see cref="ExtensionSettings"/>), e.g. <c>PostgreSQLStoreConnectionString</c>.</summary>
+    /// <param name="key">An integration package's key (one of the keys <see cref="SettingsFile"/> accepts for it).</param>
+    /// <param name="value">Its value as a settings file would write it.</param>
+    /// <returns>The new settings.</returns>
+    /// <exception cref="ArgumentException"><paramref name="key"/> is not an integration package's key.</exception>
+    public SessionSettings WithExtensionSetting(string key, string value)
+    {
+        ArgumentNullException.ThrowIfNull(key);
+        ArgumentNullException.ThrowIfNull(value);
+        if (SettingKeys.ExtensionOwner(key) is null) throw new ArgumentException($"'{key}' is not a key of an integration package", nameof(key));
+        var copy = new Dictionary<string, string>(ExtensionSettings, StringComparer.OrdinalIgnoreCase) { [key] = value };
+        return this with { ExtensionSettings = copy };
+    }
 
     /// <summary>Use TLS. Default N.</summary>
     public bool SocketUseSSL { get; init; }
@@ -424,15 +435,6 @@ public sealed record SessionSettings
         if (MaxUnauthenticatedConnectionsPerAddress < 1) return (nameof(MaxUnauthenticatedConnectionsPerAddress), $"{MaxUnauthenticatedConnectionsPerAddress} must be at least 1");
         if (StoreIndexCapacity < 1) return (nameof(StoreIndexCapacity), $"{StoreIndexCapacity} must be at least 1");
         if (MemoryStoreCapacityBytes < 0) return (nameof(MemoryStoreCapacityBytes), $"{MemoryStoreCapacityBytes} must not be negative");
-        if (PostgreSQLStoreLeaseTimeout < 1) return (nameof(PostgreSQLStoreLeaseTimeout), $"{PostgreSQLStoreLeaseTimeout} must be at least 1");
-        if (!IsTablePrefix(PostgreSQLStoreTablePrefix))
-        {
-            return (nameof(PostgreSQLStoreTablePrefix), $"'{PostgreSQLStoreTablePrefix}' must be 1-40 lower-case letters, digits or '_', not starting with a digit");
-        }
-        if (PostgreSQLStoreConnectionString is not null && PostgreSQLStoreSync == Store.PostgresSyncPolicy.LocalJournalFirst && FileStorePath is null)
-        {
-            return (nameof(PostgreSQLStoreSync), "LocalJournalFirst needs FileStorePath (the folder of the local journal)");
-        }
         if (TimestampPrecision is int tp && tp is not (0 or 3 or 6 or 9)) return (nameof(TimestampPrecision), $"{tp} must be 0, 3, 6 or 9");
         foreach (int cpu in CpuAffinity)
         {
@@ -478,13 +480,4 @@ public sealed record SessionSettings
     /// <summary>The file and lines these settings were loaded from (used to name the line of a host that does not resolve
     /// or a certificate that does not load); null for settings built in code.</summary>
     public SettingsOrigin? Origin { get; init; }
-    private static bool IsTablePrefix(string prefix)
-    {
-        if (prefix is not { Length: >= 1 and <= 40 } || char.IsAsciiDigit(prefix[0])) return false;
-        foreach (char c in prefix)
-        {
-            if (!(char.IsAsciiLetterLower(c) || char.IsAsciiDigit(c) || c == '_')) return false;
-        }
-        return true;
-    }
 }

@@ -104,11 +104,13 @@ internal static class SettingKeys
         Int("MaxUnauthenticatedConnectionsPerAddress", (s, v) => s with { MaxUnauthenticatedConnectionsPerAddress = v }, s => s.MaxUnauthenticatedConnectionsPerAddress),
         Int("StoreIndexCapacity", (s, v) => s with { StoreIndexCapacity = v }, s => s.StoreIndexCapacity),
         Int("MemoryStoreCapacityBytes", (s, v) => s with { MemoryStoreCapacityBytes = v }, s => s.MemoryStoreCapacityBytes),
-        Str("PostgreSQLStoreConnectionString", (s, v) => s with { PostgreSQLStoreConnectionString = v }, s => s.PostgreSQLStoreConnectionString),
-        Str("PostgreSQLStoreTablePrefix", (s, v) => s with { PostgreSQLStoreTablePrefix = v }, s => s.PostgreSQLStoreTablePrefix),
-        Enum("PostgreSQLStoreSync", (s, v) => s with { PostgreSQLStoreSync = v }, s => s.PostgreSQLStoreSync),
-        Int("PostgreSQLStoreLeaseTimeout", (s, v) => s with { PostgreSQLStoreLeaseTimeout = v }, s => s.PostgreSQLStoreLeaseTimeout),
-        Enum("PostgreSQLStoreFailurePolicy", (s, v) => s with { PostgreSQLStoreFailurePolicy = v }, s => s.PostgreSQLStoreFailurePolicy),
+        Enum("StoreFailurePolicy", (s, v) => s with { StoreFailurePolicy = v }, s => s.StoreFailurePolicy),
+        Alias("PostgreSQLStoreFailurePolicy", "StoreFailurePolicy"),
+        // Keys of integration packages: kept as written (SessionSettings.ExtensionSettings) for the package to parse.
+        Extension("PostgreSQLStoreConnectionString"),
+        Extension("PostgreSQLStoreTablePrefix"),
+        Extension("PostgreSQLStoreSync"),
+        Extension("PostgreSQLStoreLeaseTimeout"),
         Bool("SocketUseSSL", (s, v) => s with { SocketUseSSL = v }, s => s.SocketUseSSL),
         Alias("SSLEnable", "SocketUseSSL"),
         Str("SSLCertificate", (s, v) => s with { SSLCertificate = v }, s => s.SSLCertificate),
@@ -137,7 +139,28 @@ internal static class SettingKeys
         ["CertificationAuthoritiesDirectory"] = "SSLCACertificateDirectory",
         ["MaxMessagesInResendRequest"] = "ResendRequestChunkSize",
         ["SSLProtocol"] = "SSLProtocols",
+        ["PostgreSQLStoreFailurePolicy"] = "StoreFailurePolicy",
     };
+
+    /// <summary>The package that reads each integration key, with the way to use it (named in the error a session gets
+    /// when the package is not in use).</summary>
+    private static readonly Dictionary<string, (string Package, string Usage)> s_extensionOwners = new(StringComparer.OrdinalIgnoreCase)
+    {
+        ["PostgreSQLStoreConnectionString"] = (PostgreSQLPackage, PostgreSQLUsage),
+        ["PostgreSQLStoreTablePrefix"] = (PostgreSQLPackage, PostgreSQLUsage),
+        ["PostgreSQLStoreSync"] = (PostgreSQLPackage, PostgreSQLUsage),
+        ["PostgreSQLStoreLeaseTimeout"] = (PostgreSQLPackage, PostgreSQLUsage),
+    };
+
+    private const string PostgreSQLPackage = "FixEngine.PostgreSQL";
+
+    private const string PostgreSQLUsage = "set EngineOptions.MessageStoreFactory = PostgresMessageStoreFactory.Instance, "
+        + "or register it as the IMessageStoreFactory of AddFixEngine";
+
+    /// <summary>The package that reads the integration key <paramref name="name"/> and how to use it, or null for a key
+    /// that is not an integration package's.</summary>
+    public static (string Package, string Usage)? ExtensionOwner(string name)
+        => s_extensionOwners.TryGetValue(name, out (string Package, string Usage) owner) ? owner : null;
 
     private static readonly Dictionary<string, Key> s_byName = Index();
 
@@ -224,6 +247,10 @@ internal static class SettingKeys
     // A second spelling of an existing key: same parsing, nothing written back.
     private static Key Alias(string name, string canonical)
         => new(name, (s, v) => Find(canonical)!.Apply(s, v), _ => null, v => Find(canonical)!.Note?.Invoke(v));
+
+    private static Key Extension(string name)
+        => new(name, (s, v) => v.Length == 0 ? throw new BadValueException("empty value") : s.WithExtensionSetting(name, v),
+            s => s.ExtensionSettings.TryGetValue(name, out string? v) ? v : null);
 
     private static Key Str(string name, Func<SessionSettings, string, SessionSettings> apply, Func<SessionSettings, string?> format)
         => new(name, (s, v) => v.Length == 0 ? throw new BadValueException("empty value") : apply(s, v), format);

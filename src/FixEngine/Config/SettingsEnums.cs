@@ -33,8 +33,8 @@ public enum FileStoreSync
     OS,
 }
 
-/// <summary>What a session does when its message store cannot be written for a while: the PostgreSQL database is away
-/// (<c>PostgreSQLStoreFailurePolicy</c>). Failures that cannot pass (a full disk under the file store, a store fenced
+/// <summary>What a session does when its message store cannot be written for a while, e.g. the PostgreSQL store's
+/// database is away (<c>StoreFailurePolicy</c>, formerly <c>PostgreSQLStoreFailurePolicy</c>). Failures that cannot pass (a full disk under the file store, a store fenced
 /// by a standby's takeover) always end the session as under <see cref="Logout"/>.</summary>
 public enum StoreFailurePolicy
 {

@@ -63,7 +63,7 @@ public sealed class EngineOptions
 
     /// <summary>Whether the engine binds a listening socket for each <c>SocketAcceptPort</c>. Default true. False when a
     /// hosting server owns the port and hands the engine its connections (ASP.NET Core's Kestrel through
-    /// <see cref="AspNetCore.FixConnectionHandler"/>, or <see cref="FixEngineHost.RunAcceptorConnectionAsync"/>): acceptor
+    /// <c>FixConnectionHandler</c> of FixEngine.AspNetCore, or <see cref="FixEngineHost.RunAcceptorConnectionAsync"/>): acceptor
     /// sessions then take connections only from the server, with its TLS and limits, and the engine's own TLS and
     /// unauthenticated-connection keys of those ports do not apply.</summary>
     public bool ListenOnAcceptorPorts { get; init; } = true;

@@ -139,6 +139,7 @@ public sealed class FixEngineHost : IDisposable
         CpuAffinity = cpus;
 
         _factory = new SessionFactory(options.MessageStoreFactory, options.SessionLogFactory);
+        foreach (SessionSettings s in settings) _factory.ValidateStore(s);
         Dictionary<int, List<SessionSettings>> ports = EngineConfiguration.AcceptorPorts(settings);
         int logonTimeoutSeconds = EngineConfiguration.PendingLogonTimeoutSeconds(settings);
         _pendingLogonTimeout = TimeSpan.FromSeconds(logonTimeoutSeconds);
@@ -521,7 +522,7 @@ public sealed class FixEngineHost : IDisposable
     }
 
     /// <summary>Runs one inbound acceptor connection that a hosting server accepted (Kestrel through
-    /// <see cref="AspNetCore.FixConnectionHandler"/>, or any <see cref="IDuplexPipe"/>): its Logon is routed to the
+    /// <c>FixConnectionHandler</c> of FixEngine.AspNetCore, or any <see cref="IDuplexPipe"/>): its Logon is routed to the
     /// acceptor session with its CompIDs, as on the engine's own listener, and the session runs over the pipe until the
     /// connection ends.</summary>
     /// <param name="transport">The connection's pipe (Kestrel's <c>ConnectionContext.Transport</c>); the engine completes

@@ -19,6 +19,17 @@ public interface IMessageStoreFactory
     /// <param name="epochNs">Now (epoch nanoseconds): the creation time of a new store.</param>
     /// <returns>A store; the session takes ownership.</returns>
     IMessageStore Create(SessionSettings settings, long epochNs);
+
+    /// <summary>Checks the store settings of a session before any store is made: the engine calls it for every session
+    /// when it is built (and before <see cref="FixEngineHost.AddSession"/> or an unknown session's Logon makes one), so a
+    /// bad value stops the engine at start rather than after other sessions' stores have opened.</summary>
+    /// <param name="settings">The session's settings.</param>
+    /// <exception cref="ConfigException">A store setting is invalid; names the file, line and key when the settings
+    /// came from a file (<see cref="SessionSettings.Origin"/>).</exception>
+    /// <remarks>The default accepts everything; <see cref="Create"/> may still fail on the medium.</remarks>
+    void Validate(SessionSettings settings)
+    {
+    }
 }
 
 /// <summary>Makes the message log of each session an engine builds (<see cref="EngineOptions.SessionLogFactory"/>).</summary>
@@ -46,53 +57,56 @@ public interface ISessionLogFactory
 
 /// <summary>The built-in store choice: a <see cref="FileMessageStore"/> under <c>FileStorePath</c> when it is set, else a
 /// <see cref="MemoryMessageStore"/> (<c>StoreIndexCapacity</c>, <c>MemoryStoreCapacityBytes</c>, <c>FileStoreSync</c>).</summary>
+/// <remarks>Stores of integration packages are not made here: a session whose settings name one (the
+/// <c>PostgreSQLStoreConnectionString</c> of FixEngine.PostgreSQL) fails <see cref="Validate"/> with an error naming the
+/// key, its file and line, and the package to reference; that package's factory handles those sessions and hands the
+/// others to this one.</remarks>
 public sealed class SettingsMessageStoreFactory : IMessageStoreFactory
 {
     /// <summary>The one instance (stateless).</summary>
     public static SettingsMessageStoreFactory Instance { get; } = new();
 
     /// <inheritdoc/>
-    /// <remarks>A PostgreSQL store (<c>PostgreSQLStoreConnectionString</c>) blocks until this engine holds the session's
-    /// lease: a standby engine waits here while the primary renews it, and takes the session over once the primary's
-    /// lease expires (or is released on its clean stop).</remarks>
-    /// <exception cref="MessageStoreException">The file store cannot be opened or refuses a damaged journal
-    /// (<c>FileStoreRecovery=Refuse</c>).</exception>
-    /// <exception cref="PostgresStoreException">The database is unreachable, its schema is newer, or the lease could not be taken.</exception>
-    public IMessageStore Create(SessionSettings settings, long epochNs)
+    /// <exception cref="ConfigException">The settings name a store of a package this factory cannot make
+    /// (<c>PostgreSQLStoreConnectionString</c>: reference FixEngine.PostgreSQL and use its factory).</exception>
+    public void Validate(SessionSettings settings)
     {
         ArgumentNullException.ThrowIfNull(settings);
-        string name = settings.SessionId.ToString();
-        if (settings.PostgreSQLStoreConnectionString is string pgConnection)
+        foreach (string key in settings.ExtensionSettings.Keys)
         {
-            return new PostgresMessageStore(name, epochNs, new PostgresMessageStoreOptions
-            {
-                ConnectionString = pgConnection,
-                TablePrefix = settings.PostgreSQLStoreTablePrefix,
-                SyncPolicy = settings.PostgreSQLStoreSync,
-                LeaseDuration = TimeSpan.FromSeconds(settings.PostgreSQLStoreLeaseTimeout),
-                // A holding session waits for its own lease to come back instead of stopping for good.
-                ResumeAfterLeaseLost = settings.PostgreSQLStoreFailurePolicy == StoreFailurePolicy.Hold,
-                LocalJournalDirectory = settings.FileStorePath,
-                LocalJournalOptions = new FileMessageStoreOptions
-                {
-                    SyncPolicy = ToPolicy(settings.FileStoreSync),
-                    Recovery = settings.FileStoreRecovery,
-                    InitialIndexCapacity = settings.StoreIndexCapacity,
-                },
-                InitialIndexCapacity = settings.StoreIndexCapacity,
-                InitialCapacityInBytes = settings.MemoryStoreCapacityBytes,
-            });
+            // A key that selects a store this factory does not know; the package's other keys only tune that store.
+            if (!key.EndsWith("ConnectionString", StringComparison.OrdinalIgnoreCase)) continue;
+            if (SettingKeys.ExtensionOwner(key) is not (string package, string usage)) continue;
+            throw SettingsOrigin.Error(settings, key, $"names a store of the {package} package, which this engine does not use: "
+                + $"reference {package} and use its factory ({usage})");
         }
+    }
+
+    /// <inheritdoc/>
+    /// <exception cref="ConfigException">As <see cref="Validate"/>.</exception>
+    /// <exception cref="MessageStoreException">The file store cannot be opened or refuses a damaged journal
+    /// (<c>FileStoreRecovery=Refuse</c>).</exception>
+    public IMessageStore Create(SessionSettings settings, long epochNs)
+    {
+        Validate(settings);
+        string name = settings.SessionId.ToString();
         return settings.FileStorePath is string storePath
-            ? new FileMessageStore(storePath, name, epochNs, new FileMessageStoreOptions
-            {
-                SyncPolicy = ToPolicy(settings.FileStoreSync),
-                Recovery = settings.FileStoreRecovery,
-                InitialIndexCapacity = settings.StoreIndexCapacity,
-                // RefreshOnLogon is for a standby that opens the journal while the primary still writes it.
-                SharedAccess = settings.RefreshOnLogon,
-            })
+            // RefreshOnLogon is for a standby that opens the journal while the primary still writes it.
+            ? new FileMessageStore(storePath, name, epochNs, FileOptions(settings, sharedAccess: settings.RefreshOnLogon))
             : MemoryMessageStoreFactory.Instance.Create(settings, epochNs);
+    }
+
+    /// <summary>The file store options the settings ask for (<c>FileStoreSync</c>, <c>FileStoreRecovery</c>,
+    /// <c>StoreIndexCapacity</c>); also the PostgreSQL store's local journal.</summary>
+    internal static FileMessageStoreOptions FileOptions(SessionSettings settings, bool sharedAccess)
+    {
+        return new FileMessageStoreOptions
+        {
+            SyncPolicy = ToPolicy(settings.FileStoreSync),
+            Recovery = settings.FileStoreRecovery,
+            InitialIndexCapacity = settings.StoreIndexCapacity,
+            SharedAccess = sharedAccess,
+        };
     }
 
     private static FileStoreSyncPolicy ToPolicy(FileStoreSync sync) => sync switch

@@ -35,6 +35,12 @@ internal sealed class SessionFactory : IDisposable
         _logs = logs ?? (_ownLogs = new FileSessionLogFactory());
     }
 
+    /// <summary>Checks a session's store settings with the store factory (<see cref="IMessageStoreFactory.Validate"/>)
+    /// before any store is made.</summary>
+    /// <param name="settings">The session's settings.</param>
+    /// <exception cref="ConfigException">A store setting is invalid.</exception>
+    public void ValidateStore(SessionSettings settings) => _stores.Validate(settings);
+
     /// <summary>Creates a session.</summary>
     /// <param name="settings">Its settings (validated here).</param>
     /// <param name="application">Application callbacks.</param>
@@ -46,6 +52,7 @@ internal sealed class SessionFactory : IDisposable
     {
         ArgumentNullException.ThrowIfNull(settings);
         settings.Validate();
+        _stores.Validate(settings);
         DataDictionary? sessionDictionary = null;
         DataDictionary? appDictionary = null;
         if (settings.BeginString == "FIXT.1.1")

@@ -39,10 +39,10 @@ public sealed partial class FixSession
     /// (README "Exactly-once processing"). Allocation-free.</remarks>
     /// <exception cref="InvalidOperationException">Called from a thread other than the session's owner thread, after
     /// the session's message store failed (<see cref="StoreFailure"/>), or while the session holds because its store
-    /// cannot take writes (<see cref="IsStoreHeld"/>, <c>PostgreSQLStoreFailurePolicy=Hold</c>).</exception>
+    /// cannot take writes (<see cref="IsStoreHeld"/>, <c>StoreFailurePolicy=Hold</c>).</exception>
     /// <exception cref="Store.MessageStoreException">The store failed storing this message (it was not sent): the session
     /// has sent a Logout, disconnected and refuses further sends (<see cref="IApplication.OnStoreFailure"/> was called),
-    /// or, for a failure that may pass under <c>PostgreSQLStoreFailurePolicy=Hold</c>, it now holds
+    /// or, for a failure that may pass under <c>StoreFailurePolicy=Hold</c>, it now holds
     /// (<see cref="IApplication.OnStoreHeld"/> was called).</exception>
     public SendResult Send<TState>(ReadOnlySpan<byte> msgType, scoped in TState state, BodyWriter<TState> body, long epochNs)
         where TState : allows ref struct
@@ -289,7 +289,7 @@ public sealed partial class FixSession
     private void ThrowStoreHeld() =>
         throw new InvalidOperationException(
             $"Session {Id} is holding: its message store cannot take writes ({_storeHold?.Message}). Nothing is stored or sent until the store "
-            + "is back (PostgreSQLStoreFailurePolicy=Hold); send again after IApplication.OnStoreResumed (FixSession.IsStoreHeld turns false).",
+            + "is back (StoreFailurePolicy=Hold); send again after IApplication.OnStoreResumed (FixSession.IsStoreHeld turns false).",
             _storeHold);
 
     [DoesNotReturn]

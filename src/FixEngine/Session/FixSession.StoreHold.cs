@@ -7,7 +7,7 @@ using FixEngine.Store;
 namespace FixEngine.Session;
 
 // Role: what the session does about its store beyond storing. A store whose medium is away for a while (the PostgreSQL
-// database) under PostgreSQLStoreFailurePolicy=Hold: the session holds (sends nothing, accepts no new message, keeps the
+// database) under StoreFailurePolicy=Hold: the session holds (sends nothing, accepts no new message, keeps the
 // connection while the store's lease lasts) and resumes once the store takes writes again. After a takeover whose store
 // may have lost its last sent messages: the counterparty's expectation moves the sender number forward. A store that had
 // to recover its medium on open: the application is told.
@@ -26,7 +26,7 @@ public sealed partial class FixSession
     private const long HoldMaxRetryNs = 5_000_000_000L;
 
     /// <summary>True while the session holds because its message store cannot take writes for a while
-    /// (<c>PostgreSQLStoreFailurePolicy=Hold</c>): nothing is sent, <see cref="TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>
+    /// (<c>StoreFailurePolicy=Hold</c>): nothing is sent, <see cref="TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>
     /// returns false and <see cref="Send{TState}(ReadOnlySpan{byte}, in TState, BodyWriter{TState}, long)"/> throws.</summary>
     /// <remarks>Any thread may read it (a recent value). <see cref="StoreHoldReason"/> says why;
     /// <see cref="IApplication.OnStoreHeld"/> and <see cref="IApplication.OnStoreResumed"/> mark both ends.</remarks>
@@ -36,7 +36,7 @@ public sealed partial class FixSession
     public MessageStoreException? StoreHoldReason => _storeHold;
 
     private bool WouldHold(MessageStoreException error) =>
-        _settings.PostgreSQLStoreFailurePolicy == StoreFailurePolicy.Hold && error.MayRecover;
+        _settings.StoreFailurePolicy == StoreFailurePolicy.Hold && error.MayRecover;
 
     private void EnterHold(MessageStoreException error, long epochNs)
     {
@@ -47,7 +47,7 @@ public sealed partial class FixSession
         _heldSinceNs = epochNs;
         _holdRetryNs = HoldFirstRetryNs;
         _holdRetryAtNs = epochNs + _holdRetryNs;
-        _log.OnEvent(LogLevel.Warning, "Message store unavailable: " + error.Message + " Holding (PostgreSQLStoreFailurePolicy=Hold): nothing is "
+        _log.OnEvent(LogLevel.Warning, "Message store unavailable: " + error.Message + " Holding (StoreFailurePolicy=Hold): nothing is "
             + "sent and no new message is accepted until the store takes writes again; inbound messages are asked for again then", epochNs);
         if (_connection is not null)
         {
@@ -57,7 +57,7 @@ public sealed partial class FixSession
         _application.OnStoreHeld(this, error);
     }
 
-    private static bool IsLeaseLost(MessageStoreException? error) => error is PostgresStoreException { Failure: PostgresStoreFailure.LeaseLost };
+    private static bool IsLeaseLost(MessageStoreException? error) => error is { Ownership: MessageStoreOwnership.Lapsed };
 
     // The lease lapsed: a standby may take the session over and must be able to log on at the counterparty. No Logout:
     // it would need a stored sequence number.

@@ -156,7 +156,7 @@ public sealed partial class FixSession : IDisposable
         set => _latency = value;
     }
 
-    // Store hold (PostgreSQLStoreFailurePolicy=Hold, FixSession.StoreHold): the recoverable failure the session waits on
+    // Store hold (StoreFailurePolicy=Hold, FixSession.StoreHold): the recoverable failure the session waits on
     // (null: not holding), since when, the back-off and the next check; inbound messages left unprocessed meanwhile
     // (count, highest MsgSeqNum), asked for again on resume. _held is also read by producer threads.
     private Store.MessageStoreException? _storeHold;
@@ -452,7 +452,7 @@ public sealed partial class FixSession : IDisposable
     /// did outside the engine for it was done (README "Exactly-once processing"). Owner thread, during FromApp.</remarks>
     public bool IsPossibleRedelivery => _possibleRedelivery;
 
-    // A store write failed. A failure that may pass under PostgreSQLStoreFailurePolicy=Hold: hold (FixSession.StoreHold).
+    // A store write failed. A failure that may pass under StoreFailurePolicy=Hold: hold (FixSession.StoreHold).
     // Otherwise the session cannot number or keep messages any more: disconnect, tell the application, and refuse every
     // later send and connection. No Logout: it would need a sequence number the store cannot keep, and a Logout sent
     // unstored puts the counterparty one number ahead of the store, so the Logon after the restart (numbered from the
@@ -469,7 +469,7 @@ public sealed partial class FixSession : IDisposable
         EndHold();
         _storeFault = error;
         _handOff.Close();
-        bool fenced = error is PostgresStoreException { Failure: PostgresStoreFailure.Fenced };
+        bool fenced = error.Ownership == FixEngine.Store.MessageStoreOwnership.TakenOver;
         _log.OnEvent(Logging.LogLevel.Error, "Message store failed: " + error.Message + (fenced
             ? " Another engine holds the session now: disconnecting without a Logout; the session refuses further sends"
             : " Disconnecting without a Logout (the store cannot number one); the session refuses further sends"), epochNs);

@@ -188,12 +188,12 @@ public interface IApplication
     }
 
     /// <summary>The session's message store failed (disk full, I/O error, the PostgreSQL database lost under
-    /// <c>PostgreSQLStoreFailurePolicy=Logout</c>): the session sent a Logout with the reason (unstored: the store
+    /// <c>StoreFailurePolicy=Logout</c>): the session sent a Logout with the reason (unstored: the store
     /// cannot take it; none when the store was fenced by another engine's takeover), disconnected, and refuses every
     /// further send and connection.</summary>
     /// <param name="session">The session.</param>
-    /// <param name="error">What failed: the file (or database) and the operation; a
-    /// <see cref="Store.PostgresStoreException"/> for the PostgreSQL store.</param>
+    /// <param name="error">What failed: the file (or database) and the operation; the PostgreSQL store
+    /// (FixEngine.PostgreSQL) throws its <c>PostgresStoreException</c>, which says which failure.</param>
     /// <remarks>On the session's thread, once. Restart the engine once the medium is fixed: the store replays its
     /// journal (or reloads from the database) and the session resumes where it ends.</remarks>
     void OnStoreFailure(FixSession session, Store.MessageStoreException error)
@@ -201,7 +201,7 @@ public interface IApplication
     }
 
     /// <summary>The session's message store cannot take writes for a while (the PostgreSQL database is away) and the
-    /// session holds (<c>PostgreSQLStoreFailurePolicy=Hold</c>): it sends nothing, <c>TrySendFromAnyThread</c> returns
+    /// session holds (<c>StoreFailurePolicy=Hold</c>): it sends nothing, <c>TrySendFromAnyThread</c> returns
     /// false and <c>Send</c> throws <see cref="InvalidOperationException"/> until <see cref="OnStoreResumed"/>.</summary>
     /// <param name="session">The session.</param>
     /// <param name="error">Why the store cannot take writes.</param>

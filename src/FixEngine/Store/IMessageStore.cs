@@ -59,7 +59,7 @@ public interface IMessageStore : IDisposable
     /// without blocking or allocating.</summary>
     /// <remarks>A store whose medium can come back by itself (a database) returns a failure with
     /// <see cref="MessageStoreException.MayRecover"/> while the medium is away and null again once its background
-    /// retries reach it; a terminal failure stays. A session whose <c>PostgreSQLStoreFailurePolicy</c> is <c>Hold</c>
+    /// retries reach it; a terminal failure stays. A session whose <c>StoreFailurePolicy</c> is <c>Hold</c>
     /// polls it (with back-off) to know when to resume. Stores that fail only by throwing (memory, file) return null
     /// (the default).</remarks>
     MessageStoreException? CurrentFailure => null;

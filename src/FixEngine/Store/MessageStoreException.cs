@@ -28,6 +28,23 @@ public enum MessageStoreOperation
     Read,
 }
 
+/// <summary>Whether this engine still owns its session's store (<see cref="MessageStoreException.Ownership"/>), for stores
+/// that several engines share and hand over between them (a lease in a database); a file or memory store is always
+/// <see cref="Owned"/>.</summary>
+public enum MessageStoreOwnership
+{
+    /// <summary>This engine owns the store, or the store is not shared.</summary>
+    Owned,
+
+    /// <summary>This engine's claim on the store lapsed (its lease could not be renewed in time): another engine may take
+    /// the session over, so a session holding on the failure disconnects without a Logout, letting a standby log on at
+    /// the counterparty. The claim may come back if nobody took it (<see cref="MessageStoreException.MayRecover"/>).</summary>
+    Lapsed,
+
+    /// <summary>Another engine took the session over: the store refuses every write for good, and the session stops.</summary>
+    TakenOver,
+}
+
 /// <summary>The one exception a message store throws when its medium fails or refuses to open: disk full, a read-only
 /// or unwritable folder, an I/O error, a journal damaged beyond the configured recovery policy.</summary>
 /// <remarks>
@@ -36,8 +53,9 @@ public enum MessageStoreOperation
 /// it refuses every later write with this exception (reads still work) because what reached the disk is unknown;
 /// dispose it and open it again, which replays and repairs the journal. Argument errors (a sequence number below 1, a
 /// message above the size limit) stay <see cref="ArgumentException"/>s and leave the store usable. A store whose medium
-/// can come back by itself (a database) throws a subclass (<see cref="PostgresStoreException"/>) whose
-/// <see cref="MayRecover"/> says whether waiting can help.
+/// can come back by itself (a database, such as the FixEngine.PostgreSQL package's store) throws a subclass whose
+/// <see cref="MayRecover"/> says whether waiting can help, and a store shared between engines says through
+/// <see cref="Ownership"/> whether this engine still owns the session.
 /// </remarks>
 public class MessageStoreException : IOException
 {
@@ -67,7 +85,13 @@ public class MessageStoreException : IOException
 
     /// <summary>True when the store may take writes again without being reopened: its medium is away for a while (a
     /// database that cannot be reached) and the store keeps retrying it. False (the default) for a faulted file store
-    /// and for terminal failures. A session whose <c>PostgreSQLStoreFailurePolicy</c> is <c>Hold</c> waits for such a
+    /// and for terminal failures. A session whose <c>StoreFailurePolicy</c> is <c>Hold</c> waits for such a
     /// store (<see cref="IMessageStore.CurrentFailure"/> turns null) instead of logging out.</summary>
     public virtual bool MayRecover => false;
+
+    /// <summary>Whether this engine still owns the session's store: <see cref="MessageStoreOwnership.Owned"/> (the
+    /// default) unless a store shared between engines lost its claim (<see cref="MessageStoreOwnership.Lapsed"/>) or was
+    /// taken over (<see cref="MessageStoreOwnership.TakenOver"/>). The session reads it to end a connection the way a
+    /// takeover needs (no Logout, which would need a sequence number the new owner keeps).</summary>
+    public virtual MessageStoreOwnership Ownership => MessageStoreOwnership.Owned;
 }

@@ -21,7 +21,7 @@ internal interface IPipeFrameHandler
 /// <summary>Runs one <see cref="FixSession"/> over an <see cref="IDuplexPipe"/>: outbound messages are written to the
 /// pipe's output, inbound bytes are framed from its input and handed to a <see cref="IPipeFrameHandler"/> (the session).</summary>
 /// <remarks>
-/// <para>Design: two users. The testing pair (<see cref="Testing.FixSessionTestPair"/>) runs it on one thread with
+/// <para>Design: two users. The testing pair (<c>FixSessionTestPair</c>, FixEngine.Testing) runs it on one thread with
 /// <see cref="PumpInbound"/>. The engine (<see cref="Engine.PipeEngineConnection"/>, a hosting server's connection such as
 /// Kestrel's) reads on the server's thread with <see cref="Deliver"/> and sends under the session's gate from whichever
 /// thread runs the session; there <see cref="Close"/> may come from any thread, so it only marks the connection closed and

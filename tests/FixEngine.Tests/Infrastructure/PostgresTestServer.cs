@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Linq;
+using FixEngine.PostgreSQL;
 using Xunit.Abstractions;
 using Xunit.Sdk;
 

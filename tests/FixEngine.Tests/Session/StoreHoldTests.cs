@@ -7,6 +7,7 @@ using System.Threading;
 using FixEngine.Codec;
 using FixEngine.Config;
 using FixEngine.Logging;
+using FixEngine.PostgreSQL;
 using FixEngine.Session;
 using FixEngine.Store;
 using FixEngine.Tests.Infrastructure;
@@ -84,7 +85,7 @@ public sealed class StoreHoldTests
 
     private static SessionHarness LoggedOn(IMessageStore store, DurableApp app, StoreFailurePolicy policy, RecordingSessionLog? log = null)
     {
-        var h = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false, PostgreSQLStoreFailurePolicy = policy }, store, application: app, log: log);
+        var h = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false, StoreFailurePolicy = policy }, store, application: app, log: log);
         h.Logon();
         return h;
     }
@@ -230,7 +231,7 @@ public sealed class StoreHoldTests
         Assert.Equal(PostgresStoreFailure.Unavailable, reason.Failure);
         Assert.Contains(db.Name, reason.Message);
         Assert.Same(reason, h.Session.StoreHoldReason);
-        Assert.Contains(log.Events, e => e.Level == LogLevel.Warning && e.Text.Contains("Holding (PostgreSQLStoreFailurePolicy=Hold)"));
+        Assert.Contains(log.Events, e => e.Level == LogLevel.Warning && e.Text.Contains("Holding (StoreFailurePolicy=Hold)"));
         Assert.Equal(5, app.Stored.Count);
         Assert.Empty(app.NotStored);
         Assert.Null(h.Session.StoreFailure);

@@ -3,6 +3,7 @@ using System.Linq;
 using System.Threading;
 using FixEngine.Config;
 using FixEngine.Logging;
+using FixEngine.PostgreSQL;
 using FixEngine.Store;
 using FixEngine.Tests.Infrastructure;
 using FixEngine.Tests.Store;

@@ -5,6 +5,7 @@ using System.Threading;
 using FixEngine.Codec;
 using FixEngine.Config;
 using FixEngine.Engine;
+using FixEngine.PostgreSQL;
 using FixEngine.Session;
 using FixEngine.Store;
 using FixEngine.Tests.Infrastructure;
@@ -103,7 +104,7 @@ public sealed class PostgresHoldEngineTests
             BeginString=FIX.4.4
             SenderCompID=EXEC
             TargetCompID=CLIENT
-            """, "acceptor"), fill, console: events.Enqueue);
+            """, "acceptor"), fill, new EngineOptions { Console = events.Enqueue, MessageStoreFactory = PostgresMessageStoreFactory.Instance });
         acceptor.Start();
         var client = new Counterparty();
         using var initiator = new FixEngineHost(SettingsFile.Parse($"""

@@ -4,6 +4,7 @@ using System.Linq;
 using System.Net;
 using System.Net.Sockets;
 using System.Threading;
+using FixEngine.PostgreSQL;
 using FixEngine.Store;
 using FixEngine.Tests.Infrastructure;
 using Npgsql;

@@ -2,13 +2,15 @@ using System;
 using FixEngine.Codec;
 using FixEngine.Config;
 using FixEngine.Engine;
+using FixEngine.PostgreSQL;
 using FixEngine.Session;
 using FixEngine.Store;
 using FixEngine.Tests.Infrastructure;
 
 namespace FixEngine.Tests.Store;
 
-/// <summary>The PostgreSQL store's settings keys, and the session factory building the store from them.</summary>
+/// <summary>The PostgreSQL store's settings keys (kept by the core as written, read by FixEngine.PostgreSQL), and the
+/// session factory building the store from them.</summary>
 public sealed class PostgresStoreSettingsTests
 {
     private const string Session = """
@@ -31,12 +33,13 @@ public sealed class PostgresStoreSettingsTests
     [Fact]
     public void SettingsCarryTheConnectionStringPrefixSyncPolicyAndLease()
     {
-        SessionSettings defaults = Assert.Single(SettingsFile.Parse(Session));
-        Assert.Null(defaults.PostgreSQLStoreConnectionString);
-        Assert.Equal("fixengine_", defaults.PostgreSQLStoreTablePrefix);
-        Assert.Equal(PostgresSyncPolicy.PerMessage, defaults.PostgreSQLStoreSync);
-        Assert.Equal(10, defaults.PostgreSQLStoreLeaseTimeout);
-        Assert.Equal(StoreFailurePolicy.Logout, defaults.PostgreSQLStoreFailurePolicy);
+        SessionSettings defaultSettings = Assert.Single(SettingsFile.Parse(Session));
+        PostgresStoreSettings defaults = PostgresStoreSettings.Parse(defaultSettings);
+        Assert.Null(defaults.ConnectionString);
+        Assert.Equal("fixengine_", defaults.TablePrefix);
+        Assert.Equal(PostgresSyncPolicy.PerMessage, defaults.Sync);
+        Assert.Equal(10, defaults.LeaseTimeout);
+        Assert.Equal(StoreFailurePolicy.Logout, defaultSettings.StoreFailurePolicy);
         SessionSettings s = Assert.Single(SettingsFile.Parse(Session + """
 
             PostgreSQLStoreConnectionString=Host=db1;Port=5432;Database=fix;Username=fix
@@ -45,24 +48,79 @@ public sealed class PostgresStoreSettingsTests
             PostgreSQLStoreLeaseTimeout=4
             PostgreSQLStoreFailurePolicy=hold
             """));
-        Assert.Equal("Host=db1;Port=5432;Database=fix;Username=fix", s.PostgreSQLStoreConnectionString);
-        Assert.Equal("venue_a_", s.PostgreSQLStoreTablePrefix);
-        Assert.Equal(PostgresSyncPolicy.GroupCommit, s.PostgreSQLStoreSync);
-        Assert.Equal(4, s.PostgreSQLStoreLeaseTimeout);
-        Assert.Equal(StoreFailurePolicy.Hold, s.PostgreSQLStoreFailurePolicy);
+        PostgresStoreSettings pg = PostgresStoreSettings.Parse(s);
+        Assert.Equal("Host=db1;Port=5432;Database=fix;Username=fix", pg.ConnectionString);
+        Assert.Equal("venue_a_", pg.TablePrefix);
+        Assert.Equal(PostgresSyncPolicy.GroupCommit, pg.Sync);
+        Assert.Equal(4, pg.LeaseTimeout);
+        Assert.Equal(StoreFailurePolicy.Hold, s.StoreFailurePolicy);
+        // Written back as read: the settings file round trip keeps the package's keys.
+        string written = SettingsFile.ToSettingsText(s);
+        Assert.Contains("PostgreSQLStoreConnectionString=Host=db1;Port=5432;Database=fix;Username=fix", written);
+        Assert.Contains("PostgreSQLStoreSync=groupcommit", written);
+        Assert.Equal(pg, PostgresStoreSettings.Parse(Assert.Single(SettingsFile.Parse(written))));
     }
 
+    [Fact]
+    public void SettingsBuiltInCodeCarryTheKeysToo()
+    {
+        SessionSettings file = Assert.Single(SettingsFile.Parse(Session));
+        SessionSettings s = (file with { Origin = null }).WithExtensionSetting("PostgreSQLStoreConnectionString", "Host=db1")
+            .WithExtensionSetting("postgresqlstoresync", "LocalJournalFirst");
+        ConfigException e = Assert.Throws<ConfigException>(() => PostgresStoreSettings.Parse(s));
+        Assert.Equal("PostgreSQLStoreSync: LocalJournalFirst needs FileStorePath (the folder of the local journal)", e.Message);
+        Assert.Throws<ArgumentException>(() => file.WithExtensionSetting("PostgreSQLStoreSnyc", "PerMessage"));
+    }
+
+    // The core keeps the values as written; the package checks them, naming the file, line and key, before any store opens.
     [Theory]
     [InlineData("PostgreSQLStoreSync=Sometimes", "PostgreSQLStoreSync", "PerMessage, GroupCommit, LocalJournalFirst")]
     [InlineData("PostgreSQLStoreLeaseTimeout=0", "PostgreSQLStoreLeaseTimeout", "at least 1")]
-    [InlineData("PostgreSQLStoreFailurePolicy=Wait", "PostgreSQLStoreFailurePolicy", "Logout, Hold")]
+    [InlineData("PostgreSQLStoreLeaseTimeout=ten", "PostgreSQLStoreLeaseTimeout", "not an integer")]
     [InlineData("PostgreSQLStoreTablePrefix=Fix-Engine", "PostgreSQLStoreTablePrefix", "lower-case")]
     [InlineData("PostgreSQLStoreConnectionString=Host=db1\nPostgreSQLStoreSync=LocalJournalFirst", "PostgreSQLStoreSync", "FileStorePath")]
     public void BadValuesNameTheKey(string lines, string key, string reason)
     {
-        ConfigException e = Assert.Throws<ConfigException>(() => SettingsFile.Parse(Session + "\n" + lines, "venue.cfg"));
+        SessionSettings settings = Assert.Single(SettingsFile.Parse(Session + "\n" + lines, "venue.cfg"));
+        ConfigException e = Assert.Throws<ConfigException>(() => PostgresMessageStoreFactory.Instance.Validate(settings));
         Assert.Equal(key, e.Key);
+        Assert.Equal("venue.cfg", e.FileName);
+        Assert.Equal(settings.Origin!.LineOf(key), e.LineNumber);
+        Assert.True(e.LineNumber > 10);
         Assert.Contains(reason, e.Message);
+        // The engine checks every session's store settings when it is built: nothing is opened or bound.
+        ConfigException atStart = Assert.Throws<ConfigException>(() => new FixEngineHost([settings], new NoApp(),
+            new EngineOptions { MessageStoreFactory = PostgresMessageStoreFactory.Instance }));
+        Assert.Equal(e.Message, atStart.Message);
+    }
+
+    [Fact]
+    public void AFailurePolicyThatDoesNotParseNamesTheKeyAsWritten()
+    {
+        ConfigException e = Assert.Throws<ConfigException>(() => SettingsFile.Parse(Session + "\nPostgreSQLStoreFailurePolicy=Wait", "venue.cfg"));
+        Assert.Equal("PostgreSQLStoreFailurePolicy", e.Key);
+        Assert.Contains("Logout, Hold", e.Message);
+        e = Assert.Throws<ConfigException>(() => SettingsFile.Parse(Session + "\nStoreFailurePolicy=Hold\nPostgreSQLStoreFailurePolicy=Hold", "venue.cfg"));
+        Assert.Contains("same setting", e.Message);
+    }
+
+    [Fact]
+    public void WithoutThePackageAPostgresSessionFailsAtStartNamingTheKeyFileLineAndPackage()
+    {
+        SessionSettings settings = Assert.Single(SettingsFile.Parse(Session + "\nPostgreSQLStoreConnectionString=Host=db1\nPostgreSQLStoreSync=GroupCommit", "venue.cfg"));
+        ConfigException e = Assert.Throws<ConfigException>(() => new FixEngineHost([settings], new NoApp(), new EngineOptions()));
+        Assert.Equal("PostgreSQLStoreConnectionString", e.Key);
+        Assert.Equal(12, e.LineNumber);
+        Assert.StartsWith("venue.cfg(12): PostgreSQLStoreConnectionString: ", e.Message);
+        Assert.Contains("reference FixEngine.PostgreSQL and use its factory", e.Message);
+        Assert.DoesNotContain("\n", e.Message);
+        // The same from the factory itself, and for a session added later.
+        Assert.Throws<ConfigException>(() => SettingsMessageStoreFactory.Instance.Create(settings, 1));
+        // The package's factory hands sessions without a connection string to the file or memory store.
+        SessionSettings plain = Assert.Single(SettingsFile.Parse(Session));
+        PostgresMessageStoreFactory.Instance.Validate(plain);
+        using IMessageStore memory = PostgresMessageStoreFactory.Instance.Create(plain, 1);
+        Assert.IsType<MemoryMessageStore>(memory);
     }
 
     [PostgresFact]
@@ -77,7 +135,7 @@ public sealed class PostgresStoreSettingsTests
             PostgreSQLStoreLeaseTimeout=5
             PostgreSQLStoreFailurePolicy=Hold
             """));
-        using var factory = new SessionFactory();
+        using var factory = new SessionFactory(PostgresMessageStoreFactory.Instance, null);
         FixSession session = factory.Create(settings, new NoApp(), 1_700_000_000_000_000_000);
         try
         {
@@ -113,10 +171,11 @@ public sealed class PostgresSampleConfigTests
         }
         Assert.NotNull(root);
         SessionSettings s = Assert.Single(SettingsFile.Load(System.IO.Path.Combine(root, "samples", "postgres-standby.cfg")));
-        Assert.StartsWith("Host=db.example.internal;", s.PostgreSQLStoreConnectionString);
-        Assert.Equal(PostgresSyncPolicy.PerMessage, s.PostgreSQLStoreSync);
-        Assert.Equal(10, s.PostgreSQLStoreLeaseTimeout);
-        Assert.Equal(StoreFailurePolicy.Hold, s.PostgreSQLStoreFailurePolicy);
+        PostgresStoreSettings pg = PostgresStoreSettings.Parse(s);
+        Assert.StartsWith("Host=db.example.internal;", pg.ConnectionString);
+        Assert.Equal(PostgresSyncPolicy.PerMessage, pg.Sync);
+        Assert.Equal(10, pg.LeaseTimeout);
+        Assert.Equal(StoreFailurePolicy.Hold, s.StoreFailurePolicy);
         Assert.Equal("FIX.4.4:EXEC->CLIENT", s.SessionId.ToString());
     }
 }

@@ -8,6 +8,7 @@ using System.Threading;
 using FixEngine.Codec;
 using FixEngine.Config;
 using FixEngine.Engine;
+using FixEngine.PostgreSQL;
 using FixEngine.Session;
 using FixEngine.Store;
 using FixEngine.Tests.Engine;
@@ -189,10 +190,14 @@ public sealed class PostgresTakeoverTests : IDisposable
         string config = Environment.GetEnvironmentVariable(ConfigVariable) ?? throw new InvalidOperationException(ConfigVariable + " is not set");
         output.WriteLine("WAITING for the session lease");
         output.Flush();
-        using var engine = new FixEngineHost(SettingsFile.Load(config), new DedupFillApp(), console: line =>
+        using var engine = new FixEngineHost(SettingsFile.Load(config), new DedupFillApp(), new EngineOptions
         {
-            output.WriteLine(line);
-            output.Flush();
+            MessageStoreFactory = PostgresMessageStoreFactory.Instance,
+            Console = line =>
+            {
+                output.WriteLine(line);
+                output.Flush();
+            },
         });
         engine.Start();
         var store = (PostgresMessageStore)engine.Sessions[0].Store;
@@ -318,7 +323,7 @@ public sealed class PostgresLeaseEngineTests
             BeginString=FIX.4.4
             SenderCompID={exec}
             TargetCompID=CLIENT
-            """, "acceptor"), new FillerApp(), console: events.Enqueue);
+            """, "acceptor"), new FillerApp(), new EngineOptions { Console = events.Enqueue, MessageStoreFactory = PostgresMessageStoreFactory.Instance });
         var store = (PostgresMessageStore)acceptor.Sessions[0].Store;
         store.SuspendLeaseRenewal();
         Assert.True(WaitFor(() => !store.HoldsLease), "the store kept its lease without renewing");

@@ -1,4 +1,5 @@
 using System;
+using FixEngine.PostgreSQL;
 using FixEngine.Store;
 using FixEngine.Tests.Infrastructure;
 using Npgsql;

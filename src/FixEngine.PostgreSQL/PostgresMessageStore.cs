@@ -5,9 +5,10 @@ using System.IO;
 using System.Runtime.CompilerServices;
 using System.Threading;
 using FixEngine.Collections;
+using FixEngine.Store;
 using Npgsql;
 
-namespace FixEngine.Store;
+namespace FixEngine.PostgreSQL;
 
 // Design:
 // - The session thread owns the store (IMessageStore is single-owner). Reads (ReadRange, the sequence numbers) are
@@ -229,7 +230,7 @@ public sealed class PostgresMessageStore : IMessageStore
     /// <inheritdoc/>
     public void SetLastProcessedInboundSeqNum(int value)
     {
-        if (value < 0) Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(value), value);
+        if (value < 0) FixEngine.Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(value), value);
         BeginChange();
         if (_queue is null)
         {
@@ -245,9 +246,9 @@ public sealed class PostgresMessageStore : IMessageStore
     /// <inheritdoc/>
     public void AppendAndIncrement(int seqNum, ReadOnlySpan<byte> message, int processedInboundSeqNum)
     {
-        if (seqNum < 1) Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(seqNum), seqNum);
-        if (processedInboundSeqNum < 0) Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(processedInboundSeqNum), processedInboundSeqNum);
-        if (seqNum == int.MaxValue) Internal.ThrowHelper.ThrowSeqNumOverflow();
+        if (seqNum < 1) FixEngine.Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(seqNum), seqNum);
+        if (processedInboundSeqNum < 0) FixEngine.Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(processedInboundSeqNum), processedInboundSeqNum);
+        if (seqNum == int.MaxValue) FixEngine.Internal.ThrowHelper.ThrowSeqNumOverflow();
         BeginChange();
         if (_queue is null)
         {
@@ -272,7 +273,7 @@ public sealed class PostgresMessageStore : IMessageStore
     /// <inheritdoc/>
     public void SetNextSenderMsgSeqNum(int value)
     {
-        if (value < 1) Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(value), value);
+        if (value < 1) FixEngine.Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(value), value);
         BeginChange();
         if (_queue is null)
         {
@@ -288,7 +289,7 @@ public sealed class PostgresMessageStore : IMessageStore
     /// <inheritdoc/>
     public void SetNextTargetMsgSeqNum(int value)
     {
-        if (value < 1) Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(value), value);
+        if (value < 1) FixEngine.Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(value), value);
         BeginChange();
         if (_queue is null)
         {
@@ -304,21 +305,21 @@ public sealed class PostgresMessageStore : IMessageStore
     /// <inheritdoc/>
     public void IncrNextSenderMsgSeqNum()
     {
-        if (_local.NextSenderMsgSeqNum == int.MaxValue) Internal.ThrowHelper.ThrowSeqNumOverflow();
+        if (_local.NextSenderMsgSeqNum == int.MaxValue) FixEngine.Internal.ThrowHelper.ThrowSeqNumOverflow();
         SetNextSenderMsgSeqNum(_local.NextSenderMsgSeqNum + 1);
     }
 
     /// <inheritdoc/>
     public void IncrNextTargetMsgSeqNum()
     {
-        if (_local.NextTargetMsgSeqNum == int.MaxValue) Internal.ThrowHelper.ThrowSeqNumOverflow();
+        if (_local.NextTargetMsgSeqNum == int.MaxValue) FixEngine.Internal.ThrowHelper.ThrowSeqNumOverflow();
         SetNextTargetMsgSeqNum(_local.NextTargetMsgSeqNum + 1);
     }
 
     /// <inheritdoc/>
     public void Append(int seqNum, ReadOnlySpan<byte> message)
     {
-        if (seqNum < 1) Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(seqNum), seqNum);
+        if (seqNum < 1) FixEngine.Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(seqNum), seqNum);
         BeginChange();
         if (_queue is null)
         {
@@ -343,8 +344,8 @@ public sealed class PostgresMessageStore : IMessageStore
     /// <inheritdoc/>
     public void AppendAndIncrement(int seqNum, ReadOnlySpan<byte> message)
     {
-        if (seqNum < 1) Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(seqNum), seqNum);
-        if (seqNum == int.MaxValue) Internal.ThrowHelper.ThrowSeqNumOverflow();
+        if (seqNum < 1) FixEngine.Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(seqNum), seqNum);
+        if (seqNum == int.MaxValue) FixEngine.Internal.ThrowHelper.ThrowSeqNumOverflow();
         BeginChange();
         if (_queue is null)
         {
@@ -369,7 +370,7 @@ public sealed class PostgresMessageStore : IMessageStore
     /// <inheritdoc/>
     public int ReadRange<THandler>(int beginSeqNo, int endSeqNo, ref THandler handler) where THandler : struct, IStoredMessageHandler
     {
-        if (_disposed) Internal.ThrowHelper.ThrowObjectDisposed(nameof(PostgresMessageStore));
+        if (_disposed) FixEngine.Internal.ThrowHelper.ThrowObjectDisposed(nameof(PostgresMessageStore));
         return _local.ReadRange(beginSeqNo, endSeqNo, ref handler);
     }
 
@@ -494,7 +495,7 @@ public sealed class PostgresMessageStore : IMessageStore
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void BeginChange()
     {
-        if (_disposed) Internal.ThrowHelper.ThrowObjectDisposed(nameof(PostgresMessageStore));
+        if (_disposed) FixEngine.Internal.ThrowHelper.ThrowObjectDisposed(nameof(PostgresMessageStore));
         PostgresStoreException? fault = _fault;
         if (fault is not null) ThrowFault(fault);
     }

@@ -1,4 +1,6 @@
-namespace FixEngine.Store;
+using FixEngine.Store;
+
+namespace FixEngine.PostgreSQL;
 
 /// <summary>When <see cref="PostgresMessageStore"/> writes to PostgreSQL, and so what a takeover by a standby may lose.</summary>
 /// <remarks>See docs/postgres-store.md for the exact loss and gap-fill rules of each policy.</remarks>

@@ -1,7 +1,8 @@
 using System;
 using System.Collections.Generic;
+using FixEngine.Store;
 
-namespace FixEngine.Store;
+namespace FixEngine.PostgreSQL;
 
 /// <summary>Changes to commit to PostgreSQL in one transaction, plus the session state they lead to.</summary>
 /// <remarks>

@@ -1,4 +1,4 @@
-namespace FixEngine.Store;
+namespace FixEngine.PostgreSQL;
 
 /// <summary>The SQL of <see cref="PostgresMessageStore"/> for one table prefix (schema version 1, see docs/postgres-store.md).</summary>
 internal sealed class PostgresStoreSql

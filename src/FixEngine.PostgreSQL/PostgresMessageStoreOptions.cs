@@ -1,7 +1,8 @@
 using System;
 using System.Text.RegularExpressions;
+using FixEngine.Store;
 
-namespace FixEngine.Store;
+namespace FixEngine.PostgreSQL;
 
 /// <summary>Settings for a <see cref="PostgresMessageStore"/>.</summary>
 /// <remarks>Immutable once passed to the store; share one instance between the stores of many sessions.</remarks>

@@ -1,9 +1,10 @@
 using System.Threading;
 using FixEngine.Timing;
 
-namespace FixEngine.Tests.Infrastructure;
+namespace FixEngine.Testing;
 
-/// <summary>A settable clock for tests: monotonic and epoch time move only when told to.</summary>
+/// <summary>A settable clock for tests: monotonic and epoch time move only when told to. Give it to the engine
+/// (<c>EngineOptions.Clock</c>) or to code that takes an <see cref="IClock"/>, and move it with <see cref="Advance"/>.</summary>
 /// <remarks>Thread-safe (volatile reads, atomic advance); allocation-free.</remarks>
 public sealed class FakeClock : IClock
 {

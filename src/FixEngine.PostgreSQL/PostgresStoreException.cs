@@ -1,7 +1,8 @@
 using System;
 using System.IO;
+using FixEngine.Store;
 
-namespace FixEngine.Store;
+namespace FixEngine.PostgreSQL;
 
 /// <summary>Why a <see cref="PostgresMessageStore"/> call failed.</summary>
 public enum PostgresStoreFailure
@@ -67,6 +68,16 @@ public sealed class PostgresStoreException : MessageStoreException
         PostgresStoreFailure.Unavailable or PostgresStoreFailure.QueueFull => true,
         PostgresStoreFailure.LeaseLost => LeaseMayReturn,
         _ => false,
+    };
+
+    /// <summary><see cref="MessageStoreOwnership.Lapsed"/> for <see cref="PostgresStoreFailure.LeaseLost"/> (a standby may
+    /// take the session over), <see cref="MessageStoreOwnership.TakenOver"/> for <see cref="PostgresStoreFailure.Fenced"/>,
+    /// else <see cref="MessageStoreOwnership.Owned"/>.</summary>
+    public override MessageStoreOwnership Ownership => Failure switch
+    {
+        PostgresStoreFailure.LeaseLost => MessageStoreOwnership.Lapsed,
+        PostgresStoreFailure.Fenced => MessageStoreOwnership.TakenOver,
+        _ => MessageStoreOwnership.Owned,
     };
 
     /// <summary>For <see cref="PostgresStoreFailure.LeaseLost"/>: the store renews the lease again once the database is

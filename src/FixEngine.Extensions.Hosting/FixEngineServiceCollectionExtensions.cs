@@ -27,7 +27,7 @@ namespace FixEngine.DependencyInjection;
 /// logger per session, <c>FixEngine.Session.&lt;SessionID&gt;</c> (<see cref="LoggerSessionLogFactory"/>), with their
 /// levels, while inbound and outbound messages stay on the message log (<c>FileLogPath</c>). One engine per container.
 /// To host acceptors on ASP.NET Core's Kestrel, set <see cref="EngineOptions.ListenOnAcceptorPorts"/> to false and add
-/// <see cref="AspNetCore.FixConnectionHandler"/> to a Kestrel endpoint.
+/// the <c>FixConnectionHandler</c> of FixEngine.AspNetCore to a Kestrel endpoint.
 /// </remarks>
 public static class FixEngineServiceCollectionExtensions
 {
@@ -82,7 +82,8 @@ public static class FixEngineServiceCollectionExtensions
                 Clock = engine.Clock,
                 PrewarmConnections = engine.PrewarmConnections,
                 MemoryReclaimSurgeConnections = engine.MemoryReclaimSurgeConnections,
-                MessageStoreFactory = engine.MessageStoreFactory,
+                // A store factory registered in the container (e.g. FixEngine.PostgreSQL's) when the options name none.
+                MessageStoreFactory = engine.MessageStoreFactory ?? sp.GetService<IMessageStoreFactory>(),
                 ListenOnAcceptorPorts = engine.ListenOnAcceptorPorts,
                 ResolveHost = engine.ResolveHost,
                 MeterFactory = engine.MeterFactory ?? sp.GetService<System.Diagnostics.Metrics.IMeterFactory>(),

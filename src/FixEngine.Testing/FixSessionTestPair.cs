@@ -73,7 +73,7 @@ public sealed class FixSessionTestPair : IDisposable
     /// <param name="application">The application under test.</param>
     /// <param name="startUtc">The clock's start; 2026-01-05 09:00 UTC (a Monday) when null.</param>
     /// <param name="sessionLogs">Makes the log of the session under test, e.g. a
-    /// <see cref="DependencyInjection.LoggerSessionLogFactory"/> to see its events in the test's logger; null = the
+    /// <c>LoggerSessionLogFactory</c> (FixEngine.Extensions.Hosting) to see its events in the test's logger; null = the
     /// settings' choice (<c>FileLogPath</c>). The pair does not dispose it.</param>
     /// <returns>The pair.</returns>
     /// <exception cref="ConfigException">The settings are invalid.</exception>
