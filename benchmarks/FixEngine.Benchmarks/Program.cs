@@ -10,6 +10,8 @@ public static class Program
 {
     public static int Main(string[] args)
     {
+        // FIXENGINE_THREAD_ALLOCATIONS=1: the engine threads of this process publish what they allocate (WindowProbe).
+        RoundTrip.EngineThreadAllocations.InstallIfEnabled();
         // Latency harnesses (HDR-style histograms, not BenchmarkDotNet means) are dispatched by name first.
         if (args.Length > 0 && args[0] == "transport-pingpong")
         {

@@ -3,7 +3,6 @@ using System.Collections.Generic;
 using System.Globalization;
 using System.Text;
 using System.Threading;
-using FixEngine.Diagnostics;
 
 namespace FixEngine.Benchmarks.RoundTrip;
 

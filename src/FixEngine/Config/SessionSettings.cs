@@ -103,11 +103,11 @@ public sealed record SessionSettings
     /// <summary>Directory of the file log; no file log when null.</summary>
     public string? FileLogPath { get; init; }
 
-    /// <summary>How the file log under <see cref="FileLogPath"/> is laid out: <see cref="Session.SessionLogLayout.SharedFile"/>
+    /// <summary>How the file log under <see cref="FileLogPath"/> is laid out: <see cref="SessionLogLayout.SharedFile"/>
     /// (default: every session naming the directory writes to its <c>fixengine.log</c>) or
-    /// <see cref="Session.SessionLogLayout.PerSessionFiles"/> (QuickFIX's layout: <c>BeginString-SenderCompID-TargetCompID.messages.log</c>
+    /// <see cref="SessionLogLayout.PerSessionFiles"/> (QuickFIX's layout: <c>BeginString-SenderCompID-TargetCompID.messages.log</c>
     /// and <c>.event.log</c> per session).</summary>
-    public Session.SessionLogLayout FileLogLayout { get; init; } = Session.SessionLogLayout.SharedFile;
+    public SessionLogLayout FileLogLayout { get; init; } = SessionLogLayout.SharedFile;
 
     /// <summary>Data dictionary path for FIX.4.x sessions.</summary>
     public string? DataDictionary { get; init; }

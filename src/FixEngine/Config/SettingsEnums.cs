@@ -57,3 +57,17 @@ public readonly record struct SocketEndpoint(string Host, int Port)
     /// <summary><c>host:port</c>.</summary>
     public override string ToString() => $"{Host}:{Port}";
 }
+
+/// <summary>How the file log under <see cref="SessionSettings.FileLogPath"/> is laid out (<c>FileLogLayout</c>); written by
+/// <see cref="Session.FixLogSessionLog"/>.</summary>
+public enum SessionLogLayout : byte
+{
+    /// <summary>Messages and events of every session in the <see cref="Logging.FixLog"/>'s own sink, one ordered stream per session.</summary>
+    SharedFile,
+
+    /// <summary>
+    /// QuickFIX's layout: <c>&lt;prefix&gt;.messages.log</c> (inbound and outbound messages) and
+    /// <c>&lt;prefix&gt;.event.log</c> (session events) per session, in a directory.
+    /// </summary>
+    PerSessionFiles,
+}

@@ -32,7 +32,7 @@ public sealed class FixEngineMetrics : IDisposable
     public const string MeterName = "FixEngine";
 
     /// <summary>The tag naming the session on every measurement.</summary>
-    public const string SessionTag = "fix.session";
+    public const string SessionTag = SessionLatency.SessionTag;
 
     private readonly Meter _meter;
     private readonly Func<IReadOnlyList<FixSession>> _sessions;

@@ -240,7 +240,7 @@ public sealed class AgentRunner : IDisposable
                     }
                 }
             }
-            Diagnostics.EngineThreadAllocations.Publish();
+            EngineThreadProbe.OnPass();
             idle.Idle(work);
         }
     }

@@ -525,7 +525,7 @@ public sealed class FixLog : IDisposable
             {
                 SafeFlush();
                 _idlePasses.IncrementAndGet();
-                Diagnostics.EngineThreadAllocations.Publish();
+                Hosting.EngineThreadProbe.OnPass();
                 Thread.Sleep(_options.IdleSleepMs);
             }
         }

@@ -4,19 +4,6 @@ using FixEngine.Logging;
 
 namespace FixEngine.Session;
 
-/// <summary>Where a <see cref="FixLogSessionLog"/> writes.</summary>
-public enum SessionLogLayout : byte
-{
-    /// <summary>Messages and events of every session in the <see cref="FixLog"/>'s own sink, one ordered stream per session.</summary>
-    SharedFile,
-
-    /// <summary>
-    /// QuickFIX's layout: <c>&lt;prefix&gt;.messages.log</c> (inbound and outbound messages) and
-    /// <c>&lt;prefix&gt;.event.log</c> (session events) per session, in a directory.
-    /// </summary>
-    PerSessionFiles,
-}
-
 /// <summary>An <see cref="ISessionLog"/> over the struct logger <see cref="FixLog"/>: one producer per session (two in the per-session layout).</summary>
 /// <remarks>
 /// Owner-thread only (a <see cref="LogProducer"/> is single-producer; the engine serialises a session's calls). Messages

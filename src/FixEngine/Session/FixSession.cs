@@ -146,11 +146,11 @@ public sealed partial class FixSession : IDisposable
     private Store.MessageStoreException? _storeFault;
 
     // Metrics: the latency histograms' handle, set by the engine before the session runs (null: not measured).
-    private Diagnostics.SessionLatency? _latency;
+    private SessionLatency? _latency;
 
     /// <summary>The latency histograms this session records into (<see cref="Diagnostics.FixEngineMetrics"/>); set once by
     /// the engine before the session runs.</summary>
-    internal Diagnostics.SessionLatency? Latency
+    internal SessionLatency? Latency
     {
         get => _latency;
         set => _latency = value;

@@ -66,7 +66,7 @@ internal static class SendDrainThread
     {
         while (true)
         {
-            Diagnostics.EngineThreadAllocations.Publish();
+            Hosting.EngineThreadProbe.OnPass();
             lock (s_gate)
             {
                 while (s_armed is null)

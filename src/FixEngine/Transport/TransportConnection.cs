@@ -276,67 +276,6 @@ internal abstract partial class TransportConnection : IAgent, IDisposable
         }
     }
 
-    /// <summary>A span of at least <paramref name="sizeHint"/> bytes to encode one message into; then call <see cref="Commit"/>.</summary>
-    /// <param name="sizeHint">Bytes needed (at most <see cref="TcpConnectionOptions.SendQueueBytes"/>).</param>
-    /// <returns>The connection's encode buffer; valid until <see cref="Commit"/> or the next call.</returns>
-    /// <exception cref="ArgumentOutOfRangeException">The hint is negative or above the send queue size.</exception>
-    public Span<byte> GetSendSpan(int sizeHint)
-    {
-        byte[]? buffer = _sendBuffer;
-        if (buffer is null || buffer.Length < sizeHint)
-        {
-            buffer = GrowSendBuffer(sizeHint);
-        }
-        return buffer;
-    }
-
-    /// <summary>Sends the first <paramref name="length"/> bytes written into the span from <see cref="GetSendSpan"/>.</summary>
-    /// <param name="length">Bytes written.</param>
-    /// <returns>The send result; on <see cref="SendResult.Backpressure"/> nothing was sent and the bytes stay in the encode buffer.</returns>
-    public SendResult Commit(int length)
-    {
-        byte[]? buffer = _sendBuffer;
-        if (buffer is null || (uint)length > (uint)buffer.Length)
-        {
-            Internal.ThrowHelper.ThrowArgumentOutOfRange(nameof(length), length, "Commit length exceeds the span returned by GetSendSpan.");
-        }
-        return TrySend(new ReadOnlySpan<byte>(buffer, 0, length));
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private byte[] GrowSendBuffer(int sizeHint)
-    {
-        if ((uint)sizeHint > (uint)_maxSendBytes)
-        {
-            Internal.ThrowHelper.ThrowArgumentOutOfRange(nameof(sizeHint), sizeHint, $"Messages are limited to SendQueueBytes ({_maxSendBytes}).");
-        }
-        int size = Math.Max(_initialSendBytes, _sendBuffer?.Length ?? 0);
-        while (size < sizeHint)
-        {
-            size = (int)Math.Min((long)size * 2, _maxSendBytes);
-        }
-        byte[] bigger = GC.AllocateUninitializedArray<byte>(size);
-        _sendBuffer = bigger;
-        return bigger;
-    }
-
-    /// <summary>Sends pre-encoded bytes (e.g. a shared <see cref="FixEngine.Buffers.RefCountedBuffer"/>); copied only if the socket does not take them all.</summary>
-    /// <param name="message">The bytes.</param>
-    /// <returns>The send result.</returns>
-    public abstract SendResult TrySend(ReadOnlySpan<byte> message);
-
-    /// <summary>Takes the bytes like <see cref="TrySend"/> but may only queue them, in order, for <see cref="FlushDeferred"/>
-    /// to write (a dedicated-mode TCP connection does; the others send at once).</summary>
-    /// <param name="message">The bytes.</param>
-    /// <returns>The send result (<see cref="SendResult.Queued"/> when queued).</returns>
-    public virtual SendResult TrySendDeferred(ReadOnlySpan<byte> message) => TrySend(message);
-
-    /// <summary>Writes what <see cref="TrySendDeferred"/> queued, without blocking (any thread; what the socket does
-    /// not take waits for the usual drain).</summary>
-    public virtual void FlushDeferred()
-    {
-    }
-
     /// <summary>Closes orderly: a best-effort flush of the send queue, shutdown of the send side, then close. Bytes still queued are dropped.</summary>
     /// <param name="reason">Reported to <see cref="IConnectionHandler.OnDisconnected"/>; <see cref="DisconnectReason.Local"/> normally.</param>
     /// <param name="detail">Explanation passed along.</param>

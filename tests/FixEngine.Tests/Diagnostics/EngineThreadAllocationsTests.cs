@@ -1,12 +1,14 @@
 using System;
 using System.Collections.Generic;
 using System.Threading;
-using FixEngine.Diagnostics;
+using FixEngine.Benchmarks.RoundTrip;
+using FixEngine.Hosting;
 
 namespace FixEngine.Tests.Diagnostics;
 
-/// <summary>The per-thread allocation ledger the round-trip harness reads: a thread's publication shows what it
-/// allocated, under its name; publishing allocates nothing once the thread is registered; off by default.</summary>
+/// <summary>The per-thread allocation ledger the round-trip harness installs as the engine threads' probe (compiled in
+/// from benchmarks/): a thread's publication shows what it allocated, under its name; publishing allocates nothing once
+/// the thread is registered; an engine thread runs the installed probe once per pass and nothing is installed by default.</summary>
 public sealed class EngineThreadAllocationsTests
 {
     private static object? s_sink;
@@ -38,16 +40,42 @@ public sealed class EngineThreadAllocationsTests
     }
 
     [Fact]
-    public void PublishIsOffUnlessTheProcessAskedForIt()
+    public void AnInstalledProbeRunsOnEachPassOfAnEngineThreadAndNothingRunsWithoutOne()
     {
-        // The test process does not set FIXENGINE_THREAD_ALLOCATIONS, so Publish (what the engine's threads call)
-        // neither registers nor publishes a thread.
+        // The test process does not set FIXENGINE_THREAD_ALLOCATIONS: the harness's ledger installs nothing.
         Assert.False(EngineThreadAllocations.Enabled, "FIXENGINE_THREAD_ALLOCATIONS=1 is set for the test process");
-        string name = "ledger-off-" + Guid.NewGuid().ToString("N");
-        var thread = new Thread(EngineThreadAllocations.Publish) { Name = name };
-        thread.Start();
-        Assert.True(thread.Join(TimeSpan.FromSeconds(30)));
+        string name = "probe-test-" + Guid.NewGuid().ToString("N");
+        int passes = 0;
+        var agent = new CountingAgent();
+        // Other tests' engine threads may call the probe while it is installed: count this runner's thread only.
+        EngineThreadProbe.Install(() =>
+        {
+            if (Thread.CurrentThread.Name == name) Interlocked.Increment(ref passes);
+        });
+        try
+        {
+            using var runner = new AgentRunner(agent, new AgentRunnerOptions { ThreadName = name });
+            runner.Start();
+            SpinWait.SpinUntil(() => Volatile.Read(ref passes) >= 3, TimeSpan.FromSeconds(30));
+        }
+        finally
+        {
+            EngineThreadProbe.Install(null);
+        }
+        Assert.True(Volatile.Read(ref passes) >= 3, $"the agent thread ran the probe {passes} times");
+        Assert.True(Volatile.Read(ref agent.Passes) >= passes - 1, $"{agent.Passes} passes of the agent, {passes} probes");
         Assert.Equal(-1, Find(name));
+    }
+
+    private sealed class CountingAgent : IAgent
+    {
+        public int Passes;
+        public string Name => "counting";
+        public int DoWork(long nowNs)
+        {
+            Interlocked.Increment(ref Passes);
+            return 0;
+        }
     }
 
     [Fact]

@@ -2,19 +2,20 @@ using System;
 using System.Collections.Generic;
 using System.Runtime.CompilerServices;
 using System.Threading;
+using FixEngine.Hosting;
 
-namespace FixEngine.Diagnostics;
+namespace FixEngine.Benchmarks.RoundTrip;
 
 /// <summary>
 /// What each of the engine's own threads (agent, dedicated receive, send drain, log drain) has allocated, so a
 /// measurement can tell the engine's allocation from the rest of its process (the benchmark harness's round-trip
-/// windows). Off unless the process starts with <c>FIXENGINE_THREAD_ALLOCATIONS=1</c>.
+/// windows). Off unless the process starts with <c>FIXENGINE_THREAD_ALLOCATIONS=1</c>, when <see cref="InstallIfEnabled"/>
+/// installs <see cref="PublishNow"/> as the engine's <see cref="EngineThreadProbe"/>.
 /// </summary>
 /// <remarks>
-/// Each thread publishes its own <see cref="GC.GetAllocatedBytesForCurrentThread"/> with <see cref="Publish"/> once per
-/// loop pass, before it blocks or parks, so a reader between passes sees the thread's current count. When off,
-/// <see cref="Enabled"/> is a constant false to the JIT once this class is initialised, and <see cref="Publish"/>
-/// compiles to nothing on the engine's paths. A thread's first publication registers it (allocates, once per thread)
+/// Each engine thread publishes its own <see cref="GC.GetAllocatedBytesForCurrentThread"/> through the probe once per
+/// loop pass, before it blocks or parks, so a reader between passes sees the thread's current count. When off, nothing
+/// is installed and the engine's threads only test the probe for null. A thread's first publication registers it (allocates, once per thread)
 /// and drops the entries of threads that have ended, so the ledger holds the live engine threads (plus ended ones until
 /// the next registration), not every thread a long-running process ever started. Each entry has an id that is never
 /// reused (managed thread ids and names are), so readers pair two snapshots by id.
@@ -31,13 +32,13 @@ internal static class EngineThreadAllocations
     [ThreadStatic]
     private static Entry? t_entry;
 
-    /// <summary>Publishes the calling engine thread's allocated bytes (nothing when not <see cref="Enabled"/>).</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static void Publish()
+    /// <summary>Installs the ledger as the engine threads' probe when <see cref="Enabled"/>; call once, before an engine
+    /// starts.</summary>
+    internal static void InstallIfEnabled()
     {
         if (Enabled)
         {
-            PublishNow();
+            EngineThreadProbe.Install(PublishNow);
         }
     }
 
@@ -53,7 +54,7 @@ internal static class EngineThreadAllocations
         return list;
     }
 
-    /// <summary>Publishes the calling thread's allocated bytes whether or not <see cref="Enabled"/> (registers the thread the first time).</summary>
+    /// <summary>Publishes the calling thread's allocated bytes (registers the thread the first time).</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     internal static void PublishNow()
     {

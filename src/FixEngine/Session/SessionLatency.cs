@@ -2,9 +2,9 @@ using System;
 using System.Collections.Generic;
 using System.Diagnostics.Metrics;
 
-namespace FixEngine.Diagnostics;
+namespace FixEngine.Session;
 
-/// <summary>One session's handle on the latency histograms of <see cref="FixEngineMetrics"/>: the tag, the histograms and
+/// <summary>One session's handle on the latency histograms of <see cref="Diagnostics.FixEngineMetrics"/>: the tag, the histograms and
 /// the engine's time source.</summary>
 /// <remarks>
 /// Design: called on the session's thread. The clock is read only while a listener is enabled for the histogram
@@ -15,6 +15,9 @@ namespace FixEngine.Diagnostics;
 /// </remarks>
 internal sealed class SessionLatency
 {
+    /// <summary>The tag naming the session on every measurement (<see cref="Diagnostics.FixEngineMetrics.SessionTag"/>).</summary>
+    internal const string SessionTag = "fix.session";
+
     private readonly Histogram<double> _inbound;
     private readonly Histogram<double> _send;
     private readonly KeyValuePair<string, object?> _tag;
@@ -24,7 +27,7 @@ internal sealed class SessionLatency
     {
         _inbound = inbound;
         _send = send;
-        _tag = new KeyValuePair<string, object?>(FixEngineMetrics.SessionTag, session);
+        _tag = new KeyValuePair<string, object?>(SessionTag, session);
         _epochNow = epochNow;
     }
 

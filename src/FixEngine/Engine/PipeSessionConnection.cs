@@ -5,8 +5,9 @@ using System.Threading;
 using System.Threading.Tasks;
 using FixEngine.Codec;
 using FixEngine.Session;
+using FixEngine.Transport;
 
-namespace FixEngine.Transport;
+namespace FixEngine.Engine;
 
 /// <summary>Receives the frames a <see cref="PipeSessionConnection"/> cuts from its input.</summary>
 internal interface IPipeFrameHandler
