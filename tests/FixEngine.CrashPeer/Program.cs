@@ -56,7 +56,7 @@ using var engine = new FixEngineHost(settings, app, console: line => Console.Wri
 if (!acceptor)
 {
     // Orders the engine stored before the last crash but whose OnSendStored the ledger did not get to record: the
-    // store has them (README "Sending": after a restart, read the store from the last MsgSeqNum you recorded).
+    // store has them (docs/guarantees.md, "Sending": after a restart, read the store from the last MsgSeqNum you recorded).
     int recovered = PeerApplication.RecoverStoredOrders(engine.Sessions[0], ledgerPath, ledger);
     if (recovered > 0) Console.WriteLine($"[{role}] {recovered} stored orders recovered from the store into the ledger");
 }

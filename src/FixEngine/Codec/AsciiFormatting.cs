@@ -190,11 +190,9 @@ internal static class AsciiFormatting
     /// the formatted digits, so the caller's next field does not wait for them (taking it from the formatted digits
     /// is measurably slower).
     /// PERF: faster than FixDecimal.FormatUnchecked and a SOH store (docs/benchmarks/toolkit-codec-notes.md).
-    /// PERF: never inlined. With tiered PGO the JIT inlined it (and the timestamp formatter below) into the first hot
-    /// FixWriter calls of a long body written through a <c>ref FixWriter</c> (a Send callback), spent the method's inlining
-    /// budget on them, and left every later field write a call with its span passed through the stack: an
-    /// ExecutionReport body 136 ns against 68 ns with these two out of line (TypedCodecRuntimeValuesBenchmarks,
-    /// docs/benchmarks/typed-codec.md round 8). Local-writer encodes did not change.
+    /// PERF: never inlined. Inlined (with the timestamp formatter below) into the first fields of a long body written
+    /// through a <c>ref FixWriter</c> (a Send callback), it spent the method's JIT inlining budget and left every later
+    /// field write a call; out of line, every field write stays inlined (docs/benchmarks/typed-codec.md, "Round 8").
     /// </remarks>
     [MethodImpl(MethodImplOptions.NoInlining)]
     public static int WriteDecimalAndSoh(ref byte destination, long mantissa, int scale)

@@ -75,7 +75,8 @@ public ref struct FixWriter
     /// <remarks>
     /// The only state a body field stores (a constant). The last field's tag is not kept: an OutOfOrder defect records the
     /// earlier field's index, and <see cref="CloseTypedBody"/> names its tag from the message's table. PERF: in a Send
-    /// callback (the writer behind a <c>ref</c>, in memory) each store per field is measurable (docs/benchmarks/typed-codec.md, round 5).
+    /// callback (the writer behind a <c>ref</c>, in memory) every store per field costs, so there is one
+    /// (docs/benchmarks/typed-codec.md, "Round 5").
     /// </remarks>
     private int _typedBody;
 
@@ -100,7 +101,7 @@ public ref struct FixWriter
     /// <remarks>
     /// PERF: its own field, stored with a constant per member (no read-modify-write): when the writer is behind a
     /// <c>ref</c> (a Send callback), state packed with the count made every member load, mask and store one word, a chain
-    /// through memory as long as the position's (docs/benchmarks/typed-codec.md, round 5).
+    /// through memory as long as the position's (docs/benchmarks/typed-codec.md, "Round 5").
     /// </remarks>
     private int _typedEntry;
 
@@ -449,8 +450,8 @@ public ref struct FixWriter
     // FixWriter, so `ref writer` is reinterpreted, never copied): every field goes straight through the caller's writer,
     // which the JIT keeps in registers when it is a local. These members keep the chain's state here.
     // PERF: stage structs that carried a copy of the writer (a first version) were not promoted by the JIT: each stage
-    // change copied 64 bytes through memory with store-forwarding stalls (TypedEncodeExecutionReport 695 ns against
-    // 156-190 ns raw, one ShortRun at load 23). As views the chain copies nothing. Like the general paths above, none of
+    // change copied the writer through memory with store-forwarding stalls, several times slower than raw. As views the
+    // chain copies nothing. Like the general paths above, none of
     // these members passes the writer (`this`) to a call that is not inlined, not even on a cold path: one such call
     // anywhere in an encode method makes a local writer address-exposed for the whole method, so every field loads and
     // stores the position through memory and no order check folds away (docs/benchmarks/typed-codec.md). A defect is

@@ -4,11 +4,10 @@ using System.Runtime.CompilerServices;
 namespace FixEngine.Timing;
 
 // Design:
-// - Why: on this project's Linux KVM guests (clocksource tsc) Stopwatch.GetTimestamp, i.e.
-//   clock_gettime(CLOCK_MONOTONIC) through the vDSO, costs 25-34 ns; it is an ordered TSC read plus
-//   the kernel's conversion. Reading the TSC ourselves costs about 12 ns unordered, and the
-//   conversion to ns can be left to whoever needs ns (the log's drain thread). PERF: ClockBenchmarks and
-//   LogCallBenchmarks, numbers in docs/benchmarks/toolkit-codec-notes.md.
+// - Why: on Linux KVM guests (clocksource tsc) Stopwatch.GetTimestamp, i.e. clock_gettime(CLOCK_MONOTONIC)
+//   through the vDSO, is an ordered TSC read plus the kernel's conversion. Reading the TSC ourselves, unordered,
+//   costs less than half of that, and the conversion to ns can be left to whoever needs ns (the log's drain thread).
+//   PERF: ClockBenchmarks and LogCallBenchmarks; the measurements are in docs/benchmarks/toolkit-codec-notes.md.
 // - The alternative, a cached clock refreshed by a thread, gives a real timestamp per call only if
 //   the refresher spins on a core, which a 2-core box cannot spare as a default.
 // - TscReader decides once per process whether the TSC is sound and maps the readers; TscTimeSource

@@ -243,8 +243,8 @@ public sealed class LatencyHistogramTests
     public void RecordingAllocatesNothing()
     {
         var histogram = new LatencyHistogram(Hour, 3);
-        // Every call measured below runs once first (first calls may run type initialisers on this thread: a CI run
-        // saw a non-zero window when only RecordValue and RecordValueWithExpectedInterval had been warmed).
+        // Every call measured below runs once first: a first call may run type initialisers on this thread, which would
+        // allocate inside a window.
         long Round()
         {
             for (long v = 0; v < 10_000; v++)

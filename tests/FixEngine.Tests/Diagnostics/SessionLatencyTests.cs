@@ -80,7 +80,7 @@ public sealed class SessionLatencyTests
         }
 
         // A per-message allocation shows in every window; a one-time runtime effect (a method's tier-1 code installed
-        // while the window runs, seen once in a loaded CI run) in one at most: the least of three windows must be 0.
+        // while the window runs) in one at most: the least of three windows must be 0.
         RunAll();
         long[] withoutListener = [RunAll(), RunAll(), RunAll()];
         Assert.Equal(count + 2, h.Session.NextTargetMsgSeqNum);

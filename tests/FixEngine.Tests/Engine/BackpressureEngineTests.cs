@@ -20,9 +20,8 @@ namespace FixEngine.Tests.Engine;
 /// <summary>A slow consumer over real sockets: the initiator's application holds its engine thread inside the first
 /// ExecutionReport while the acceptor answers one order with a burst far larger than the socket buffers (64 KiB asked)
 /// and the transport's 1 MiB send queue together, so the acceptor's transport must refuse messages (Backpressure)
-/// whatever the timing. Every report must still arrive once, in order, with no gap and no resend. Before the session
-/// kept refused messages, the completion-mode run received 4,750 of 8,000 reports and then nothing (the rest were
-/// dropped and the resend stuck), and the busy-poll run received reports 4,750 on only as resends after 30 s.</summary>
+/// whatever the timing. Every report must still arrive once, in order, with no gap and no resend (a session that
+/// dropped refused messages would leave a gap only a stuck or late resend could fill).</summary>
 public sealed class BackpressureEngineTests
 {
     /// <summary>ExecutionReports in the burst: about 2 MB, twice the transport's send queue.</summary>
@@ -98,10 +97,9 @@ public sealed class BackpressureEngineTests
     /// queue of the peer drops the acceptor's segments (and the ACKs they carry); both ends then retransmit with
     /// exponential back-off (ss: <c>d18</c> at the peer, <c>d3</c> at the acceptor, <c>backoff:3 rto:1632 cwnd:1 lost:10</c>;
     /// TcpExt RcvPruned, TCPOFODrop, TCPTimeouts) while the acceptor's socket has 0 unread bytes, its backlog is empty
-    /// and the session is not paused, so in 1 of 15-30 runs under load the peer's orders stopped arriving for seconds
-    /// (the README's former "open defect"; all of them arrived within 0.1 s once the peer read). Run on the real clock,
-    /// the session's no-progress bound could also lift the pause before the peer saw its writes refused (2 of 30 runs
-    /// under load: the peer wrote all its orders). Neither is an engine defect; neither can happen here.
+    /// and the session is not paused, so under load the peer's orders could stop arriving for seconds (all of them
+    /// arrive at once when the peer reads). Run on the real clock, the session's no-progress bound could also lift the
+    /// pause before the peer saw its writes refused. Neither is an engine defect; neither can happen here.
     /// </remarks>
     [Theory]
     [InlineData("BusyPoll")]

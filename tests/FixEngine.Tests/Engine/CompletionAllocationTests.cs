@@ -107,8 +107,7 @@ public class CompletionAllocationTests
     /// allocates its wait event the first time.</summary>
     /// <remarks>Each round uses a new session and slot, so every round is a first contention of its gate: an allocation
     /// the first contention makes repeats in every round, and the best round must be exactly 0. A one-off allocation on
-    /// the waiter thread while it blocks (8,176 B once in CI, with the rest of the suite running beside it) does not
-    /// repeat.</remarks>
+    /// the waiter thread while it blocks (the runtime's, under a loaded machine) does not repeat.</remarks>
     [Fact]
     public void SessionGateContentionAllocatesNothing()
     {

@@ -134,8 +134,8 @@ public sealed class CompletionModeTests
         int testRequests = 0;
         // Heartbeats the acceptor had seen before the last clock advance: the heartbeat that advance makes due may arrive
         // before the next step starts (a test thread descheduled for a millisecond under load), so the count is taken
-        // before the advance, not after it (read after it, the wait below waited for a second heartbeat that the frozen
-        // clock never makes due: failed once in a loaded CI run).
+        // before the advance, not after it (read after it, the wait below would wait for a second heartbeat that the
+        // frozen clock never makes due).
         int heartbeatsBeforeAdvance = 0;
         for (int i = 0; i < Steps; i++)
         {

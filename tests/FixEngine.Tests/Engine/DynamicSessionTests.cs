@@ -217,7 +217,7 @@ public sealed class DynamicSessionTests
         SessionId id = Id("CLIENT", "EXEC");
         Assert.True(WaitFor(() => acceptorApp.LogonsOf(Id("EXEC", "CLIENT")) == 1));
         // The client's own Logon too: removed before it has the acceptor's Logon reply, its session is not logged on yet
-        // and only disconnects (no Logout to carry the text below; seen once in a CI run).
+        // and only disconnects (no Logout to carry the text below).
         Assert.True(WaitFor(() => clientApp.LogonsOf(id) == 1), "the client did not log on");
         Assert.True(client.RemoveSession(id));
         Assert.True(WaitFor(() => acceptorApp.LogoutsOf(Id("EXEC", "CLIENT")) == 1), "the acceptor saw the Logout");

@@ -15,7 +15,7 @@ public sealed class StoreAllocationTests : IDisposable
     public void Dispose() => _directory.Dispose();
 
     // Each measurement is the best of three windows (Allocations.BestWindow): an allocation per append or per read
-    // repeats in every window; a one-off runtime allocation on this thread (912 B once in CI) does not.
+    // repeats in every window; a one-off runtime allocation on this thread does not.
     private long AppendLoop(IMessageStore store) => Allocations.BestWindow(prepare: () => store.Reset(2), window: () =>
     {
         for (int seq = 1; seq <= Count; seq++)

@@ -124,8 +124,7 @@ public class TcpAllocationTests
         // message. So up to MaxRounds windows of 100,000 messages are measured and one of them must read exactly 0 bytes
         // on every thread; an allocation per message (or per 1,000 messages: 2,400 B) shows in every window (checked by
         // making SequenceCheckingHandler allocate once per 1,000 messages: every window then read 2,400 B or more).
-        // Earlier, measured inside the test host, the residue came from the host's own threads (about 170 B every
-        // 100 ms with an idle test, plus result reporting), not from the transport.
+        // Measured in a child process, not in the test host, whose own threads allocate (timers, result reporting).
         const int MaxRounds = 10;
         var options = new TcpConnectionOptions { ReceiveMode = mode };
         var checker = new SequenceCheckingHandler();

@@ -40,10 +40,9 @@ public class TlsAllocationTests
 
     // The throttled phase restarts the receive loop on a thread-pool thread at every resume (20 per window), so a pending
     // SslStream read often starts on a thread, and core, whose PoolingAsyncValueTaskMethodBuilder caches hold no box: it
-    // then allocates two (EnsureFullTlsFrameAsync's 136 B and ReadAsyncInternal's 160 B; named by an allocation trace,
-    // 2026-11-27, under a CPU hog). Those caches are one box per thread and one per core, so under CPU load (threads
-    // moving between the 2 cores) the misses came in all 10 windows of one CI run and of a loaded local run, 296 B to
-    // 66 KB each; unloaded, some window reads 0 within the first few. More windows, still requiring one of exactly 0 B.
+    // then allocates two (EnsureFullTlsFrameAsync's and ReadAsyncInternal's state-machine boxes, named by an allocation trace). Those caches
+    // are one box per thread and one per core, so under CPU load (threads moving between cores) many windows in a row can
+    // miss; unloaded, an early window reads 0. Hence more windows here, still requiring one of exactly 0 B.
     private const int ThrottledMaxRounds = 40;
 
     [Fact]
@@ -71,10 +70,9 @@ public class TlsAllocationTests
         // callback, so both SslStreams read and write at once); then a throttled phase on a connection of its own, where
         // the socket's send buffer fills and sends pend (MeasureThrottled).
         //
-        // Before (a StreamPipeReader over the SslStream and a Pipe with an async send loop): 47-66 B per message in
-        // every window, each way, nearly all on the sending thread (the send pipe's segments rented from
-        // ArrayPool.Shared on the sender and returned on the send loop's thread, BufferSegments, one ArrayPoolMemoryPool
-        // lease per receive segment). Now every phase has windows of exactly 0 B. What is left is the
+        // Every phase must have a window of exactly 0 B (a pipe-based design, a StreamPipeReader over the SslStream and
+        // a Pipe with an async send loop, allocated per message: pooled segments rented on one thread and returned on
+        // another, one memory-pool lease per receive segment). What is left is the
         // runtime's and the BCL's own, transient and never per message (seen with the allocation-tick trace): when the
         // thread pool injects a worker (its Thread object and queues, about 12 KB per thread), and when SslStream's
         // internal buffers (its read buffer and its per-write encryption buffers, from ArrayPool<byte>.Shared: mostly
