@@ -956,6 +956,7 @@ public sealed class PostgresMessageStore : IMessageStore
                     memory.ReadRange(1, 0, ref copy);
                     journal.SetNextSenderMsgSeqNum(memory.NextSenderMsgSeqNum);
                     journal.SetNextTargetMsgSeqNum(memory.NextTargetMsgSeqNum);
+                    journal.SetLastProcessedInboundSeqNum(memory.LastProcessedInboundSeqNum);
                     journal.Flush();
                 }
                 finally

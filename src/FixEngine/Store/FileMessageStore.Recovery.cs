@@ -67,11 +67,36 @@ public sealed partial class FileMessageStore
         int lastMessageSeq = 0;
         long position = 0;
         long end = fileLength;
+        // The lowest processed-inbound mark and next target that a lost answer forces (int.MaxValue: none). A message
+        // record whose body is lost may have been the answer to the inbound message its processed mark names: that mark
+        // is never carried forward, and the inbound message is asked for again (it comes back flagged as a possible
+        // redelivery), so no answered order goes unanswered after recovery.
+        int answerFloorProcessed = int.MaxValue;
+        int answerFloorTarget = int.MaxValue;
+        bool skippedBefore = false;
+        JournalState stateBeforeSkip = default;
+        int pendingNotKept = 0;
+        int skipDamageIndex = 0;
+
+        void NoteLostAnswer(in JournalState before, in JournalState after, bool acrossSkip)
+        {
+            if (after.ProcessedInbound <= before.ProcessedInbound) return;
+            answerFloorProcessed = Math.Min(answerFloorProcessed, before.ProcessedInbound);
+            // The inbound message the lost answer was for is asked for again: at most its number, never below the mark.
+            int target = Math.Max(before.ProcessedInbound + 1, Math.Min(after.NextTarget, after.ProcessedInbound));
+            answerFloorTarget = Math.Min(answerFloorTarget, target);
+            if (!acrossSkip) pendingNotKept = after.ProcessedInbound;
+            else if (damage is not null && skipDamageIndex < damage.Damages.Count) damage.Damages[skipDamageIndex].ProcessedInboundNotKept = after.ProcessedInbound;
+        }
 
         void AddDamage(long offset, long length, JournalDamageReason reason, JournalDamageResolution resolution, int lostSeq)
         {
             damage ??= new ReplayState();
-            damage.Damages.Add(new JournalDamage(offset, length, intact + 1, reason, resolution, lostSeq, lastMessageSeq, readable));
+            damage.Damages.Add(new JournalDamage(offset, length, intact + 1, reason, resolution, lostSeq, lastMessageSeq, readable)
+            {
+                ProcessedInboundNotKept = pendingNotKept,
+            });
+            pendingNotKept = 0;
         }
 
         void AddRepair(RepairKind kind, long at, long size, in JournalSlot slot)
@@ -82,6 +107,13 @@ public sealed partial class FileMessageStore
 
         void Apply(in JournalSlot slot, long recordPosition, bool withBody)
         {
+            if (skippedBefore && slot.Type != JournalRecordType.Reset && slot.Type != JournalRecordType.Hole)
+            {
+                // Unreadable records were skipped: if the mark moved across them, one of them may have carried the answer.
+                skippedBefore = false;
+                NoteLostAnswer(stateBeforeSkip, slot.State, acrossSkip: true);
+            }
+            if (!withBody && slot.Type == JournalRecordType.Message) NoteLostAnswer(state, slot.State, acrossSkip: false);
             switch (slot.Type)
             {
                 case JournalRecordType.Message:
@@ -102,6 +134,9 @@ public sealed partial class FileMessageStore
                 case JournalRecordType.Reset:
                     _index.Clear();
                     state = slot.State;
+                    answerFloorProcessed = int.MaxValue;
+                    answerFloorTarget = int.MaxValue;
+                    skippedBefore = false;
                     break;
                 case JournalRecordType.State:
                     state = slot.State;
@@ -172,6 +207,12 @@ public sealed partial class FileMessageStore
                 end = position;
                 break;
             }
+            if (!skippedBefore && (!anchorIsTrailer || recordStart > position))
+            {
+                skippedBefore = true;
+                stateBeforeSkip = state;
+                skipDamageIndex = damage?.Damages.Count ?? 0;
+            }
             if (!anchorIsTrailer)
             {
                 AddDamage(position, anchor - position, JournalDamageReason.BadHead, JournalDamageResolution.RegionSkipped, 0);
@@ -201,6 +242,11 @@ public sealed partial class FileMessageStore
             position = anchor + JournalFormat.TrailerSize;
         }
 
+        if (answerFloorProcessed < state.ProcessedInbound)
+        {
+            state.ProcessedInbound = answerFloorProcessed;
+            state.NextTarget = Math.Min(state.NextTarget, answerFloorTarget);
+        }
         _state = state;
         _fileLength = end;
         _unsyncedRecords = 0;

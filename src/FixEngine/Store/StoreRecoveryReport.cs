@@ -82,6 +82,13 @@ public sealed class JournalDamage
     /// <summary>The MsgSeqNum of the first message read after the damage (0 if none).</summary>
     public int FirstMessageSeqNumAfter { get; internal set; }
 
+    /// <summary>When the lost record (or one of the lost records) raised the processed-inbound mark: that mark, the
+    /// MsgSeqNum of the inbound message it answered; otherwise 0.</summary>
+    /// <remarks>A mark whose answer is lost is never kept: the recovered mark is the one before the lost record and the
+    /// next expected inbound MsgSeqNum is lowered to that inbound message at most, so it is asked for again and handed to
+    /// the application flagged as a possible redelivery (<c>FixSession.IsPossibleRedelivery</c>), and answered anew.</remarks>
+    public int ProcessedInboundNotKept { get; internal set; }
+
     /// <summary>True when this damage lost something (a message body or unknown records).</summary>
     public bool LostData => Resolution != JournalDamageResolution.RecordRepaired;
 
@@ -95,6 +102,10 @@ public sealed class JournalDamage
         var sb = new StringBuilder();
         sb.Append(CultureInfo.InvariantCulture, $"{Reason} at byte offset {Offset} (record {RecordNumber}, {Length} bytes): {Resolution}");
         if (LostMessageSeqNum != 0) sb.Append(CultureInfo.InvariantCulture, $", body of MsgSeqNum {LostMessageSeqNum} lost");
+        if (ProcessedInboundNotKept != 0)
+        {
+            sb.Append(CultureInfo.InvariantCulture, $", the answer to inbound MsgSeqNum {ProcessedInboundNotKept} may be lost: its processed mark is not kept, it is asked for again");
+        }
         sb.Append(CultureInfo.InvariantCulture, $"; last message before MsgSeqNum {LastMessageSeqNumBefore}, first after {(FirstMessageSeqNumAfter == 0 ? "none" : FirstMessageSeqNumAfter.ToString(CultureInfo.InvariantCulture))}");
         return sb.ToString();
     }

@@ -63,6 +63,7 @@ public sealed class EchoApp : IApplication
     public List<string> AdminTypes { get; } = [];
     public string? RefuseLogonWith;
     public bool RecordAdmin = true;
+    public List<bool> PossibleRedelivery { get; } = [];
 
     public void OnLogon(FixEngine.Session.FixSession session) => Logons++;
 
@@ -77,6 +78,7 @@ public sealed class EchoApp : IApplication
     public FromAppResult FromApp(FixEngine.Session.FixSession session, FixMessage message)
     {
         FromAppCount++;
+        PossibleRedelivery.Add(session.IsPossibleRedelivery);
         if (!message.MsgType.SequenceEqual("D"u8)) return FromAppResult.UnsupportedMessageType;
         session.Send(message.MsgType, message, static (ref FixWriter w, scoped in FixMessage m) =>
         {

@@ -91,6 +91,16 @@ public sealed class FileMessageStoreRecoveryTests : IDisposable
         foreach ((int seq, byte[] bytes) in all) Assert.Equal(expectedMessages[seq], bytes);
     }
 
+    /// <summary>The state recovery must reach when <paramref name="record"/>'s body is lost and <paramref name="final"/> is
+    /// the last readable state: a processed mark the lost record raised is not kept, and its inbound message is asked for
+    /// again (the next target goes back to it).</summary>
+    private static Snapshot LostAnswer(Snapshot final, Snapshot before, Snapshot record)
+    {
+        if (record.Processed <= before.Processed) return final;
+        int target = Math.Max(before.Processed + 1, Math.Min(record.Target, record.Processed));
+        return final with { Processed = before.Processed, Target = Math.Min(final.Target, target) };
+    }
+
     private static Snapshot Fresh() => new(0, 0, 0, 0, 1, 1, 0, ReopenTimeNs, new Dictionary<int, byte[]>());
 
     /// <summary>Opens the damaged copy, checks state, messages and report, checks the preserved copy holds the damaged
@@ -179,8 +189,10 @@ public sealed class FileMessageStoreRecoveryTests : IDisposable
                 }
                 else
                 {
-                    // The head survived, the body did not: the sequence state is kept, the body is lost.
-                    report = AssertRecoversTo(path, record, before.Messages, expectReport: true)!;
+                    // The head survived, the body did not: the sequence state is kept, the body is lost, and a processed
+                    // mark the record raised is not (its inbound message is asked for again).
+                    report = AssertRecoversTo(path, LostAnswer(record, before, record), before.Messages, expectReport: true)!;
+                    Assert.Equal(record.Processed > before.Processed ? record.Processed : 0, report.Damages[0].ProcessedInboundNotKept);
                     Assert.Equal(JournalDamageResolution.TailTruncated, report.Damages[0].Resolution);
                     Assert.Equal(record.MessageSeq, report.Damages[0].LostMessageSeqNum);
                 }
@@ -222,8 +234,13 @@ public sealed class FileMessageStoreRecoveryTests : IDisposable
                     byte[] damaged = journal.AsSpan(0, (int)final.Boundary).ToArray();
                     damaged[offset] ^= 0x5A;
                     var expectedMessages = new Dictionary<int, byte[]>(final.Messages);
-                    if (where == "payload") expectedMessages.Remove(record.MessageSeq);
-                    StoreRecoveryReport report = AssertRecoversTo(CopyOf(damaged), final, expectedMessages, expectReport: true)!;
+                    Snapshot expected = final;
+                    if (where == "payload")
+                    {
+                        expectedMessages.Remove(record.MessageSeq);
+                        expected = LostAnswer(final, snapshots[r - 1], record);
+                    }
+                    StoreRecoveryReport report = AssertRecoversTo(CopyOf(damaged), expected, expectedMessages, expectReport: true)!;
                     JournalDamage damage = Assert.Single(report.Damages);
                     Assert.Equal(r + 1, damage.RecordNumber);
                     switch (where)
@@ -296,7 +313,13 @@ public sealed class FileMessageStoreRecoveryTests : IDisposable
         foreach (Snapshot s in hit) damaged[s.Start + Head + s.PayloadLength / 2] ^= 0x01;
         var expected = new Dictionary<int, byte[]>(snapshots[^1].Messages);
         foreach (Snapshot s in hit) expected.Remove(s.MessageSeq);
-        StoreRecoveryReport report = AssertRecoversTo(CopyOf(damaged), snapshots[^1], expected, expectReport: true)!;
+        // Message 3 raised the processed mark from 0 to 1: with its body lost, the mark goes back to 0 and inbound 1 is
+        // asked for again.
+        Snapshot three = hit[1];
+        Snapshot state = LostAnswer(snapshots[^1], snapshots[snapshots.IndexOf(three) - 1], three);
+        Assert.Equal((0, 1), (state.Processed, state.Target));
+        StoreRecoveryReport report = AssertRecoversTo(CopyOf(damaged), state, expected, expectReport: true)!;
+        Assert.Equal([0, 1, 0], report.Damages.Select(d => d.ProcessedInboundNotKept));
         Assert.Equal([1, 3, 5], report.Damages.Select(d => d.LostMessageSeqNum));
         Assert.All(report.Damages, d => Assert.Equal(JournalDamageResolution.BodyLost, d.Resolution));
     }
@@ -314,9 +337,11 @@ public sealed class FileMessageStoreRecoveryTests : IDisposable
         var expected = new Dictionary<int, byte[]>(snapshots[^1].Messages);
         expected.Remove(2);
         expected.Remove(3);
-        // Message 4 (empty body) keeps its trailer, so it is restored whole.
-        StoreRecoveryReport report = AssertRecoversTo(CopyOf(damaged), snapshots[^1], expected, expectReport: true)!;
+        // Message 4 (empty body) keeps its trailer, so it is restored whole. The skipped records raised the processed
+        // mark (message 3 answered inbound 1): it is not kept, inbound 1 is asked for again.
+        StoreRecoveryReport report = AssertRecoversTo(CopyOf(damaged), snapshots[^1] with { Processed = 0, Target = 1 }, expected, expectReport: true)!;
         JournalDamage skipped = report.Damages.First(d => d.Resolution == JournalDamageResolution.RegionSkipped);
+        Assert.Equal(1, skipped.ProcessedInboundNotKept);
         Assert.Equal(first.Start, skipped.Offset);
         Assert.Equal(1, skipped.LastMessageSeqNumBefore);
         Assert.Equal(4, skipped.FirstMessageSeqNumAfter);
@@ -351,7 +376,7 @@ public sealed class FileMessageStoreRecoveryTests : IDisposable
         // The operator switches the policy: every other record is kept, the lost body is reported.
         var expected = new Dictionary<int, byte[]>(snapshots[^1].Messages);
         expected.Remove(3);
-        AssertRecoversTo(path, snapshots[^1], expected, expectReport: true);
+        AssertRecoversTo(path, LostAnswer(snapshots[^1], snapshots[snapshots.IndexOf(hit) - 1], hit), expected, expectReport: true);
     }
 
     [Fact]
