@@ -202,7 +202,7 @@ internal sealed class MessageValidator
             }
             if (!value.IsEmpty)
             {
-                if (!DataDictionary.ValidateFieldValueFormat(field.Type, value))
+                if (!DataDictionary.ValidateFieldValueFormat(dictionary.ValidationType(field.Type), value))
                 {
                     return new ValidationError(SessionRejectReason.IncorrectDataFormat, tag, true);
                 }
