@@ -33,6 +33,7 @@ public sealed partial class DataDictionary
         Version = servicePack > 0 ? $"{fixType}.{major}.{minor}SP{servicePack}" : $"{fixType}.{major}.{minor}";
         IsTransport = fixType == "FIXT";
         ApplVerID = IsTransport ? null : ApplVerIdOf(major, minor, servicePack);
+        CharIsString = !IsTransport && major == 4 && minor < 2;
         Header = header;
         Trailer = trailer;
         _fields = fields;
@@ -90,6 +91,12 @@ public sealed partial class DataDictionary
 
     /// <summary>The ApplVerID(1128) value of this version (<c>"4"</c> for FIX.4.2 ... <c>"9"</c> for FIX.5.0SP2); null for FIXT.</summary>
     public string? ApplVerID { get; }
+
+    /// <summary>
+    /// True for FIX.4.0 and FIX.4.1 dictionaries, whose CHAR fields are checked as STRING (any non-empty value), as
+    /// QuickFIX does: those versions type multi-character fields such as BeginString, SenderCompID and CheckSum as CHAR.
+    /// </summary>
+    public bool CharIsString { get; }
 
     /// <summary>The header fields (top level; header groups such as NoHops through <see cref="FieldContainer.GetGroup"/>).</summary>
     public SectionDefinition Header { get; }
@@ -151,11 +158,17 @@ public sealed partial class DataDictionary
     public int GetLengthTag(int dataTag) => GetField(dataTag)?.LengthTag ?? 0;
 
     /// <summary>True when the value of <paramref name="tag"/> has the format its dictionary type requires; true for undefined tags.</summary>
+    /// <remarks>CHAR is checked as STRING when <see cref="CharIsString"/>.</remarks>
     public bool IsValidFieldFormat(int tag, ReadOnlySpan<byte> value)
     {
         FieldDefinition? f = GetField(tag);
-        return f is null || ValidateFieldValueFormat(f.Type, value);
+        return f is null || ValidateFieldValueFormat(ValidationType(f.Type), value);
     }
+
+    /// <summary>The type a value of <paramref name="type"/> is checked as: <see cref="FixFieldType.String"/> for CHAR when
+    /// <see cref="CharIsString"/>, otherwise <paramref name="type"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal FixFieldType ValidationType(FixFieldType type) => type == FixFieldType.Char && CharIsString ? FixFieldType.String : type;
 
     /// <summary>The message with MsgType(35) <paramref name="msgType"/>, or null when the dictionary does not define it.</summary>
     public MessageDefinition? GetMessage(ReadOnlySpan<byte> msgType)

@@ -129,7 +129,7 @@ internal readonly ref struct RejectBody : IAdminMessageBody
     private readonly int _sessionRejectReason;
 
     /// <param name="refSeqNum">RefSeqNum(45), negative for none.</param>
-    /// <param name="text">Text(58).</param>
+    /// <param name="text">Text(58), empty for none.</param>
     /// <param name="refTagId">RefTagID(371), <see cref="int.MinValue"/> for none.</param>
     /// <param name="refMsgType">RefMsgType(372), empty for none.</param>
     /// <param name="sessionRejectReason">SessionRejectReason(373), negative for none.</param>
@@ -147,7 +147,7 @@ internal readonly ref struct RejectBody : IAdminMessageBody
     public void WriteTo(ref FixWriter w)
     {
         if (_refSeqNum >= 0) w.Write(FixTags.RefSeqNum, _refSeqNum);
-        w.Write(FixTags.Text, _text);
+        if (!_text.IsEmpty) w.Write(FixTags.Text, _text);
         if (_refTagId != int.MinValue) w.Write(FixTags.RefTagID, _refTagId);
         if (!_refMsgType.IsEmpty) w.Write(FixTags.RefMsgType, _refMsgType);
         if (_sessionRejectReason >= 0) w.Write(FixTags.SessionRejectReason, _sessionRejectReason);

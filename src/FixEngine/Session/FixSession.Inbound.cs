@@ -329,8 +329,9 @@ public sealed partial class FixSession
             switch (result.Action)
             {
                 case FromAppAction.UnsupportedMessageType:
+                    // QuickFIX: BusinessMessageReject from FIX.4.2 on (which defines it), a text-only Reject before.
                     if (_beginStringVersion >= 42) SendBusinessReject(message, epochNs, 3, "Unsupported Message Type");
-                    else SendReject(message, epochNs, SessionRejectReason.InvalidMsgType, 0, false);
+                    else SendTextReject(message, epochNs, "Unsupported message type");
                     break;
                 case FromAppAction.Reject:
                     SendReject(message, epochNs, result.RejectReason, result.RefTagId, result.RefTagId != 0);

@@ -403,33 +403,58 @@ public sealed partial class FixSession
         if (w.TryFinish(out int length)) Transmit(_header.Encoded(length), epochNs);
     }
 
-    // Session-level Reject of an inbound message; before the Logon exchange a Reject is not allowed: disconnect instead.
-    // Text(58) is the reason's standard text unless a more precise one is given.
+    // Session-level Reject of an inbound message, as QuickFIX writes it; before the Logon exchange a Reject is not
+    // allowed: disconnect instead. Text(58) is QuickFIX's text for the reason unless a more precise one is given (none
+    // for the reasons QuickFIX has no text for). RefTagID(371), RefMsgType(372) and SessionRejectReason(373) are
+    // FIX.4.2 fields: below FIX.4.2 the tag goes into the Text as "<text> (<tag>)" and 372/373 are left out; on FIX.4.2
+    // 373 is written for the reasons FIX.4.2 defines (0-11) only.
     private void SendReject(FixMessage offending, long epochNs, int reason, int refTagId, bool hasRefTag, string? detail = null)
     {
         if (!IsLoggedOn)
         {
-            Disconnect("Reject before Logon: " + SessionRejectReason.GetText(reason), epochNs);
+            Disconnect("Reject before Logon: " + (detail ?? SessionRejectReason.GetText(reason)), epochNs);
             return;
         }
         RoutingFields routing = ReverseRouting(offending);
         int refSeqNum = offending.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : -1;
         ReadOnlySpan<byte> refMsgType = _beginStringVersion < 42 ? default : RefMsgType(offending);
-        int code = reason;
-        if (_sessionDictionary is not null)
+        int code = _beginStringVersion switch
         {
-            Span<byte> digits = stackalloc byte[4];
-            FixValueFormatter.TryFormatLong(reason, digits, out int digitCount);
-            if (!_sessionDictionary.IsValidEnumValue(FixTags.SessionRejectReason, digits.Slice(0, digitCount)) || !_sessionDictionary.IsDefinedField(FixTags.SessionRejectReason)) code = -1;
-        }
-        else if (_beginStringVersion < 42)
+            < 42 => -1,
+            42 => reason is >= 0 and <= SessionRejectReason.InvalidMsgType ? reason : -1,
+            _ => reason,
+        };
+        string? text = detail ?? SessionRejectReason.GetQuickFixText(reason);
+        int tag = int.MinValue;
+        if (hasRefTag && text is not null)
         {
-            code = -1;
+            if (_beginStringVersion < 42) text = text + " (" + refTagId.ToString(System.Globalization.CultureInfo.InvariantCulture) + ")";
+            else tag = refTagId;
         }
-        string text = detail ?? SessionRejectReason.GetText(reason);
+        else if (hasRefTag && _beginStringVersion >= 42)
+        {
+            tag = refTagId;
+        }
         _counters.OnRejectSent();
-        SendAdmin(new RejectBody(refSeqNum, _header.Ascii(text), hasRefTag ? refTagId : int.MinValue, refMsgType, code), epochNs, ref routing);
-        _log.OnEvent(Logging.LogLevel.Warning, "Sent Reject: " + text + (hasRefTag ? " tag " + refTagId : ""), epochNs);
+        SendAdmin(new RejectBody(refSeqNum, _header.Ascii(text), tag, refMsgType, code), epochNs, ref routing);
+        _log.OnEvent(Logging.LogLevel.Warning, "Sent Reject: " + (text ?? SessionRejectReason.GetText(reason)) + (hasRefTag ? " tag " + refTagId : ""), epochNs);
+    }
+
+    // A Reject that only carries a text (QuickFIX's generateReject with a text): RefSeqNum(45), RefMsgType(372) from
+    // FIX.4.2 on, Text(58); no SessionRejectReason.
+    private void SendTextReject(FixMessage offending, long epochNs, string text)
+    {
+        if (!IsLoggedOn)
+        {
+            Disconnect("Reject before Logon: " + text, epochNs);
+            return;
+        }
+        RoutingFields routing = ReverseRouting(offending);
+        int refSeqNum = offending.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : -1;
+        ReadOnlySpan<byte> refMsgType = _beginStringVersion < 42 ? default : RefMsgType(offending);
+        _counters.OnRejectSent();
+        SendAdmin(new RejectBody(refSeqNum, _header.Ascii(text), int.MinValue, refMsgType, -1), epochNs, ref routing);
+        _log.OnEvent(Logging.LogLevel.Warning, "Sent Reject: " + text, epochNs);
     }
 
     private void SendBusinessReject(FixMessage offending, long epochNs, int reason, string text)

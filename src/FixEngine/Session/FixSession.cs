@@ -192,10 +192,12 @@ public sealed partial class FixSession : IDisposable
         _log = log ?? NullSessionLog.Instance;
         Id = settings.SessionId;
         _schedule = settings.CreateSchedule();
-        _header = new SessionHeaderWriter(settings.BeginString!, settings.SenderCompID!, settings.TargetCompID!,
-            settings.EffectiveTimestampPrecision, settings.EnableLastMsgSeqNumProcessed, settings.MaxMessageSize, store);
         _isFixt = settings.BeginString == "FIXT.1.1";
         _beginStringVersion = VersionOf(settings.BeginString!);
+        // FIX.4.0 and FIX.4.1 timestamps have no fraction: SendingTime and OrigSendingTime go to the second there, as
+        // QuickFIX writes them, whatever TimestampPrecision says.
+        _header = new SessionHeaderWriter(settings.BeginString!, settings.SenderCompID!, settings.TargetCompID!,
+            _beginStringVersion < 42 ? 0 : settings.EffectiveTimestampPrecision, settings.EnableLastMsgSeqNumProcessed, settings.MaxMessageSize, store);
         _defaultApplVerId = Encoding.ASCII.GetBytes(ToApplVerId(settings.DefaultApplVerID));
         _isInitiator = settings.ConnectionType == ConnectionType.Initiator;
         _heartbeat = new HeartbeatMonitor(settings.HeartBtInt ?? 30);

@@ -58,8 +58,9 @@ internal sealed record ValidationOptions
 /// <remarks>
 /// Not thread-safe: one instance per session (it keeps a scratch table for repeated-tag detection). Allocation-free
 /// after construction. Order of checks: unparsable tags, field order, MsgType, required fields, then per field:
-/// value present, repeated, known tag, data format, enum value, defined for the message, then per group instance its
-/// required members (nested groups included), then group counts.
+/// value present, repeated, known tag, data format, enum value, defined for the message; at a group's count field the
+/// group's shape (its count against its entries, and the counts of nested groups) before any value in its entries, as
+/// QuickFIX does; then per group instance its fields and required members (nested groups included).
 /// </remarks>
 internal sealed class MessageValidator
 {
@@ -202,7 +203,7 @@ internal sealed class MessageValidator
             }
             if (!value.IsEmpty)
             {
-                if (!DataDictionary.ValidateFieldValueFormat(field.Type, value))
+                if (!DataDictionary.ValidateFieldValueFormat(dictionary.ValidationType(field.Type), value))
                 {
                     return new ValidationError(SessionRejectReason.IncorrectDataFormat, tag, true);
                 }
@@ -226,6 +227,10 @@ internal sealed class MessageValidator
             if (group is not null)
             {
                 AsciiParsing.TryParseSmallUnsigned(value, out int declared);
+                // The group's shape (its count and the counts of groups nested in it) is checked before any value in
+                // its entries, as QuickFIX checks a level's fields, count fields included, before the groups below it.
+                ValidationError shape = CheckShape(message, group, tag, declared, i, end);
+                if (shape.IsError) return shape;
                 int instances = 0;
                 while (i < end && message.GetTag(i) == group.DelimiterTag)
                 {
@@ -237,6 +242,48 @@ internal sealed class MessageValidator
             }
         }
         return topLevel ? default : CheckInstanceRequired(message, container, scope, start, i);
+    }
+
+    // Compares the count of the group whose entries start at field i with its entries, then the counts of the groups
+    // nested in them, level by level as QuickFIX does; entry boundaries are those of ValidateFields (an entry ends at the
+    // next delimiter or at a tag the group does not allow). Reads tags and count values only.
+    private static ValidationError CheckShape(FixMessage message, GroupDefinition group, int countTag, int declared, int i, int end)
+    {
+        int instances = 0;
+        for (int j = i; j < end && message.GetTag(j) == group.DelimiterTag; instances++) j = SkipEntry(message, group, j + 1, end);
+        if (instances != declared) return new ValidationError(SessionRejectReason.IncorrectNumInGroupCount, countTag, true);
+        while (i < end && message.GetTag(i) == group.DelimiterTag)
+        {
+            i++;
+            while (i < end)
+            {
+                int tag = message.GetTag(i);
+                if (tag == group.DelimiterTag || !group.IsAllowed(tag)) break;
+                i++;
+                GroupDefinition? nested = group.GetGroup(tag);
+                if (nested is null) continue;
+                AsciiParsing.TryParseSmallUnsigned(message.GetValue(i - 1), out int nestedDeclared);
+                ValidationError inner = CheckShape(message, nested, tag, nestedDeclared, i, end);
+                if (inner.IsError) return inner;
+                while (i < end && message.GetTag(i) == nested.DelimiterTag) i = SkipEntry(message, nested, i + 1, end);
+            }
+        }
+        return default;
+    }
+
+    // The index after the entry of group whose delimiter is at i - 1.
+    private static int SkipEntry(FixMessage message, GroupDefinition group, int i, int end)
+    {
+        while (i < end)
+        {
+            int tag = message.GetTag(i);
+            if (tag == group.DelimiterTag || !group.IsAllowed(tag)) break;
+            i++;
+            GroupDefinition? nested = group.GetGroup(tag);
+            if (nested is null) continue;
+            while (i < end && message.GetTag(i) == nested.DelimiterTag) i = SkipEntry(message, nested, i + 1, end);
+        }
+        return i;
     }
 
     // One group instance spans fields [start, end) and its own fields were marked with scope in the seen table (fields

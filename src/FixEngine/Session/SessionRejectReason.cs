@@ -77,4 +77,13 @@ public static class SessionRejectReason
         IncorrectNumInGroupCount => "Incorrect NumInGroup count for repeating group",
         _ => "Other",
     };
+
+    /// <summary>The Text(58) QuickFIX writes for <paramref name="code"/> in a session Reject, or null for the reasons
+    /// it writes no text for (3, 7, 8, 15 and any other code outside 0-16).</summary>
+    internal static string? GetQuickFixText(int code) => code switch
+    {
+        UndefinedTag or DecryptionProblem or SignatureProblem or RepeatingGroupFieldsOutOfOrder => null,
+        >= InvalidTagNumber and <= IncorrectNumInGroupCount => GetText(code),
+        _ => null,
+    };
 }
