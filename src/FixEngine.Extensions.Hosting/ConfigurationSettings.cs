@@ -50,24 +50,35 @@ public static class ConfigurationSettings
         var lineOrigins = new List<string>();
         string defaultsPath = Combine(path, DefaultKey);
         AppendBlock(text, lineOrigins, "[DEFAULT]", section.GetSection(DefaultKey), defaultsPath);
-        int count = 0;
+        var sessionPaths = new List<string>();
         foreach (IConfigurationSection session in section.GetSection(SessionsKey).GetChildren())
         {
             AppendBlock(text, lineOrigins, "[SESSION]", session, session.Path);
-            count++;
+            sessionPaths.Add(session.Path);
         }
-        if (count == 0)
+        if (sessionPaths.Count == 0)
         {
             throw new ConfigException(Combine(path, SessionsKey), 0, SessionsKey, "no session configured (add at least one object to the Sessions array, or name a SettingsFile)");
         }
+        IReadOnlyList<SessionSettings> parsed;
         try
         {
-            return SettingsFile.Parse(text.ToString(), path.Length == 0 ? "<configuration>" : path);
+            parsed = SettingsFile.Parse(text.ToString(), path.Length == 0 ? "<configuration>" : path);
         }
         catch (ConfigException e) when (e.LineNumber > 0 && e.LineNumber <= lineOrigins.Count)
         {
             throw new ConfigException(lineOrigins[e.LineNumber - 1], 0, e.Key, e.Reason);
         }
+        // A problem found later (a store factory's key, a certificate at engine start) names the session's path and the
+        // key, not a line of the text built here.
+        var result = new SessionSettings[parsed.Count];
+        for (int i = 0; i < parsed.Count; i++)
+        {
+            result[i] = parsed[i].Origin is SettingsOrigin origin && i < sessionPaths.Count
+                ? parsed[i] with { Origin = origin.WithoutLines(sessionPaths[i]) }
+                : parsed[i];
+        }
+        return result;
     }
 
     private static void AppendBlock(StringBuilder text, List<string> origins, string header, IConfigurationSection block, string blockPath)

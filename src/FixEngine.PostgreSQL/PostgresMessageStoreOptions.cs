@@ -36,7 +36,7 @@ public sealed partial record PostgresMessageStoreOptions
     /// <summary>After <see cref="PostgresStoreFailure.LeaseLost"/> (the database was away for 3/4 of the lease), keep
     /// trying to renew the lease and take writes again once a renewal finds this store's fencing token still current,
     /// i.e. nobody took the session over meanwhile (default false: a lost lease is terminal). What a session does
-    /// meanwhile is its <c>PostgreSQLStoreFailurePolicy</c>; <c>Hold</c> sets this.</summary>
+    /// meanwhile is its <c>StoreFailurePolicy</c>; <c>Hold</c> sets this.</summary>
     /// <remarks>Safe for fencing: a standby can only take the lease by bumping the token, after which the renewal
     /// matches no row and the store turns <see cref="PostgresStoreFailure.Fenced"/>; until the renewal succeeds the
     /// store refuses every change, as it does under the default.</remarks>

@@ -36,7 +36,7 @@ public enum PostgresStoreFailure
 /// <summary>A <see cref="PostgresMessageStore"/> failure; <see cref="Failure"/> says which.</summary>
 /// <remarks>A <see cref="MessageStoreException"/> (an <see cref="IOException"/>), so the session handles it as any store
 /// failure: it ends the session (disconnects, reporting the reason), or holds while <see cref="MessageStoreException.MayRecover"/> is true and the
-/// session's <c>PostgreSQLStoreFailurePolicy</c> is <c>Hold</c>.</remarks>
+/// session's <c>StoreFailurePolicy</c> is <c>Hold</c>.</remarks>
 public sealed class PostgresStoreException : MessageStoreException
 {
     /// <summary>Creates the exception.</summary>

@@ -17,6 +17,15 @@ public sealed class SettingsOrigin
         _lines = lines;
     }
 
+    /// <summary>The same keys, attributed to <paramref name="fileName"/> without line numbers: settings read from a
+    /// configuration section, where a key has a path rather than a line.</summary>
+    internal SettingsOrigin WithoutLines(string fileName)
+    {
+        var lines = new Dictionary<string, int>(_lines.Comparer);
+        foreach (string key in _lines.Keys) lines[key] = 0;
+        return new SettingsOrigin(fileName, 0, lines);
+    }
+
     /// <summary>The settings file's path or display name.</summary>
     public string FileName { get; }
 

@@ -53,7 +53,9 @@ public sealed class EngineOptions
     public System.Diagnostics.Metrics.IMeterFactory? MeterFactory { get; init; }
 
     /// <summary>Makes each session's message store; null = the settings' choice (<see cref="SettingsMessageStoreFactory"/>:
-    /// a file store under <c>FileStorePath</c>, else memory). <see cref="MemoryMessageStoreFactory"/> or your own.</summary>
+    /// a file store under <c>FileStorePath</c>, else memory). <see cref="MemoryMessageStoreFactory"/>, the
+    /// <c>PostgresMessageStoreFactory</c> of FixEngine.PostgreSQL (sessions with <c>PostgreSQLStoreConnectionString</c>), or
+    /// your own.</summary>
     public IMessageStoreFactory? MessageStoreFactory { get; init; }
 
     /// <summary>Makes each session's message log; null = the settings' choice (a <see cref="FileSessionLogFactory"/> the

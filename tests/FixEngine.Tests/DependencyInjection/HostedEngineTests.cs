@@ -5,7 +5,9 @@ using System.Threading.Tasks;
 using FixEngine.Config;
 using FixEngine.DependencyInjection;
 using FixEngine.Engine;
+using FixEngine.PostgreSQL;
 using FixEngine.Session;
+using FixEngine.Store;
 using FixEngine.Tests.Engine;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
@@ -63,6 +65,58 @@ public sealed class HostedEngineTests
         filler.AssertClean();
 
         Assert.Contains(logs.Lines, l => l.Category == FixEngineServiceCollectionExtensions.EngineLoggerCategory);
+    }
+
+    private sealed class CountingStoreFactory : IMessageStoreFactory
+    {
+        public int Created;
+
+        public IMessageStore Create(SessionSettings settings, long epochNs)
+        {
+            Interlocked.Increment(ref Created);
+            return MemoryMessageStoreFactory.Instance.Create(settings, epochNs);
+        }
+    }
+
+    private static IHost Build(Dictionary<string, string?> config, Action<IServiceCollection>? register = null)
+    {
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+        builder.Configuration.AddInMemoryCollection(config);
+        register?.Invoke(builder.Services);
+        builder.Services.AddFixEngine<FillerApp>(builder.Configuration.GetSection("FixEngine"));
+        return builder.Build();
+    }
+
+    [Fact]
+    public void AStoreFactoryRegisteredInTheContainerMakesTheHostedSessionsStores()
+    {
+        var factory = new CountingStoreFactory();
+        using IHost host = Build(AcceptorConfig(EngineTestSupport.FreePort()), s => s.AddSingleton<IMessageStoreFactory>(factory));
+        FixEngineHost engine = host.Services.GetRequiredService<FixEngineHost>();
+        Assert.Equal(1, factory.Created);
+        Assert.IsType<MemoryMessageStore>(engine.Sessions[0].Store);
+    }
+
+    [Fact]
+    public void ThePostgresKeysNeedThePackagesFactoryInTheContainerAndItsErrorsNameThePathAndKey()
+    {
+        Dictionary<string, string?> config = AcceptorConfig(EngineTestSupport.FreePort());
+        config["FixEngine:Sessions:0:PostgreSQLStoreConnectionString"] = "Host=127.0.0.1;Port=1;Timeout=1";
+        // No factory registered: the engine refuses the session before opening anything, naming the package.
+        using (IHost host = Build(config))
+        {
+            var e = Assert.Throws<ConfigException>(() => host.Services.GetRequiredService<FixEngineHost>());
+            Assert.Equal("FixEngine:Sessions:0", e.FileName);
+            Assert.Equal("PostgreSQLStoreConnectionString", e.Key);
+            Assert.Contains("reference FixEngine.PostgreSQL", e.Message);
+        }
+        // The package's factory registered: the hosted engine uses it, and it checks its keys before connecting.
+        config["FixEngine:Sessions:0:PostgreSQLStoreSync"] = "Sometimes";
+        using (IHost host = Build(config, s => s.AddSingleton<IMessageStoreFactory>(PostgresMessageStoreFactory.Instance)))
+        {
+            var e = Assert.Throws<ConfigException>(() => host.Services.GetRequiredService<FixEngineHost>());
+            Assert.Equal("FixEngine:Sessions:0: PostgreSQLStoreSync: 'Sometimes' is not one of PerMessage, GroupCommit, LocalJournalFirst", e.Message);
+        }
     }
 
     [Fact]
