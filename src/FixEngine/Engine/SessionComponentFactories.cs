@@ -75,7 +75,7 @@ public sealed class SettingsMessageStoreFactory : IMessageStoreFactory
                 LocalJournalDirectory = settings.FileStorePath,
                 LocalJournalOptions = new FileMessageStoreOptions
                 {
-                    SyncPolicy = ToPolicy(settings.FileStoreSync),
+                    SyncPolicy = settings.FileStoreSync,
                     Recovery = settings.FileStoreRecovery,
                     InitialIndexCapacity = settings.StoreIndexCapacity,
                 },
@@ -86,7 +86,7 @@ public sealed class SettingsMessageStoreFactory : IMessageStoreFactory
         return settings.FileStorePath is string storePath
             ? new FileMessageStore(storePath, name, epochNs, new FileMessageStoreOptions
             {
-                SyncPolicy = ToPolicy(settings.FileStoreSync),
+                SyncPolicy = settings.FileStoreSync,
                 Recovery = settings.FileStoreRecovery,
                 InitialIndexCapacity = settings.StoreIndexCapacity,
                 // RefreshOnLogon is for a standby that opens the journal while the primary still writes it.
@@ -94,13 +94,6 @@ public sealed class SettingsMessageStoreFactory : IMessageStoreFactory
             })
             : MemoryMessageStoreFactory.Instance.Create(settings, epochNs);
     }
-
-    private static FileStoreSyncPolicy ToPolicy(FileStoreSync sync) => sync switch
-    {
-        FileStoreSync.PerMessage => FileStoreSyncPolicy.PerMessage,
-        FileStoreSync.Batched => FileStoreSyncPolicy.Batched,
-        _ => FileStoreSyncPolicy.OS,
-    };
 }
 
 /// <summary>Always a <see cref="MemoryMessageStore"/> (ignores <c>FileStorePath</c>): sequence numbers and sent messages live
