@@ -73,12 +73,10 @@ public sealed class FixEngineHost : IDisposable
 
     /// <summary>All sessions, in the order they were configured or added (a snapshot: sessions added or removed later are
     /// not reflected in a list already read).</summary>
-    /// <remarks>A session's members must only be used by the thread running it: inside that session's own application
-    /// callbacks (the agent thread for busy-poll sessions; the connection's receive thread or a socket completion thread,
-    /// under the session's gate, for dedicated, completion-mode and TLS sessions), except
+    /// <remarks>A session's members must only be used inside that session's own application callbacks, except
     /// <see cref="FixSession.TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>
-    /// (any thread). In dedicated and completion mode two sessions' callbacks may run at the same time on different threads,
-    /// so a callback must not use another session directly.</remarks>
+    /// (any thread); two sessions' callbacks may run at once on different threads. Which thread that is, per receive
+    /// mode: docs/architecture.md.</remarks>
     public IReadOnlyList<FixSession> Sessions => _engine.Sessions;
 
     /// <summary>Tests: the engine thread's wake-up (disposed by <see cref="Dispose"/>).</summary>
