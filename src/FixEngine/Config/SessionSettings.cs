@@ -226,7 +226,7 @@ public sealed record SessionSettings
     /// <summary>File store flush policy. Default OS (the same default as <c>FileMessageStoreOptions.SyncPolicy</c>).</summary>
     /// <remarks>OS: each record reaches the kernel's page cache before the message is sent, so a process crash loses
     /// nothing, at about 1 µs per message; PerMessage also survives power loss at one disk flush per message.</remarks>
-    public FileStoreSync FileStoreSync { get; init; } = FileStoreSync.OS;
+    public Store.FileStoreSyncPolicy FileStoreSync { get; init; } = Store.FileStoreSyncPolicy.OS;
 
     /// <summary>What the file store does when its journal is damaged in the middle (data lost, valid records after
     /// it): Refuse (default: opening fails naming the file, byte offset and record) or RecoverAndGapFill (keep every

@@ -377,11 +377,11 @@ internal static class SettingKeys
     }
 
     /// <summary>Our names (PerMessage, Batched, OS), or QuickFIX/J's Y (fsync every message) and N (leave it to the OS).</summary>
-    private static FileStoreSync ParseStoreSync(string v) => v switch
+    private static Store.FileStoreSyncPolicy ParseStoreSync(string v) => v switch
     {
-        "Y" or "y" => FileStoreSync.PerMessage,
-        "N" or "n" => FileStoreSync.OS,
-        _ => ParseEnum<FileStoreSync>(v),
+        "Y" or "y" => Store.FileStoreSyncPolicy.PerMessage,
+        "N" or "n" => Store.FileStoreSyncPolicy.OS,
+        _ => ParseEnum<Store.FileStoreSyncPolicy>(v),
     };
     internal static IReadOnlyList<int> ParseCpus(string v)
     {

@@ -22,17 +22,6 @@ public enum IdleStrategyKind
     Blocking,
 }
 
-/// <summary>When the file store forces its journal to disk (<c>FileStoreSync</c>).</summary>
-public enum FileStoreSync
-{
-    /// <summary>Flush to disk after every message.</summary>
-    PerMessage,
-    /// <summary>Flush to disk periodically from a side thread.</summary>
-    Batched,
-    /// <summary>Write through the OS page cache and let the OS flush (QuickFIX behaviour; default).</summary>
-    OS,
-}
-
 /// <summary>What a session does when its message store cannot be written for a while, e.g. the PostgreSQL store's
 /// database is away (<c>StoreFailurePolicy</c>, formerly <c>PostgreSQLStoreFailurePolicy</c>). Failures that cannot pass (a full disk under the file store, a store fenced
 /// by a standby's takeover) always end the session as under <see cref="Logout"/>.</summary>

@@ -18,69 +18,18 @@ namespace FixEngine.Engine;
 /// <summary>Runs FIX sessions on sockets: acceptors (many sessions per port, routed by CompIDs) and initiators (reconnect,
 /// failover), over TCP (dedicated-thread, completion or busy-poll receive) or TLS.</summary>
 /// <remarks>
-/// <para>Design: this class is the public façade; it builds the sessions and the parts that run them, each with one
-/// owner thread (internal types, named here for readers of the source): the engine agent (<c>EngineAgent</c>: one <see cref="AgentRunner"/> thread with the engine-wide
-/// idle strategy and CPU affinity, see <see cref="EngineOptions"/>) runs the duty cycle, the timers and outboxes, the
-/// connection bookkeeping and, for busy-poll sessions, the sockets; a <c>Listener</c> per acceptor port accepts on
-/// its acceptor's thread; an <c>AcceptorRouter</c> binds an accepted connection to its session by the Logon's
-/// CompIDs on the receiving thread; an <c>InitiatorConnector</c> per initiator connects on the thread pool; the
-/// <c>EpochAnchor</c> gives everyone epoch time. The path of a message, with its threads, is drawn in
-/// docs/architecture.md.</para>
-/// <para>Receive modes (<c>ReceiveMode</c>, <c>SocketUseSSL</c>): a busy-poll session is touched only by the agent, with no
-/// lock. A dedicated-mode, completion-mode or TLS session is processed inline on its receiving thread for inbound messages and
-/// on the agent for timers and the outbox, so each such session has a gate taken by whichever thread runs that session's
-/// logic (<c>SessionSlot.Enter</c>, the one way into a session): never two threads in one session at once, and
-/// application callbacks for it run under its gate. The mode of an acceptor connection is that of its listening port,
-/// decided before the Logon says which session it is: every session on one SocketAcceptPort must agree on the receive
-/// mode, the SSL keys and the socket options (the constructor throws a <see cref="ConfigException"/> naming the key and
-/// the two sessions otherwise). Initiators use their own settings.</para>
-/// <para>Flow control: a session whose transport refuses messages (its bounded send queue is full) keeps them in order
-/// in its send backlog (see <see cref="FixSession.SendBacklogBytes"/>); when that backlog is large and still draining
-/// the session asks to stop reading (<c>FixSession.IsReceivePauseRequested</c>), and the receiving thread (after
-/// each message) and the agent (after each duty cycle) pause or resume the connection's receive as it asks, so TCP flow
-/// control slows the peer down instead of the backlog growing. A hosted connection's read loop
-/// (<see cref="RunAcceptorConnectionAsync"/>) pauses itself after a read and waits, without a timer, until the agent
-/// resumes it or the connection closes.</para>
-/// <para>Time: the agent gets monotonic <c>nowNs</c> from the clock (<see cref="EngineOptions.Clock"/>) and derives epoch
-/// time (<c>epochNs</c>) from it with one anchor (refreshed once a second), so the epoch clock is not read per duty cycle;
-/// a receiving thread (dedicated or completion) reads the monotonic clock once per message and applies the same anchor. Sessions are given
-/// epoch time, never read it, and the engine never reads it back from them.</para>
-/// <para>Dynamic sessions: <see cref="AddSession"/> and <see cref="RemoveSession"/> change the sessions of a running engine
-/// (from any thread but the engine's own and a session callback, for a removal); an
-/// <see cref="EngineOptions.UnknownSessionHandler"/> creates sessions for Logons from CompIDs not configured in advance.
-/// The session is built (its store opened) on the caller's thread and handed to the agent, which alone changes the list
-/// of sessions it services; lookups (<see cref="TryGetSession"/>, <see cref="TrySend{TState}"/>, <see cref="Sessions"/>)
-/// read an immutable snapshot replaced on each change, so the message paths take no lock for it.</para>
+/// <para>The public façade of the engine: it builds the sessions and the parts that run them and hands every call to them.
+/// Which thread runs what (the engine agent, receiving threads, session gates), receive modes, flow control and time are
+/// described in docs/architecture.md. Every session on one SocketAcceptPort must agree on the receive mode, the SSL keys
+/// and the socket options (the constructor throws a <see cref="ConfigException"/> naming the key and the two sessions
+/// otherwise). <see cref="AddSession"/> and <see cref="RemoveSession"/> change the sessions of a running engine; an
+/// <see cref="EngineOptions.UnknownSessionHandler"/> creates sessions for Logons from CompIDs not configured in advance.</para>
 /// <para>Public members are thread-safe unless stated. Start-up allocates; the duty cycle and the receive paths of busy-poll,
 /// dedicated and completion-mode TCP and of TLS do not in steady state.</para>
 /// </remarks>
-public sealed partial class FixEngineHost : IDisposable
+public sealed class FixEngineHost : IDisposable
 {
-    // Control plane (constructor, Start, Stop, AddSession, RemoveSession, an unknown session's creation, Dispose): under
-    // _control. The snapshots below are replaced (copy-on-write) under it and read without a lock by anyone.
-    private readonly object _control = new();
-    private readonly List<SessionSlot> _all = [];
-    private readonly Dictionary<int, Port> _ports = [];
-    private readonly List<IDisposable> _owned = [];
-    private readonly SessionFactory _factory;
-    private readonly EngineAgent _agent;
-    private readonly AgentRunner _runner;
-    private readonly AcceptorRouter _router;
-    private readonly IdleWakeup _agentWakeup = new();
-    private readonly PipeConnections _hosted = new();
-    private readonly TimeSpan _pendingLogonTimeout;
-    private readonly int _preLogonMaxBodyLength;
-    private readonly FixEngineMetrics _metrics;
-    private readonly IApplication _application;
-    private readonly EngineOptions _options;
-    private readonly EpochAnchor _time;
-    private readonly EngineConsole _console;
-    private readonly bool _prewarm;
-    private volatile FixSession[] _sessions = [];
-    private volatile Dictionary<SessionId, SessionSlot> _byId = [];
-    private bool _started;
-    private bool _stopped;
-    private bool _disposed;
+    private readonly EngineRuntime _engine;
 
     /// <summary>Builds every session of <paramref name="settings"/> (nothing runs until <see cref="Start"/>).</summary>
     /// <param name="settings">Session settings (from <see cref="SettingsFile"/> or code).</param>
@@ -104,109 +53,7 @@ public sealed partial class FixEngineHost : IDisposable
     /// <exception cref="Store.MessageStoreException">A session's file store cannot be opened (unwritable or read-only
     /// folder, a journal another process holds, an I/O error) or its journal is damaged and FileStoreRecovery=Refuse.</exception>
     public FixEngineHost(IReadOnlyList<SessionSettings> settings, IApplication application, EngineOptions options)
-    {
-        ArgumentNullException.ThrowIfNull(settings);
-        ArgumentNullException.ThrowIfNull(application);
-        ArgumentNullException.ThrowIfNull(options);
-        if (settings.Count == 0) throw new ArgumentException("no sessions configured", nameof(settings));
-        foreach (SessionSettings s in settings)
-        {
-            ArgumentNullException.ThrowIfNull(s, nameof(settings));
-            s.Validate();
-        }
-        _application = application;
-        _options = options;
-        IClock clock = options.Clock ?? SystemClock.Instance;
-        _prewarm = options.PrewarmConnections;
-        _console = new EngineConsole(options.Console);
-        foreach (ConfigWarning warning in SettingsFile.Warnings(settings)) _console.Warning(warning);
-        _time = new EpochAnchor(clock);
-        IdleStrategy = EngineConfiguration.ResolveIdleStrategy(settings, options);
-        int[] cpus = EngineConfiguration.ResolveCpuAffinity(settings, options);
-        CpuAffinity = cpus;
-
-        _factory = new SessionFactory(options.MessageStoreFactory, options.SessionLogFactory);
-        foreach (SessionSettings s in settings) _factory.ValidateStore(s);
-        Dictionary<int, List<SessionSettings>> ports = EngineConfiguration.AcceptorPorts(settings);
-        int logonTimeoutSeconds = EngineConfiguration.PendingLogonTimeoutSeconds(settings);
-        _pendingLogonTimeout = TimeSpan.FromSeconds(logonTimeoutSeconds);
-        _agent = new EngineAgent([], _time, _console, logonTimeoutSeconds, _prewarm, options.MemoryReclaimSurgeConnections);
-        _router = new AcceptorRouter(_agent, _console, _prewarm);
-        if (options.UnknownSessionHandler is not null) _router.Unknown = CreateUnknownSession;
-        bool listen = options.ListenOnAcceptorPorts;
-        int preLogon = 64;
-        foreach (SessionSettings s in settings)
-        {
-            if (s.ConnectionType == ConnectionType.Acceptor) preLogon = Math.Max(preLogon, Math.Min(s.PreLogonMaxMessageSize, s.MaxMessageSize));
-        }
-        _preLogonMaxBodyLength = preLogon;
-
-        var sessions = new List<FixSession>();
-        var byId = new Dictionary<SessionId, SessionSlot>();
-        try
-        {
-            foreach ((int port, List<SessionSettings> list) in ports)
-            {
-                // Hosted acceptors (ListenOnAcceptorPorts = false): a server such as Kestrel owns the port.
-                if (!listen) continue;
-                int maxMessageSize = 0;
-                foreach (SessionSettings s in list) maxMessageSize = Math.Max(maxMessageSize, s.MaxMessageSize);
-                _ports.Add(port, NewPort(port, list[0], maxMessageSize));
-            }
-
-            long epochNs = _time.EpochNow();
-            foreach (SessionSettings s in settings)
-            {
-                FixSession session = _factory.Create(s, application, epochNs);
-                sessions.Add(session);
-                SessionSlot slot = NewSlot(session);
-                _all.Add(slot);
-                byId.Add(session.Id, slot);
-                _agent.AddInitial(slot);
-                if (s.ConnectionType == ConnectionType.Acceptor)
-                {
-                    // Hosted acceptors (ListenOnAcceptorPorts = false) have no engine port: a server such as Kestrel owns it.
-                    if (_ports.TryGetValue(s.SocketAcceptPort!.Value, out Port? port)) port.Sessions++;
-                    _router.Add(s, slot);
-                }
-            }
-        }
-        catch
-        {
-            foreach (FixSession session in sessions)
-            {
-                session.Dispose();
-                ReleaseLog(session, engineDisposing: true);
-            }
-            _factory.Dispose();
-            ReleaseOwned();
-            throw;
-        }
-        _sessions = [.. sessions];
-        _byId = byId;
-
-        // Application threads hand messages to the agent (TrySendFromAnyThread): they end its idle park.
-        foreach (FixSession session in _sessions) session.AgentWakeup = _agentWakeup;
-        var runnerOptions = new AgentRunnerOptions
-        {
-            ThreadName = "fix-engine",
-            IdleStrategy = IdleStrategy switch
-            {
-                IdleStrategyKind.BusySpin => new BusySpinIdleStrategy(),
-                IdleStrategyKind.Yielding => new YieldingIdleStrategy(),
-                IdleStrategyKind.Blocking => new SleepingIdleStrategy(1, _agentWakeup),
-                _ => new BackoffIdleStrategy(wakeup: _agentWakeup),
-            },
-            CpuAffinity = cpus.Length > 0 ? cpus : null,
-            Clock = clock,
-        };
-        _runner = new AgentRunner(_agent, runnerOptions);
-        // Observable instruments only: publishing costs the message path nothing (see FixEngineMetrics).
-        _metrics = new FixEngineMetrics(() => _sessions, options.MeterFactory);
-        _owned.Add(_metrics);
-        // Latency histograms: each session records into them only while a listener is enabled for them.
-        foreach (FixSession session in _sessions) session.Latency = _metrics.CreateSessionLatency(session.Id, _time.EpochNow);
-    }
+        => _engine = new EngineRuntime(settings, application, options);
 
     /// <summary>Loads a QuickFIX-style settings file and builds the engine.</summary>
     /// <param name="path">The .cfg file.</param>
@@ -226,31 +73,25 @@ public sealed partial class FixEngineHost : IDisposable
 
     /// <summary>All sessions, in the order they were configured or added (a snapshot: sessions added or removed later are
     /// not reflected in a list already read).</summary>
-    /// <remarks>A session's members must only be used by the thread running it: inside that session's own application
-    /// callbacks (the agent thread for busy-poll sessions; the connection's receive thread or a socket completion thread,
-    /// under the session's gate, for dedicated, completion-mode and TLS sessions), except
+    /// <remarks>A session's members must only be used inside that session's own application callbacks, except
     /// <see cref="FixSession.TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>
-    /// (any thread). In dedicated and completion mode two sessions' callbacks may run at the same time on different threads,
-    /// so a callback must not use another session directly.</remarks>
-    public IReadOnlyList<FixSession> Sessions => _sessions;
+    /// (any thread); two sessions' callbacks may run at once on different threads. Which thread that is, per receive
+    /// mode: docs/architecture.md.</remarks>
+    public IReadOnlyList<FixSession> Sessions => _engine.Sessions;
 
     /// <summary>Tests: the engine thread's wake-up (disposed by <see cref="Dispose"/>).</summary>
-    internal IdleWakeup AgentWakeup => _agentWakeup;
+    internal IdleWakeup AgentWakeup => _engine.AgentWakeup;
 
     /// <summary>Diagnostics (benchmarks, tests): how many times a thread waited for the session's gate (see
     /// <see cref="SessionSlot.GateWaits"/>); 0 for an unknown session.</summary>
-    internal long GateWaitsOf(SessionId id) => _byId.TryGetValue(id, out SessionSlot? slot) ? Interlocked.Read(ref slot.GateWaits) : 0;
+    internal long GateWaitsOf(SessionId id) => _engine.GateWaitsOf(id);
 
     /// <summary>The session with <paramref name="id"/>, if this engine runs it (any thread).</summary>
     /// <param name="id">BeginString, SenderCompID, TargetCompID and qualifier, as configured.</param>
     /// <param name="session">The session, or null.</param>
     /// <returns>Whether there is one.</returns>
     public bool TryGetSession(SessionId id, [System.Diagnostics.CodeAnalysis.NotNullWhen(true)] out FixSession? session)
-    {
-        bool found = _byId.TryGetValue(id, out SessionSlot? slot);
-        session = slot?.Session;
-        return found;
-    }
+        => _engine.TryGetSession(id, out session);
 
     /// <summary>Queues an application message for the session with <paramref name="id"/> from any thread, any number of
     /// threads at once (<see cref="FixSession.TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>
@@ -265,10 +106,7 @@ public sealed partial class FixEngineHost : IDisposable
     /// <remarks>Allocation-free.</remarks>
     public bool TrySend<TState>(SessionId id, ReadOnlySpan<byte> msgType, scoped in TState state, BodyWriter<TState> body)
         where TState : allows ref struct
-    {
-        if (!_byId.TryGetValue(id, out SessionSlot? slot)) throw new ArgumentException($"no session {id} in this engine", nameof(id));
-        return slot.Session.TrySendFromAnyThread(msgType, in state, body);
-    }
+        => _engine.TrySend(id, msgType, in state, body);
 
     /// <summary>Adds a session to the engine, running or not: an acceptor session on a port the engine already listens on
     /// (its per-port keys must agree with the port's) or on a new port (listened on at once when the engine runs), or an
@@ -285,15 +123,7 @@ public sealed partial class FixEngineHost : IDisposable
     /// <exception cref="System.Net.Sockets.SocketException">A new acceptor port cannot be listened on.</exception>
     /// <remarks>Any thread, including a session callback. The store is opened and the log created on the calling thread;
     /// the engine thread picks the session up on its next duty cycle.</remarks>
-    public FixSession AddSession(SessionSettings settings)
-    {
-        ArgumentNullException.ThrowIfNull(settings);
-        settings.Validate();
-        lock (_control)
-        {
-            return Add(settings).Session;
-        }
-    }
+    public FixSession AddSession(SessionSettings settings) => _engine.AddSession(settings);
 
     /// <summary>Removes a session from the engine: a logged-on session sends a Logout and waits for the reply (at most its
     /// LogoutTimeout), then it is disconnected, taken out of the engine (no reconnect, no Logon routed to it any more) and
@@ -310,75 +140,103 @@ public sealed partial class FixEngineHost : IDisposable
     /// <exception cref="TimeoutException">The engine thread did not finish the removal in time (it stays out of the engine).</exception>
     /// <remarks>Blocks for at most the session's LogoutTimeout plus a few seconds (plus up to 10 s for a log drain that
     /// is behind).</remarks>
-    public bool RemoveSession(SessionId id)
-    {
-        SessionSlot? slot;
-        SessionChange change;
-        bool wait;
-        lock (_control)
-        {
-            if (!_byId.TryGetValue(id, out slot)) return false;
-            if (_agent.ThreadId == Environment.CurrentManagedThreadId)
-            {
-                throw new InvalidOperationException($"RemoveSession({id}) was called on the engine thread (a busy-poll session's callback); call it from another thread");
-            }
-            foreach (SessionSlot other in _all)
-            {
-                if (other.Gate is object gate && Monitor.IsEntered(gate))
-                {
-                    throw new InvalidOperationException($"RemoveSession({id}) was called inside a callback of session {other.Session.Id}; call it from another thread");
-                }
-            }
-            SessionSettings s = slot.Session.Settings;
-            slot.Removed = true;
-            if (s.ConnectionType == ConnectionType.Acceptor)
-            {
-                _router.Remove(s);
-                int portNumber = s.SocketAcceptPort!.Value;
-                if (_ports.TryGetValue(portNumber, out Port? port) && --port.Sessions == 0 && _options.UnknownSessionHandler is null)
-                {
-                    port.Listener.Stop();
-                    _ports.Remove(portNumber);
-                }
-            }
-            _all.Remove(slot);
-            Publish();
-            change = new SessionChange(slot, remove: true);
-            _agent.Submit(change);
-            wait = _runner.IsRunning;
-        }
-        if (wait && !change.Done.Wait(TimeSpan.FromSeconds(slot.Session.Settings.LogoutTimeout + 10)))
-        {
-            throw new TimeoutException($"the engine thread did not finish removing {id} in time");
-        }
-        using (slot.Enter(_time.EpochNow()))
-        {
-            slot.Session.Dispose();
-            // Inside the gate, after the session's last line (its Logout, its disconnect): nothing writes to its log any
-            // more. The log factory writes what is left and closes the session's files (FileSessionLogFactory).
-            ReleaseLog(slot.Session);
-        }
-        _console.SessionRemoved(id);
-        return true;
-    }
+    public bool RemoveSession(SessionId id) => _engine.RemoveSession(id);
 
     /// <summary>The agent's idle strategy in force (from <see cref="EngineOptions"/> or the sessions' common setting).</summary>
-    public IdleStrategyKind IdleStrategy { get; }
+    public IdleStrategyKind IdleStrategy => _engine.IdleStrategy;
 
     /// <summary>The CPUs the agent thread is pinned to; empty when not pinned.</summary>
-    public IReadOnlyList<int> CpuAffinity { get; }
+    public IReadOnlyList<int> CpuAffinity => _engine.CpuAffinity;
 
     /// <summary>The ports the acceptors listen on (useful with port 0), available after <see cref="Start"/>.</summary>
-    public IReadOnlyList<int> AcceptorPorts
+    public IReadOnlyList<int> AcceptorPorts => _engine.AcceptorPorts;
+
+    /// <summary>Binds the acceptor ports and starts the engine thread.</summary>
+    /// <remarks>Returns once the ports are bound and the engine thread runs; initiators connect and log on in the
+    /// background.</remarks>
+    public void Start() => _engine.Start();
+
+    /// <summary>Binds the acceptor ports and starts the engine thread (see <see cref="Start"/>); for a generic host's
+    /// <c>IHostedService.StartAsync</c>.</summary>
+    /// <param name="cancellationToken">Checked before starting.</param>
+    /// <returns>A task complete once the ports are bound and the engine thread runs (binding and starting a thread do not
+    /// wait on the network, so this completes synchronously).</returns>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was cancelled before the start.</exception>
+    public Task StartAsync(CancellationToken cancellationToken = default)
     {
-        get
-        {
-            var ports = new List<int>();
-            lock (_control)
-            {
-                foreach (Port p in _ports.Values) ports.Add(p.Listener.BoundPort);
-            }
-            return ports;
-        }
+        if (cancellationToken.IsCancellationRequested) return Task.FromCanceled(cancellationToken);
+        Start();
+        return Task.CompletedTask;
+    }
+
+    /// <summary>Logs every session out (waiting up to <paramref name="timeout"/> for the replies), then stops the engine thread.</summary>
+    /// <param name="timeout">Longest wait for orderly logouts.</param>
+    /// <remarks>Blocks the calling thread; <see cref="StopAsync(TimeSpan, CancellationToken)"/> waits without holding one.</remarks>
+    public void Stop(TimeSpan timeout) => _engine.Stop(timeout);
+
+    /// <summary>Logs every session out and stops the engine thread, without blocking a thread while the Logouts are
+    /// answered: stops accepting, asks each logged-on session to send a Logout, waits (asynchronously) until no session
+    /// is connected or <paramref name="timeout"/> has passed or <paramref name="cancellationToken"/> is cancelled, then
+    /// closes what is still connected and stops the engine thread.</summary>
+    /// <param name="timeout">Longest wait for orderly logouts; <see cref="Timeout.InfiniteTimeSpan"/> to wait for the
+    /// token alone.</param>
+    /// <param name="cancellationToken">Ends the wait for logouts early (e.g. the host's shutdown timeout): the remaining
+    /// connections are closed at once. The task still completes normally.</param>
+    /// <returns>A task complete once the engine thread has closed every connection (at most about 5 s after the wait
+    /// for logouts ends, unless an application callback blocks the engine thread): true when no session was still
+    /// connected when the wait ended (every Logout was answered), false when some were closed without it.</returns>
+    /// <remarks>Messages handed over with <see cref="FixSession.TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>
+    /// are stored (and sent while connected) before the Logout, as with <see cref="Stop"/>. A second call waits for the
+    /// stop in progress.</remarks>
+    public Task<bool> StopAsync(TimeSpan timeout, CancellationToken cancellationToken = default)
+        => _engine.StopAsync(timeout, cancellationToken);
+
+    /// <summary>Logs every session out and stops the engine thread, waiting for the Logouts without blocking a thread
+    /// until <paramref name="cancellationToken"/> is cancelled (see <see cref="StopAsync(TimeSpan, CancellationToken)"/>).</summary>
+    /// <param name="cancellationToken">Ends the wait for logouts: the remaining connections are closed at once.</param>
+    /// <returns>A task complete once the engine thread has closed every connection: true when every Logout was answered.</returns>
+    public Task<bool> StopAsync(CancellationToken cancellationToken) => StopAsync(Timeout.InfiniteTimeSpan, cancellationToken);
+
+    /// <summary>Runs one inbound acceptor connection that a hosting server accepted (Kestrel through
+    /// <c>FixConnectionHandler</c> of FixEngine.AspNetCore, or any <see cref="IDuplexPipe"/>): its Logon is routed to the
+    /// acceptor session with its CompIDs, as on the engine's own listener, and the session runs over the pipe until the
+    /// connection ends.</summary>
+    /// <param name="transport">The connection's pipe (Kestrel's <c>ConnectionContext.Transport</c>); the engine completes
+    /// both ends when it is done.</param>
+    /// <param name="remoteEndPoint">The peer, for the log; null if unknown.</param>
+    /// <param name="connectionClosed">The server's signal that the connection is gone (Kestrel's
+    /// <c>ConnectionContext.ConnectionClosed</c>).</param>
+    /// <param name="closingRequested">The server's request to end the connection gracefully (Kestrel's
+    /// <c>IConnectionLifetimeNotificationFeature.ConnectionClosedRequested</c>, at its shutdown): a logged-on session
+    /// sends a Logout and the connection ends when the peer answers or after <c>LogoutTimeout</c>.</param>
+    /// <returns>A task that completes when the connection has ended (Logout, error, peer or engine stop); it does not
+    /// fault for the connection's errors, which are logged as its close reason.</returns>
+    /// <remarks>
+    /// <para>Sessions are acceptor sessions of this engine; with <see cref="EngineOptions.ListenOnAcceptorPorts"/> false
+    /// the engine binds no port itself and the server's listener (with its TLS, connection limits and filters) is the
+    /// only way in. A session on a port the engine also listens on must not use <c>ReceiveMode=BusyPoll</c> (the
+    /// connection is then refused with that reason).</para>
+    /// <para>Before its Logon a connection may send at most <c>PreLogonMaxMessageSize</c> per message, 4 KiB of leading
+    /// garbage, and must send its Logon within the engine's pending-Logon timeout. After it, the session's own limits apply.
+    /// The pipe path costs more than the engine's socket transports (see docs/benchmarks/pipe-transport.md).</para>
+    /// </remarks>
+    /// <exception cref="ArgumentNullException"><paramref name="transport"/> is null.</exception>
+    public Task RunAcceptorConnectionAsync(IDuplexPipe transport, string? remoteEndPoint = null, CancellationToken connectionClosed = default, CancellationToken closingRequested = default)
+        => _engine.RunAcceptorConnectionAsync(transport, remoteEndPoint, connectionClosed, closingRequested);
+
+    /// <summary>Stops the engine (2 s logout wait) and releases sessions, stores, logs, certificates and the engine
+    /// thread's wake-up event.</summary>
+    /// <remarks>Sessions read earlier stay safe to call: <see cref="FixSession.TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>
+    /// returns false (the session is disposed) and never throws for the disposed engine. Each session's log is handed back
+    /// to <see cref="EngineOptions.SessionLogFactory"/> (<see cref="ISessionLogFactory.Release"/>); the engine's own
+    /// log factory is closed.</remarks>
+    public void Dispose() => _engine.Dispose();
+
+    /// <summary>An <see cref="IClock"/> over an epoch-only clock: monotonic time is the epoch time.</summary>
+    private sealed class EpochOnlyClock(IEpochClock clock) : IClock
+    {
+        public long NowNs => clock.EpochNs;
+
+        public long EpochNs => clock.EpochNs;
     }
 }

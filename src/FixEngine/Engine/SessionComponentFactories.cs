@@ -102,19 +102,12 @@ public sealed class SettingsMessageStoreFactory : IMessageStoreFactory
     {
         return new FileMessageStoreOptions
         {
-            SyncPolicy = ToPolicy(settings.FileStoreSync),
+            SyncPolicy = settings.FileStoreSync,
             Recovery = settings.FileStoreRecovery,
             InitialIndexCapacity = settings.StoreIndexCapacity,
             SharedAccess = sharedAccess,
         };
     }
-
-    private static FileStoreSyncPolicy ToPolicy(FileStoreSync sync) => sync switch
-    {
-        FileStoreSync.PerMessage => FileStoreSyncPolicy.PerMessage,
-        FileStoreSync.Batched => FileStoreSyncPolicy.Batched,
-        _ => FileStoreSyncPolicy.OS,
-    };
 }
 
 /// <summary>Always a <see cref="MemoryMessageStore"/> (ignores <c>FileStorePath</c>): sequence numbers and sent messages live

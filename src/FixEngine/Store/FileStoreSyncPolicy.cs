@@ -1,6 +1,7 @@
 namespace FixEngine.Store;
 
-/// <summary>When <see cref="FileMessageStore"/> forces its journal to stable storage (fsync).</summary>
+/// <summary>When <see cref="FileMessageStore"/> forces its journal to stable storage (fsync); the <c>FileStoreSync</c>
+/// setting (<see cref="Config.SessionSettings.FileStoreSync"/>) takes these names, or QuickFIX/J's Y (PerMessage) and N (OS).</summary>
 public enum FileStoreSyncPolicy
 {
     /// <summary>

@@ -157,10 +157,10 @@ public sealed class QuickFixSettingsTests
     }
 
     [Theory]
-    [InlineData("Y", FileStoreSync.PerMessage)]
-    [InlineData("N", FileStoreSync.OS)]
-    [InlineData("batched", FileStoreSync.Batched)]
-    public void FileStoreSyncSpellings(string spelling, FileStoreSync expected) => Assert.Equal(expected, One(Acceptor + "\nFileStoreSync=" + spelling).FileStoreSync);
+    [InlineData("Y", FixEngine.Store.FileStoreSyncPolicy.PerMessage)]
+    [InlineData("N", FixEngine.Store.FileStoreSyncPolicy.OS)]
+    [InlineData("batched", FixEngine.Store.FileStoreSyncPolicy.Batched)]
+    public void FileStoreSyncSpellings(string spelling, FixEngine.Store.FileStoreSyncPolicy expected) => Assert.Equal(expected, One(Acceptor + "\nFileStoreSync=" + spelling).FileStoreSync);
 
     [Theory]
     [InlineData("SSLProtocols=Tls12", SslProtocols.Tls12, null)]

@@ -107,7 +107,7 @@ public sealed class SettingsFileTests
         Assert.Equal(new[] { 2, 3, 5 }, sessions[1].CpuAffinity.ToArray());
         Assert.Equal(ReceiveMode.BusyPoll, sessions[1].ReceiveMode);
         Assert.Equal(IdleStrategyKind.BusySpin, sessions[1].IdleStrategy);
-        Assert.Equal(FileStoreSync.PerMessage, sessions[1].FileStoreSync);
+        Assert.Equal(FixEngine.Store.FileStoreSyncPolicy.PerMessage, sessions[1].FileStoreSync);
         Assert.Equal(DayOfWeek.Sunday, sessions[1].StartDay);
         Assert.Equal(DayOfWeek.Friday, sessions[1].EndDay);
         Assert.Equal(System.Security.Authentication.SslProtocols.Tls12 | System.Security.Authentication.SslProtocols.Tls13, sessions[1].SSLProtocols);

@@ -224,7 +224,7 @@ public sealed class FileMessageStoreTests : IDisposable
     public void TheStoreAndTheSettingsShareOneSyncDefault()
     {
         Assert.Equal(FileStoreSyncPolicy.OS, new FileMessageStoreOptions().SyncPolicy);
-        Assert.Equal(FixEngine.Config.FileStoreSync.OS, new FixEngine.Config.SessionSettings().FileStoreSync);
+        Assert.Equal(FileStoreSyncPolicy.OS, new FixEngine.Config.SessionSettings().FileStoreSync);
         Assert.Equal(StoreRecoveryPolicy.Refuse, new FileMessageStoreOptions().Recovery);
         Assert.Equal(StoreRecoveryPolicy.Refuse, new FixEngine.Config.SessionSettings().FileStoreRecovery);
     }

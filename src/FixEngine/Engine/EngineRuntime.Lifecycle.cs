@@ -16,39 +16,20 @@ using FixEngine.Transport;
 namespace FixEngine.Engine;
 
 // Starting, stopping and disposing the engine.
-public sealed partial class FixEngineHost
+internal sealed partial class EngineRuntime
 {
-    /// <summary>Binds the acceptor ports and starts the engine thread.</summary>
-    /// <remarks>Returns once the ports are bound and the engine thread runs; initiators connect and log on in the
-    /// background.</remarks>
-    public void Start()
+    internal void Start()
     {
         lock (_control)
         {
-            ObjectDisposedException.ThrowIf(_disposed, this);
+            ObjectDisposedException.ThrowIf(_disposed, typeof(FixEngineHost));
             foreach (Port p in _ports.Values) p.Listener.Start();
             _started = true;
             _runner.Start();
         }
     }
 
-    /// <summary>Binds the acceptor ports and starts the engine thread (see <see cref="Start"/>); for a generic host's
-    /// <c>IHostedService.StartAsync</c>.</summary>
-    /// <param name="cancellationToken">Checked before starting.</param>
-    /// <returns>A task complete once the ports are bound and the engine thread runs (binding and starting a thread do not
-    /// wait on the network, so this completes synchronously).</returns>
-    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was cancelled before the start.</exception>
-    public Task StartAsync(CancellationToken cancellationToken = default)
-    {
-        if (cancellationToken.IsCancellationRequested) return Task.FromCanceled(cancellationToken);
-        Start();
-        return Task.CompletedTask;
-    }
-
-    /// <summary>Logs every session out (waiting up to <paramref name="timeout"/> for the replies), then stops the engine thread.</summary>
-    /// <param name="timeout">Longest wait for orderly logouts.</param>
-    /// <remarks>Blocks the calling thread; <see cref="StopAsync(TimeSpan, CancellationToken)"/> waits without holding one.</remarks>
-    public void Stop(TimeSpan timeout)
+    internal void Stop(TimeSpan timeout)
     {
         lock (_control)
         {
@@ -62,21 +43,7 @@ public sealed partial class FixEngineHost
         _hosted.CloseAll("engine stopped");
     }
 
-    /// <summary>Logs every session out and stops the engine thread, without blocking a thread while the Logouts are
-    /// answered: stops accepting, asks each logged-on session to send a Logout, waits (asynchronously) until no session
-    /// is connected or <paramref name="timeout"/> has passed or <paramref name="cancellationToken"/> is cancelled, then
-    /// closes what is still connected and stops the engine thread.</summary>
-    /// <param name="timeout">Longest wait for orderly logouts; <see cref="Timeout.InfiniteTimeSpan"/> to wait for the
-    /// token alone.</param>
-    /// <param name="cancellationToken">Ends the wait for logouts early (e.g. the host's shutdown timeout): the remaining
-    /// connections are closed at once. The task still completes normally.</param>
-    /// <returns>A task complete once the engine thread has closed every connection (at most about 5 s after the wait
-    /// for logouts ends, unless an application callback blocks the engine thread): true when no session was still
-    /// connected when the wait ended (every Logout was answered), false when some were closed without it.</returns>
-    /// <remarks>Messages handed over with <see cref="FixSession.TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>
-    /// are stored (and sent while connected) before the Logout, as with <see cref="Stop"/>. A second call waits for the
-    /// stop in progress.</remarks>
-    public Task<bool> StopAsync(TimeSpan timeout, CancellationToken cancellationToken = default)
+    internal Task<bool> StopAsync(TimeSpan timeout, CancellationToken cancellationToken = default)
     {
         if (timeout != Timeout.InfiniteTimeSpan) ArgumentOutOfRangeException.ThrowIfLessThan(timeout, TimeSpan.Zero);
         bool began;
@@ -99,12 +66,6 @@ public sealed partial class FixEngineHost
         await _agent.ClosedTask.WaitAsync(cancellationToken).ConfigureAwait(false);
         return _agent.AllLoggedOut;
     }
-
-    /// <summary>Logs every session out and stops the engine thread, waiting for the Logouts without blocking a thread
-    /// until <paramref name="cancellationToken"/> is cancelled (see <see cref="StopAsync(TimeSpan, CancellationToken)"/>).</summary>
-    /// <param name="cancellationToken">Ends the wait for logouts: the remaining connections are closed at once.</param>
-    /// <returns>A task complete once the engine thread has closed every connection: true when every Logout was answered.</returns>
-    public Task<bool> StopAsync(CancellationToken cancellationToken) => StopAsync(Timeout.InfiniteTimeSpan, cancellationToken);
 
     private async Task<bool> StopCoreAsync(TimeSpan timeout, CancellationToken cancellationToken)
     {
@@ -144,13 +105,7 @@ public sealed partial class FixEngineHost
         return loggedOut;
     }
 
-    /// <summary>Stops the engine (2 s logout wait) and releases sessions, stores, logs, certificates and the engine
-    /// thread's wake-up event.</summary>
-    /// <remarks>Sessions read earlier stay safe to call: <see cref="FixSession.TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>
-    /// returns false (the session is disposed) and never throws for the disposed engine. Each session's log is handed back
-    /// to <see cref="EngineOptions.SessionLogFactory"/> (<see cref="ISessionLogFactory.Release"/>); the engine's own
-    /// log factory is closed.</remarks>
-    public void Dispose()
+    internal void Dispose()
     {
         Stop(TimeSpan.FromSeconds(2));
         // False when an application callback still blocks the engine thread after 5 s: it may still park on the wake-up.

@@ -15,8 +15,9 @@ using FixEngine.Transport;
 
 namespace FixEngine.Engine;
 
-// The session table: building, publishing and routing sessions and their ports (the public members that use it are in FixEngineHost.cs).
-public sealed partial class FixEngineHost
+// The session table: building, publishing and routing sessions and their ports (AddSession, RemoveSession and the
+// lookups that use it are in EngineRuntime.cs).
+internal sealed partial class EngineRuntime
 {
     /// <summary>One listening port: the listener, the settings it was built from (per-port keys are checked against
     /// them) and the sessions on it.</summary>
@@ -48,7 +49,7 @@ public sealed partial class FixEngineHost
     // Under _control: builds the session, its slot and (for a new acceptor port) its listener, then publishes it.
     private SessionSlot Add(SessionSettings settings)
     {
-        ObjectDisposedException.ThrowIf(_disposed, this);
+        ObjectDisposedException.ThrowIf(_disposed, typeof(FixEngineHost));
         if (_stopped || _agent.IsStopping) throw new InvalidOperationException($"cannot add session {settings.SessionId}: the engine is stopping or stopped");
         SessionId id = settings.SessionId;
         if (_byId.ContainsKey(id)) throw new ArgumentException($"the engine already runs session {id}", nameof(settings));
@@ -265,11 +266,4 @@ public sealed partial class FixEngineHost
         _owned.Clear();
     }
 
-    /// <summary>An <see cref="IClock"/> over an epoch-only clock: monotonic time is the epoch time.</summary>
-    private sealed class EpochOnlyClock(IEpochClock clock) : IClock
-    {
-        public long NowNs => clock.EpochNs;
-
-        public long EpochNs => clock.EpochNs;
-    }
 }
