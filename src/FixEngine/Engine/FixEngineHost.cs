@@ -121,7 +121,7 @@ public sealed class FixEngineHost : IDisposable
         ArgumentNullException.ThrowIfNull(settings);
         ArgumentNullException.ThrowIfNull(application);
         ArgumentNullException.ThrowIfNull(options);
-        if (settings.Count == 0) throw new ArgumentException("no sessions configured", nameof(settings));
+        if (settings.Count == 0) throw new ArgumentException("no sessions configured (a settings file needs at least one [SESSION] section)", nameof(settings));
         foreach (SessionSettings s in settings)
         {
             ArgumentNullException.ThrowIfNull(s, nameof(settings));
@@ -710,7 +710,7 @@ public sealed class FixEngineHost : IDisposable
         TlsOptions? tls = first.SocketUseSSL ? EngineTls.ForAcceptor(first, _owned) : null;
         IPAddress[] addresses = Listener.DefaultAddresses(HostResolver.ResolveAcceptHost(first));
         var gate = new UnauthenticatedGate(port, first.MaxUnauthenticatedConnections, first.MaxUnauthenticatedConnectionsPerAddress, _console);
-        var listener = new Listener(addresses, port, EngineConfiguration.TransportOptions(first, maxMessageSize), tls, _router, _agent, _time, _console, gate);
+        var listener = new Listener(addresses, port, EngineConfiguration.TransportOptions(first, maxMessageSize), tls, _router, _agent, _time, _console, gate, first);
         return new Port(listener, first, maxMessageSize);
     }
 
