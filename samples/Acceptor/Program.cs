@@ -48,16 +48,26 @@ FixEngineHost engine;
 try
 {
     settings = cfg is null ? SettingsFile.Parse(EmbeddedConfig(port, idle), "<embedded acceptor config>") : SettingsFile.Load(cfg);
+    if (settings.Count == 0) throw new ConfigException(cfg, 0, "[SESSION]", "no [SESSION] section: the file defines no session to run");
     // A session whose settings name a PostgreSQL store (PostgreSQLStoreConnectionString, samples/postgres-standby.cfg) gets
     // one from the FixEngine.PostgreSQL package; every other session the file or memory store its settings ask for.
     engine = new FixEngineHost(settings, application, new EngineOptions { Console = print, MessageStoreFactory = PostgresMessageStoreFactory.Instance });
     engine.Start();
 }
-catch (Exception e) when (e is ConfigException or DataDictionaryException or IOException or UnauthorizedAccessException)
+catch (Exception e)
 {
-    // A configuration problem is a message and an exit code, not a crash.
-    Console.Error.WriteLine($"[acceptor] cannot start: {e.Message}");
-    return 2;
+    // A start-up failure is one line and an exit code, not a crash (exit codes: docs/samples.md).
+    (int code, string line) = e switch
+    {
+        ConfigException or DataDictionaryException => (2, e.Message),
+        FixEngine.Store.MessageStoreException => (3, "message store: " + e.Message),
+        System.Net.Sockets.SocketException s => (2, $"network: {s.Message} (socket error {s.SocketErrorCode})"),
+        IOException or UnauthorizedAccessException => (4, e.Message),
+        _ => (70, $"unexpected {e.GetType().Name}: {e.Message}"),
+    };
+    Console.Error.WriteLine($"[acceptor] cannot start: {line}");
+    if (code == 70) Console.Error.WriteLine(e.StackTrace);
+    return code;
 }
 using var engineScope = engine;
 Console.WriteLine($"[acceptor] listening on port(s) {string.Join(", ", engine.AcceptorPorts)} for {settings.Count} session(s):");

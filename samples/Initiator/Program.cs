@@ -53,14 +53,24 @@ try
         TargetCompID=EXEC
         """, "<embedded initiator config>")
     : SettingsFile.Load(cfg);
+    if (settings.Count == 0) throw new ConfigException(cfg, 0, "[SESSION]", "no [SESSION] section: the file defines no session to run");
     engine = new FixEngineHost(settings, client, console: line => Console.WriteLine("[engine] " + line));
     engine.Start();
 }
-catch (Exception e) when (e is ConfigException or DataDictionaryException or IOException or UnauthorizedAccessException)
+catch (Exception e)
 {
-    // A configuration problem is a message and an exit code, not a crash.
-    Console.Error.WriteLine($"[initiator] cannot start: {e.Message}");
-    return 2;
+    // A start-up failure is one line and an exit code, not a crash (exit codes: docs/samples.md).
+    (int code, string line) = e switch
+    {
+        ConfigException or DataDictionaryException => (2, e.Message),
+        FixEngine.Store.MessageStoreException => (3, "message store: " + e.Message),
+        System.Net.Sockets.SocketException s => (2, $"network: {s.Message} (socket error {s.SocketErrorCode})"),
+        IOException or UnauthorizedAccessException => (4, e.Message),
+        _ => (70, $"unexpected {e.GetType().Name}: {e.Message}"),
+    };
+    Console.Error.WriteLine($"[initiator] cannot start: {line}");
+    if (code == 70) Console.Error.WriteLine(e.StackTrace);
+    return code;
 }
 using var engineScope = engine;
 bool ok = client.Run(TimeSpan.FromSeconds(30));

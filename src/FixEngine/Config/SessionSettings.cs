@@ -188,11 +188,22 @@ public sealed record SessionSettings
     /// <summary>Send NextExpectedMsgSeqNum(789) on Logon. Default N.</summary>
     public bool EnableNextExpectedMsgSeqNum { get; init; }
 
+    /// <summary>After a takeover whose store may have lost its last sent messages (PostgreSQL GroupCommit standby), how far
+    /// the sender MsgSeqNum may be moved up to the number the counterparty expects, learnt from NextExpectedMsgSeqNum(789)
+    /// of its Logon or from the Text(58) "MsgSeqNum too low, expecting X but received Y" of the Logout that refuses ours.
+    /// Each move is logged; a larger jump is logged as an error and not made. 0 = never move. Default 100000.</summary>
+    public int MaxSenderSeqNumCatchUp { get; init; } = 100_000;
+
     /// <summary>TCP_NODELAY. Default Y.</summary>
     public bool SocketNodelay { get; init; } = true;
 
     /// <summary>SO_REUSEADDR on the listening socket. Default Y.</summary>
     public bool SocketReuseAddress { get; init; } = true;
+
+    /// <summary>SO_REUSEPORT on the listening socket: lets another listener (another engine or process) bind the same
+    /// port, the kernel splitting connections between them. Default N: starting a second acceptor on a port in use fails
+    /// with "port P is already in use by another listener". Y only for listeners that share one session state.</summary>
+    public bool SocketReusePort { get; init; }
 
     /// <summary>SO_SNDBUF in bytes; 0 = OS default.</summary>
     public int SocketSendBufferSize { get; init; }
@@ -411,6 +422,7 @@ public sealed record SessionSettings
             if (SocketConnectPort is null) return (nameof(SocketConnectPort), "missing (required for initiators)");
             if (HeartBtInt is null) return (nameof(HeartBtInt), "missing (required for initiators)");
         }
+        if (MaxSenderSeqNumCatchUp < 0) return (nameof(MaxSenderSeqNumCatchUp), $"{MaxSenderSeqNumCatchUp} is negative (0 = never move)");
         if (SocketAcceptPort is int ap && !IsPort(ap)) return (nameof(SocketAcceptPort), $"{ap} is not a port (1..65535)");
         if (SocketConnectPort is int cp && !IsPort(cp)) return (nameof(SocketConnectPort), $"{cp} is not a port (1..65535)");
         for (int i = 0; i < SocketConnectFailovers.Count; i++)

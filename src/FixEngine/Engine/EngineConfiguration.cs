@@ -32,6 +32,7 @@ internal static class EngineConfiguration
         (nameof(SessionSettings.SocketSendBufferSize), s => s.SocketSendBufferSize.ToString(CultureInfo.InvariantCulture)),
         (nameof(SessionSettings.SocketKeepAlive), s => YesNo(s.SocketKeepAlive)),
         (nameof(SessionSettings.SocketReuseAddress), s => YesNo(s.SocketReuseAddress)),
+        (nameof(SessionSettings.SocketReusePort), s => YesNo(s.SocketReusePort)),
         (nameof(SessionSettings.PreLogonMaxMessageSize), s => s.PreLogonMaxMessageSize.ToString(CultureInfo.InvariantCulture)),
         (nameof(SessionSettings.MaxUnauthenticatedConnections), s => s.MaxUnauthenticatedConnections.ToString(CultureInfo.InvariantCulture)),
         (nameof(SessionSettings.MaxUnauthenticatedConnectionsPerAddress), s => s.MaxUnauthenticatedConnectionsPerAddress.ToString(CultureInfo.InvariantCulture)),
@@ -98,6 +99,7 @@ internal static class EngineConfiguration
     public static TcpConnectionOptions TransportOptions(SessionSettings s, int maxMessageSize) => new()
     {
         ReuseAddress = s.SocketReuseAddress,
+        ReusePort = s.SocketReusePort,
         ValidateLengthAndChecksum = s.ConnectionType == ConnectionType.Acceptor || s.ValidateLengthAndChecksum,
         // An acceptor's connection is unauthenticated until its Logon is routed: a small limit and buffer until then.
         PreLogonMaxMessageBodyLength = s.ConnectionType == ConnectionType.Acceptor ? Math.Min(s.PreLogonMaxMessageSize, maxMessageSize) : 0,

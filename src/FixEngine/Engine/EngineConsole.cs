@@ -19,6 +19,8 @@ internal sealed class EngineConsole(Action<string>? sink)
     public void ConnectFailed(SocketEndpoint endpoint, IPEndPoint address, Exception error, bool tryingNext) =>
         sink?.Invoke($"Connect to {endpoint} ({address}) failed: {error.Message}{(tryingNext ? "; trying its next address" : "")}");
 
+    public void NotReconnecting(SessionId session, string why) => sink?.Invoke($"Not reconnecting {session}: {why}");
+
     public void LoggedOn(SessionId session, string remote) => sink?.Invoke($"Logon {session} from {remote}");
 
     public void Disconnected(SessionId session, string reason) => sink?.Invoke($"Disconnected {session}: {reason}");

@@ -138,7 +138,7 @@ internal sealed partial class EngineRuntime
         TlsOptions? tls = first.SocketUseSSL ? EngineTls.ForAcceptor(first, _owned) : null;
         IPAddress[] addresses = Listener.DefaultAddresses(HostResolver.ResolveAcceptHost(first));
         var gate = new UnauthenticatedGate(port, first.MaxUnauthenticatedConnections, first.MaxUnauthenticatedConnectionsPerAddress, _console);
-        var listener = new Listener(addresses, port, EngineConfiguration.TransportOptions(first, maxMessageSize), tls, _router, _agent, _time, _console, gate);
+        var listener = new Listener(addresses, port, EngineConfiguration.TransportOptions(first, maxMessageSize), tls, _router, _agent, _time, _console, gate, first);
         return new Port(listener, first, maxMessageSize);
     }
 

@@ -86,7 +86,7 @@ internal sealed partial class EngineRuntime
         ArgumentNullException.ThrowIfNull(settings);
         ArgumentNullException.ThrowIfNull(application);
         ArgumentNullException.ThrowIfNull(options);
-        if (settings.Count == 0) throw new ArgumentException("no sessions configured", nameof(settings));
+        if (settings.Count == 0) throw new ArgumentException("no sessions configured (a settings file needs at least one [SESSION] section)", nameof(settings));
         foreach (SessionSettings s in settings)
         {
             ArgumentNullException.ThrowIfNull(s, nameof(settings));

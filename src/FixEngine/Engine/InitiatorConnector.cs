@@ -32,6 +32,7 @@ internal sealed class InitiatorConnector(SessionSlot slot, IReadOnlyList<SocketE
     private int _nextEndpoint;
     private long _nextAttemptNs = long.MinValue;
     private volatile bool _connecting;
+    private bool _storeFailureReported;
 
     /// <summary>Completion-mode or TLS: the session is entered from completion threads, so it has a gate.</summary>
     public static bool IsGuarded(TcpConnectionOptions transport, bool tls) => tls || transport.ReceiveMode != ReceiveMode.BusyPoll;
@@ -44,6 +45,17 @@ internal sealed class InitiatorConnector(SessionSlot slot, IReadOnlyList<SocketE
         // IsConnected may be read while a completion thread disconnects the session: a stale true only delays the
         // attempt by a duty cycle; only the agent attaches initiator connections.
         if (_connecting || s.IsConnected || endpoints.Count == 0 || nowNs < _nextAttemptNs || !s.IsSessionTime(epochNs)) return 0;
+        if (s.StoreFailure is { } failure)
+        {
+            // The session refuses every connection once its store failed (until the engine restarts): dialling again would
+            // only connect, drop before the Logon, and fill the counterparty's log. Stop, and say so once.
+            if (!_storeFailureReported)
+            {
+                _storeFailureReported = true;
+                console.NotReconnecting(s.Id, "the message store failed (" + failure.Message + "); restart the engine once it is fixed");
+            }
+            return 0;
+        }
         int index = _nextEndpoint;
         SocketEndpoint ep = endpoints[index];
         _nextEndpoint = (_nextEndpoint + 1) % endpoints.Count;

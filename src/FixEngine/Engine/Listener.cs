@@ -27,7 +27,7 @@ namespace FixEngine.Engine;
 
 /// <summary>Listens on one acceptor port (TCP or TLS) and hands each accepted connection to the engine agent.</summary>
 internal sealed class Listener(IReadOnlyList<IPAddress> addresses, int port, TcpConnectionOptions options, TlsOptions? tls,
-    AcceptorRouter router, EngineAgent agent, EpochAnchor time, EngineConsole console, UnauthenticatedGate gate)
+    AcceptorRouter router, EngineAgent agent, EpochAnchor time, EngineConsole console, UnauthenticatedGate gate, Config.SessionSettings? settings = null)
 {
     private readonly List<TcpAcceptor> _tcp = [];
     private readonly List<TlsAcceptor> _tls = [];
@@ -56,6 +56,18 @@ internal sealed class Listener(IReadOnlyList<IPAddress> addresses, int port, Tcp
             try
             {
                 bound = Bind(endPoint);
+            }
+            catch (SocketException e) when (i == 0 && e.SocketErrorCode == SocketError.AddressAlreadyInUse)
+            {
+                // Not a crash: one line naming the port and the key that chose it (the sample exits with its code).
+                throw Config.SettingsOrigin.Error(settings, nameof(Config.SessionSettings.SocketAcceptPort),
+                    $"port {bindPort} is already in use by another listener (on {endPoint}: another program, or another acceptor; "
+                    + "SocketReusePort=Y would share it, see docs/quickfix-compatibility.md)");
+            }
+            catch (SocketException e) when (i == 0 && e.SocketErrorCode == SocketError.AccessDenied)
+            {
+                throw Config.SettingsOrigin.Error(settings, nameof(Config.SessionSettings.SocketAcceptPort),
+                    $"not allowed to listen on port {bindPort} ({endPoint}): {e.Message}");
             }
             catch (SocketException e) when (i > 0)
             {

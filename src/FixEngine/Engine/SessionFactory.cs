@@ -57,12 +57,12 @@ internal sealed class SessionFactory : IDisposable
         DataDictionary? appDictionary = null;
         if (settings.BeginString == "FIXT.1.1")
         {
-            if (settings.TransportDataDictionary is string t) sessionDictionary = Load(t);
-            if (settings.AppDataDictionary is string a) appDictionary = Load(a);
+            if (settings.TransportDataDictionary is string t) sessionDictionary = Load(settings, nameof(SessionSettings.TransportDataDictionary), t);
+            if (settings.AppDataDictionary is string a) appDictionary = Load(settings, nameof(SessionSettings.AppDataDictionary), a);
         }
         else if (settings.DataDictionary is string d)
         {
-            sessionDictionary = Load(d);
+            sessionDictionary = Load(settings, nameof(SessionSettings.DataDictionary), d);
         }
 
         IMessageStore store = _stores.Create(settings, epochNs);
@@ -78,7 +78,29 @@ internal sealed class SessionFactory : IDisposable
         }
         // A store that had to recover its journal says what it found and did; the session log keeps it.
         if (store.LastRecoveryReport is StoreRecoveryReport report) log?.OnEvent(Logging.LogLevel.Warning, report.ToString(), epochNs);
+        if (store is MemoryMessageStore)
+        {
+            log?.OnEvent(Logging.LogLevel.Warning, "The message store is in memory (no FileStorePath or other persistent store): sent messages and "
+                + "sequence numbers do not survive a restart of this process, which then starts again from MsgSeqNum 1", epochNs);
+        }
         return new FixSession(settings, application, store, log, sessionDictionary, appDictionary);
+    }
+
+    // A dictionary a settings key names: a file that is missing, unreadable or malformed is a ConfigException naming the
+    // settings file, the key's line and the key, with the dictionary's own file, line and element where it has them.
+    private DataDictionary Load(SessionSettings settings, string key, string path)
+    {
+        try
+        {
+            return Load(path);
+        }
+        catch (Exception e) when (e is DataDictionaryException or System.IO.IOException or UnauthorizedAccessException)
+        {
+            string reason = !System.IO.File.Exists(path)
+                ? $"the data dictionary '{path}' does not exist (full path '{System.IO.Path.GetFullPath(path)}')"
+                : $"cannot load the data dictionary '{path}': {e.Message}";
+            throw Config.SettingsOrigin.Error(settings, key, reason);
+        }
     }
 
     /// <summary>Loads (once) and returns the dictionary at <paramref name="path"/>.</summary>

@@ -521,9 +521,13 @@ public sealed class FixLog : IDisposable
     {
         while (!_stopping)
         {
-            if (DrainOnce() == 0)
+            int drained = DrainOnce();
+            // Every pass hands what it wrote to the operating system (one write per pass, not per line), busy or idle: a
+            // line the drain has taken survives a SIGKILL of the process; only lines still in the producers' rings (at
+            // most one pass, about IdleSleepMs, behind) can be lost with it. A power loss may still lose page-cache data.
+            SafeFlush();
+            if (drained == 0)
             {
-                SafeFlush();
                 _idlePasses.IncrementAndGet();
                 Hosting.EngineThreadProbe.OnPass();
                 Thread.Sleep(_options.IdleSleepMs);

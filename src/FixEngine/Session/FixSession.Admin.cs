@@ -73,7 +73,9 @@ public sealed partial class FixSession
             SendLogon(epochNs, resetFlag, hb);
         }
         _sentResetSeqNumFlag = false;
-        _tailMayBeLost = false;
+        // An acceptor learns whether the counterparty accepts its Logon reply only from what comes next: a Logout that
+        // refuses it as too low may still move the sender number (OnLogout); any other message clears this (ProcessFrame).
+        if (_isInitiator) _tailMayBeLost = false;
         EnterState(SessionState.LoggedOn, epochNs);
         _log.OnEvent(Logging.LogLevel.Information, "Logon received; logged on", epochNs);
 
@@ -155,6 +157,7 @@ public sealed partial class FixSession
     {
         if (!Verify(message, epochNs, false, false)) return;
         FromAdmin(message);
+        if (_tailMayBeLost && !_isInitiator && message.TryGetSpan(FixTags.Text, out ReadOnlySpan<byte> refusal)) MoveSenderUpFromRefusal(refusal, epochNs);
         if (_state == SessionState.LogoutSent)
         {
             _log.OnEvent(Logging.LogLevel.Information, "Received Logout response", epochNs);

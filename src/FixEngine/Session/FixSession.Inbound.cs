@@ -105,6 +105,8 @@ public sealed partial class FixSession
             }
         }
         if (!CheckSequenceLimits(message, isLogon, epochNs)) return;
+        // Anything but a Logout after our Logon reply: the counterparty accepted our numbers (FixSession.Admin OnLogon).
+        if (_tailMayBeLost && IsLoggedOn && !msgType.SequenceEqual(MsgTypes.Logout)) _tailMayBeLost = false;
 
         if (_validator is not null)
         {
@@ -170,6 +172,9 @@ public sealed partial class FixSession
             if (_connection is not null) SendLogout(epochNs, null);
             return false;
         }
+        // From the right peer at a sane time: the peer is alive, whatever its sequence number (a message too high while a
+        // resend is pending is a busy peer, not a dead one).
+        _heartbeat.OnReceived(epochNs);
         int expected = _store.NextTargetMsgSeqNum;
         if (checkTooHigh && seq > expected)
         {
@@ -186,7 +191,6 @@ public sealed partial class FixSession
             _log.OnEvent(Logging.LogLevel.Information, "ResendRequest satisfied", epochNs);
             _resend.EndRequest();
         }
-        _heartbeat.OnReceived(epochNs);
         return true;
     }
 

@@ -191,11 +191,13 @@ public sealed partial class FixSession
         }
     }
 
-    // An initiator's Logon refused as "MsgSeqNum too low, expecting X ..." (the text QuickFIX engines and this one send):
-    // the same move, from the Logout's Text(58), so the next logon goes through.
+    // Our Logon refused as "MsgSeqNum too low, expecting X but received Y" (the text QuickFIX engines and this one send),
+    // by a Logout before the logon completed (initiator) or right after it (acceptor: its Logon reply is what the
+    // counterparty refuses): the same move, from the Logout's Text(58), bounded by MaxSenderSeqNumCatchUp, so the next
+    // logon goes through whether or not the counterparty sends NextExpectedMsgSeqNum(789).
     private void MoveSenderUpFromRefusal(ReadOnlySpan<byte> text, long epochNs)
     {
-        if (!_tailMayBeLost || !_isInitiator) return;
+        if (!_tailMayBeLost) return;
         ReadOnlySpan<byte> marker = "MsgSeqNum too low, expecting "u8;
         int at = text.IndexOf(marker);
         if (at < 0) return;
@@ -203,6 +205,16 @@ public sealed partial class FixSession
         int digits = 0;
         while (digits < rest.Length && digits < 10 && (uint)(rest[digits] - '0') <= 9) digits++;
         if (digits == 0 || !FixValueParser.TryParseInt(rest.Slice(0, digits), out int expects)) return;
+        // "... but received Y": when the refusal names the number it got, it must be one we sent.
+        ReadOnlySpan<byte> received = " but received "u8;
+        rest = rest.Slice(digits);
+        if (rest.StartsWith(received))
+        {
+            rest = rest.Slice(received.Length);
+            int n = 0;
+            while (n < rest.Length && n < 10 && (uint)(rest[n] - '0') <= 9) n++;
+            if (n > 0 && FixValueParser.TryParseInt(rest.Slice(0, n), out int got) && got >= _store.NextSenderMsgSeqNum) return;
+        }
         MoveSenderUpTo(expects, "Text(58) of the Logout that refused our Logon", epochNs);
     }
 
@@ -210,6 +222,14 @@ public sealed partial class FixSession
     {
         int next = _store.NextSenderMsgSeqNum;
         if (expects <= next || expects > MaxUsableMsgSeqNum) return;
+        int limit = _settings.MaxSenderSeqNumCatchUp;
+        if ((long)expects - next > limit)
+        {
+            _log.OnEvent(LogLevel.Error, "The counterparty expects MsgSeqNum " + expects + " (" + source + ") but our next is " + next + ": a jump of "
+                + ((long)expects - next) + " exceeds MaxSenderSeqNumCatchUp=" + limit + ", so the sender number is not moved; an operator who knows the "
+                + "counterparty is right sets it (FixSession.Store.SetNextSenderMsgSeqNum) or raises the limit", epochNs);
+            return;
+        }
         _store.SetNextSenderMsgSeqNum(expects);
         _tailMayBeLost = false;
         _log.OnEvent(LogLevel.Warning, "The counterparty expects MsgSeqNum " + expects + " (" + source + ") but the store's next was " + next

@@ -188,9 +188,10 @@ public interface IApplication
     }
 
     /// <summary>The session's message store failed (disk full, I/O error, the PostgreSQL database lost under
-    /// <c>StoreFailurePolicy=Logout</c>): the session sent a Logout with the reason (unstored: the store
-    /// cannot take it; none when the store was fenced by another engine's takeover), disconnected, and refuses every
-    /// further send and connection.</summary>
+    /// <c>StoreFailurePolicy=Logout</c>): the session disconnected without a Logout (a Logout needs a sequence
+    /// number the store cannot keep, and one sent unstored would put the counterparty a number ahead of the store, so the
+    /// next Logon would be refused as too low), logged the reason, and refuses every further send and connection. The
+    /// counterparty sees the connection close.</summary>
     /// <param name="session">The session.</param>
     /// <param name="error">What failed: the file (or database) and the operation; the PostgreSQL store
     /// (FixEngine.PostgreSQL) throws its <c>PostgresStoreException</c>, which says which failure.</param>

@@ -270,7 +270,7 @@ public sealed partial class FileMessageStore
         string? copyPath = null;
         if (!shared && !refuse)
         {
-            copyPath = PreserveCopy(fileLength, operation);
+            copyPath = PreserveCopy(fileLength, damage.Damages[0].Offset, operation);
             ApplyRepairs(damage.Repairs, operation);
             // The recovered state goes to the end of the readable data (over a damaged tail) before the tail is cut,
             // so no crash in between can lose it.
@@ -388,21 +388,42 @@ public sealed partial class FileMessageStore
 
     // Copies the journal as found to <journal>.corrupt-<UTC time>[-n] before anything in it changes. The time is read
     // from the system clock: this names a forensic file on a rare path, it is not session logic.
-    private string PreserveCopy(long fileLength, MessageStoreOperation operation)
+    // Never fills the disk: the whole file is copied only when the volume keeps WholeCopyReserveBytes free after it (a
+    // journal damaged by a full disk would otherwise fill it again); else only the bytes from the first damage on (the
+    // only ones a repair changes) go to <journal>.corrupt-<time>.from-<offset>, if the volume keeps PartialCopyReserveBytes
+    // free after them; else the store refuses to open and changes nothing.
+    private const long WholeCopyReserveBytes = 1L << 20;
+    private const long PartialCopyReserveBytes = 64L << 10;
+
+    private string PreserveCopy(long fileLength, long firstDamageOffset, MessageStoreOperation operation)
     {
         string stamp = DateTime.UtcNow.ToString("yyyyMMdd'T'HHmmss'Z'", CultureInfo.InvariantCulture);
+        long from = 0;
+        long free = AvailableBytes(Path.GetDirectoryName(Path.GetFullPath(JournalPath))!);
+        if (free - fileLength < WholeCopyReserveBytes)
+        {
+            from = Math.Clamp(firstDamageOffset, 0, fileLength);
+            if (free - (fileLength - from) < PartialCopyReserveBytes)
+            {
+                throw new MessageStoreException(
+                    $"The message store journal '{JournalPath}' is damaged at byte offset {firstDamageOffset} and must be repaired, but its volume has only {free} bytes free: "
+                        + $"too little to preserve the damaged {fileLength - from} bytes first without filling it; nothing was changed. Free space and open it again.",
+                    JournalPath, operation, null);
+            }
+            stamp += ".from-" + from.ToString(CultureInfo.InvariantCulture);
+        }
         string copyPath = JournalPath + ".corrupt-" + stamp;
         for (int n = 2; File.Exists(copyPath); n++) copyPath = JournalPath + ".corrupt-" + stamp + "-" + n.ToString(CultureInfo.InvariantCulture);
         byte[] buffer = ArrayPool<byte>.Shared.Rent(64 * 1024);
         try
         {
             using SafeFileHandle copy = File.OpenHandle(copyPath, FileMode.CreateNew, FileAccess.Write, FileShare.None);
-            long offset = 0;
+            long offset = from;
             while (offset < fileLength)
             {
                 int n = RandomAccess.Read(_handle, buffer.AsSpan(0, (int)Math.Min(buffer.Length, fileLength - offset)), offset);
                 if (n <= 0) break;
-                RandomAccess.Write(copy, buffer.AsSpan(0, n), offset);
+                RandomAccess.Write(copy, buffer.AsSpan(0, n), offset - from);
                 offset += n;
             }
             if (_options.SyncPolicy != FileStoreSyncPolicy.OS) RandomAccess.FlushToDisk(copy);
@@ -418,6 +439,19 @@ public sealed partial class FileMessageStore
             ArrayPool<byte>.Shared.Return(buffer);
         }
         return copyPath;
+    }
+
+    // Free bytes on the volume holding `directory`; unknown (no limit) when the platform cannot say.
+    private static long AvailableBytes(string directory)
+    {
+        try
+        {
+            return new DriveInfo(directory).AvailableFreeSpace;
+        }
+        catch (Exception e) when (e is IOException or ArgumentException or UnauthorizedAccessException)
+        {
+            return long.MaxValue;
+        }
     }
 
     private void ApplyRepairs(List<Repair> repairs, MessageStoreOperation operation)

@@ -19,7 +19,8 @@ namespace FixEngine.Store;
 /// (records carry magic bytes), repairs what it can from the twin copies, and then, for damage that lost data in the
 /// middle of the journal, follows <see cref="FileMessageStoreOptions.Recovery"/> (refuse to open, or keep the valid
 /// records and gap-fill the lost ones). Before changing a damaged file it copies it to
-/// <c>&lt;journal&gt;.corrupt-&lt;UTC time&gt;</c>; what it found and did is in <see cref="LastRecoveryReport"/>.
+/// <c>&lt;journal&gt;.corrupt-&lt;UTC time&gt;</c> (only its damaged part when the volume is nearly full, see
+/// <see cref="StoreRecoveryReport.PreservedCopyPath"/>); what it found and did is in <see cref="LastRecoveryReport"/>.
 /// Resend reads go through the index and a pooled read window. <see cref="Reset"/> compacts the journal to a single
 /// reset record. The file is opened without sharing, so a second store (or process) cannot open the same session's
 /// journal, unless <see cref="FileMessageStoreOptions.SharedAccess"/> is set (warm standby, see there).

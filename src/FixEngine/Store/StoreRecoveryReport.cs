@@ -158,7 +158,10 @@ public sealed class StoreRecoveryReport
     /// a refused open and for a store opened with shared access, which never changes the file.</summary>
     public bool FileRepaired { get; }
 
-    /// <summary>Where the original file was copied before it was repaired (null when it was not changed).</summary>
+    /// <summary>Where the original file was copied before it was repaired (null when it was not changed). The whole file
+    /// when its volume keeps at least 1 MiB free after the copy; otherwise only the bytes from the first damage on (the
+    /// only ones a repair changes), in <c>&lt;journal&gt;.corrupt-&lt;time&gt;.from-&lt;offset&gt;</c>, so that a journal
+    /// damaged by a full disk does not fill it again (with less than 64 KiB left after that, the store refuses to open).</summary>
     public string? PreservedCopyPath { get; }
 
     /// <summary>Stored messages available for resend after recovery.</summary>

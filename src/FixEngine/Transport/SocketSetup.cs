@@ -45,9 +45,11 @@ internal static class SocketSetup
 
     /// <summary>A socket bound to <paramref name="endPoint"/> and listening: dual-mode on <see cref="IPAddress.IPv6Any"/>,
     /// and on Unix SO_REUSEADDR when <paramref name="reuseAddress"/> (it only allows rebinding over TIME_WAIT there; it does not let two listeners share a
-    /// port, which it would on Windows, so it is not set there).</summary>
+    /// port, which it would on Windows, so it is not set there). SO_REUSEPORT, which lets several listeners share the port
+    /// and the kernel split connections between them, is set only when <paramref name="reusePort"/>: .NET sets it together
+    /// with SO_REUSEADDR on Linux, so it is cleared explicitly otherwise, and a second listener on the port fails to bind.</summary>
     /// <exception cref="SocketException">The bind or listen failed (e.g. the port is in use).</exception>
-    public static Socket Listen(IPEndPoint endPoint, int backlog, bool reuseAddress = true)
+    public static Socket Listen(IPEndPoint endPoint, int backlog, bool reuseAddress = true, bool reusePort = false)
     {
         var listener = new Socket(endPoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
         try
@@ -60,6 +62,7 @@ internal static class SocketSetup
             {
                 // Set both ways: .NET may set it on Unix sockets by itself.
                 listener.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, reuseAddress);
+                SetReusePort(listener, reusePort);
             }
             listener.Bind(endPoint);
             listener.Listen(backlog);
@@ -70,5 +73,51 @@ internal static class SocketSetup
             throw;
         }
         return listener;
+    }
+
+    /// <summary>SO_REUSEADDR alone as <paramref name="socket"/> has it (.NET's getter on Linux also needs SO_REUSEPORT).</summary>
+    public static bool GetReuseAddress(Socket socket)
+    {
+        int level, name;
+        if (OperatingSystem.IsLinux()) (level, name) = (1, 2);
+        else if (OperatingSystem.IsMacOS() || OperatingSystem.IsFreeBSD()) (level, name) = (0xFFFF, 0x4);
+        else return (int)socket.GetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress)! != 0;
+        Span<byte> value = stackalloc byte[4];
+        socket.GetRawSocketOption(level, name, value);
+        return System.Buffers.Binary.BinaryPrimitives.ReadInt32LittleEndian(value) != 0;
+    }
+
+    /// <summary>SO_REUSEPORT as <paramref name="socket"/> has it (Linux and macOS; false elsewhere).</summary>
+    public static bool GetReusePort(Socket socket)
+    {
+        if (!TryReusePortOption(out int level, out int name)) return false;
+        Span<byte> value = stackalloc byte[4];
+        socket.GetRawSocketOption(level, name, value);
+        return System.Buffers.Binary.BinaryPrimitives.ReadInt32LittleEndian(value) != 0;
+    }
+
+    private static void SetReusePort(Socket socket, bool on)
+    {
+        if (!TryReusePortOption(out int level, out int name)) return;
+        Span<byte> value = stackalloc byte[4];
+        System.Buffers.Binary.BinaryPrimitives.WriteInt32LittleEndian(value, on ? 1 : 0);
+        socket.SetRawSocketOption(level, name, value);
+    }
+
+    // SOL_SOCKET and SO_REUSEPORT: Linux 1 and 15; macOS and the BSDs 0xFFFF and 0x200.
+    private static bool TryReusePortOption(out int level, out int name)
+    {
+        if (OperatingSystem.IsLinux())
+        {
+            (level, name) = (1, 15);
+            return true;
+        }
+        if (OperatingSystem.IsMacOS() || OperatingSystem.IsFreeBSD())
+        {
+            (level, name) = (0xFFFF, 0x200);
+            return true;
+        }
+        (level, name) = (0, 0);
+        return false;
     }
 }

@@ -63,7 +63,10 @@ internal sealed class TcpAcceptor : IDisposable
     public IPEndPoint LocalEndPoint => (IPEndPoint?)_listener?.LocalEndPoint ?? _endPoint;
 
     /// <summary>SO_REUSEADDR as the listening socket has it (after <see cref="Start"/>); for tests.</summary>
-    internal bool ListenerReuseAddress => _listener is { } l && (int)l.GetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress)! != 0;
+    internal bool ListenerReuseAddress => _listener is { } l && SocketSetup.GetReuseAddress(l);
+
+    /// <summary>SO_REUSEPORT as the listening socket has it (after <see cref="Start"/>); for tests.</summary>
+    internal bool ListenerReusePort => _listener is { } l && SocketSetup.GetReusePort(l);
 
     /// <summary>Connections accepted and given a handler.</summary>
     public long AcceptedCount => Interlocked.Read(ref _accepted);
@@ -83,7 +86,7 @@ internal sealed class TcpAcceptor : IDisposable
         {
             Internal.ThrowHelper.ThrowInvalidOperation("The TcpAcceptor was already started.");
         }
-        _listener = SocketSetup.Listen(_endPoint, _backlog, _options.ReuseAddress);
+        _listener = SocketSetup.Listen(_endPoint, _backlog, _options.ReuseAddress, _options.ReusePort);
         var args = new SocketAsyncEventArgs(unsafeSuppressExecutionContextFlow: true);
         args.Completed += (_, e) => AcceptLoop(e, completed: true);
         _acceptArgs = args;

@@ -36,6 +36,12 @@ internal sealed class TcpConnectionOptions
     /// connections in TIME_WAIT; on Windows it would let two listeners share a port, so it is never set there). Default true.</summary>
     public bool ReuseAddress { get; set; } = true;
 
+    /// <summary>SO_REUSEPORT on an acceptor's listening socket (Linux, macOS): lets other listeners, in this process or
+    /// another, bind the same port, and the kernel then splits incoming connections between them. Default false: a second
+    /// listener on the port fails to start. Set it only when every listener on the port serves every session on it
+    /// from one shared state (never two engines with their own stores).</summary>
+    public bool ReusePort { get; set; }
+
     /// <summary>Whether a frame whose BodyLength does not end at its CheckSum field, or whose CheckSum is wrong, is refused
     /// (a frame error) or delivered as a message all the same (QuickFIX's <c>ValidateLengthAndChecksum=N</c>). Default true.
     /// A connection may change it once its peer is known (<see cref="TransportConnection.SetSessionLimits"/>).</summary>

@@ -76,7 +76,7 @@ internal sealed class TlsAcceptor : IDisposable
     /// <summary>Binds, listens and starts accepting.</summary>
     public void Start()
     {
-        Socket listener = SocketSetup.Listen(_endPoint, _backlog);
+        Socket listener = SocketSetup.Listen(_endPoint, _backlog, _options.ReuseAddress, _options.ReusePort);
         _listener = listener;
         _ = AcceptLoopAsync(listener);
     }

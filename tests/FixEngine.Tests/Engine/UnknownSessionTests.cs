@@ -67,7 +67,9 @@ public sealed class UnknownSessionTests
         client.Start();
         var id = new SessionId("FIX.4.4", "EXEC", "NEWCLIENT");
         Assert.True(WaitFor(() => clientApp.LogonsOf(new SessionId("FIX.4.4", "NEWCLIENT", "EXEC")) == 1), string.Join(" | ", lines));
-        Assert.Equal(1, acceptorApp.LogonsOf(id));
+        // The acceptor sends its Logon reply before its application hears of the logon (OnLogon runs after the send on the
+        // acceptor's thread): the client can see the logon first, so wait for the acceptor's side too (a race under load).
+        Assert.True(WaitFor(() => acceptorApp.LogonsOf(id) == 1), string.Join(" | ", lines));
         UnknownLogon first = Assert.Single(asked);
         Assert.Equal(id, first.SessionId);
         Assert.Equal(port, first.Port);

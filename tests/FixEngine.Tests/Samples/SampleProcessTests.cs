@@ -66,6 +66,74 @@ public sealed class SampleProcessTests
         }
     }
 
+    /// <summary>Runs the sample acceptor to its exit; returns the exit code and standard error.</summary>
+    private static (int ExitCode, string Stderr) RunToExit(params string[] args)
+    {
+        using Process acceptor = Start(SampleDll("Acceptor"), args);
+        string stderr = acceptor.StandardError.ReadToEnd();
+        Assert.True(acceptor.WaitForExit(60_000), "the sample acceptor exited");
+        return (acceptor.ExitCode, stderr);
+    }
+
+    /// <summary>One line naming the cause, exit code 2, no stack trace.</summary>
+    private static void AssertOneLineFailure((int ExitCode, string Stderr) run, string expected)
+    {
+        Assert.Equal(2, run.ExitCode);
+        string[] lines = run.Stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
+        Assert.True(lines.Length == 1, "one line on stderr, got: " + run.Stderr);
+        Assert.StartsWith("[acceptor] cannot start: ", lines[0], StringComparison.Ordinal);
+        Assert.True(lines[0].Contains(expected, StringComparison.Ordinal), $"expected '{expected}' in '{lines[0]}'");
+        Assert.DoesNotContain("Unhandled exception", run.Stderr, StringComparison.Ordinal);
+        Assert.DoesNotContain("   at ", run.Stderr, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void APortTakenByAnotherProgramIsOneLineNamingThePortAndExitCode2()
+    {
+        // Another program holds the port (bound to port 0 here, the port read back): the sample binds every address.
+        bool v6 = System.Net.Sockets.Socket.OSSupportsIPv6;
+        using var other = new System.Net.Sockets.Socket(v6 ? System.Net.Sockets.AddressFamily.InterNetworkV6 : System.Net.Sockets.AddressFamily.InterNetwork,
+            System.Net.Sockets.SocketType.Stream, System.Net.Sockets.ProtocolType.Tcp);
+        if (v6) other.DualMode = true;
+        other.Bind(new System.Net.IPEndPoint(v6 ? System.Net.IPAddress.IPv6Any : System.Net.IPAddress.Any, 0));
+        other.Listen(4);
+        int port = ((System.Net.IPEndPoint)other.LocalEndPoint!).Port;
+        AssertOneLineFailure(RunToExit("--port", port.ToString(CultureInfo.InvariantCulture)),
+            $"SocketAcceptPort: port {port} is already in use by another listener");
+    }
+
+    [Fact]
+    public void ASettingsFileWithoutASessionSectionIsOneLineAndExitCode2()
+    {
+        string cfg = Path.Combine(Path.GetTempPath(), "fixengine-nosession-" + Guid.NewGuid().ToString("N") + ".cfg");
+        File.WriteAllText(cfg, "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=5001\n");
+        try
+        {
+            AssertOneLineFailure(RunToExit(cfg), $"{cfg}: [SESSION]: no [SESSION] section");
+        }
+        finally
+        {
+            File.Delete(cfg);
+        }
+    }
+
+    [Fact]
+    public void AMissingDataDictionaryNamesTheSettingsFileLineAndKeyAndExitCode2()
+    {
+        string cfg = Path.Combine(Path.GetTempPath(), "fixengine-nodict-" + Guid.NewGuid().ToString("N") + ".cfg");
+        string dictionary = Path.Combine(Path.GetTempPath(), "no-such-dir-" + Guid.NewGuid().ToString("N"), "FIX44.xml");
+        File.WriteAllText(cfg, $"[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=5001\nUseDataDictionary=Y\nDataDictionary={dictionary}\nNonStopSession=Y\n"
+            + "[SESSION]\nBeginString=FIX.4.4\nSenderCompID=A\nTargetCompID=B\n");
+        try
+        {
+            AssertOneLineFailure(RunToExit(cfg), $"{cfg}(5): DataDictionary: the data dictionary '{dictionary}' does not exist");
+        }
+        finally
+        {
+            File.Delete(cfg);
+        }
+    }
+
     private static Process Start(string dll, params string[] args)
     {
         // A child inherits ignored signals: a test run started as a background job of a non-interactive shell (`cmd &`)

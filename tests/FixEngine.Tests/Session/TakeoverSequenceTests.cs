@@ -159,6 +159,49 @@ public sealed class TakeoverSequenceTests
     }
 
     [Fact]
+    public void AStandbyAcceptorRefusedAsTooLowWithout789LearnsTheNumberOnceAndLogsOnNextTime()
+    {
+        // Issue 34 item 4: the counterparty sends no NextExpectedMsgSeqNum(789); it refuses our Logon reply by Logout.
+        var log = new RecordingSessionLog();
+        using SessionHarness h = Acceptor(new TailReportingStore(true, nextSender: 6), log);
+        h.Receive("35=A|34=1|98=0|108=30");
+        Assert.Equal("6", h.Expect("A")[34]);
+        h.Receive("35=5|34=2|58=MsgSeqNum too low, expecting 1474 but received 6");
+        Assert.Equal("1474", h.Expect("5")[34]);
+        Assert.True(h.Connection.Disconnected);
+        Assert.Contains(log.Events, e => e.Level == LogLevel.Warning && e.Text.Contains("expects MsgSeqNum 1474") && e.Text.Contains("Text(58)"));
+        h.Connect();
+        h.Receive("35=A|34=3|98=0|108=30");
+        Assert.Equal("1475", h.Expect("A")[34]);
+        // The counterparty accepts it and trades: a later refusal text moves nothing any more.
+        h.Receive("35=0|34=4");
+        h.Receive("35=5|34=5|58=MsgSeqNum too low, expecting 9999 but received 1475");
+        Assert.Equal("1476", h.Expect("5")[34]);
+        Assert.Equal(1477, h.Session.NextSenderMsgSeqNum);
+    }
+
+    [Fact]
+    public void ARefusalBeyondMaxSenderSeqNumCatchUpOrNamingANumberWeNeverSentMovesNothing()
+    {
+        var log = new RecordingSessionLog();
+        using (var h = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false, MaxSenderSeqNumCatchUp = 100 }, new TailReportingStore(true, nextSender: 6), log: log))
+        {
+            h.Receive("35=A|34=1|98=0|108=30");
+            Assert.Equal("6", h.Expect("A")[34]);
+            h.Receive("35=5|34=2|58=MsgSeqNum too low, expecting 1474 but received 6");
+            Assert.Equal("7", h.Expect("5")[34]);
+            Assert.Contains(log.Events, e => e.Level == LogLevel.Error && e.Text.Contains("exceeds MaxSenderSeqNumCatchUp=100"));
+        }
+        using (SessionHarness h = Acceptor(new TailReportingStore(true, nextSender: 6), new RecordingSessionLog()))
+        {
+            h.Receive("35=A|34=1|98=0|108=30");
+            Assert.Equal("6", h.Expect("A")[34]);
+            h.Receive("35=5|34=2|58=MsgSeqNum too low, expecting 1474 but received 900");
+            Assert.Equal("7", h.Expect("5")[34]);
+        }
+    }
+
+    [Fact]
     public void WithoutAPossibleLossARefusalDoesNotMoveTheInitiator()
     {
         var log = new RecordingSessionLog();
