@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # FIX session acceptance suite: builds the sample acceptor, starts it in --at mode (QuickFIX's test
-# application) with ISLD/TW42 FIX.4.2, TW44 FIX.4.4 and TW50SP2 FIXT.1.1 on one port, runs
-# ../shared/fix-at/run_at.py over definitions/fix42 in lenient mode, stops the acceptor, prints the
-# runner's output (ending with "N passed, N failed") and exits non-zero on failure.
+# application) with one session per version on one port (ISLD and TW40 FIX.4.0, TW41 FIX.4.1, TW42 FIX.4.2,
+# TW43 FIX.4.3, TW44 FIX.4.4, and FIXT.1.1 with TW50 FIX.5.0, TW50SP1 FIX.5.0SP1, TW50SP2 FIX.5.0SP2), runs
+# ../shared/fix-at/run_at.py in lenient mode over QuickFIX's definitions/fix42 and this repository's own
+# scenarios for every other version (tests/acceptance/<version>), in one run, stops the acceptor, prints the
+# runner's output (ending with one "N passed, N failed" line) and exits non-zero on failure.
 # Usage: .ci/acceptance.sh [extra run_at.py args, e.g. -k 2b --verbose]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 shared=$(cd "$root/../shared" && pwd)
+dictionaries=$root/dictionaries
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
 
 work=$(mktemp -d)
@@ -31,21 +34,50 @@ FileStorePath=$work/store
 FileLogPath=$work/log
 
 [SESSION]
+BeginString=FIX.4.0
+TargetCompID=TW40
+DataDictionary=$dictionaries/FIX40.xml
+
+[SESSION]
+BeginString=FIX.4.1
+TargetCompID=TW41
+DataDictionary=$dictionaries/FIX41.xml
+
+[SESSION]
 BeginString=FIX.4.2
 TargetCompID=TW42
-DataDictionary=$shared/dictionaries/FIX42.xml
+DataDictionary=$dictionaries/FIX42.xml
+
+[SESSION]
+BeginString=FIX.4.3
+TargetCompID=TW43
+DataDictionary=$dictionaries/FIX43.xml
 
 [SESSION]
 BeginString=FIX.4.4
 TargetCompID=TW44
-DataDictionary=$shared/dictionaries/FIX44.xml
+DataDictionary=$dictionaries/FIX44.xml
+
+[SESSION]
+BeginString=FIXT.1.1
+TargetCompID=TW50
+DefaultApplVerID=FIX.5.0
+TransportDataDictionary=$dictionaries/FIXT11.xml
+AppDataDictionary=$dictionaries/FIX50.xml
+
+[SESSION]
+BeginString=FIXT.1.1
+TargetCompID=TW50SP1
+DefaultApplVerID=FIX.5.0SP1
+TransportDataDictionary=$dictionaries/FIXT11.xml
+AppDataDictionary=$dictionaries/FIX50SP1.xml
 
 [SESSION]
 BeginString=FIXT.1.1
 TargetCompID=TW50SP2
 DefaultApplVerID=FIX.5.0SP2
-TransportDataDictionary=$shared/dictionaries/FIXT11.xml
-AppDataDictionary=$shared/dictionaries/FIX50SP2.xml
+TransportDataDictionary=$dictionaries/FIXT11.xml
+AppDataDictionary=$dictionaries/FIX50SP2.xml
 CFG
 
 if ! dotnet build samples/Acceptor/Acceptor.csproj -c Release > "$work/build.log" 2>&1; then
@@ -63,7 +95,9 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 
-python3 "$shared/fix-at/run_at.py" --port "$port" --mode lenient "$@" "$shared/fix-at/definitions/fix42"
+python3 "$shared/fix-at/run_at.py" --port "$port" --mode lenient "$@" "$shared/fix-at/definitions/fix42" \
+  "$root"/tests/acceptance/fix40 "$root"/tests/acceptance/fix41 "$root"/tests/acceptance/fix43 "$root"/tests/acceptance/fix44 \
+  "$root"/tests/acceptance/fix50 "$root"/tests/acceptance/fix50sp1 "$root"/tests/acceptance/fix50sp2
 status=$?
 cleanup
 trap - EXIT

@@ -287,6 +287,28 @@ public readonly ref struct FixMessage
         return new FixGroup(_buffer, _index, definition, status, countIndex, declared, instances, j);
     }
 
+    /// <summary>The fields of this view as readable text: <c>tag=value</c>, each followed by <c>|</c> in place of SOH,
+    /// e.g. <c>8=FIX.4.4|9=65|35=D|...|10=123|</c>. For log lines and debugging.</summary>
+    /// <returns>A new string (allocates: keep it off the message path).</returns>
+    /// <remarks>Every byte is shown as the Latin-1 character of the same code, so binary DATA fields stay one character
+    /// per byte.</remarks>
+    public override string ToString()
+    {
+        var sb = new StringBuilder(_buffer.Length + 8);
+        for (int i = 0; i < Count; i++)
+        {
+            sb.Append(GetTag(i)).Append('=');
+            foreach (byte b in GetValue(i)) sb.Append(b == 0x01 ? '|' : (char)b);
+            sb.Append('|');
+        }
+        return sb.ToString();
+    }
+
+    /// <summary>An owned copy of the whole message this view belongs to (its own bytes and index), which the caller may
+    /// keep after the callback returns and read from any one thread at a time.</summary>
+    /// <returns>A new <see cref="OwnedFixMessage"/> (allocates two arrays and an index: keep it off the message path).</returns>
+    public OwnedFixMessage ToOwned() => new(_buffer);
+
     private int Absolute(int i)
     {
         if ((uint)i >= (uint)(_end - _start)) Internal.ThrowHelper.ThrowArgumentOutOfRange(nameof(i));
@@ -295,4 +317,35 @@ public readonly ref struct FixMessage
 
     internal static FixMessage CreateRange(ReadOnlySpan<byte> buffer, FixMessageIndex index, int start, int end) =>
         new(buffer, index, start, end);
+}
+
+/// <summary>A FIX message copied out of a callback: it owns its bytes and index, so it stays valid as long as the caller
+/// keeps it (a <see cref="FixMessage"/> given to a callback is valid only during the call).</summary>
+/// <remarks>Made by <see cref="FixMessage.ToOwned"/> or from bytes. Immutable after construction; <see cref="Message"/>
+/// views share one index, so read it from one thread at a time (or make one copy per thread).</remarks>
+public sealed class OwnedFixMessage
+{
+    private readonly byte[] _bytes;
+    private readonly FixMessageIndex _index = new();
+
+    /// <summary>Copies <paramref name="message"/> (a whole message, 8=... to 10=...) and indexes the copy.</summary>
+    /// <param name="message">The message bytes; copied.</param>
+    public OwnedFixMessage(ReadOnlySpan<byte> message)
+    {
+        _bytes = message.ToArray();
+        _index.Parse(_bytes);
+    }
+
+    /// <summary>The copied bytes.</summary>
+    public ReadOnlyMemory<byte> Bytes => _bytes;
+
+    /// <summary>A read view over the copy, with every <see cref="FixMessage"/> accessor.</summary>
+    public FixMessage Message => new(_bytes, _index);
+
+    /// <summary>MsgType(35) as a string.</summary>
+    public string MsgType => Encoding.ASCII.GetString(Message.MsgType);
+
+    /// <summary>The message as readable text, SOH shown as <c>|</c> (see <see cref="FixMessage.ToString"/>).</summary>
+    /// <returns>A new string.</returns>
+    public override string ToString() => Message.ToString();
 }

@@ -4,8 +4,8 @@ using System.Globalization;
 
 namespace FixEngine.Config;
 
-/// <summary>QuickFIX/n and QuickFIX C++ keys that FixEngine accepts but does not (or only partly) act on, and the
-/// QuickFIX C++ TLS keys whose meaning depends on the session's role.</summary>
+/// <summary>QuickFIX/n and QuickFIX C++ keys that FixEngine accepts but does not (or only partly) act on, keys it
+/// refuses because it cannot apply them, and the QuickFIX C++ TLS keys whose meaning depends on the session's role.</summary>
 /// <remarks>
 /// A warned key is parsed (its value must be well-formed) and, unless its value is what FixEngine does anyway, reported
 /// as a <see cref="ConfigWarning"/> naming the key and why it cannot apply. docs/quickfix-compatibility.md lists them.
@@ -54,33 +54,18 @@ internal static class CompatibilityKeys
 
     public static readonly Warned[] All =
     [
-        // Schedule
-        new("LogonTime", ValueKind.Text, "a logon window inside StartTime-EndTime is not supported; FixEngine logs on at StartTime"),
-        new("LogoutTime", ValueKind.Text, "a logon window inside StartTime-EndTime is not supported; FixEngine logs out at EndTime"),
-        new("LogonDay", ValueKind.Text, "a logon window inside StartDay-EndDay is not supported; FixEngine logs on at StartDay/StartTime"),
-        new("LogoutDay", ValueKind.Text, "a logon window inside StartDay-EndDay is not supported; FixEngine logs out at EndDay/EndTime"),
         // Session behaviour fixed in FixEngine
-        new("SendLogoutBeforeDisconnectFromTimeout", ValueKind.Bool, "FixEngine disconnects without a Logout when the peer's heartbeats stop", "N"),
-        new("IgnorePossDupResendRequests", ValueKind.Bool, "FixEngine answers every ResendRequest, PossDup or not", "N"),
         new("RequiresOrigSendingTime", ValueKind.Bool, "FixEngine always rejects a PossDup message without OrigSendingTime(122)", "Y"),
         new("ResendSessionLevelRejects", ValueKind.Bool, "FixEngine gap-fills session-level Rejects on resend, as it does every admin message", "N"),
-        new("AllowUnknownEnumValues", ValueKind.Bool, "FixEngine rejects values outside a field's dictionary enumeration (ValidateFieldsHaveValues and AllowUnknownMsgFields do not change that)", "N"),
-        new("AllowUnknownFieldValues", ValueKind.Bool, "FixEngine rejects values outside a field's dictionary enumeration", "N"),
         new("CmeEnhancedResend", ValueKind.Bool, "CME enhanced resend is not supported; resends follow the FIX rules", "N"),
         new("SendResetSeqNumFlag", ValueKind.Bool, "use ResetOnLogon: FixEngine sends ResetSeqNumFlag(141)=Y on Logon when ResetOnLogon=Y", "N"),
         new("PreserveMessageFieldsOrder", ValueKind.Bool, "FixEngine always sends fields in the order the application writes them", "Y"),
         new("Encoding", ValueKind.Text, "FixEngine hands the application raw bytes (FixMessage spans); decode text fields with the encoding you need"),
-        new("RedactFieldsInLogs", ValueKind.Text, "log redaction is not supported: FileLogPath logs messages as sent and received"),
-        new("RedactionLogText", ValueKind.Text, "log redaction is not supported: FileLogPath logs messages as sent and received"),
         // Sockets
         new("SocketSendTimeout", ValueKind.Int, "FixEngine sockets are non-blocking; a stuck peer is caught by the heartbeat/TestRequest timeout and SendBacklogLimitBytes", "0"),
         new("SocketReceiveTimeout", ValueKind.Int, "FixEngine sockets are non-blocking; a silent peer is caught by the heartbeat/TestRequest timeout", "0"),
         new("SocketIgnoreProxy", ValueKind.Bool, "FixEngine never connects through a proxy", "Y"),
-        new("SocketConnectSourceHost", ValueKind.Text, "binding an initiator to a local address is not supported; the OS picks it"),
-        new("SocketConnectSourcePort", ValueKind.Int, "binding an initiator to a local port is not supported; the OS picks it"),
-        new("AllowedRemoteAddresses", ValueKind.Text, "an address allow-list is not supported; acceptors identify peers by their Logon CompIDs (use a firewall)"),
         new("HttpAcceptPort", ValueKind.Int, "FixEngine has no HTTP control panel"),
-        new("ContinueInitializationOnError", ValueKind.Bool, "a session whose settings or files fail to load stops the whole engine from starting", "N"),
         // TLS
         new("SSLCipherSuite", ValueKind.Text, "cipher suites come from the operating system's TLS policy (OpenSSL configuration on Linux)"),
         new("TLSCipherSuites", ValueKind.Text, "cipher suites come from the operating system's TLS policy (OpenSSL configuration on Linux)"),
@@ -122,7 +107,79 @@ internal static class CompatibilityKeys
         new("OdbcLogEventTable", ValueKind.Text, NoDatabase),
     ];
 
+    /// <summary>A key refused at load (unless its value is what FixEngine does anyway): FixEngine cannot apply it, and
+    /// running as if it were applied would behave differently from what the file asks.</summary>
+    /// <param name="Name">The key.</param>
+    /// <param name="Kind">How its value is checked.</param>
+    /// <param name="Reason">Why it cannot apply, and what to use instead.</param>
+    /// <param name="Honoured">The value that matches FixEngine's own behaviour (accepted silently), or null to always refuse.</param>
+    internal sealed record Refused(string Name, ValueKind Kind, string Reason, string? Honoured = null);
+
+    private const string PostgresKeys = "QuickFIX C++'s PostgreSQL store keys are not read: FixEngine's PostgreSQL store takes one connection string,"
+        + " PostgreSQLStoreConnectionString (e.g. Host=db;Port=5432;Database=fix;Username=fix;Password=...), see docs/postgres-store.md";
+
+    public static readonly Refused[] RefusedKeys =
+    [
+        new("LogonTime", ValueKind.Text, "a logon window inside the session's StartTime-EndTime is not supported; use StartTime/EndTime for the hours the session is connected"),
+        new("LogoutTime", ValueKind.Text, "a logon window inside the session's StartTime-EndTime is not supported; use StartTime/EndTime for the hours the session is connected"),
+        new("LogonDay", ValueKind.Text, "a logon window inside the session's StartDay-EndDay is not supported; use StartDay/EndDay (or Weekdays) with StartTime/EndTime"),
+        new("LogoutDay", ValueKind.Text, "a logon window inside the session's StartDay-EndDay is not supported; use StartDay/EndDay (or Weekdays) with StartTime/EndTime"),
+        new("SocketConnectSourceHost", ValueKind.Text, "binding an initiator to a local address is not supported (the OS picks it); choose the source address with the host's routing (ip route ... src)"),
+        new("SocketConnectSourcePort", ValueKind.Int, "binding an initiator to a local port is not supported (the OS picks it); open the peer's firewall for the host's ephemeral range"),
+        new("AllowedRemoteAddresses", ValueKind.Text, "an address allow-list is not supported; restrict who can connect with a firewall (acceptors also identify peers by their Logon CompIDs, and MaxUnauthenticatedConnectionsPerAddress limits each address)"),
+        new("RedactFieldsInLogs", ValueKind.Text, "log redaction is not supported: FileLogPath logs messages as sent and received; leave FileLogPath unset, or log through your own ISessionLog that redacts"),
+        new("RedactionLogText", ValueKind.Text, "log redaction is not supported: FileLogPath logs messages as sent and received; leave FileLogPath unset, or log through your own ISessionLog that redacts"),
+        new("ContinueInitializationOnError", ValueKind.Bool, "a session whose settings or files fail to load stops the whole engine from starting; fix or remove that session (FixEngineHost.AddSession adds one later, with its own error)", "N"),
+        new("PostgreSQLStoreDatabase", ValueKind.Text, PostgresKeys),
+        new("PostgreSQLStoreUser", ValueKind.Text, PostgresKeys),
+        new("PostgreSQLStorePassword", ValueKind.Text, PostgresKeys),
+        new("PostgreSQLStoreHost", ValueKind.Text, PostgresKeys),
+        new("PostgreSQLStorePort", ValueKind.Int, PostgresKeys),
+        new("PostgreSQLStoreUseConnectionPool", ValueKind.Bool, PostgresKeys),
+    ];
+
     private static readonly Dictionary<string, Warned> s_warned = IndexWarned();
+
+    /// <summary>The refused key <paramref name="key"/> (including <c>SocketConnectSourceHost&lt;n&gt;</c>/<c>Port&lt;n&gt;</c>
+    /// and <c>AppDataDictionary.&lt;ApplVerID&gt;</c>), or null. Keys that <see cref="SettingKeys"/> supports are not refused.</summary>
+    public static Refused? FindRefused(string key)
+    {
+        if (SettingKeys.Find(key) is not null) return null;
+        string name = key;
+        string trimmed = key.TrimEnd('0', '1', '2', '3', '4', '5', '6', '7', '8', '9');
+        if (trimmed.Length < key.Length && trimmed.StartsWith("SocketConnectSource", StringComparison.OrdinalIgnoreCase)) name = trimmed;
+        foreach (Refused r in RefusedKeys)
+        {
+            if (r.Name.Equals(name, StringComparison.OrdinalIgnoreCase)) return r;
+        }
+        if (key.StartsWith("AppDataDictionary.", StringComparison.OrdinalIgnoreCase) && key.Length > "AppDataDictionary.".Length)
+        {
+            return new Refused(key, ValueKind.Text,
+                "per-ApplVerID application dictionaries are not supported: every application message of the session is validated against"
+                + " AppDataDictionary (its DefaultApplVerID's); run one session per application version, or validate in the application");
+        }
+        return null;
+    }
+
+    /// <summary>Checks a refused key's value: null when it is what FixEngine does anyway, otherwise why it is refused.</summary>
+    /// <exception cref="SettingKeys.BadValueException">The value is malformed.</exception>
+    public static string? CheckRefused(Refused r, string value)
+    {
+        switch (r.Kind)
+        {
+            case ValueKind.Bool:
+                bool b = SettingKeys.ParseBool(value);
+                if (r.Honoured is not null && b == (r.Honoured == "Y")) return null;
+                break;
+            case ValueKind.Int:
+                SettingKeys.ParseInt(value);
+                break;
+            default:
+                if (value.Length == 0) throw new SettingKeys.BadValueException("empty value");
+                break;
+        }
+        return "not supported: " + r.Reason;
+    }
 
     private static Dictionary<string, Warned> IndexWarned()
     {
@@ -131,24 +188,12 @@ internal static class CompatibilityKeys
         return d;
     }
 
-    /// <summary>The warned key <paramref name="key"/> (including <c>SocketConnectSourceHost&lt;n&gt;</c>/<c>Port&lt;n&gt;</c>
-    /// and <c>AppDataDictionary.&lt;BeginString&gt;</c>), or null. Keys that <see cref="SettingKeys"/> supports are not
+    /// <summary>The warned key <paramref name="key"/>, or null. Keys that <see cref="SettingKeys"/> supports are not
     /// warned.</summary>
     public static Warned? FindWarned(string key)
     {
         if (SettingKeys.Find(key) is not null) return null;
         if (s_warned.TryGetValue(key, out Warned? w)) return w;
-        string trimmed = key.TrimEnd('0', '1', '2', '3', '4', '5', '6', '7', '8', '9');
-        if (trimmed.Length < key.Length && trimmed.StartsWith("SocketConnectSource", StringComparison.OrdinalIgnoreCase)
-            && s_warned.TryGetValue(trimmed, out w))
-        {
-            return w;
-        }
-        if (key.StartsWith("AppDataDictionary.", StringComparison.OrdinalIgnoreCase) && key.Length > "AppDataDictionary.".Length)
-        {
-            return new Warned(key, ValueKind.Text,
-                "per-ApplVerID application dictionaries are not supported: application messages are validated against AppDataDictionary");
-        }
         return null;
     }
 

@@ -161,6 +161,18 @@ public sealed record SessionSettings
     /// <summary>Accept fields not defined for the message type. Default N.</summary>
     public bool AllowUnknownMsgFields { get; init; }
 
+    /// <summary>Accept values outside a field's dictionary enumeration (QuickFIX/n <c>AllowUnknownEnumValues</c>, also
+    /// spelled <c>AllowUnknownFieldValues</c>): the value's format is still checked. Default N.</summary>
+    public bool AllowUnknownEnumValues { get; init; }
+
+    /// <summary>Ignore a ResendRequest that carries PossDupFlag(43)=Y (it is a copy of one already answered); its
+    /// sequence number is still consumed (QuickFIX/n <c>IgnorePossDupResendRequests</c>). Default N.</summary>
+    public bool IgnorePossDupResendRequests { get; init; }
+
+    /// <summary>Send a Logout before disconnecting when the peer's heartbeats stop (QuickFIX/n
+    /// <c>SendLogoutBeforeDisconnectFromTimeout</c>). Default N.</summary>
+    public bool SendLogoutBeforeDisconnectFromTimeout { get; init; }
+
     /// <summary>Reject messages whose SendingTime is further than <see cref="MaxLatency"/> from now. Default Y.</summary>
     public bool CheckLatency { get; init; } = true;
 

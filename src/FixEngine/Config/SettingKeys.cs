@@ -78,6 +78,10 @@ internal static class SettingKeys
         Bool("ValidateUnorderedGroupFields", (s, v) => s with { ValidateUnorderedGroupFields = v }, s => s.ValidateUnorderedGroupFields),
         Bool("ValidateLengthAndChecksum", (s, v) => s with { ValidateLengthAndChecksum = v }, s => s.ValidateLengthAndChecksum),
         Bool("AllowUnknownMsgFields", (s, v) => s with { AllowUnknownMsgFields = v }, s => s.AllowUnknownMsgFields),
+        Bool("AllowUnknownEnumValues", (s, v) => s with { AllowUnknownEnumValues = v }, s => s.AllowUnknownEnumValues),
+        Alias("AllowUnknownFieldValues", "AllowUnknownEnumValues"),
+        Bool("IgnorePossDupResendRequests", (s, v) => s with { IgnorePossDupResendRequests = v }, s => s.IgnorePossDupResendRequests),
+        Bool("SendLogoutBeforeDisconnectFromTimeout", (s, v) => s with { SendLogoutBeforeDisconnectFromTimeout = v }, s => s.SendLogoutBeforeDisconnectFromTimeout),
         Bool("CheckLatency", (s, v) => s with { CheckLatency = v }, s => s.CheckLatency),
         Int("MaxLatency", (s, v) => s with { MaxLatency = v }, s => s.MaxLatency),
         Bool("CheckCompID", (s, v) => s with { CheckCompID = v }, s => s.CheckCompID),
@@ -140,6 +144,7 @@ internal static class SettingKeys
         ["CertificationAuthoritiesFile"] = "SSLCACertificate",
         ["CertificationAuthoritiesDirectory"] = "SSLCACertificateDirectory",
         ["MaxMessagesInResendRequest"] = "ResendRequestChunkSize",
+        ["AllowUnknownFieldValues"] = "AllowUnknownEnumValues",
         ["SSLProtocol"] = "SSLProtocols",
         ["PostgreSQLStoreFailurePolicy"] = "StoreFailurePolicy",
     };

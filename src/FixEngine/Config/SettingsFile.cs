@@ -179,6 +179,7 @@ public static class SettingsFile
             => SettingKeys.Find(key) is not null
                 || SettingKeys.TryParseFailoverKey(key, out _, out _)
                 || CompatibilityKeys.FindWarned(key) is not null
+                || CompatibilityKeys.FindRefused(key) is not null
                 || CompatibilityKeys.FindRoleKey(key) is not null
                 || key.Equals(CompatibilityKeys.VerifyLevel, StringComparison.OrdinalIgnoreCase);
 
@@ -234,6 +235,10 @@ public static class SettingsFile
                     else if (CompatibilityKeys.FindWarned(e.Key) is CompatibilityKeys.Warned w)
                     {
                         if (CompatibilityKeys.Check(w, e.Value) is string reason) warnings.Add(new ConfigWarning(fileName, e.Line, e.Key, reason));
+                    }
+                    else if (CompatibilityKeys.FindRefused(e.Key) is CompatibilityKeys.Refused r)
+                    {
+                        if (CompatibilityKeys.CheckRefused(r, e.Value) is string why) throw new ConfigException(fileName, e.Line, e.Key, why);
                     }
                     else
                     {

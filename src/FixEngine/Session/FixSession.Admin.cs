@@ -158,7 +158,8 @@ public sealed partial class FixSession
         if (!Verify(message, epochNs, false, false)) return;
         FromAdmin(message);
         if (_tailMayBeLost && !_isInitiator && message.TryGetSpan(FixTags.Text, out ReadOnlySpan<byte> refusal)) MoveSenderUpFromRefusal(refusal, epochNs);
-        if (_state == SessionState.LogoutSent)
+        bool wasLogoutSent = _state == SessionState.LogoutSent;
+        if (wasLogoutSent)
         {
             _log.OnEvent(Logging.LogLevel.Information, "Received Logout response", epochNs);
         }
@@ -168,7 +169,11 @@ public sealed partial class FixSession
             SendLogout(epochNs, null);
         }
         // Verify did not check the Logout's MsgSeqNum: never increment past the top (the session ends here anyway).
-        if (_store.NextTargetMsgSeqNum <= MaxUsableMsgSeqNum) _store.IncrNextTargetMsgSeqNum();
+        // After our own Logout, application messages were left unconsumed: the Logout reply consumes its number only
+        // when it is the expected one, so those stay expected and are asked for after the next Logon.
+        int seq = message.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : 0;
+        bool consume = !wasLogoutSent || seq == _store.NextTargetMsgSeqNum;
+        if (consume && _store.NextTargetMsgSeqNum <= MaxUsableMsgSeqNum) _store.IncrNextTargetMsgSeqNum();
         if (_settings.ResetOnLogout) ResetStore(epochNs);
         Disconnect("Logout", epochNs);
     }
@@ -178,7 +183,14 @@ public sealed partial class FixSession
         if (!Verify(message, epochNs, false, false)) return;
         if (!TryGetResendRange(message, out int begin, out int end, epochNs)) return;
         FromAdmin(message);
-        ResendRange(begin, end, epochNs);
+        if (_settings.IgnorePossDupResendRequests && message.TryGetBool(FixTags.PossDupFlag, out bool possDup) == FixValueStatus.Ok && possDup)
+        {
+            _log.OnEvent(Logging.LogLevel.Information, "ResendRequest with PossDupFlag=Y ignored (IgnorePossDupResendRequests)", epochNs);
+        }
+        else
+        {
+            ResendRange(begin, end, epochNs);
+        }
         int seq = message.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : 0;
         if (seq == _store.NextTargetMsgSeqNum) _store.IncrNextTargetMsgSeqNum();
     }

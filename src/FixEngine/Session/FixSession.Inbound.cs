@@ -213,6 +213,12 @@ public sealed partial class FixSession
         _counters.OnGapDetected();
         _log.OnEvent(Logging.LogLevel.Warning, "MsgSeqNum too high, expecting " + expected + " but received " + seq, epochNs);
         _gapQueue.Add(seq, message.Buffer);
+        if (_state == SessionState.LogoutSent)
+        {
+            // After our Logout only what a ResendRequest asks for goes out; the gap is asked for after the next Logon.
+            _log.OnEvent(Logging.LogLevel.Information, "Our Logout was sent: no ResendRequest", epochNs);
+            return;
+        }
         if (!_settings.SendRedundantResendRequests && _resend.IsAlreadyRequested(seq))
         {
             _log.OnEvent(Logging.LogLevel.Information, "Already sent ResendRequest from " + _resend.RequestBegin + " to " + _resend.RequestEnd + "; not sending another", epochNs);
@@ -288,6 +294,15 @@ public sealed partial class FixSession
 
     private void OnApplicationMessage(FixMessage message, long epochNs)
     {
+        if (_state == SessionState.LogoutSent)
+        {
+            // Our Logout is out: the FIX session rules let its sender send nothing more but what a ResendRequest asks
+            // for, so the application gets no message it would have to answer. The message is not consumed: its number
+            // stays expected and the counterparty resends it after the next Logon (or the peer's reset drops it).
+            int n = message.TryGetInt(FixTags.MsgSeqNum, out int ns) == FixValueStatus.Ok ? ns : 0;
+            _log.OnEvent(Logging.LogLevel.Warning, "Application message " + n + " not processed: our Logout was sent; it stays expected (" + _store.NextTargetMsgSeqNum + ")", epochNs);
+            return;
+        }
         if (!Verify(message, epochNs, true, true)) return;
         int seq = message.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : 0;
         // Exactly-once across restarts: an answer to this message was stored with the processed mark before the

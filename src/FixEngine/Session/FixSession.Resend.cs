@@ -141,8 +141,24 @@ public sealed partial class FixSession
         var original = new FixMessage(stored, _resendIndex);
         ReadOnlySpan<byte> msgType = original.MsgType;
         if (!original.HasStandardPrefix || DataDictionaryIsAdmin(msgType)) return false;
-        if (gapStart != 0) SendSequenceResetGapFill(epochNs, gapStart, seqNum);
+        if (!TryEncodeResend(original, stored, msgType, seqNum, epochNs, out int length)) return false;
+        // The application may veto the resend (DoNotSend): the message is then gap-filled like an admin message.
+        if (!ToAppAllows(_header.Encoded(length), seqNum, epochNs)) return false;
+        if (gapStart != 0)
+        {
+            // The GapFill goes first and takes the encode buffer: encode the message again after it.
+            SendSequenceResetGapFill(epochNs, gapStart, seqNum);
+            _resendIndex.Parse(stored);
+            original = new FixMessage(stored, _resendIndex);
+            if (!TryEncodeResend(original, stored, original.MsgType, seqNum, epochNs, out length)) return false;
+        }
+        Transmit(_header.Encoded(length), epochNs);
+        return true;
+    }
 
+    // Encodes the stored message as a possible duplicate (43=Y, 122 = its SendingTime) into the encode buffer.
+    private bool TryEncodeResend(FixMessage original, ReadOnlySpan<byte> stored, ReadOnlySpan<byte> msgType, int seqNum, long epochNs, out int length)
+    {
         original.TryGetSpan(FixTags.SendingTime, out ReadOnlySpan<byte> origSendingTime);
         int count = original.Count;
         int bodyStart = count;
@@ -183,11 +199,7 @@ public sealed partial class FixSession
             int to = original.GetFieldOffset(trailerStart);
             w.WriteRaw(stored.Slice(from, to - from));
         }
-        if (!w.TryFinish(out int length)) return false;
-        ReadOnlySpan<byte> bytes = _header.Encoded(length);
-        _application.ToApp(this, bytes);
-        Transmit(bytes, epochNs);
-        return true;
+        return w.TryFinish(out length);
     }
 
     private bool IsHeaderTag(int tag)

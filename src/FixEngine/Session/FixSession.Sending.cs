@@ -228,6 +228,7 @@ public sealed partial class FixSession
             }
             _handOff.Ring.Release();
             if (_lastFinishFailed) NotStored(token, SendNotStoredReason.TooLarge);
+            else if (_lastFinishVetoed) NotStored(token, SendNotStoredReason.Vetoed);
             else _application.OnSendStored(this, token, seq);
             work++;
         }
@@ -305,6 +306,7 @@ public sealed partial class FixSession
     private SendResult FinishAndSend(ref FixWriter w, int seq, long epochNs, bool isApp)
     {
         _lastFinishFailed = false;
+        _lastFinishVetoed = false;
         if (!w.TryFinish(out int length))
         {
             _log.OnEvent(Logging.LogLevel.Error, "Outbound message did not fit in MaxMessageSize; not sent", epochNs);
@@ -312,6 +314,13 @@ public sealed partial class FixSession
             return SendResult.Backpressure;
         }
         ReadOnlySpan<byte> bytes = _header.Encoded(length);
+        // The application sees it first and may veto it (QuickFIX's DoNotSend): then it is neither stored nor sent and
+        // its sequence number goes to the next message.
+        if (isApp && !ToAppAllows(bytes, seq, epochNs))
+        {
+            _lastFinishVetoed = true;
+            return SendResult.Vetoed;
+        }
         // Stored BEFORE it reaches the transport, so a message reported sent is never lost by a crash. A message sent
         // while processing inbound N carries the mark "N processed" in the same record (exactly-once across crashes).
         if (_settings.PersistMessages)
@@ -323,8 +332,29 @@ public sealed partial class FixSession
         {
             _store.IncrNextSenderMsgSeqNum();
         }
-        if (isApp) _application.ToApp(this, bytes);
+        if (isApp && _state == SessionState.LogoutSent)
+        {
+            // After our Logout nothing but what a ResendRequest asks for goes out: stored, so resent when asked for
+            // (after the next Logon), as a message sent while disconnected is.
+            _log.OnEvent(Logging.LogLevel.Warning, "Application message " + seq + " stored, not sent: our Logout was sent", epochNs);
+            return SendResult.Closed;
+        }
         return Transmit(bytes, epochNs);
+    }
+
+    // ToApp, false when the application vetoed the message by throwing DoNotSendException.
+    private bool ToAppAllows(ReadOnlySpan<byte> bytes, int seq, long epochNs)
+    {
+        try
+        {
+            _application.ToApp(this, bytes);
+            return true;
+        }
+        catch (DoNotSendException)
+        {
+            _log.OnEvent(Logging.LogLevel.Information, "Message " + seq + " not sent: ToApp vetoed it (DoNotSend)", epochNs);
+            return false;
+        }
     }
 
     private SendResult Transmit(ReadOnlySpan<byte> bytes, long epochNs)

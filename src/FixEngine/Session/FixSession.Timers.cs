@@ -73,7 +73,8 @@ public sealed partial class FixSession
         switch (_heartbeat.Check(epochNs))
         {
             case HeartbeatDue.Disconnect:
-                Disconnect("Timed out waiting for heartbeat", epochNs);
+                if (_settings.SendLogoutBeforeDisconnectFromTimeout && _state == SessionState.LoggedOn) SendLogout(epochNs, null);
+                if (_connection is not null) Disconnect("Timed out waiting for heartbeat", epochNs);
                 return work + 1;
             case HeartbeatDue.TestRequest:
                 SendTestRequest(epochNs, TestRequestId);

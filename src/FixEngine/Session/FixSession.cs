@@ -41,6 +41,9 @@ namespace FixEngine.Session;
 /// LogoutSent     SendingTime or CompID problem                     send Logout again (timer anew)  LogoutSent
 /// LoggedOn       peer's Logout                                     send Logout, disconnect         Disconnected
 /// LogoutSent     peer's Logout                                     disconnect                      Disconnected
+/// LogoutSent     application message                               not processed nor consumed      LogoutSent
+///                 (the peer resends it after the next Logon); the
+///                 application's own Send is stored, not sent
 /// LoggedOn or    MsgSeqNum too low without PossDupFlag, Logon      send Logout, disconnect         Disconnected
 ///  LogoutSent     other than a reset (141=Y, 34=1), wrong BeginString
 ///                 (Logout only from LoggedOn)
@@ -132,6 +135,7 @@ public sealed partial class FixSession : IDisposable
     internal bool HasHandedOverMessages => _handOff.Ring.UsedBytes != 0;
     private long _handedOverNotStored;
     private bool _lastFinishFailed;
+    private bool _lastFinishVetoed;
 
     /// <summary>Inside a direct send (SendHandedOverOrWakeAgent, gate held): Transmit queues through
     /// <see cref="ISessionConnection.SendDeferred"/> and the caller flushes after leaving the gate.</summary>
@@ -210,6 +214,7 @@ public sealed partial class FixSession : IDisposable
                 ValidateFieldsHaveValues = settings.ValidateFieldsHaveValues,
                 ValidateUserDefinedFields = settings.ValidateUserDefinedFields,
                 AllowUnknownMsgFields = settings.AllowUnknownMsgFields,
+                AllowUnknownEnumValues = settings.AllowUnknownEnumValues,
             });
         }
         _index = new FixMessageIndex();
@@ -356,7 +361,8 @@ public sealed partial class FixSession : IDisposable
             if (_settings.RefreshOnLogon) RefreshStore(epochNs);
             if (_settings.ResetOnLogon) ResetStore(epochNs);
             if (!HasSenderSeqRoom(epochNs)) return;
-            _sentResetSeqNumFlag = _settings.ResetOnLogon;
+            // ResetSeqNumFlag(141) exists from FIX.4.1 on: a FIX.4.0 session resets its own numbers without saying so.
+            _sentResetSeqNumFlag = _settings.ResetOnLogon && _beginStringVersion >= 41;
             EnterState(SessionState.LogonSent, epochNs);
             SendLogon(epochNs, _sentResetSeqNumFlag, 0);
         }

@@ -89,6 +89,27 @@ public enum SendNotStoredReason
 
     /// <summary>With its header the message did not fit in MaxMessageSize.</summary>
     TooLarge,
+
+    /// <summary>The application vetoed it in <see cref="IApplication.ToApp"/> (<see cref="DoNotSendException"/>).</summary>
+    Vetoed,
+}
+
+/// <summary>Thrown by <see cref="IApplication.ToApp"/> to veto an outgoing application message (QuickFIX/n's
+/// <c>DoNotSend</c>).</summary>
+/// <remarks>A new message that is vetoed is neither stored nor sent and uses no sequence number
+/// (<c>FixSession.Send</c> returns <see cref="Transport.SendResult.Vetoed"/>; a handed-over one is reported through
+/// <see cref="IApplication.OnSendNotStored"/> with <see cref="SendNotStoredReason.Vetoed"/>). A stored message that is
+/// vetoed when a ResendRequest asks for it again is replaced by a SequenceReset-GapFill, as QuickFIX does. Throwing
+/// allocates: a veto is meant to be rare (one cached instance, <see cref="Instance"/>, may be thrown each time).</remarks>
+public sealed class DoNotSendException : Exception
+{
+    /// <summary>Creates the exception.</summary>
+    public DoNotSendException() : base("Do not send this message")
+    {
+    }
+
+    /// <summary>A shared instance to throw.</summary>
+    public static DoNotSendException Instance { get; } = new();
 }
 
 /// <summary>Callbacks from a <see cref="FixSession"/> to the application, in the QuickFIX shape.</summary>
@@ -146,9 +167,12 @@ public interface IApplication
     {
     }
 
-    /// <summary>An application message was encoded and is about to be written (also for resends, with PossDupFlag=Y).</summary>
+    /// <summary>An application message was encoded and is about to be stored and written (also for resends, with
+    /// PossDupFlag=Y). Throw <see cref="DoNotSendException"/> to veto it.</summary>
     /// <param name="session">The session.</param>
     /// <param name="message">The complete encoded message, valid during the call.</param>
+    /// <remarks>A vetoed new message is neither stored nor sent and uses no sequence number; a vetoed resend is
+    /// gap-filled (QuickFIX's DoNotSend).</remarks>
     void ToApp(FixSession session, ReadOnlySpan<byte> message)
     {
     }

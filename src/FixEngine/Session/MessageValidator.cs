@@ -52,6 +52,9 @@ internal sealed record ValidationOptions
 
     /// <summary>Accept fields that are defined but not for this message type, and unknown tags in the body.</summary>
     public bool AllowUnknownMsgFields { get; init; }
+
+    /// <summary>Accept values outside a field's enumeration (373=5 is then not checked).</summary>
+    public bool AllowUnknownEnumValues { get; init; }
 }
 
 /// <summary>Validates one indexed message against a session (transport) dictionary and an application dictionary.</summary>
@@ -207,7 +210,7 @@ internal sealed class MessageValidator
                 {
                     return new ValidationError(SessionRejectReason.IncorrectDataFormat, tag, true);
                 }
-                if (field.HasEnum && !field.IsValidEnumValue(value))
+                if (field.HasEnum && !_options.AllowUnknownEnumValues && !field.IsValidEnumValue(value))
                 {
                     return new ValidationError(SessionRejectReason.ValueIsIncorrect, tag, true);
                 }

@@ -77,4 +77,8 @@ public enum SendResult
     /// <summary>The message is longer than the connection's send queue (1 MiB, or MaxMessageSize + 1 KiB when that is
     /// larger): it can never be sent.</summary>
     TooLarge = 4,
+
+    /// <summary>The application vetoed the message in <see cref="Session.IApplication.ToApp"/> (it threw
+    /// <see cref="Session.DoNotSendException"/>): it was neither stored nor sent and used no sequence number.</summary>
+    Vetoed = 5,
 }

@@ -325,9 +325,8 @@ public sealed class QuickFixSettingsTests
             };
             text.Append('\n').Append(w.Name).Append('=').Append(value);
         }
-        text.Append("\nAppDataDictionary.FIX.4.4=FIX44.xml\nSocketConnectSourceHost1=10.0.0.1");
         SessionSettings s = One(text.ToString());
-        Assert.Equal(keys.Length + 2, s.Warnings.Count);
+        Assert.Equal(keys.Length, s.Warnings.Count);
         for (int i = 0; i < keys.Length; i++)
         {
             ConfigWarning w = s.Warnings[i];
@@ -336,8 +335,6 @@ public sealed class QuickFixSettingsTests
             Assert.Equal("accepted but not applied: " + keys[i].Reason, w.Reason);
             Assert.Equal($"venue.cfg({11 + i}): {keys[i].Name}: accepted but not applied: {keys[i].Reason}", w.ToString());
         }
-        Assert.Equal("AppDataDictionary.FIX.4.4", s.Warnings[keys.Length].Key);
-        Assert.Equal("SocketConnectSourceHost1", s.Warnings[keys.Length + 1].Key);
         // A [DEFAULT] key warns once per file, not once per session.
         var two = SettingsFile.Parse(Acceptor.Replace("UseDataDictionary=N", "UseDataDictionary=N\nHttpAcceptPort=8080") + "\n[SESSION]\nBeginString=FIX.4.4\nTargetCompID=TW", "venue.cfg");
         Assert.All(two, x => Assert.Single(x.Warnings));
@@ -371,8 +368,8 @@ public sealed class QuickFixSettingsTests
         [
             "UseLocalTime=N", "Weekdays=Mon,Fri", "AllowUnknownEnumValues=N", "ResendSessionLevelRejects=N", "MaxMessagesInResendRequest=0",
             "SendLogoutBeforeDisconnectFromTimeout=N", "SocketSendTimeout=0", "SocketReceiveTimeout=0", "IgnorePossDupResendRequests=N",
-            "RequiresOrigSendingTime=Y", "SocketIgnoreProxy=Y", "Encoding=UTF-8", "CmeEnhancedResend=N", "RedactFieldsInLogs=554",
-            "RedactionLogText=***", "SSLEnable=N", "SSLCheckCertificateRevocation=N", "ScreenLogShowIncoming=N", "ScreenLogShowOutgoing=N",
+            "RequiresOrigSendingTime=Y", "SocketIgnoreProxy=Y", "Encoding=UTF-8", "CmeEnhancedResend=N",
+            "SSLEnable=N", "SSLCheckCertificateRevocation=N", "ScreenLogShowIncoming=N", "ScreenLogShowOutgoing=N",
             "ScreenLogShowEvents=N", "ScreenLogShowHeartBeats=N", "FileLogBackupPath=backup", "DebugFileLogPath=debug",
             "ContinueInitializationOnError=N", "HttpAcceptPort=8080", "PreserveMessageFieldsOrder=Y", "FileStoreMaxCachedMsgs=1000",
             "SSLProtocol=all -SSLv2", "ValidateLengthAndChecksum=N", "ValidateUnorderedGroupFields=N", "SocketReuseAddress=N", "Verbose=Y",
@@ -427,5 +424,39 @@ public sealed class QuickFixSettingsTests
         Assert.Empty(s.Warnings);
         ConfigException e = SettingsOrigin.Error(s, "SocketAcceptHost", "cannot resolve 'x'");
         Assert.Equal("SocketAcceptHost: cannot resolve 'x'", e.Message);
+    }
+
+    [Theory]
+    [InlineData("LogonTime=08:00:00", "LogonTime", "use StartTime/EndTime")]
+    [InlineData("LogoutDay=Friday", "LogoutDay", "use StartDay/EndDay")]
+    [InlineData("SocketConnectSourceHost=10.0.0.1", "SocketConnectSourceHost", "ip route")]
+    [InlineData("SocketConnectSourcePort1=4000", "SocketConnectSourcePort1", "firewall")]
+    [InlineData("AllowedRemoteAddresses=10.0.0.1", "AllowedRemoteAddresses", "firewall")]
+    [InlineData("RedactFieldsInLogs=554", "RedactFieldsInLogs", "ISessionLog")]
+    [InlineData("RedactionLogText=***", "RedactionLogText", "ISessionLog")]
+    [InlineData("ContinueInitializationOnError=Y", "ContinueInitializationOnError", "fix or remove that session")]
+    [InlineData("AppDataDictionary.FIX.5.0SP1=FIX50SP1.xml", "AppDataDictionary.FIX.5.0SP1", "one session per application version")]
+    [InlineData("PostgreSQLStoreDatabase=fix", "PostgreSQLStoreDatabase", "PostgreSQLStoreConnectionString")]
+    [InlineData("PostgreSQLStoreUser=fix", "PostgreSQLStoreUser", "PostgreSQLStoreConnectionString")]
+    [InlineData("PostgreSQLStorePassword=secret", "PostgreSQLStorePassword", "PostgreSQLStoreConnectionString")]
+    [InlineData("PostgreSQLStoreHost=db", "PostgreSQLStoreHost", "PostgreSQLStoreConnectionString")]
+    [InlineData("PostgreSQLStorePort=5432", "PostgreSQLStorePort", "PostgreSQLStoreConnectionString")]
+    public void KeysFixEngineCannotApplyAreRefusedWithTheReasonAndTheAlternative(string line, string key, string alternative)
+    {
+        ConfigException e = Assert.Throws<ConfigException>(() => One(Acceptor + "\n" + line));
+        Assert.Contains($"venue.cfg(11): {key}: not supported: ", e.Message, StringComparison.Ordinal);
+        Assert.Contains(alternative, e.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain("did you mean", e.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void AppliedQuickFixNKeysSetTheirSettings()
+    {
+        SessionSettings s = One(Acceptor + "\nAllowUnknownFieldValues=Y\nIgnorePossDupResendRequests=Y\nSendLogoutBeforeDisconnectFromTimeout=Y\nContinueInitializationOnError=N");
+        Assert.True(s.AllowUnknownEnumValues);
+        Assert.True(s.IgnorePossDupResendRequests);
+        Assert.True(s.SendLogoutBeforeDisconnectFromTimeout);
+        Assert.Empty(s.Warnings);
+        Assert.True(One(Acceptor + "\nAllowUnknownEnumValues=Y").AllowUnknownEnumValues);
     }
 }

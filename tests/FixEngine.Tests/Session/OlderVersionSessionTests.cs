@@ -153,4 +153,28 @@ public sealed class OlderVersionSessionTests
     {
         public FromAppResult FromApp(FixEngine.Session.FixSession session, FixEngine.Codec.FixMessage message) => FromAppResult.Reject(reason, 148);
     }
+
+    [Theory]
+    [InlineData("FIX.4.0", false)]
+    [InlineData("FIX.4.1", true)]
+    public void AnInitiatorThatResetsOnLogonSaysSoFromFix41On(string beginString, bool flag)
+    {
+        // ResetSeqNumFlag(141) is not a FIX.4.0 field: a FIX.4.0 acceptor would reject the Logon for it.
+        using var h = new SessionHarness(beginString, s => s with
+        {
+            ConnectionType = FixEngine.Config.ConnectionType.Initiator,
+            SocketAcceptPort = null,
+            SocketConnectHost = "127.0.0.1",
+            SocketConnectPort = 5001,
+            SenderCompID = "TW42",
+            TargetCompID = "ISLD",
+            HeartBtInt = 30,
+            ResetOnLogon = true,
+        });
+        Sent logon = h.Expect("A");
+        Assert.Equal(flag, logon.Has(141));
+        Assert.Equal(17, logon[52]!.Length);
+        h.Receive(flag ? "35=A|34=1|49=ISLD|56=TW42|98=0|108=30|141=Y" : "35=A|34=1|49=ISLD|56=TW42|98=0|108=30");
+        Assert.True(h.Session.IsLoggedOn);
+    }
 }
