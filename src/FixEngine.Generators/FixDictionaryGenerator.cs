@@ -76,10 +76,12 @@ public sealed class FixDictionaryGenerator : IIncrementalGenerator
     }
 
     /// <summary>The names of the generator's tracked steps (tests check that an edit in user code leaves them cached).</summary>
-    internal static class TrackingNames
+    public static class TrackingNames
     {
+        /// <summary>Reading a marked dictionary's text and item metadata (cached while neither changes).</summary>
         public const string Input = "FixDictionaryInput";
 
+        /// <summary>Parsing the dictionary and emitting its code (cached while its input is).</summary>
         public const string Output = "FixDictionaryOutput";
     }
 

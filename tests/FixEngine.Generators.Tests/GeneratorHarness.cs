@@ -39,10 +39,15 @@ public static class GeneratorHarness
         References.Value,
         new CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary, nullableContextOptions: NullableContextOptions.Enable));
 
+    public static ImmutableArray<AdditionalText> Texts(Dictionary[] dictionaries) => dictionaries.Select(d => (AdditionalText)new InMemoryText(d.Path, d.Xml)).ToImmutableArray();
+
     public static GeneratorDriver CreateDriver(Dictionary[] dictionaries, IReadOnlyDictionary<string, string>? globalOptions = null, bool trackSteps = true) =>
+        CreateDriver(Texts(dictionaries), dictionaries, globalOptions, trackSteps);
+
+    public static GeneratorDriver CreateDriver(ImmutableArray<AdditionalText> texts, Dictionary[] dictionaries, IReadOnlyDictionary<string, string>? globalOptions = null, bool trackSteps = true) =>
         CSharpGeneratorDriver.Create(
             [new FixDictionaryGenerator().AsSourceGenerator()],
-            dictionaries.Select(d => (AdditionalText)new InMemoryText(d.Path, d.Xml)).ToImmutableArray(),
+            texts,
             ParseOptions,
             new OptionsProvider(dictionaries, globalOptions),
             new GeneratorDriverOptions(IncrementalGeneratorOutputKind.None, trackIncrementalGeneratorSteps: trackSteps));
@@ -56,7 +61,10 @@ public static class GeneratorHarness
         return refs.ToArray();
     });
 
-    private sealed class InMemoryText(string path, string text) : AdditionalText
+    /// <summary>The analyzer options a build gives for these dictionaries' item metadata.</summary>
+    public static AnalyzerConfigOptionsProvider OptionsFor(Dictionary[] dictionaries) => new OptionsProvider(dictionaries, null);
+
+    public sealed class InMemoryText(string path, string text) : AdditionalText
     {
         public override string Path => path;
 
