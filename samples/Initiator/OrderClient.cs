@@ -11,7 +11,6 @@ namespace FixEngine.Samples;
 /// <summary>Initiator application: once logged on, sends NewOrderSingles one at a time and records the round trip to the fill.</summary>
 internal sealed class OrderClient : IApplication
 {
-    private static readonly long s_transactTimeNs = new DateTimeOffset(2026, 1, 1, 0, 0, 0, TimeSpan.Zero).ToUnixTimeMilliseconds() * 1_000_000L;
     private readonly int _orders;
     private readonly LatencyHistogram _histogram = new(1, 10_000_000_000L, 3);
     private readonly ManualResetEventSlim _loggedOn = new(false);
@@ -68,7 +67,7 @@ internal sealed class OrderClient : IApplication
                     .HandlInst(HandlInst.AutomatedExecutionNoIntervention)
                     .Symbol("EUR/USD"u8)
                     .Side(Side.Buy)
-                    .TransactTimeNs(s_transactTimeNs)
+                    .TransactTime(FixTimestamp.UtcNow)      // or FixTimestamp.FromDateTimeOffset(...), FromUnixNanoseconds(clock.EpochNs)
                     .OrderQty(100)                     // a whole quantity (a FixDecimal also works)
                     .OrdType(OrdType.Limit)
                     .Price(new FixDecimal(10852, 4))

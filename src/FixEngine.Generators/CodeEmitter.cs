@@ -297,21 +297,25 @@ internal sealed class CodeEmitter
 
     private static string WriteCall(string writer, FieldDef f, string value, string precision) => f.Kind switch
     {
-        ValueKind.Timestamp => $"{writer}.WriteTimestamp({f.Tag}, {value}, {precision})",
+        ValueKind.Timestamp => $"{writer}.WriteTimestamp({f.Tag}, {value}.UnixNanoseconds, {precision})",
         ValueKind.TimeOnly => $"{writer}.WriteTimeOnly({f.Tag}, {value}, {precision})",
         ValueKind.ByteEnum => $"{writer}.Write({f.Tag}, (char)(byte){value})",
         ValueKind.IntEnum => $"{writer}.Write({f.Tag}, (int){value})",
         _ => $"{writer}.Write({f.Tag}, {value})",
     };
 
-    // Timestamps and times of day are passed as nanoseconds; the name says so (a DateTime's Ticks would be a wrong time).
-    private static string UnitSuffix(FieldDef f) => f.Kind is ValueKind.Timestamp or ValueKind.TimeOnly ? "Ns" : "";
+    // Times of day are passed as nanoseconds since midnight; the name says so. Timestamps take a FixTimestamp (see SetterType).
+    private static string UnitSuffix(FieldDef f) => f.Kind is ValueKind.TimeOnly ? "Ns" : "";
+
+    // What writers take for a field: as ValueType, except that a timestamp is a FixTimestamp, made only by named factories
+    // (from a DateTime, a DateTimeOffset or Unix nanoseconds), so a long such as DateTime.Ticks does not compile in its place.
+    private string SetterType(FieldDef f) => f.Kind == ValueKind.Timestamp ? $"{Codec}.FixTimestamp" : ValueType(f);
 
     private string DataType(Member m, bool nullable)
     {
         if (m.Group is not null) return $"global::System.ReadOnlyMemory<{G}.Groups.{m.Group.TypeName}.Data>";
         if (m.Field.Kind == ValueKind.Span) return "global::System.ReadOnlyMemory<byte>";
-        return ValueType(m.Field) + (nullable ? "?" : "");
+        return SetterType(m.Field) + (nullable ? "?" : "");
     }
 
     // ---- readers --------------------------------------------------------------------------------------------------
@@ -509,7 +513,7 @@ internal sealed class CodeEmitter
     {
         if (m.Group is not null) return $"scoped global::System.ReadOnlySpan<{G}.Groups.{m.Group.TypeName}.Data>";
         if (m.Field.Kind == ValueKind.Span) return "scoped " + Span;
-        return ValueType(m.Field) + (optional ? "?" : "");
+        return SetterType(m.Field) + (optional ? "?" : "");
     }
 
     private void EmitWrite(Member m, string name, bool isData, bool required)
@@ -535,7 +539,7 @@ internal sealed class CodeEmitter
         string v = required ? name : name + ".GetValueOrDefault()";
         string call = f.Kind switch
         {
-            ValueKind.Timestamp => $"writer.WriteTimestamp({f.Tag}, {v}, timestampPrecision)",
+            ValueKind.Timestamp => $"writer.WriteTimestamp({f.Tag}, {v}.UnixNanoseconds, timestampPrecision)",
             ValueKind.TimeOnly => $"writer.WriteTimeOnly({f.Tag}, {v}, timestampPrecision)",
             ValueKind.ByteEnum => $"writer.Write({f.Tag}, (char)(byte){v})",
             ValueKind.IntEnum => $"writer.Write({f.Tag}, (int){v})",
@@ -740,7 +744,7 @@ internal sealed class CodeEmitter
         }
         else
         {
-            Line($"public ref {ret} {name}({ValueType(f)} value{precisionParam})");
+            Line($"public ref {ret} {name}({SetterType(f)} value{precisionParam})");
             Open();
             Line(begin);
             Line(WriteCall(W, f, "value", "timestampPrecision") + ";");
@@ -835,12 +839,12 @@ internal sealed class CodeEmitter
             Close();
             return;
         }
-        string type = ValueType(f);
+        string type = SetterType(f);
         bool timed = f.Kind is ValueKind.Timestamp or ValueKind.TimeOnly;
         string extra = timed ? precisionParam : "";
         string unit = f.Kind switch
         {
-            ValueKind.Timestamp => " in nanoseconds since the Unix epoch",
+            ValueKind.Timestamp => " (UTC)",
             ValueKind.TimeOnly => " in nanoseconds since midnight UTC",
             _ => "",
         };

@@ -58,7 +58,8 @@ public sealed class FixDictionaryGeneratorTests
         Diagnostic d = Assert.Single(result.GeneratorDiagnostics);
         Assert.Equal(id, d.Id);
         Assert.Equal(DiagnosticSeverity.Error, d.Severity);
-        Assert.Empty(result.Sources);
+        // What can be generated still is (FIXGEN001: the empty namespace; FIXGEN003: the messages the dictionary defines).
+        Assert.DoesNotContain(result.Sources, s => id == "FIXGEN001" && s.Contains("class "));
         return d;
     }
 

@@ -18,24 +18,39 @@ public static class GeneratorHarness
 
     public sealed record Result(ImmutableArray<Diagnostic> GeneratorDiagnostics, ImmutableArray<Diagnostic> CompileErrors, ImmutableArray<string> Sources);
 
-    public static Result Run(string userCode, params Dictionary[] dictionaries)
+    public static readonly CSharpParseOptions ParseOptions = new(LanguageVersion.Preview);
+
+    public static Result Run(string userCode, params Dictionary[] dictionaries) => Run(userCode, null, dictionaries);
+
+    /// <summary>Runs with global analyzer options (e.g. <c>build_property.MSBuildProjectFullPath</c>).</summary>
+    public static Result Run(string userCode, IReadOnlyDictionary<string, string>? globalOptions, params Dictionary[] dictionaries)
     {
-        var options = new CSharpParseOptions(LanguageVersion.Preview);
-        CSharpCompilation compilation = CSharpCompilation.Create(
-            "UserAssembly",
-            [CSharpSyntaxTree.ParseText(userCode, options)],
-            References.Value,
-            new CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary, nullableContextOptions: NullableContextOptions.Enable));
-        GeneratorDriver driver = CSharpGeneratorDriver.Create(
-            [new FixDictionaryGenerator().AsSourceGenerator()],
-            dictionaries.Select(d => (AdditionalText)new InMemoryText(d.Path, d.Xml)).ToImmutableArray(),
-            options,
-            new OptionsProvider(dictionaries));
+        CSharpCompilation compilation = Compile(CSharpSyntaxTree.ParseText(userCode, ParseOptions, path: "/app/Program.cs"));
+        GeneratorDriver driver = CreateDriver(dictionaries, globalOptions, trackSteps: false);
         driver = driver.RunGeneratorsAndUpdateCompilation(compilation, out Compilation output, out ImmutableArray<Diagnostic> diagnostics);
         GeneratorDriverRunResult run = driver.GetRunResult();
         ImmutableArray<Diagnostic> errors = output.GetDiagnostics().Where(d => d.Severity == DiagnosticSeverity.Error).ToImmutableArray();
         return new Result(diagnostics, errors, run.GeneratedTrees.Select(t => t.ToString()).ToImmutableArray());
     }
+
+    public static CSharpCompilation Compile(params SyntaxTree[] trees) => CSharpCompilation.Create(
+        "UserAssembly",
+        trees,
+        References.Value,
+        new CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary, nullableContextOptions: NullableContextOptions.Enable));
+
+    public static ImmutableArray<AdditionalText> Texts(Dictionary[] dictionaries) => dictionaries.Select(d => (AdditionalText)new InMemoryText(d.Path, d.Xml)).ToImmutableArray();
+
+    public static GeneratorDriver CreateDriver(Dictionary[] dictionaries, IReadOnlyDictionary<string, string>? globalOptions = null, bool trackSteps = true) =>
+        CreateDriver(Texts(dictionaries), dictionaries, globalOptions, trackSteps);
+
+    public static GeneratorDriver CreateDriver(ImmutableArray<AdditionalText> texts, Dictionary[] dictionaries, IReadOnlyDictionary<string, string>? globalOptions = null, bool trackSteps = true) =>
+        CSharpGeneratorDriver.Create(
+            [new FixDictionaryGenerator().AsSourceGenerator()],
+            texts,
+            ParseOptions,
+            new OptionsProvider(dictionaries, globalOptions),
+            new GeneratorDriverOptions(IncrementalGeneratorOutputKind.None, trackIncrementalGeneratorSteps: trackSteps));
 
     private static readonly Lazy<MetadataReference[]> References = new(() =>
     {
@@ -46,16 +61,19 @@ public static class GeneratorHarness
         return refs.ToArray();
     });
 
-    private sealed class InMemoryText(string path, string text) : AdditionalText
+    /// <summary>The analyzer options a build gives for these dictionaries' item metadata.</summary>
+    public static AnalyzerConfigOptionsProvider OptionsFor(Dictionary[] dictionaries) => new OptionsProvider(dictionaries, null);
+
+    public sealed class InMemoryText(string path, string text) : AdditionalText
     {
         public override string Path => path;
 
         public override SourceText GetText(CancellationToken cancellationToken = default) => SourceText.From(text);
     }
 
-    private sealed class OptionsProvider(Dictionary[] dictionaries) : AnalyzerConfigOptionsProvider
+    private sealed class OptionsProvider(Dictionary[] dictionaries, IReadOnlyDictionary<string, string>? globalOptions) : AnalyzerConfigOptionsProvider
     {
-        public override AnalyzerConfigOptions GlobalOptions => new Options([]);
+        public override AnalyzerConfigOptions GlobalOptions => new Options(globalOptions?.ToDictionary(p => p.Key, p => p.Value) ?? []);
 
         public override AnalyzerConfigOptions GetOptions(SyntaxTree tree) => new Options([]);
 

@@ -10,6 +10,9 @@ public static class CodecBenchmarkMessages
 {
     public static readonly long TransactTimeNs = (new DateTime(2026, 3, 15, 14, 30, 5, 120, DateTimeKind.Utc) - DateTime.UnixEpoch).Ticks * 100;
 
+    /// <summary>The same instant as <see cref="TransactTimeNs"/>, as the typed writers take it.</summary>
+    public static readonly FixTimestamp TransactTime = FixTimestamp.FromUnixNanoseconds(TransactTimeNs);
+
     public static readonly byte[] Heartbeat = Build("FIX.4.4", "35=0|34=2|49=SENDER|52=20260101-00:00:00.000|56=TARGET|");
 
     public static readonly byte[] NewOrderSingle = Build("FIX.4.4",

@@ -131,7 +131,7 @@ public class TypedCodecBenchmarks
             .HandlInst(Fix44.HandlInst.AutomatedExecutionNoIntervention)
             .Symbol("MSFT"u8)
             .Side(Fix44.Side.Buy)
-            .TransactTimeNs(CodecBenchmarkMessages.TransactTimeNs)
+            .TransactTime(CodecBenchmarkMessages.TransactTime)
             .OrderQty(1000)
             .OrdType(Fix44.OrdType.Limit)
             .Price(new FixDecimal(10125, 2))
@@ -172,7 +172,7 @@ public class TypedCodecBenchmarks
             .LeavesQty(600)
             .CumQty(400)
             .AvgPx(new FixDecimal(10125, 2))
-            .TransactTimeNs(CodecBenchmarkMessages.TransactTimeNs)
+            .TransactTime(CodecBenchmarkMessages.TransactTime)
             .Text("partial fill on venue"u8)
             .End();
         return w.Finish();
@@ -207,7 +207,7 @@ public class TypedCodecBenchmarks
             .LeavesQty(600)
             .CumQty(400)
             .AvgPx(new FixDecimal(10125, 2))
-            .TransactTimeNs(CodecBenchmarkMessages.TransactTimeNs)
+            .TransactTime(CodecBenchmarkMessages.TransactTime)
             .Text("partial fill on venue"u8)
             .End();
         return w.Finish();
@@ -273,7 +273,7 @@ public class TypedCodecBenchmarks
             .HandlInst(Fix44.HandlInst.AutomatedExecutionNoIntervention)
             .Symbol("MSFT"u8)
             .Side(Fix44.Side.Buy)
-            .TransactTimeNs(CodecBenchmarkMessages.TransactTimeNs)
+            .TransactTime(CodecBenchmarkMessages.TransactTime)
             .OrderQty(1000)
             .OrdType(Fix44.OrdType.Limit)
             .Price(new FixDecimal(10125, 2))
@@ -363,7 +363,7 @@ public class TypedCodecBenchmarks
             .LeavesQty(600)
             .CumQty(400)
             .AvgPx(new FixDecimal(10125, 2))
-            .TransactTimeNs(CodecBenchmarkMessages.TransactTimeNs)
+            .TransactTime(CodecBenchmarkMessages.TransactTime)
             .Text("partial fill on venue"u8)
             .End();
 
@@ -377,7 +377,7 @@ public class TypedCodecBenchmarks
         w.Write(FixTags.SenderCompID, "CLIENT12"u8);
         w.WriteTimestamp(FixTags.SendingTime, nowNs, TimestampPrecision.Millis, cache);
         w.Write(FixTags.TargetCompID, "BROKER"u8);
-        Fix44.NewOrderSingle.Write(ref w, clOrdID: "ORD-000123"u8, side: Fix44.Side.Buy, transactTimeNs: CodecBenchmarkMessages.TransactTimeNs,
+        Fix44.NewOrderSingle.Write(ref w, clOrdID: "ORD-000123"u8, side: Fix44.Side.Buy, transactTime: CodecBenchmarkMessages.TransactTime,
             ordType: Fix44.OrdType.Limit, account: "ACCOUNT-01"u8, handlInst: Fix44.HandlInst.AutomatedExecutionNoIntervention,
             symbol: "MSFT"u8, orderQty: new FixDecimal(1000, 0), price: new FixDecimal(10125, 2), timeInForce: Fix44.TimeInForce.Day);
         return w.Finish();
@@ -396,7 +396,7 @@ public class TypedCodecBenchmarks
             ordStatus: Fix44.OrdStatus.PartiallyFilled, side: Fix44.Side.Buy, leavesQty: new FixDecimal(600, 0), cumQty: new FixDecimal(400, 0),
             avgPx: new FixDecimal(10125, 2), clOrdID: "ORD-000123"u8, noPartyIDs: s_parties, account: "ACCOUNT-01"u8, symbol: "MSFT"u8,
             orderQty: new FixDecimal(1000, 0), ordType: Fix44.OrdType.Limit, price: new FixDecimal(10125, 2), timeInForce: Fix44.TimeInForce.Day,
-            lastQty: new FixDecimal(400, 0), lastPx: new FixDecimal(10125, 2), transactTimeNs: CodecBenchmarkMessages.TransactTimeNs,
+            lastQty: new FixDecimal(400, 0), lastPx: new FixDecimal(10125, 2), transactTime: CodecBenchmarkMessages.TransactTime,
             text: "partial fill on venue"u8);
         return w.Finish();
     }

@@ -308,7 +308,7 @@ public class TypedCodecRuntimeValuesBenchmarks
             .LeavesQty(v.LeavesQty)
             .CumQty(v.CumQty)
             .AvgPx(v.AvgPx)
-            .TransactTimeNs(v.TransactTimeNs)
+            .TransactTime(FixTimestamp.FromUnixNanoseconds(v.TransactTimeNs))
             .Text(v.Text)
             .End();
 }

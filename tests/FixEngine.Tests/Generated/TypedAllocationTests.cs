@@ -24,7 +24,7 @@ public sealed class TypedAllocationTests
             Fix44.ExecutionReport.Write(ref w, orderID: "O-1"u8, execID: "E-1"u8, execType: Fix44.ExecType.Trade, ordStatus: Fix44.OrdStatus.Filled,
                 side: Fix44.Side.Buy, leavesQty: new FixDecimal(0, 0), cumQty: new FixDecimal(100, 0), avgPx: new FixDecimal(12345, 2),
                 clOrdID: "ORD-1"u8, noPartyIDs: parties, symbol: "INTC"u8, lastQty: new FixDecimal(100, 0), lastPx: new FixDecimal(12345, 2),
-                transactTimeNs: TypedMessageTests.TransactTimeNs);
+                transactTime: TypedMessageTests.TransactTime);
             w.TryFinish(out int length);
             sum += length;
         });

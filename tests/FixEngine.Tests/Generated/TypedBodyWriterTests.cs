@@ -21,7 +21,7 @@ public sealed class TypedBodyWriterTests
             .Account("ACC-7"u8)
             .Symbol("INTC"u8)
             .Side(Fix44.Side.Buy)
-            .TransactTimeNs(TypedMessageTests.TransactTimeNs)
+            .TransactTime(TypedMessageTests.TransactTime)
             .OrderQty(new FixDecimal(100, 0))
             .OrdType(Fix44.OrdType.Limit)
             .Price(new FixDecimal(12345, 2))
@@ -49,7 +49,7 @@ public sealed class TypedBodyWriterTests
             .LeavesQty(new FixDecimal(0, 0))
             .CumQty(new FixDecimal(100, 0))
             .AvgPx(new FixDecimal(12345, 2))
-            .TransactTimeNs(TypedMessageTests.TransactTimeNs, TimestampPrecision.Micros)
+            .TransactTime(TypedMessageTests.TransactTime, TimestampPrecision.Micros)
             .Text("done"u8)
             .End();
         if (!ok || !w.TryFinish(out int length)) throw new InvalidOperationException("typed body write failed");
@@ -63,7 +63,7 @@ public sealed class TypedBodyWriterTests
         bool ok = Fix44.ExecutionReport.Write(ref w, orderID: "O-1"u8, execID: "E-1"u8, execType: Fix44.ExecType.Trade,
             ordStatus: Fix44.OrdStatus.Filled, side: Fix44.Side.Buy, leavesQty: new FixDecimal(0, 0), cumQty: new FixDecimal(100, 0),
             avgPx: new FixDecimal(12345, 2), clOrdID: "ORD-1"u8, noPartyIDs: parties, symbol: "INTC"u8, lastQty: new FixDecimal(100, 0),
-            lastPx: new FixDecimal(12345, 2), transactTimeNs: TypedMessageTests.TransactTimeNs, text: "done"u8,
+            lastPx: new FixDecimal(12345, 2), transactTime: TypedMessageTests.TransactTime, text: "done"u8,
             timestampPrecision: TimestampPrecision.Micros);
         if (!ok || !w.TryFinish(out int length)) throw new InvalidOperationException("typed write failed");
         return length;
@@ -110,7 +110,7 @@ public sealed class TypedBodyWriterTests
         FixDecimal? noPrice = null;
         Fix44.TimeInForce? noTif = null;
         Assert.True(Fix44.NewOrderSingle.Begin(ref w).ClOrdID("X"u8).Account(default).NoPartyIDs(ReadOnlySpan<Fix44.Groups.NoPartyIDs.Data>.Empty).Side(Fix44.Side.Sell)
-            .TransactTimeNs(TypedMessageTests.TransactTimeNs).OrderQty(new FixDecimal(5, 0)).OrdType(Fix44.OrdType.Market).Price(noPrice)
+            .TransactTime(TypedMessageTests.TransactTime).OrderQty(new FixDecimal(5, 0)).OrdType(Fix44.OrdType.Market).Price(noPrice)
             .TimeInForce(noTif).End());
         Assert.True(w.TryFinish(out int length));
         string text = Text(buffer, length);
@@ -129,7 +129,7 @@ public sealed class TypedBodyWriterTests
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
         // Account (1) precedes Symbol (55) in the dictionary, both in the stretch between ClOrdID and Side.
         bool ok = Fix44.NewOrderSingle.Begin(ref w).ClOrdID("X"u8).Symbol("MSFT"u8).Account("ACC"u8).Side(Fix44.Side.Buy)
-            .TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market).End(out FixBodyError error);
+            .TransactTime(TypedMessageTests.TransactTime).OrdType(Fix44.OrdType.Market).End(out FixBodyError error);
         Assert.False(ok);
         Assert.Equal(FixBodyErrorReason.OutOfOrder, error.Reason);
         Assert.Equal(1, error.Tag);
@@ -139,7 +139,7 @@ public sealed class TypedBodyWriterTests
         Assert.True(w.Failed);
         Assert.False(w.TryFinish(out _));
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
-        Assert.True(Fix44.NewOrderSingle.Begin(ref w).ClOrdID("X"u8).Side(Fix44.Side.Buy).TransactTimeNs(TypedMessageTests.TransactTimeNs)
+        Assert.True(Fix44.NewOrderSingle.Begin(ref w).ClOrdID("X"u8).Side(Fix44.Side.Buy).TransactTime(TypedMessageTests.TransactTime)
             .OrdType(Fix44.OrdType.Market).End());
         Assert.True(w.TryFinish(out int length));
         var index = new FixMessageIndex();
@@ -169,7 +169,7 @@ public sealed class TypedBodyWriterTests
         var w = new FixWriter(buffer);
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
         Assert.False(Fix44.NewOrderSingle.Begin(ref w).ClOrdID(default).Symbol("MSFT"u8).Side(Fix44.Side.Buy)
-            .TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market).End(out FixBodyError error));
+            .TransactTime(TypedMessageTests.TransactTime).OrdType(Fix44.OrdType.Market).End(out FixBodyError error));
         Assert.Equal(FixBodyErrorReason.RequiredMissing, error.Reason);
         Assert.Equal(11, error.Tag);
         Assert.True(w.Failed);
@@ -185,7 +185,7 @@ public sealed class TypedBodyWriterTests
         // default(Data) bypasses the constructor: the delimiter PartyID (448) is missing.
         var parties = new Fix44.Groups.NoPartyIDs.Data[] { new("P"u8.ToArray()), default };
         Assert.False(Fix44.NewOrderSingle.Begin(ref w).ClOrdID("X"u8).NoPartyIDs(parties).Side(Fix44.Side.Buy)
-            .TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market).End(out FixBodyError error));
+            .TransactTime(TypedMessageTests.TransactTime).OrdType(Fix44.OrdType.Market).End(out FixBodyError error));
         Assert.Equal(FixBodyErrorReason.IncompleteGroupEntry, error.Reason);
         Assert.Equal(448, error.Tag);
         Assert.Equal(453, error.OtherTag);
@@ -195,7 +195,7 @@ public sealed class TypedBodyWriterTests
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
         var nested = new Fix44.Groups.NoPartyIDs.Data[] { new("P"u8.ToArray()) { NoPartySubIDs = new Fix44.Groups.NoPartySubIDs.Data[] { default } } };
         Assert.False(Fix44.NewOrderSingle.Begin(ref w).ClOrdID("X"u8).NoPartyIDs(nested).Side(Fix44.Side.Buy)
-            .TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market).End(out error));
+            .TransactTime(TypedMessageTests.TransactTime).OrdType(Fix44.OrdType.Market).End(out error));
         Assert.Equal(FixBodyErrorReason.IncompleteGroupEntry, error.Reason);
         Assert.Equal(523, error.Tag);
         Assert.Equal(802, error.OtherTag);
@@ -221,7 +221,7 @@ public sealed class TypedBodyWriterTests
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
         // 'var' copies the view (and the writer in it): the copy's End cannot close w's body, so w is not sent.
         Fix44.NewOrderSingle.Tail copy = Fix44.NewOrderSingle.Begin(ref w).ClOrdID("X"u8).Side(Fix44.Side.Buy)
-            .TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market);
+            .TransactTime(TypedMessageTests.TransactTime).OrdType(Fix44.OrdType.Market);
         Assert.True(copy.End());
         Assert.True(w.Failed);
         Assert.False(w.TryFinish(out _));
@@ -237,7 +237,7 @@ public sealed class TypedBodyWriterTests
         var w = new FixWriter(buffer);
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
         Assert.False(Fix44.NewOrderSingle.Begin(ref w).ClOrdID("ORDER-WITH-A-LONG-IDENTIFIER"u8).Side(Fix44.Side.Buy)
-            .TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market).Text("a text that does not fit in the buffer"u8)
+            .TransactTime(TypedMessageTests.TransactTime).OrdType(Fix44.OrdType.Market).Text("a text that does not fit in the buffer"u8)
             .End(out FixBodyError error));
         Assert.Equal(FixBodyErrorReason.NoRoom, error.Reason);
         Assert.True(w.Failed);
@@ -273,7 +273,7 @@ public sealed class TypedBodyWriterTests
             "text "u8.CopyTo(text);
             FixValueFormatter.TryFormatLong(id, text.Slice(5), out int textDigits);
             return Fix44.NewOrderSingle.Begin(ref w).ClOrdID(clOrdId.Slice(0, 4 + digits)).Side(Fix44.Side.Buy)
-                .TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market).Text(text.Slice(0, 5 + textDigits)).End();
+                .TransactTime(TypedMessageTests.TransactTime).OrdType(Fix44.OrdType.Market).Text(text.Slice(0, 5 + textDigits)).End();
         }
 
         static bool RawWithStackText(ref FixWriter w, long id)

@@ -42,7 +42,7 @@ public sealed class TypedEntryChainTests
             .LeavesQty(new FixDecimal(0, 0))
             .CumQty(new FixDecimal(100, 0))
             .AvgPx(new FixDecimal(12345, 2))
-            .TransactTimeNs(TypedMessageTests.TransactTimeNs, TimestampPrecision.Micros)
+            .TransactTime(TypedMessageTests.TransactTime, TimestampPrecision.Micros)
             .Text("done"u8)
             .End();
         if (!ok || !w.TryFinish(out int length)) throw new InvalidOperationException("typed entry-by-entry write failed");
@@ -64,13 +64,13 @@ public sealed class TypedEntryChainTests
         parties.PartyID("P"u8);
         start.Account("A"u8);
         Assert.False(parties.PartyRole(Fix44.PartyRole.ClientId).EndNoPartyIDs().Side(Fix44.Side.Buy)
-            .TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market).End(out FixBodyError error));
+            .TransactTime(TypedMessageTests.TransactTime).OrdType(Fix44.OrdType.Market).End(out FixBodyError error));
         Assert.Equal(new FixBodyError(FixBodyErrorReason.OutOfOrder, 1, 453).ToString(), error.ToString());
 
         // The same writer, the same fields in order: written, and the flag is gone after the group's close.
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
         Assert.True(OrderStart(ref w).NoPartyIDs(1).PartyID("P"u8).PartyRole(Fix44.PartyRole.ClientId).EndNoPartyIDs().Account("A"u8)
-            .Side(Fix44.Side.Buy).TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market).End(out error), error.ToString());
+            .Side(Fix44.Side.Buy).TransactTime(TypedMessageTests.TransactTime).OrdType(Fix44.OrdType.Market).End(out error), error.ToString());
         Assert.True(w.TryFinish(out int length));
         Assert.Contains("|11=X|453=1|448=P|452=3|1=A|54=1|", Text(buffer, length));
     }
@@ -99,7 +99,7 @@ public sealed class TypedEntryChainTests
         byte[] buffer = new byte[512];
         var w = new FixWriter(buffer);
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
-        Assert.True(OrderStart(ref w).Side(Fix44.Side.Buy).TransactTimeNs(TypedMessageTests.TransactTimeNs).OrderQty(1000)
+        Assert.True(OrderStart(ref w).Side(Fix44.Side.Buy).TransactTime(TypedMessageTests.TransactTime).OrderQty(1000)
             .OrdType(Fix44.OrdType.Limit).Price(new FixDecimal(10125, 2)).End());
         Assert.True(w.TryFinish(out int length));
         Assert.Contains("|38=1000|40=2|44=101.25|", Text(buffer, length));
@@ -115,7 +115,7 @@ public sealed class TypedEntryChainTests
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
         ref Fix44.Groups.NoPartyIDs.Writer<Fix44.NewOrderSingle.BeforeSide> parties = ref OrderStart(ref w).NoPartyIDs(count);
         for (int i = 0; i < entries; i++) parties.PartyID("P"u8).PartyRole(Fix44.PartyRole.ClientId);
-        Assert.False(parties.EndNoPartyIDs().Side(Fix44.Side.Buy).TransactTimeNs(TypedMessageTests.TransactTimeNs)
+        Assert.False(parties.EndNoPartyIDs().Side(Fix44.Side.Buy).TransactTime(TypedMessageTests.TransactTime)
             .OrdType(Fix44.OrdType.Market).End(out FixBodyError error));
         Assert.Equal(FixBodyErrorReason.GroupCountMismatch, error.Reason);
         Assert.Equal(453, error.Tag);
@@ -133,7 +133,7 @@ public sealed class TypedEntryChainTests
         var w = new FixWriter(buffer);
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
         Assert.False(OrderStart(ref w).NoPartyIDs(count).EndNoPartyIDs().Side(Fix44.Side.Buy)
-            .TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market).End(out FixBodyError error));
+            .TransactTime(TypedMessageTests.TransactTime).OrdType(Fix44.OrdType.Market).End(out FixBodyError error));
         Assert.Equal(FixBodyErrorReason.GroupCountMismatch, error.Reason);
         Assert.Equal(453, error.Tag);
     }
@@ -145,7 +145,7 @@ public sealed class TypedEntryChainTests
         var w = new FixWriter(buffer);
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
         Assert.True(OrderStart(ref w).NoPartyIDs(0).EndNoPartyIDs().Side(Fix44.Side.Buy)
-            .TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market).End());
+            .TransactTime(TypedMessageTests.TransactTime).OrdType(Fix44.OrdType.Market).End());
         Assert.True(w.TryFinish(out int length));
         string text = Text(buffer, length);
         Assert.Contains("|11=X|54=1|60=", text);
@@ -159,7 +159,7 @@ public sealed class TypedEntryChainTests
         var w = new FixWriter(buffer);
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
         Assert.False(OrderStart(ref w).NoPartyIDs(1).PartyRole(Fix44.PartyRole.ClientId).PartyID("P"u8).EndNoPartyIDs().Side(Fix44.Side.Buy)
-            .TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market).End(out FixBodyError error));
+            .TransactTime(TypedMessageTests.TransactTime).OrdType(Fix44.OrdType.Market).End(out FixBodyError error));
         Assert.Equal(FixBodyErrorReason.EntryOutOfOrder, error.Reason);
         Assert.Equal(452, error.Tag);
         Assert.Equal(453, error.OtherTag);
@@ -173,13 +173,13 @@ public sealed class TypedEntryChainTests
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
         // PartyIDSource (447) precedes PartyRole (452) in an entry.
         Assert.False(OrderStart(ref w).NoPartyIDs(1).PartyID("P"u8).PartyRole(Fix44.PartyRole.ClientId).PartyIDSource(Fix44.PartyIDSource.Mic)
-            .EndNoPartyIDs().Side(Fix44.Side.Buy).TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market)
+            .EndNoPartyIDs().Side(Fix44.Side.Buy).TransactTime(TypedMessageTests.TransactTime).OrdType(Fix44.OrdType.Market)
             .End(out FixBodyError error));
         Assert.Equal(new FixBodyError(FixBodyErrorReason.EntryOutOfOrder, 447, 453).ToString(), error.ToString());
 
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
         Assert.False(OrderStart(ref w).NoPartyIDs(1).PartyID("P"u8).PartyRole(Fix44.PartyRole.ClientId).PartyRole(Fix44.PartyRole.ClientId)
-            .EndNoPartyIDs().Side(Fix44.Side.Buy).TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market)
+            .EndNoPartyIDs().Side(Fix44.Side.Buy).TransactTime(TypedMessageTests.TransactTime).OrdType(Fix44.OrdType.Market)
             .End(out error));
         Assert.Equal(FixBodyErrorReason.EntryOutOfOrder, error.Reason);
         Assert.Equal(452, error.Tag);
@@ -187,7 +187,7 @@ public sealed class TypedEntryChainTests
         // The next entry starts the order again.
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
         Assert.True(OrderStart(ref w).NoPartyIDs(2).PartyID("P"u8).PartyRole(Fix44.PartyRole.ClientId).PartyID("Q"u8).PartyIDSource(Fix44.PartyIDSource.Mic)
-            .PartyRole(Fix44.PartyRole.ClientId).EndNoPartyIDs().Side(Fix44.Side.Buy).TransactTimeNs(TypedMessageTests.TransactTimeNs)
+            .PartyRole(Fix44.PartyRole.ClientId).EndNoPartyIDs().Side(Fix44.Side.Buy).TransactTime(TypedMessageTests.TransactTime)
             .OrdType(Fix44.OrdType.Market).End());
     }
 
@@ -198,7 +198,7 @@ public sealed class TypedEntryChainTests
         var w = new FixWriter(buffer);
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
         Assert.False(OrderStart(ref w).NoPartyIDs(1).PartyID(default).EndNoPartyIDs().Side(Fix44.Side.Buy)
-            .TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market).End(out FixBodyError error));
+            .TransactTime(TypedMessageTests.TransactTime).OrdType(Fix44.OrdType.Market).End(out FixBodyError error));
         Assert.Equal(new FixBodyError(FixBodyErrorReason.IncompleteGroupEntry, 448, 453).ToString(), error.ToString());
     }
 
@@ -221,7 +221,7 @@ public sealed class TypedEntryChainTests
             },
             new("Venue"u8.ToArray()),
         };
-        Assert.True(Venue.NewOrderSingle.Write(ref w, clOrdID: "V-1"u8, symbol: "ABC"u8, side: Venue.Side.Sell, transactTimeNs: TypedMessageTests.TransactTimeNs,
+        Assert.True(Venue.NewOrderSingle.Write(ref w, clOrdID: "V-1"u8, symbol: "ABC"u8, side: Venue.Side.Sell, transactTime: TypedMessageTests.TransactTime,
             orderQty: new FixDecimal(10, 0), ordType: Venue.OrdType.Limit, venueOrderClass: Venue.VenueOrderClass.MarketMaker, noStrategyParams: strategy,
             price: new FixDecimal(995, 1), postOnly: true, selfMatchID: "SMP-3"u8));
         Assert.True(w.TryFinish(out int expectedLength));
@@ -231,7 +231,7 @@ public sealed class TypedEntryChainTests
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Venue.NewOrderSingle.MsgType);
         // StrategyParamLimit is required in its entry: the kind leads only to it (EndNoStrategyParamLimits is not reachable
         // before; FixDictionaryGeneratorTests checks that this does not compile).
-        Assert.True(Venue.NewOrderSingle.Begin(ref w).ClOrdID("V-1"u8).Symbol("ABC"u8).Side(Venue.Side.Sell).TransactTimeNs(TypedMessageTests.TransactTimeNs)
+        Assert.True(Venue.NewOrderSingle.Begin(ref w).ClOrdID("V-1"u8).Symbol("ABC"u8).Side(Venue.Side.Sell).TransactTime(TypedMessageTests.TransactTime)
             .OrderQty(10).OrdType(Venue.OrdType.Limit).Price(new FixDecimal(995, 1)).VenueOrderClass(Venue.VenueOrderClass.MarketMaker)
             .SelfMatchID("SMP-3"u8).PostOnly(true)
             .NoStrategyParams(2)
@@ -248,7 +248,7 @@ public sealed class TypedEntryChainTests
 
         // The group is required: a count of 0 refuses the body.
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Venue.NewOrderSingle.MsgType);
-        Assert.False(Venue.NewOrderSingle.Begin(ref w).ClOrdID("V-1"u8).Symbol("ABC"u8).Side(Venue.Side.Sell).TransactTimeNs(TypedMessageTests.TransactTimeNs)
+        Assert.False(Venue.NewOrderSingle.Begin(ref w).ClOrdID("V-1"u8).Symbol("ABC"u8).Side(Venue.Side.Sell).TransactTime(TypedMessageTests.TransactTime)
             .OrderQty(10).OrdType(Venue.OrdType.Limit).VenueOrderClass(Venue.VenueOrderClass.MarketMaker)
             .NoStrategyParams(0).EndNoStrategyParams().End(out FixBodyError error));
         Assert.Equal(FixBodyErrorReason.RequiredMissing, error.Reason);
@@ -287,7 +287,7 @@ public sealed class TypedEntryChainTests
         ref Fix44.Groups.NoPartyIDs.Writer<Fix44.NewOrderSingle.BeforeSide> parties = ref OrderStart(ref w).NoPartyIDs(1);
         parties.PartyID("P"u8);
         parties.EndNoPartyIDs();
-        Assert.False(parties.EndNoPartyIDs().Side(Fix44.Side.Buy).TransactTimeNs(TypedMessageTests.TransactTimeNs)
+        Assert.False(parties.EndNoPartyIDs().Side(Fix44.Side.Buy).TransactTime(TypedMessageTests.TransactTime)
             .OrdType(Fix44.OrdType.Market).End(out FixBodyError error));
         Assert.Equal(new FixBodyError(FixBodyErrorReason.GroupCountMismatch, 453, 0).ToString(), error.ToString());
 
@@ -296,7 +296,7 @@ public sealed class TypedEntryChainTests
         parties = ref OrderStart(ref w).NoPartyIDs(1);
         parties.PartyID("P"u8).EndNoPartyIDs();
         parties.PartyID("Q"u8);
-        Assert.False(parties.EndNoPartyIDs().Side(Fix44.Side.Buy).TransactTimeNs(TypedMessageTests.TransactTimeNs)
+        Assert.False(parties.EndNoPartyIDs().Side(Fix44.Side.Buy).TransactTime(TypedMessageTests.TransactTime)
             .OrdType(Fix44.OrdType.Market).End(out error));
         Assert.Equal(new FixBodyError(FixBodyErrorReason.GroupCountMismatch, 453, 0).ToString(), error.ToString());
     }
@@ -346,14 +346,14 @@ public sealed class TypedEntryChainTests
         parties.PartyIDSource(Fix44.PartyIDSource.Mic);
         if (endedFirst)
         {
-            Assert.False(parties.EndNoPartyIDs().Side(Fix44.Side.Buy).TransactTimeNs(TypedMessageTests.TransactTimeNs)
+            Assert.False(parties.EndNoPartyIDs().Side(Fix44.Side.Buy).TransactTime(TypedMessageTests.TransactTime)
                 .OrdType(Fix44.OrdType.Market).End(out FixBodyError first));
             Assert.Equal(new FixBodyError(FixBodyErrorReason.EntryOutOfOrder, 447, 453).ToString(), first.ToString());
         }
 
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
         Assert.False(OrderStart(ref w).NoPartyIDs(1).PartyRole(Fix44.PartyRole.ClientId).PartyID("P"u8).EndNoPartyIDs().Side(Fix44.Side.Buy)
-            .TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market).End(out FixBodyError error));
+            .TransactTime(TypedMessageTests.TransactTime).OrdType(Fix44.OrdType.Market).End(out FixBodyError error));
         Assert.Equal(new FixBodyError(FixBodyErrorReason.EntryOutOfOrder, 452, 453).ToString(), error.ToString());
 
         // And one more entry than the count, then a clean body: the count starts afresh too.
@@ -362,7 +362,7 @@ public sealed class TypedEntryChainTests
         parties.PartyID("P"u8).PartyID("Q"u8);
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
         Assert.True(OrderStart(ref w).NoPartyIDs(2).PartyID("P"u8).PartyID("Q"u8).PartyRole(Fix44.PartyRole.ClientId).EndNoPartyIDs()
-            .Side(Fix44.Side.Buy).TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market).End(out error), error.ToString());
+            .Side(Fix44.Side.Buy).TransactTime(TypedMessageTests.TransactTime).OrdType(Fix44.OrdType.Market).End(out error), error.ToString());
         Assert.True(w.TryFinish(out int length));
         Assert.Contains("|11=X|453=2|448=P|448=Q|452=3|54=1|", Text(buffer, length));
     }
@@ -375,13 +375,13 @@ public sealed class TypedEntryChainTests
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
         // NoPartyIDs (453) precedes Account (1) in a FIX.4.4 NewOrderSingle.
         Assert.False(OrderStart(ref w).Account("A"u8).NoPartyIDs(1).PartyID("P"u8).EndNoPartyIDs().Side(Fix44.Side.Buy)
-            .TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market).End(out FixBodyError error));
+            .TransactTime(TypedMessageTests.TransactTime).OrdType(Fix44.OrdType.Market).End(out FixBodyError error));
         Assert.Equal(new FixBodyError(FixBodyErrorReason.OutOfOrder, 453, 1).ToString(), error.ToString());
 
         // And a field after the group, placed before it in the dictionary, names the group's count tag as the earlier one.
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
         Assert.False(Fix44.NewOrderSingle.Begin(ref w).ClOrdID("X"u8).NoPartyIDs(1).PartyID("P"u8).EndNoPartyIDs().SecondaryClOrdID("S"u8)
-            .Side(Fix44.Side.Buy).TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market).End(out error));
+            .Side(Fix44.Side.Buy).TransactTime(TypedMessageTests.TransactTime).OrdType(Fix44.OrdType.Market).End(out error));
         Assert.Equal(new FixBodyError(FixBodyErrorReason.OutOfOrder, 526, 453).ToString(), error.ToString());
     }
 
@@ -395,7 +395,7 @@ public sealed class TypedEntryChainTests
         Assert.True(OrderStart(ref w).NoPartyIDs(2)
             .PartyID("A"u8).NoPartySubIDs(2).PartySubID("S1"u8).PartySubID("S2"u8).EndNoPartySubIDs()
             .PartyID("B"u8).PartyRole(Fix44.PartyRole.ClientId)
-            .EndNoPartyIDs().Side(Fix44.Side.Buy).TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market).End());
+            .EndNoPartyIDs().Side(Fix44.Side.Buy).TransactTime(TypedMessageTests.TransactTime).OrdType(Fix44.OrdType.Market).End());
         Assert.True(w.TryFinish(out int length));
         Assert.Contains("|453=2|448=A|802=2|523=S1|523=S2|448=B|452=3|54=1|", Text(buffer, length));
 
@@ -403,7 +403,7 @@ public sealed class TypedEntryChainTests
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
         Assert.False(OrderStart(ref w).NoPartyIDs(1)
             .PartyID("A"u8).NoPartySubIDs(1).PartySubID("S1"u8).EndNoPartySubIDs().PartyRole(Fix44.PartyRole.ClientId)
-            .EndNoPartyIDs().Side(Fix44.Side.Buy).TransactTimeNs(TypedMessageTests.TransactTimeNs).OrdType(Fix44.OrdType.Market)
+            .EndNoPartyIDs().Side(Fix44.Side.Buy).TransactTime(TypedMessageTests.TransactTime).OrdType(Fix44.OrdType.Market)
             .End(out FixBodyError error));
         Assert.Equal(new FixBodyError(FixBodyErrorReason.EntryOutOfOrder, 452, 453).ToString(), error.ToString());
     }

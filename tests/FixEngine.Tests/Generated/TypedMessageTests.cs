@@ -15,6 +15,8 @@ public sealed class TypedMessageTests
 {
     internal static readonly long TransactTimeNs = new DateTimeOffset(2026, 1, 5, 12, 30, 15, 123, TimeSpan.Zero).ToUnixTimeMilliseconds() * 1_000_000L;
 
+    internal static readonly FixTimestamp TransactTime = FixTimestamp.FromUnixNanoseconds(TransactTimeNs);
+
     internal static readonly Fix44.Groups.NoPartyIDs.Data[] Parties =
     [
         new("BROKER1"u8.ToArray()) { PartyIDSource = Fix44.PartyIDSource.Proprietary, PartyRole = Fix44.PartyRole.ExecutingFirm },
@@ -41,7 +43,7 @@ public sealed class TypedMessageTests
         var w = new FixWriter(buffer);
         Header(ref w, "FIX.4.4"u8, Fix44.NewOrderSingle.MsgType);
         bool ok = Fix44.NewOrderSingle.Write(ref w,
-            clOrdID: "ORD-1"u8, side: Fix44.Side.Buy, transactTimeNs: TransactTimeNs, ordType: Fix44.OrdType.Limit,
+            clOrdID: "ORD-1"u8, side: Fix44.Side.Buy, transactTime: TransactTime, ordType: Fix44.OrdType.Limit,
             noPartyIDs: parties, account: "ACC-7"u8, symbol: "INTC"u8, orderQty: new FixDecimal(100, 0),
             price: new FixDecimal(12345, 2), timeInForce: Fix44.TimeInForce.Day);
         if (!ok || !w.TryFinish(out int length)) throw new InvalidOperationException("typed write failed");
@@ -201,13 +203,13 @@ public sealed class TypedMessageTests
         var w = new FixWriter(buffer);
         Header(ref w, "FIX.4.4"u8, "D"u8);
         int before = w.Written;
-        Assert.False(Fix44.NewOrderSingle.Write(ref w, clOrdID: default, side: Fix44.Side.Buy, transactTimeNs: TransactTimeNs, ordType: Fix44.OrdType.Market));
+        Assert.False(Fix44.NewOrderSingle.Write(ref w, clOrdID: default, side: Fix44.Side.Buy, transactTime: TransactTime, ordType: Fix44.OrdType.Market));
         Assert.Equal(before, w.Written);
         // default(Data) bypasses the constructor: its delimiter is missing, so the whole group is refused.
-        Assert.False(Fix44.NewOrderSingle.Write(ref w, clOrdID: "X"u8, side: Fix44.Side.Buy, transactTimeNs: TransactTimeNs, ordType: Fix44.OrdType.Market,
+        Assert.False(Fix44.NewOrderSingle.Write(ref w, clOrdID: "X"u8, side: Fix44.Side.Buy, transactTime: TransactTime, ordType: Fix44.OrdType.Market,
             noPartyIDs: new Fix44.Groups.NoPartyIDs.Data[] { default }));
         Assert.Equal(before, w.Written);
-        Assert.True(Fix44.NewOrderSingle.Write(ref w, clOrdID: "X"u8, side: Fix44.Side.Buy, transactTimeNs: TransactTimeNs, ordType: Fix44.OrdType.Market));
+        Assert.True(Fix44.NewOrderSingle.Write(ref w, clOrdID: "X"u8, side: Fix44.Side.Buy, transactTime: TransactTime, ordType: Fix44.OrdType.Market));
         Assert.True(w.Written > before);
     }
 
@@ -230,7 +232,7 @@ public sealed class TypedMessageTests
         byte[] buffer = new byte[2048];
         var w = new FixWriter(buffer);
         Header(ref w, "FIXT.1.1"u8, Fix50.NewOrderSingle.MsgType);
-        Assert.True(Fix50.NewOrderSingle.Write(ref w, clOrdID: "N-1"u8, side: Fix50.Side.SellShort, transactTimeNs: TransactTimeNs,
+        Assert.True(Fix50.NewOrderSingle.Write(ref w, clOrdID: "N-1"u8, side: Fix50.Side.SellShort, transactTime: TransactTime,
             ordType: Fix50.OrdType.Limit, noPartyIDs: new Fix50.Groups.NoPartyIDs.Data[] { new("P"u8.ToArray()) { PartyRole = Fix50.PartyRole.ClientId } },
             symbol: "VOD"u8, orderQty: new FixDecimal(5, 0), price: new FixDecimal(1, 1)));
         Assert.True(w.TryFinish(out int length));

@@ -17,7 +17,7 @@ public sealed class VenueDictionaryTests
         var w = new FixWriter(buffer);
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, NewOrderSingle.MsgType);
         int before = w.Written;
-        ok = NewOrderSingle.Write(ref w, clOrdID: "V-1"u8, symbol: "ABC"u8, side: Side.Sell, transactTimeNs: Now, orderQty: new FixDecimal(10, 0),
+        ok = NewOrderSingle.Write(ref w, clOrdID: "V-1"u8, symbol: "ABC"u8, side: Side.Sell, transactTime: FixTimestamp.FromUnixNanoseconds(Now), orderQty: new FixDecimal(10, 0),
             ordType: OrdType.Limit, venueOrderClass: VenueOrderClass.MarketMaker, noStrategyParams: strategy, price: new FixDecimal(995, 1),
             postOnly: true, selfMatchID: "SMP-3"u8);
         if (!ok) return w.Written - before;
@@ -90,7 +90,7 @@ public sealed class VenueDictionaryTests
         byte[] buffer = new byte[512];
         var w = new FixWriter(buffer);
         TypedMessageTests.Header(ref w, "FIX.4.4"u8, VenueOrderAck.MsgType);
-        Assert.True(VenueOrderAck.Write(ref w, clOrdID: "V-1"u8, venueTimestampNs: Now, venueOrderClass: VenueOrderClass.Retail));
+        Assert.True(VenueOrderAck.Write(ref w, clOrdID: "V-1"u8, venueTimestamp: FixTimestamp.FromUnixNanoseconds(Now), venueOrderClass: VenueOrderClass.Retail));
         Assert.True(w.TryFinish(out int length));
         var index = new FixMessageIndex();
         Assert.True(index.Parse(buffer.AsSpan(0, length)));
