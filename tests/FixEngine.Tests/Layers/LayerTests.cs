@@ -31,7 +31,7 @@ public sealed class LayerTests
     ];
 
     /// <summary>The layers, lowest first: a namespace may depend on its own layer and on those before it. Within one
-    /// layer the cycle check alone applies. The last layer is the integrations still inside the core assembly.</summary>
+    /// layer the cycle check alone applies. The last layer is the integration packages beside the core.</summary>
     private static readonly string[][] s_layers =
     [
         ["Internal"],
@@ -45,10 +45,6 @@ public sealed class LayerTests
         ["Engine"],
         ["DependencyInjection", "AspNetCore", "Testing", "PostgreSQL", "Extensions"],
     ];
-
-    /// <summary>Types on their way out of the core assembly (to FixEngine.PostgreSQL, issue 31), whose dependencies
-    /// are not counted until they have left: the PostgreSQL store keys its rows by <c>Config.SessionId</c>.</summary>
-    private static readonly string[] s_leaving = ["FixEngine.Store.Postgres"];
 
     private static readonly Lazy<(Assembly Assembly, Architecture Architecture)[]> s_loaded = new(() =>
         [.. s_assemblies.Select(a => (a, new ArchLoader().LoadAssemblies(a).Build()))]);
@@ -70,8 +66,6 @@ public sealed class LayerTests
         // The same property, checked by the library on its own reading of the IL (independent of Edges below).
         foreach ((Assembly assembly, Architecture architecture) in s_loaded.Value)
         {
-            // Skipped while a type on its way out (s_leaving) is still in the assembly: the library cannot leave it out.
-            if (assembly.GetTypes().Any(t => s_leaving.Any(p => t.FullName!.StartsWith(p, StringComparison.Ordinal)))) continue;
             SliceRuleDefinition.Slices().Matching("FixEngine.(*)").Should().BeFreeOfCycles().Check(architecture);
         }
     }
@@ -131,7 +125,7 @@ public sealed class LayerTests
         var edges = new Dictionary<(string, string), string>();
         foreach (IType type in architecture.Types)
         {
-            if (SimpleName(type.Assembly) != name || s_leaving.Any(p => type.FullName.StartsWith(p, StringComparison.Ordinal))) continue;
+            if (SimpleName(type.Assembly) != name) continue;
             string? from = Slice(type.Namespace.FullName);
             if (from is null) continue;
             foreach (ITypeDependency dependency in type.Dependencies)
