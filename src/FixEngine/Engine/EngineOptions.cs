@@ -42,10 +42,10 @@ public sealed class EngineOptions
     /// than this many connections still waiting. The engine then runs, on a thread-pool thread, one blocking compacting
     /// garbage collection (<see cref="GCCollectionMode.Aggressive"/>, which decommits what it freed) and, on Linux with
     /// glibc, <c>malloc_trim</c>. Default 256; 0 turns it off.</summary>
-    /// <remarks>The collection suspends every managed thread, the sessions' too: 3-5 ms after 1,000 such connections had
-    /// gone (2-core VM, docs/benchmarks/hostile-input.md); it is not started while as many connections are still waiting
-    /// for their Logon (17 ms was measured with 1,000 still open). At most one every 10 seconds. Without it, 1,000 connections that held a few KB each before closing left the process about
-    /// 40 MB larger until the next collection (an engine idle apart from a few sessions may not collect for hours).</remarks>
+    /// <remarks>The collection suspends every managed thread, the sessions' too, for a few milliseconds (measured in
+    /// docs/benchmarks/hostile-input.md); it is not started while as many connections are still waiting for their Logon,
+    /// when it would pause longer. At most one every 10 seconds. Without it, the memory such connections held stays with
+    /// the process until the next collection (an engine idle apart from a few sessions may not collect for hours).</remarks>
     public int MemoryReclaimSurgeConnections { get; init; } = 256;
 
     /// <summary>Creates the engine's <see cref="System.Diagnostics.Metrics.Meter"/> (<see cref="Diagnostics.FixEngineMetrics"/>),

@@ -24,10 +24,10 @@ namespace FixEngine.Engine;
 //   also decommits the regions it freed), then, on Linux, glibc's malloc_trim(0) (a DllNotFound/EntryPointNotFound,
 //   e.g. musl, turns the trim off for good). It writes one console line with the GC's committed bytes before and after
 //   and the pause.
-// - Cost: the GC suspends every managed thread, the sessions' too: 3.2-4.5 ms in the engine after 1,000 attackers
-//   (0.6-3.5 ms in the experiments with the heap back at 6 MB, 17 ms with 1,000 connections' 24 MB still live, which the
-//   "fewer than Threshold waiting" rule avoids; 2-core VM); malloc_trim 0.6 ms and suspends nothing. At most one per
-//   MinIntervalNs; EngineOptions.MemoryReclaimSurgeConnections = 0 turns it off.
+// - Cost: the GC suspends every managed thread, the sessions' too, for a few milliseconds, longer while the surge's
+//   connections are still live (hence the "fewer than Threshold waiting" rule); malloc_trim suspends nothing. Figures in
+//   docs/benchmarks/hostile-input.md. At most one per MinIntervalNs; EngineOptions.MemoryReclaimSurgeConnections = 0
+//   turns it off.
 
 /// <summary>Gives memory back after a surge of connections that closed without logging on (engine agent; see the design note).</summary>
 internal sealed partial class SurgeMemoryReclaim(int threshold, EngineConsole console) : IThreadPoolWorkItem

@@ -15,10 +15,9 @@ namespace FixEngine.Session;
 // - _closed (written and read under _producers) refuses producers once the engine stops or the store failed.
 // - The consumer side (Ring.TryRead/Release/Unread) is the owner thread's alone and takes no lock.
 // - Record layout: [1 byte MsgType length][MsgType][8 bytes token, little-endian][body fields].
-// - PERF: an opt-in single-producer path (the same write without the lock) was measured against this one
-//   (HandOffBenchmarks; docs/benchmarks/hostile-input.md, "One session, several sending threads"): 24 ns against 31 ns
-//   per message uncontended, 0 B both. It is not offered: 6-7 ns is about 0.02% of an order's round trip, and a
-//   single-producer contract broken by a second thread corrupts the ring (issue #14 item 5).
+// - PERF: a single-producer path without the lock saves a few ns per message (HandOffBenchmarks; numbers in
+//   docs/benchmarks/hostile-input.md). It is not offered: the saving is lost in a round trip, and a single-producer
+//   contract broken by a second thread would corrupt the ring.
 
 /// <summary>The multi-producer hand-off of application messages to a session's owner thread.</summary>
 internal sealed class SendHandOff

