@@ -87,9 +87,13 @@ internal sealed partial class TlsConnection : TransportConnection
     private readonly WorkItem _resumeWorkItem;
     private readonly WorkItem _flushWorkItem;
     private int _started;
+    // A client that presented a certificate over TLS 1.3: the acceptor checks it only after our handshake is done, so a
+    // rejection shows as the connection ending before any byte arrives (RejectedCertificateReason).
+    private readonly string? _clientCertificateCheckedLate;
 
     // Receive loop only (one read outstanding).
     private ConfiguredValueTaskAwaitable<int>.ConfiguredValueTaskAwaiter _read;
+    private bool _receivedAny;
 
     // Guarded by _sendLock.
     private SendByteQueue _queue;
@@ -122,6 +126,10 @@ internal sealed partial class TlsConnection : TransportConnection
         _onSendCompleted = () => WriteLoop(WriteStep.SendCompleted);
         _resumeWorkItem = new WorkItem(() => ReceiveLoop(completed: false));
         _flushWorkItem = new WorkItem(() => WriteLoop(WriteStep.Next));
+        if (!ssl.IsServer && ssl.SslProtocol == SslProtocols.Tls13 && ssl.LocalCertificate is { } own)
+        {
+            _clientCertificateCheckedLate = own.Subject;
+        }
         // From here on SslStream's writes land in the ciphertext buffer (the handshake's went to the socket).
         stream.Attach(this);
     }
@@ -286,9 +294,17 @@ internal sealed partial class TlsConnection : TransportConnection
                 }
                 if (received == 0)
                 {
-                    OnPeerClosed();
+                    if (RejectedCertificateReason() is string rejected)
+                    {
+                        Close(DisconnectReason.PeerClosed, rejected);
+                    }
+                    else
+                    {
+                        OnPeerClosed();
+                    }
                     break;
                 }
+                _receivedAny = true;
                 OnBytesReceived(received);
             }
             if (IsClosing)
@@ -328,7 +344,12 @@ internal sealed partial class TlsConnection : TransportConnection
             return;
         }
         SocketError error = (ex as SocketException ?? ex.InnerException as SocketException)?.SocketErrorCode ?? SocketError.SocketError;
-        if (error == SocketError.ConnectionReset)
+        if (operation == "receive" && RejectedCertificateReason() is string rejected)
+        {
+            Close(error == SocketError.ConnectionReset ? DisconnectReason.PeerReset : DisconnectReason.SocketError,
+                $"{rejected} ({(error == SocketError.ConnectionReset ? "connection reset" : ex.Message.TrimEnd('.'))})");
+        }
+        else if (error == SocketError.ConnectionReset)
         {
             Close(DisconnectReason.PeerReset, $"connection reset by peer on {operation}");
         }
@@ -337,6 +358,13 @@ internal sealed partial class TlsConnection : TransportConnection
             Close(DisconnectReason.SocketError, $"{ex.GetType().Name} on {operation}: {ex.Message}");
         }
     }
+
+    /// <summary>Why a client's connection ended before the acceptor sent a single byte, when that is how a TLS 1.3 acceptor
+    /// rejects our client certificate (its refusal, alert or not, reaches us only on the first read); else null.</summary>
+    private string? RejectedCertificateReason() =>
+        _clientCertificateCheckedLate is { } subject && !_receivedAny && !IsClosing
+            ? $"the acceptor ended the connection before sending anything after the TLS 1.3 handshake: most likely it rejected our client certificate '{subject}' (a TLS 1.3 acceptor checks it after our side of the handshake is done)"
+            : null;
 
     private protected override void OnCloseRequested(DisconnectReason reason, bool abortive)
     {

@@ -149,6 +149,24 @@ public sealed class TlsFailureEngineTests : IDisposable
     }
 
     [Fact]
+    public void AnInitiatorWhoseClientCertificateIsRejectedSaysSoInsteadOfTimingOut()
+    {
+        int port = FreePort();
+        using var acceptor = new FixEngineHost(Acceptor(port, GoodServer()), new RecordingApp());
+        acceptor.Start();
+        using X509Certificate2 rogueCa = CreateCa("Rogue CA");
+        using X509Certificate2 rogue = Issue(rogueCa, "CN=rogue-client");
+        var lines = new ConcurrentQueue<string>();
+        var app = new RecordingApp();
+        using var initiator = new FixEngineHost(Initiator(port, Pem("rogue.pem", rogue), CaPem("server-ca.pem", _serverCa)), app,
+            new EngineOptions { Console = lines.Enqueue });
+        initiator.Start();
+        Assert.True(Logged(lines, "Disconnected ", "most likely it rejected our client certificate 'CN=rogue-client'"), Lines(lines));
+        Assert.DoesNotContain(lines, l => l.Contains("timed out", StringComparison.Ordinal));
+        Assert.Equal(0, app.Logons);
+    }
+
+    [Fact]
     public void AnExpiredServerCertificateIsNamedByTheInitiator()
     {
         int port = FreePort();
