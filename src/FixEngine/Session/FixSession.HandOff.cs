@@ -77,8 +77,8 @@ public sealed partial class FixSession
         {
             // The messages are numbered, stored and queued in order inside the gate; the socket write happens after
             // leaving it (a dedicated- or completion-mode TCP connection: see ISessionConnection.SendDeferred). PERF: with the write
-            // inside, the connection's receive thread waited for the gate in about 1.7% of inbound messages, 37 µs on
-            // average, at 10,000 orders/s against QuickFIX C++ (the writer is often preempted by the peer it wakes).
+            // inside, the receive thread would wait for the gate while the writer is preempted by the peer it wakes
+            // (measured in docs/benchmarks/roundtrip-comparison.md).
             ISessionConnection? connection = _connection;
             try
             {
