@@ -11,9 +11,14 @@ using FixEngine.Engine;
 using FixEngine.Session;
 
 // Usage: FixEngine.CrashPeer acceptor|initiator <dir> <port> [ordersPerSecond] [orders]
+//    or: FixEngine.CrashPeer log <dir> <lines> (LogPeer: the session file log under SIGKILL)
 // Runs until killed (the crash test SIGKILLs it) or until standard input closes / SIGTERM / SIGINT (then it stops the
 // engine with a Logout). The ledger is <dir>/<role>.ledger, the engine's log is under <dir>/<role>-log, the store under
 // <dir>/<role>-store.
+if (args.Length == 3 && args[0] == "log")
+{
+    return LogPeer.Run(args[1], int.Parse(args[2], CultureInfo.InvariantCulture));
+}
 if (args.Length < 3)
 {
     Console.Error.WriteLine("usage: FixEngine.CrashPeer acceptor|initiator <dir> <port> [ordersPerSecond] [orders]");

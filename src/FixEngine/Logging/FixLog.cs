@@ -158,7 +158,8 @@ public sealed class FixLog : IDisposable
         set => _minimumLevel = (int)value;
     }
 
-    /// <summary>Lines written to the sink so far (drain thread's count; approximate while running).</summary>
+    /// <summary>Lines written to the sink and handed to the operating system so far (counted after each drain pass's flush,
+    /// so a line counted here survives a kill of the process; approximate while running).</summary>
     public long LinesWritten => _linesWritten.VolatileValue;
 
     /// <summary>Failed writes to the sink or unformattable records (the drain thread keeps going).</summary>
@@ -597,7 +598,6 @@ public sealed class FixLog : IDisposable
             total += DrainProducer(producer, _options.DrainBatchSize);
         }
         foreach (LogFormatter formatter in formatters) WriteBuffered(formatter);
-        _linesWritten.VolatileValue = CountLines();
         return total;
     }
 
@@ -649,6 +649,8 @@ public sealed class FixLog : IDisposable
                 Interlocked.Increment(ref _sinkErrors);
             }
         }
+        // Published after the flush: a line counted here has been handed to the operating system.
+        _linesWritten.VolatileValue = CountLines();
     }
 
     private readonly struct DrainHandler : IByteRecordHandler
