@@ -156,7 +156,9 @@ std::string settingsText(const Options& o) {
   s << "[DEFAULT]\n"
     << "ConnectionType=" << o.role << "\n"
     << "HeartBtInt=" << o.heartbeat << "\nStartTime=00:00:00\nEndTime=00:00:00\nResetOnLogon=Y\nSocketNodelay=Y\nReconnectInterval=1\n"
-    << "UseDataDictionary=Y\nDataDictionary=" << o.dict << "\n";
+    // The scale harness's sessions run without a dictionary, as its FixEngine acceptor does (QuickFIX C++ 1.15 loads
+    // the dictionary once per session: about 2.5 MB each).
+    << (o.sessions > 0 ? std::string("UseDataDictionary=N\n") : "UseDataDictionary=Y\nDataDictionary=" + o.dict + "\n");
   if (o.role == "acceptor") s << "SocketAcceptPort=" << o.port << "\n";
   else s << "SocketConnectHost=127.0.0.1\nSocketConnectPort=" << o.port << "\n";
   if (o.role == "acceptor" && o.sessions > 0) {

@@ -97,7 +97,8 @@ public sealed class PeerOptions
         return "[DEFAULT]\n"
             + $"ConnectionType={Role}\n"
             + $"HeartBtInt={HeartBtInt}\nStartTime=00:00:00\nEndTime=00:00:00\nResetOnLogon=Y\nSocketNodelay=Y\nReconnectInterval=1\n"
-            + $"UseDataDictionary=Y\nDataDictionary={Dictionary}\n"
+            // The scale harness's sessions run without a dictionary, as its FixEngine acceptor does.
+            + (Sessions > 0 ? "UseDataDictionary=N\n" : $"UseDataDictionary=Y\nDataDictionary={Dictionary}\n")
             + (acceptor
                 ? $"SocketAcceptHost=127.0.0.1\nSocketAcceptPort={Port}\n"
                 : $"SocketConnectHost=127.0.0.1\nSocketConnectPort={Port}\n")

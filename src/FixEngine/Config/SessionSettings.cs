@@ -266,11 +266,17 @@ public sealed record SessionSettings
     public int PreLogonMaxMessageSize { get; init; } = 8 << 10;
 
     /// <summary>Acceptor: most connections on one SocketAcceptPort that have not yet sent a routed Logon; one more is
-    /// refused at accept, with a logged line naming the peer. A per-port key. Default 1000.</summary>
-    public int MaxUnauthenticatedConnections { get; init; } = 1000;
+    /// refused at accept, with a logged line naming the peer. A per-port key. Default 10000.</summary>
+    /// <remarks>Sized for a reconnect storm: after a gateway restart every client connects at once, and each holds a
+    /// place until its Logon is routed (at most <see cref="LogonTimeout"/>). The memory it bounds is small: before its
+    /// Logon a connection's receive buffer is at most <see cref="PreLogonMaxMessageSize"/> (8 KiB by default), so 10,000
+    /// silent or hostile connections hold at most about 80 MiB of buffers. See docs/guide.md, "Many sessions".</remarks>
+    public int MaxUnauthenticatedConnections { get; init; } = 10_000;
 
-    /// <summary>Acceptor: most such connections from one source address on one SocketAcceptPort. A per-port key. Default 64.</summary>
-    public int MaxUnauthenticatedConnectionsPerAddress { get; init; } = 64;
+    /// <summary>Acceptor: most such connections from one source address on one SocketAcceptPort. A per-port key. Default 2500.</summary>
+    /// <remarks>A quarter of the default <see cref="MaxUnauthenticatedConnections"/>: thousands of clients behind a few NAT
+    /// addresses reconnect in one wave, while one address alone cannot take every place on the port.</remarks>
+    public int MaxUnauthenticatedConnectionsPerAddress { get; init; } = 2_500;
 
     /// <summary>Stored-message index entries preallocated per session (16 bytes each). Default 65,536; size it to a
     /// session period's outbound message count so the store never grows while the session runs.</summary>

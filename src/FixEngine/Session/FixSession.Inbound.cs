@@ -19,13 +19,48 @@ public sealed partial class FixSession
     {
         _ownerThreadId = Environment.CurrentManagedThreadId;
         if (_connection is null) return 0;
+        _inboundDepth++;
+        try
+        {
+            OnMessageCore(frame, epochNs);
+        }
+        finally
+        {
+            if (--_inboundDepth == 0) ReturnIndexes();
+        }
+        return 1;
+    }
+
+    /// <summary>The index inbound messages are read with (rented on first use, see <see cref="FixMessageIndexPool"/>).</summary>
+    private FixMessageIndex Index => _index ??= FixMessageIndexPool.Rent();
+
+    /// <summary>The index stored messages are read with while resending.</summary>
+    private FixMessageIndex ResendIndex => _resendIndex ??= FixMessageIndexPool.Rent();
+
+    // Owner thread, outside any message: no FixMessage over the indexes is in use any more.
+    private void ReturnIndexes()
+    {
+        if (_index is FixMessageIndex index)
+        {
+            _index = null;
+            FixMessageIndexPool.Return(index);
+        }
+        if (_resendIndex is FixMessageIndex resend)
+        {
+            _resendIndex = null;
+            FixMessageIndexPool.Return(resend);
+        }
+    }
+
+    private void OnMessageCore(ReadOnlySpan<byte> frame, long epochNs)
+    {
         _epochNs = epochNs;
         _log.OnIncoming(frame, epochNs);
         _counters.OnMessageReceived();
         if (_held)
         {
             OnMessageWhileHeld(frame, epochNs);
-            return 1;
+            return;
         }
         try
         {
@@ -45,7 +80,6 @@ public sealed partial class FixSession
             // Holding: the message being processed is asked for again on resume unless it was consumed.
             if (_held && _connection is not null) NoteHeldInbound(frame, epochNs);
         }
-        return 1;
     }
 
     /// <summary>The transport found bytes that are not a valid message (bad BodyLength or CheckSum, garbage).</summary>
@@ -63,8 +97,8 @@ public sealed partial class FixSession
 
     private void ProcessFrame(ReadOnlySpan<byte> frame, long epochNs)
     {
-        _index.Parse(frame);
-        var message = new FixMessage(frame, _index);
+        Index.Parse(frame);
+        var message = new FixMessage(frame, Index);
         if (!message.HasStandardPrefix)
         {
             OnGarbled(frame, "the first three fields are not 8, 9, 35", epochNs);
@@ -117,11 +151,11 @@ public sealed partial class FixSession
                 return;
             }
         }
-        else if (_index.Defect.IsInvalidTagNumber)
+        else if (Index.Defect.IsInvalidTagNumber)
         {
             // Strict framing without a dictionary: a field with no valid tag number never reaches the application.
-            _log.OnEvent(Logging.LogLevel.Warning, "Invalid tag number: " + _index.Defect.Describe(frame), epochNs);
-            RejectAndConsume(message, epochNs, SessionRejectReason.InvalidTagNumber, _index.Defect.Tag, true);
+            _log.OnEvent(Logging.LogLevel.Warning, "Invalid tag number: " + Index.Defect.Describe(frame), epochNs);
+            RejectAndConsume(message, epochNs, SessionRejectReason.InvalidTagNumber, Index.Defect.Tag, true);
             return;
         }
 
@@ -272,8 +306,8 @@ public sealed partial class FixSession
                 using (buffer)
                 {
                     ReadOnlySpan<byte> frame = buffer.Span;
-                    _index.Parse(frame);
-                    var message = new FixMessage(frame, _index);
+                    Index.Parse(frame);
+                    var message = new FixMessage(frame, Index);
                     ReadOnlySpan<byte> msgType = message.MsgType;
                     if (msgType.SequenceEqual(MsgTypes.Logon) || msgType.SequenceEqual(MsgTypes.ResendRequest))
                     {

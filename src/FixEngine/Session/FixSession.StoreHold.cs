@@ -142,8 +142,8 @@ public sealed partial class FixSession
     // connection (unanswered, for the same reason).
     private void OnMessageWhileHeld(ReadOnlySpan<byte> frame, long epochNs)
     {
-        _index.Parse(frame);
-        var message = new FixMessage(frame, _index);
+        Index.Parse(frame);
+        var message = new FixMessage(frame, Index);
         _heartbeat.OnReceived(epochNs);
         if (message.HasStandardPrefix && message.MsgType.SequenceEqual(MsgTypes.Logout))
         {
@@ -167,8 +167,8 @@ public sealed partial class FixSession
     // The frame being processed when the store failed into a hold: not consumed unless the inbound number moved past it.
     private void NoteHeldInbound(ReadOnlySpan<byte> frame, long epochNs)
     {
-        _index.Parse(frame);
-        var message = new FixMessage(frame, _index);
+        Index.Parse(frame);
+        var message = new FixMessage(frame, Index);
         if (message.HasStandardPrefix) NoteHeldInbound(message, epochNs);
     }
 

@@ -97,8 +97,10 @@ public sealed partial class FixSession : IDisposable
     private readonly OutboundFlowControl _flow;
     private readonly HeartbeatMonitor _heartbeat;
     private readonly SendHandOff _handOff;
-    private readonly FixMessageIndex _index;
-    private readonly FixMessageIndex _resendIndex;
+    // Rented from FixMessageIndexPool when a message is read, given back when the outermost OnMessage returns.
+    private FixMessageIndex? _index;
+    private FixMessageIndex? _resendIndex;
+    private int _inboundDepth;
 
     // State machine.
     private ISessionConnection? _connection;
@@ -217,8 +219,6 @@ public sealed partial class FixSession : IDisposable
                 AllowUnknownEnumValues = settings.AllowUnknownEnumValues,
             });
         }
-        _index = new FixMessageIndex();
-        _resendIndex = new FixMessageIndex();
         _handOff = new SendHandOff(1 << 20);
         _flow = new OutboundFlowControl(_log, _counters);
         _ownerThreadId = Environment.CurrentManagedThreadId;
