@@ -14,6 +14,9 @@
 #   bash /work/quiet.sh benchmarks/edit-compile/run.sh measure <dir> [runs]   the timed edits (default 7 per app,
 #                                                         interleaved app by app), then one build per app with
 #                                                         -p:ReportAnalyzer=true for the generator's own share
+#   bash /work/quiet.sh benchmarks/edit-compile/run.sh packages <dir>   a full rebuild of each prebuilt message package
+#                                                         project alone (--no-incremental --no-dependencies): what CI
+#                                                         pays to build them
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -93,6 +96,19 @@ EOF
   for a in "${apps[@]}"; do
     dotnet build "$dir/$a" -c Release 2>&1 | tail -n 3
     dotnet "$dir/$a/bin/Release/net10.0/$a.dll" | tail -n 1
+  done
+  exit 0
+fi
+
+if [ "$mode" = packages ]; then
+  dotnet build src/FixEngine -c Release >/dev/null   # the core built, each package restored
+  for p in src/Messages/FixEngine.Messages.*/; do dotnet restore "$p" >/dev/null; done
+  echo "package,seconds" > "$dir/packages.csv"
+  for p in src/Messages/FixEngine.Messages.*/; do
+    start=$(date +%s.%N)
+    dotnet build "$p" -c Release --no-incremental --no-dependencies >/dev/null
+    end=$(date +%s.%N)
+    echo "$(basename "$p"),$(echo "$end - $start" | bc)" | tee -a "$dir/packages.csv"
   done
   exit 0
 fi

@@ -210,6 +210,18 @@ public sealed class ReadmeExampleTests
         _ = kill(process.Id, 2);   // SIGINT, what Ctrl+C sends: Console.CancelKeyPress and the host's shutdown see it
     }
 
+    private static void Cleanup(string dir)
+    {
+        try
+        {
+            Directory.Delete(dir, recursive: true);
+        }
+        catch (IOException)
+        {
+            // A process of a failed run may still hold a file: the temporary directory stays, the failure is reported.
+        }
+    }
+
     private static string TempDirectory()
     {
         string dir = Path.Combine(Path.GetTempPath(), "fixengine-readme-" + Guid.NewGuid().ToString("N")[..8]);
@@ -240,7 +252,7 @@ public sealed class ReadmeExampleTests
         }
         finally
         {
-            Directory.Delete(dir, recursive: true);
+            Cleanup(dir);
         }
     }
 
@@ -266,7 +278,7 @@ public sealed class ReadmeExampleTests
         }
         finally
         {
-            Directory.Delete(dir, recursive: true);
+            Cleanup(dir);
         }
     }
 
@@ -289,7 +301,7 @@ public sealed class ReadmeExampleTests
         }
         finally
         {
-            Directory.Delete(dir, recursive: true);
+            Cleanup(dir);
         }
     }
 
