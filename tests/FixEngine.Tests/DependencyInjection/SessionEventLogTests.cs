@@ -83,9 +83,14 @@ public sealed class SessionEventLogTests
 
         pair.Session.Logout("end of day", pair.Session.EpochNs);
         pair.Pump();
-        IReadOnlyList<KeyValuePair<string, object?>> logout = Single(logs, 5, "Logout");
-        Assert.Equal("Sent", Property(logout, "Direction"));
-        Assert.Equal("end of day", Property(logout, "Reason"));
+        // Ours with its reason, then the counterparty's answer.
+        var logouts = logs.Records.Where(r => r.Id.Id == 5).ToList();
+        Assert.Equal(2, logouts.Count);
+        Assert.All(logouts, r => Assert.Equal("Logout", r.Id.Name));
+        Assert.Equal("Sent", Property(logouts[0].Properties, "Direction"));
+        Assert.Equal("end of day", Property(logouts[0].Properties, "Reason"));
+        Assert.Equal("Received", Property(logouts[1].Properties, "Direction"));
+        Assert.Equal("response", Property(logouts[1].Properties, "Reason"));
     }
 
     [Fact]
