@@ -58,7 +58,9 @@ public sealed partial class FixSession
         if (_storeFault is not null) ThrowStoreFaulted();
         if (_held || msgType.IsEmpty || msgType.Length > SendHandOff.MsgTypeMax) return false;
         int max = Math.Min(_handOff.Ring.MaxRecordLength, _header.BufferLength - SessionHeaderWriter.HeaderAllowanceBytes);
-        if (!_handOff.TryHandOver(msgType, token, in state, body, max)) return false;
+        // The send-duration histogram (only while a listener wants it) measures from here to the socket.
+        long handedAtNs = _latency?.BeginSend() ?? 0;
+        if (!_handOff.TryHandOver(msgType, token, in state, body, max, handedAtNs)) return false;
         // Nobody in the session (a gated session: dedicated or completion receive, TLS, hosted): this thread enters it and
         // numbers, stores and sends what waits, now; one hop, as a thread-per-session engine sends. Otherwise the thread
         // inside sends it before it leaves, or the engine agent does: end the agent's idle park so the message does not

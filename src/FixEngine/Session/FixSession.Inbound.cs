@@ -123,7 +123,7 @@ public sealed partial class FixSession
                 {
                     // The peer refused our Logon (or logged us out before it): its reason is what the user needs.
                     string text = message.TryGetSpan(FixTags.Text, out ReadOnlySpan<byte> t) ? Encoding.ASCII.GetString(t) : "(no Text)";
-                    _log.OnEvent(Logging.LogLevel.Error, "Logout received before logon completed: " + text, epochNs);
+                    Raise(NewEvent(SessionEventKind.LogonRefused, Logging.LogLevel.Error, text) with { ByCounterparty = true }, epochNs);
                     FromAdmin(message);
                     if (t.Length != 0) MoveSenderUpFromRefusal(t, epochNs);
                     Disconnect("Logout received before logon completed: " + text, epochNs);
@@ -245,7 +245,7 @@ public sealed partial class FixSession
     {
         int expected = _store.NextTargetMsgSeqNum;
         _counters.OnGapDetected();
-        _log.OnEvent(Logging.LogLevel.Warning, "MsgSeqNum too high, expecting " + expected + " but received " + seq, epochNs);
+        Raise(NewEvent(SessionEventKind.SequenceGap, Logging.LogLevel.Warning, null) with { Expected = expected, Received = seq }, epochNs);
         _gapQueue.Add(seq, message.Buffer);
         if (_state == SessionState.LogoutSent)
         {
@@ -267,6 +267,10 @@ public sealed partial class FixSession
         if (!possDup)
         {
             string text = "MsgSeqNum too low, expecting " + expected + " but received " + seq;
+            if (!IsLoggedOn && message.MsgType.SequenceEqual(MsgTypes.Logon))
+            {
+                Raise(NewEvent(SessionEventKind.LogonRefused, Logging.LogLevel.Error, text) with { Expected = expected, Received = seq }, epochNs);
+            }
             SendLogout(epochNs, text);
             Disconnect(text, epochNs);
             return;
@@ -350,6 +354,8 @@ public sealed partial class FixSession
         _possibleRedelivery = seq == _interruptedInbound
             || (message.TryGetBool(FixTags.PossDupFlag, out bool possDup) == FixValueStatus.Ok && possDup);
         _answeringInbound = seq;
+        // Tracing (only when a listener samples it): from the receive time through FromApp and the replies.
+        System.Diagnostics.Activity? activity = SessionTracing.Source.HasListeners() ? SessionTracing.StartReceive(this, message, seq, epochNs) : null;
         try
         {
             FromAppResult result;
@@ -395,6 +401,7 @@ public sealed partial class FixSession
         {
             _answeringInbound = 0;
             _possibleRedelivery = false;
+            activity?.Dispose();
         }
         if (seq == _interruptedInbound) _interruptedInbound = 0;
         _store.IncrNextTargetMsgSeqNum();

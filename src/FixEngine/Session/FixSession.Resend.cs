@@ -20,7 +20,7 @@ public sealed partial class FixSession
         int sentEnd = _resend.StartRequest(begin, end, _settings.ResendRequestChunkSize,
             _beginStringVersion >= 42 ? InfiniteEndSeqNo42 : InfiniteEndSeqNoOld);
         _counters.OnResendRequestSent();
-        _log.OnEvent(Logging.LogLevel.Warning, "Sent ResendRequest from " + begin + " to " + sentEnd, epochNs);
+        Raise(NewEvent(SessionEventKind.ResendRequest, Logging.LogLevel.Warning, null) with { BeginSeqNo = begin, EndSeqNo = sentEnd }, epochNs);
         SendResendRequest(epochNs, begin, sentEnd);
     }
 
@@ -58,7 +58,7 @@ public sealed partial class FixSession
             end = nextSender - 1;
         }
         _counters.OnResendRequestReceived();
-        _log.OnEvent(Logging.LogLevel.Warning, "Received ResendRequest from " + begin + " to " + end, epochNs);
+        Raise(NewEvent(SessionEventKind.ResendRequest, Logging.LogLevel.Warning, null) with { ByCounterparty = true, BeginSeqNo = begin, EndSeqNo = end }, epochNs);
         if (end < begin)
         {
             // BeginSeqNo above the last number we sent: there is nothing to resend (and no number a GapFill could carry).

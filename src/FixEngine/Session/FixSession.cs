@@ -271,7 +271,7 @@ public sealed partial class FixSession : IDisposable
         _epochNs = epochNs;
         _heartbeat.Restart(epochNs);
         CheckSchedule(epochNs);
-        _log.OnEvent(Logging.LogLevel.Information, "Connected", epochNs);
+        Raise(SessionEventKind.Connected, Logging.LogLevel.Information, null, epochNs);
         if (_isInitiator)
         {
             if (_settings.RefreshOnLogon) RefreshStore(epochNs);
@@ -317,7 +317,7 @@ public sealed partial class FixSession : IDisposable
     {
         _counters.OnDisconnect();
         bool wasLoggedOn = IsLoggedOn;
-        _log.OnEvent(Logging.LogLevel.Information, "Disconnected: " + reason, epochNs);
+        Raise(SessionEventKind.Disconnected, Logging.LogLevel.Information, reason, epochNs);
         EnterState(SessionState.Disconnected, epochNs);
         ForgetRecovery();
         _flow.Clear("Disconnected", epochNs, release: true);
@@ -365,9 +365,7 @@ public sealed partial class FixSession : IDisposable
         _storeFault = error;
         _handOff.Close();
         bool fenced = error.Ownership == FixEngine.Store.MessageStoreOwnership.TakenOver;
-        _log.OnEvent(Logging.LogLevel.Error, "Message store failed: " + error.Message + (fenced
-            ? " Another engine holds the session now: disconnecting without a Logout; the session refuses further sends"
-            : " Disconnecting without a Logout (the store cannot number one); the session refuses further sends"), epochNs);
+        Raise(fenced ? SessionEventKind.TakenOver : SessionEventKind.StoreFailed, Logging.LogLevel.Error, error.Message, epochNs);
         Disconnect("message store failure: " + error.Message, epochNs);
         _application.OnStoreFailure(this, error);
         AbandonOutbox(SendNotStoredReason.StoreFailed, epochNs);

@@ -57,13 +57,13 @@ public sealed class FixEngineMetricsTests
         listener.RecordObservableInstruments();
         lock (values)
         {
-            Assert.Equal(1, values[("fixengine.logons", Exec)]);
-            Assert.Equal(1, values[("fixengine.logged_on", Client)]);
+            Assert.Equal(1, values[("fix.logons", Exec)]);
+            Assert.Equal(1, values[("fix.sessions.logged_on", Client)]);
             // Logon + 10 orders at least (a Heartbeat may add one).
-            Assert.InRange(values[("fixengine.messages.received", Exec)], 11, 20);
-            Assert.InRange(values[("fixengine.messages.sent", Exec)], 11, 20);
-            Assert.Equal(0, values[("fixengine.rejects.sent", Exec)]);
-            Assert.Equal(0, values[("fixengine.disconnects", Exec)]);
+            Assert.InRange(values[("fix.messages.received", Exec)], 11, 20);
+            Assert.InRange(values[("fix.messages.sent", Exec)], 11, 20);
+            Assert.Equal(0, values[("fix.rejects.sent", Exec)]);
+            Assert.Equal(0, values[("fix.disconnects", Exec)]);
         }
 
         initiator.Stop(TimeSpan.FromSeconds(5));
@@ -72,9 +72,9 @@ public sealed class FixEngineMetricsTests
         Assert.True(EngineTestSupport.WaitFor(() =>
         {
             listener.RecordObservableInstruments();
-            lock (values) return values[("fixengine.disconnects", Exec)] == 1;
+            lock (values) return values[("fix.disconnects", Exec)] == 1;
         }));
-        lock (values) Assert.Equal(0, values[("fixengine.logged_on", Exec)]);
+        lock (values) Assert.Equal(0, values[("fix.sessions.logged_on", Exec)]);
         acceptor.Stop(TimeSpan.FromSeconds(1));
     }
 }
