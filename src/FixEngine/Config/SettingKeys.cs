@@ -57,6 +57,7 @@ internal static class SettingKeys
         new("Weekdays", (s, v) => s with { Weekdays = ParseDays(v) }, s => s.Weekdays.Count == 0 ? null : string.Join(",", s.Weekdays)),
         Bool("NonStopSession", (s, v) => s with { NonStopSession = v }, s => s.NonStopSession),
         Str("FileStorePath", (s, v) => s with { FileStorePath = v }, s => s.FileStorePath),
+        Str("FileStoreArchivePath", (s, v) => s with { FileStoreArchivePath = v }, s => s.FileStoreArchivePath),
         Str("FileLogPath", (s, v) => s with { FileLogPath = v }, s => s.FileLogPath),
         Enum("FileLogLayout", (s, v) => s with { FileLogLayout = v }, s => s.FileLogLayout),
         Str("DataDictionary", (s, v) => s with { DataDictionary = v }, s => s.DataDictionary),
