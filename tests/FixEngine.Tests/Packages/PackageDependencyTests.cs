@@ -26,7 +26,7 @@ public sealed class PackageDependencyTests
             "Microsoft.Extensions.Hosting.Abstractions",
             "Microsoft.Extensions.Logging.Abstractions",
         ],
-        ["FixEngine.AspNetCore"] = ["Microsoft.AspNetCore.Connections.Abstractions"],
+        ["FixEngine.AspNetCore"] = [], // ASP.NET Core is a FrameworkReference (the shared framework), not a package
         ["FixEngine.Testing"] = [],
     };
 
