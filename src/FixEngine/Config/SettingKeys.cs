@@ -118,6 +118,7 @@ internal static class SettingKeys
         Extension("PostgreSQLStoreTablePrefix"),
         Extension("PostgreSQLStoreSync"),
         Extension("PostgreSQLStoreLeaseTimeout"),
+        Extension("HttpAcceptPort"),
         Bool("SocketUseSSL", (s, v) => s with { SocketUseSSL = v }, s => s.SocketUseSSL),
         Alias("SSLEnable", "SocketUseSSL"),
         Str("SSLCertificate", (s, v) => s with { SSLCertificate = v }, s => s.SSLCertificate),
@@ -158,9 +159,15 @@ internal static class SettingKeys
         ["PostgreSQLStoreTablePrefix"] = (PostgreSQLPackage, PostgreSQLUsage),
         ["PostgreSQLStoreSync"] = (PostgreSQLPackage, PostgreSQLUsage),
         ["PostgreSQLStoreLeaseTimeout"] = (PostgreSQLPackage, PostgreSQLUsage),
+        ["HttpAcceptPort"] = (AspNetCorePackage, AspNetCoreUsage),
     };
 
     private const string PostgreSQLPackage = "FixEngine.PostgreSQL";
+
+    private const string AspNetCorePackage = "FixEngine.AspNetCore";
+
+    private const string AspNetCoreUsage = "referencing it is enough: the engine then serves its web console on that port, "
+        + "bound to loopback; or map it into an ASP.NET Core app with MapFixEngineAdmin";
 
     private const string PostgreSQLUsage = "set EngineOptions.MessageStoreFactory = PostgresMessageStoreFactory.Instance, "
         + "or register it as the IMessageStoreFactory of AddFixEngine";

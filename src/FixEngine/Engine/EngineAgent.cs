@@ -62,6 +62,9 @@ internal sealed class EngineAgent : IAgent
     private readonly ConcurrentQueue<SessionConnection> _incoming = new();
     private readonly ConcurrentQueue<SessionChange> _changes = new();
     private readonly List<SessionChange> _removing = [];
+    private readonly ConcurrentQueue<SessionCommand> _commands = new();
+    private readonly object _commandsLock = new();
+    private bool _commandsClosed;
     private readonly ManualResetEventSlim _loggedOut = new(false);
     private readonly System.Threading.Tasks.TaskCompletionSource _loggedOutTask = new(System.Threading.Tasks.TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly System.Threading.Tasks.TaskCompletionSource _closedTask = new(System.Threading.Tasks.TaskCreationOptions.RunContinuationsAsynchronously);
@@ -106,6 +109,18 @@ internal sealed class EngineAgent : IAgent
     /// <summary>Hands a session change to the agent (any thread); applied at the start of its next duty cycle.</summary>
     public void Submit(SessionChange change) => _changes.Enqueue(change);
 
+    /// <summary>Hands an operator's command to the agent (any thread); run at the start of its next duty cycle inside the
+    /// session's scope. False once the agent has closed: the caller runs it itself.</summary>
+    public bool TrySubmit(SessionCommand command)
+    {
+        lock (_commandsLock)
+        {
+            if (_commandsClosed) return false;
+            _commands.Enqueue(command);
+            return true;
+        }
+    }
+
     public void OnStart() => ThreadId = System.Environment.CurrentManagedThreadId;
 
     /// <summary>Hands a new connection to the agent (accept thread, connect task).</summary>
@@ -127,6 +142,7 @@ internal sealed class EngineAgent : IAgent
     {
         long epochNs = _time.BeginCycle(nowNs);
         int work = _changes.IsEmpty ? 0 : ApplyChanges(nowNs);
+        if (!_commands.IsEmpty) work += RunCommands(epochNs);
         work += TakeIncoming(nowNs, epochNs);
         work += PollConnections(nowNs, out int waiting, out int closedBeforeLogon);
         if (_reclaim.Observe(waiting, closedBeforeLogon, nowNs)) _reclaim.Start();
@@ -175,6 +191,9 @@ internal sealed class EngineAgent : IAgent
 
     public void OnClose()
     {
+        // Commands queued before the close still run (the sessions are still there); later ones run on their callers.
+        lock (_commandsLock) _commandsClosed = true;
+        RunCommands(_time.EpochNow());
         // Removals end here (the caller disposes the session); adds not yet applied stay the host's to dispose.
         while (_changes.TryDequeue(out SessionChange? change))
         {
@@ -201,6 +220,20 @@ internal sealed class EngineAgent : IAgent
         _loggedOut.Set();
         _loggedOutTask.TrySetResult();
         _closedTask.TrySetResult();
+    }
+
+    // Start of a duty cycle: operators' commands, each inside its session's scope (waiting for the gate: a receiving
+    // thread holds it for one message at most). Rare; may allocate.
+    private int RunCommands(long epochNs)
+    {
+        int work = 0;
+        while (_commands.TryDequeue(out SessionCommand? command))
+        {
+            work++;
+            using SessionScope scope = command.Slot.Enter(epochNs);
+            command.Run(scope.EpochNs);
+        }
+        return work;
     }
 
     // Start of a duty cycle: sessions added to or removed from the running engine.

@@ -44,7 +44,7 @@ internal sealed class InitiatorConnector(SessionSlot slot, IReadOnlyList<SocketE
         FixSession s = slot.Session;
         // IsConnected may be read while a completion thread disconnects the session: a stale true only delays the
         // attempt by a duty cycle; only the agent attaches initiator connections.
-        if (_connecting || s.IsConnected || endpoints.Count == 0 || nowNs < _nextAttemptNs || !s.IsSessionTime(epochNs)) return 0;
+        if (_connecting || slot.Disabled || s.IsConnected || endpoints.Count == 0 || nowNs < _nextAttemptNs || !s.IsSessionTime(epochNs)) return 0;
         if (s.StoreFailure is { } failure)
         {
             // The session refuses every connection once its store failed (until the engine restarts): dialling again would
@@ -69,6 +69,10 @@ internal sealed class InitiatorConnector(SessionSlot slot, IReadOnlyList<SocketE
     // Not inlined into Poll: the lambda's closure would be allocated on every Poll, at the entry of the scope that
     // declares what it captures.
     private void StartConnect(SocketEndpoint ep, int index) => Task.Run(() => ConnectAsync(ep, index));
+
+    /// <summary>Agent (or the caller of a session command while the agent is not running): the next connect is due now,
+    /// not after the reconnect interval (an operator's Logon).</summary>
+    public void ConnectNow() => _nextAttemptNs = 0;
 
     /// <summary>Agent: the connection the task queued has been taken.</summary>
     public void Connected() => _connecting = false;

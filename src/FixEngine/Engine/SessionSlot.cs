@@ -59,6 +59,10 @@ internal sealed class SessionSlot : IDirectSendGate
     /// is attached to it any more (the router and the agent check it inside the session's scope or before attaching).</summary>
     public volatile bool Removed;
 
+    /// <summary>Set and cleared by an operator (EngineRuntime.SetEnabled, any thread): a disabled initiator does not
+    /// connect and a disabled acceptor's Logons are refused (the connection is closed).</summary>
+    public volatile bool Disabled;
+
     /// <summary>Enters the session: takes its gate (if it has one) until the scope is disposed.</summary>
     /// <param name="epochNs">The caller's epoch time.</param>
     /// <returns>The scope; its <see cref="SessionScope.EpochNs"/> is the time to give the session.</returns>

@@ -16,6 +16,15 @@ public sealed partial class FixSession
         if (IsLoggedOn)
         {
             // Mid-session Logon: only a sequence reset (141=Y, 34=1) is legal.
+            if (resetFlag && seq == 1 && _sentResetSeqNumFlag)
+            {
+                // The counterparty's answer to our own in-session reset (an operator's ResetSequenceNumbersInSession):
+                // the new sequence is agreed; its Logon was its message 1.
+                _sentResetSeqNumFlag = false;
+                _store.IncrNextTargetMsgSeqNum();
+                _log.OnEvent(Logging.LogLevel.Warning, "Counterparty accepted the sequence reset: Logon with ResetSeqNumFlag=Y, MsgSeqNum 1", epochNs);
+                return;
+            }
             if (resetFlag && seq == 1)
             {
                 _log.OnEvent(Logging.LogLevel.Warning, "Logon with ResetSeqNumFlag=Y: resetting sequence numbers", epochNs);

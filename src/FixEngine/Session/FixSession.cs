@@ -107,6 +107,8 @@ public sealed partial class FixSession : IDisposable
     private SessionState _state;
     private long _stateSinceNs;
     private bool _sentResetSeqNumFlag;
+    // An operator reset the numbers while disconnected: an initiator's next Logon says so (ResetSeqNumFlag(141)=Y).
+    private bool _resetOnNextLogon;
     private bool _processingQueue;
     private bool _disposed;
 
@@ -208,6 +210,7 @@ public sealed partial class FixSession : IDisposable
         _isInitiator = settings.ConnectionType == ConnectionType.Initiator;
         _heartbeat = new HeartbeatMonitor(settings.HeartBtInt ?? 30);
         _sessionDictionary = sessionDictionary;
+        ApplicationDictionary = appDictionary;
         if (settings.UseDataDictionary && sessionDictionary is not null)
         {
             _validator = new MessageValidator(sessionDictionary, appDictionary, new ValidationOptions
@@ -278,7 +281,8 @@ public sealed partial class FixSession : IDisposable
             if (_settings.ResetOnLogon) ResetStore(epochNs);
             if (!HasSenderSeqRoom(epochNs)) return;
             // ResetSeqNumFlag(141) exists from FIX.4.1 on: a FIX.4.0 session resets its own numbers without saying so.
-            _sentResetSeqNumFlag = _settings.ResetOnLogon && _beginStringVersion >= 41;
+            _sentResetSeqNumFlag = (_settings.ResetOnLogon || _resetOnNextLogon) && _beginStringVersion >= 41;
+            _resetOnNextLogon = false;
             EnterState(SessionState.LogonSent, epochNs);
             SendLogon(epochNs, _sentResetSeqNumFlag, 0);
         }

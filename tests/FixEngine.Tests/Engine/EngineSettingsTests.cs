@@ -50,12 +50,12 @@ public sealed class EngineSettingsTests
     [Fact]
     public void TheEnginePrintsTheSettingsWarningsAtConstruction()
     {
-        IReadOnlyList<SessionSettings> settings = Acceptor(EngineTestSupport.FreePort(), "HttpAcceptPort=8080\n");
+        IReadOnlyList<SessionSettings> settings = Acceptor(EngineTestSupport.FreePort(), "SSLCipherSuite=HIGH\n");
         Assert.NotEmpty(settings[0].Warnings);
         var lines = new ConcurrentQueue<string>();
         using var engine = new FixEngineHost(settings, new ClOrdIdApp(), new EngineOptions { Console = lines.Enqueue });
         Assert.Contains(lines, l => l.StartsWith("Settings warning: ", StringComparison.Ordinal)
-            && l.Contains("HttpAcceptPort", StringComparison.Ordinal) && l.Contains("acceptor.cfg", StringComparison.Ordinal));
+            && l.Contains("SSLCipherSuite", StringComparison.Ordinal) && l.Contains("acceptor.cfg", StringComparison.Ordinal));
     }
 
     [Theory]

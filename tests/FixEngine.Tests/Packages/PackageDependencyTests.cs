@@ -29,7 +29,7 @@ public sealed class PackageDependencyTests
             // Core apps have it in their shared framework already).
             "Microsoft.Extensions.Diagnostics.HealthChecks",
         ],
-        ["FixEngine.AspNetCore"] = ["Microsoft.AspNetCore.Connections.Abstractions"],
+        ["FixEngine.AspNetCore"] = [], // ASP.NET Core is a FrameworkReference (the shared framework), not a package
         ["FixEngine.Testing"] = [],
     };
 
