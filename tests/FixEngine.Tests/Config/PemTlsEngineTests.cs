@@ -69,7 +69,7 @@ public sealed class PemTlsEngineTests : IDisposable
             [DEFAULT]
             ConnectionType=initiator
             SocketConnectHost=127.0.0.1
-            SocketConnectPort={port}
+            SocketConnectPort={(port == 0 ? 1 : port)}
             HeartBtInt=30
             ReconnectInterval=1
             StartTime=00:00:00

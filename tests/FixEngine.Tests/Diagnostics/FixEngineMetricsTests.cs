@@ -23,7 +23,7 @@ public sealed class FixEngineMetricsTests
         IReadOnlyList<SessionSettings> acceptorSettings = SettingsFile.Parse(Defaults
             + $"\nConnectionType=acceptor\nSocketAcceptPort={port}\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=METRICS-EXEC\nTargetCompID=METRICS-CLIENT\n", "acceptor");
         IReadOnlyList<SessionSettings> initiatorSettings = SettingsFile.Parse(Defaults
-            + $"\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\nReconnectInterval=1\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=METRICS-CLIENT\nTargetCompID=METRICS-EXEC\n", "initiator");
+            + $"\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={(port == 0 ? 1 : port)}\nReconnectInterval=1\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=METRICS-CLIENT\nTargetCompID=METRICS-EXEC\n", "initiator");
         var filler = new FillerApp();
         var client = new ClientApp();
         using var acceptor = new FixEngineHost(acceptorSettings, filler);

@@ -96,12 +96,13 @@ internal static class EngineTestSupport
         return condition();
     }
 
-    /// <summary>Settings for the FIX.4.4 EXEC (acceptor on <paramref name="port"/>) ↔ CLIENT (initiator) pair used by the
+    /// <summary>Settings for the FIX.4.4 EXEC (acceptor on <paramref name="port"/>; 0: the initiator gets placeholder port 1, to be
+    /// replaced with WithConnectPort once the acceptor is bound) ↔ CLIENT (initiator) pair used by the
     /// engine tests, each on top of the shared <paramref name="defaults"/> (a <c>[DEFAULT]</c> section).</summary>
     public static (IReadOnlyList<SessionSettings> Acceptor, IReadOnlyList<SessionSettings> Initiator) ExecClientPair(string defaults, int port) =>
     (
         SettingsFile.Parse(defaults + $"\nConnectionType=acceptor\nSocketAcceptPort={port}\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=EXEC\nTargetCompID=CLIENT\n", "acceptor"),
-        SettingsFile.Parse(defaults + $"\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\nReconnectInterval=1\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT\nTargetCompID=EXEC\n", "initiator")
+        SettingsFile.Parse(defaults + $"\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={(port == 0 ? 1 : port)}\nReconnectInterval=1\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT\nTargetCompID=EXEC\n", "initiator")
     );
 
     public static string TempDirectory(string prefix) => Path.Combine(Path.GetTempPath(), prefix + Guid.NewGuid().ToString("N"));

@@ -65,7 +65,7 @@ public sealed class TlsEngineTests : IDisposable
         [DEFAULT]
         ConnectionType=initiator
         SocketConnectHost=127.0.0.1
-        SocketConnectPort={port}
+        SocketConnectPort={(port == 0 ? 1 : port)}
         HeartBtInt=30
         ReconnectInterval=1
         NonStopSession=Y
