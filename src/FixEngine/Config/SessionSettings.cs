@@ -50,7 +50,9 @@ public sealed record SessionSettings
     /// <see cref="HostResolver"/>); all interfaces when null.</summary>
     public string? SocketAcceptHost { get; init; }
 
-    /// <summary>Port an acceptor listens on (1..65535). Required for acceptors.</summary>
+    /// <summary>Port an acceptor listens on (1..65535, or 0: the operating system picks a free port when the engine starts,
+    /// readable from <see cref="Engine.FixEngineHost.AcceptorPorts"/> and <see cref="Engine.FixEngineHost.TryGetAcceptorPort"/>
+    /// and logged as "Listening on port P"; sessions that all say 0 share that one port). Required for acceptors.</summary>
     public int? SocketAcceptPort { get; init; }
 
     /// <summary>Host name or address an initiator connects to. Required for initiators.</summary>
@@ -450,7 +452,7 @@ public sealed record SessionSettings
             if (HeartBtInt is null) return (nameof(HeartBtInt), "missing (required for initiators)");
         }
         if (MaxSenderSeqNumCatchUp < 0) return (nameof(MaxSenderSeqNumCatchUp), $"{MaxSenderSeqNumCatchUp} is negative (0 = never move)");
-        if (SocketAcceptPort is int ap && !IsPort(ap)) return (nameof(SocketAcceptPort), $"{ap} is not a port (1..65535)");
+        if (SocketAcceptPort is int ap && ap != 0 && !IsPort(ap)) return (nameof(SocketAcceptPort), $"{ap} is not a port (1..65535, or 0 for one the system picks)");
         if (SocketConnectPort is int cp && !IsPort(cp)) return (nameof(SocketConnectPort), $"{cp} is not a port (1..65535)");
         for (int i = 0; i < SocketConnectFailovers.Count; i++)
         {

@@ -156,7 +156,7 @@ internal sealed class EngineAgent : IAgent
             {
                 if (scope.Entered)
                 {
-                    work += ServiceSession(slot.Session, scope.EpochNs, stopping, ref anyConnected);
+                    work += ServiceSession(slot, scope.EpochNs, stopping, ref anyConnected);
                 }
                 else
                 {
@@ -364,13 +364,20 @@ internal sealed class EngineAgent : IAgent
     }
 
     // Inside the session's scope.
-    private int ServiceSession(FixSession session, long epochNs, bool stopping, ref bool anyConnected)
+    private int ServiceSession(SessionSlot slot, long epochNs, bool stopping, ref bool anyConnected)
     {
+        FixSession session = slot.Session;
         int work = 0;
         if (session.Connection is IEngineConnection c && c.IsClosed)
         {
             bool wasLoggedOn = session.IsLoggedOn;
             string reason = c.CloseReason;
+            // A TLS acceptor that checks our client certificate after the handshake (TLS 1.3, or .NET on TLS 1.2) and ends
+            // the connection: the initiator backs off as after a failed handshake.
+            if (c is SessionConnection { Transport: Transport.TlsConnection { EndedForOurCertificate: true } } && slot.Initiator is InitiatorConnector initiator)
+            {
+                initiator.TlsRefused(reason);
+            }
             session.OnDisconnected(reason, epochNs);
             if (wasLoggedOn || session.State == SessionState.Disconnected) _console.Disconnected(session.Id, reason);
             work++;

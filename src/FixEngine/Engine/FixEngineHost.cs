@@ -171,6 +171,14 @@ public sealed class FixEngineHost : IDisposable
     /// <summary>The ports the acceptors listen on (useful with port 0), available after <see cref="Start"/>.</summary>
     public IReadOnlyList<int> AcceptorPorts => _engine.AcceptorPorts;
 
+    /// <summary>The port an acceptor session listens on: its <c>SocketAcceptPort</c>, or the one the system picked for
+    /// <c>SocketAcceptPort=0</c>.</summary>
+    /// <param name="id">The acceptor session.</param>
+    /// <param name="port">The bound port, or 0.</param>
+    /// <returns>False for an initiator, an unknown session, an engine not started yet, or hosted acceptors
+    /// (<see cref="EngineOptions.ListenOnAcceptorPorts"/> false).</returns>
+    public bool TryGetAcceptorPort(SessionId id, out int port) => _engine.TryGetAcceptorPort(id, out port);
+
     /// <summary>Binds the acceptor ports and starts the engine thread.</summary>
     /// <remarks>Returns once the ports are bound and the engine thread runs; initiators connect and log on in the
     /// background.</remarks>

@@ -16,18 +16,17 @@ public sealed class FixEngineMetricsTests
     [Fact]
     public void AMeterListenerSeesEachSessionsCountersMove()
     {
-        int port = EngineTestSupport.FreePort();
+        int port = 0;
         // CompIDs no other test uses: the listener sees every FixEngine meter in the test process, and tests running
         // beside this one publish their own EXEC->CLIENT sessions' counters under the same tag.
         const string Defaults = "[DEFAULT]\nHeartBtInt=30\nStartTime=00:00:00\nEndTime=00:00:00\nUseDataDictionary=N\nResetOnLogon=Y\nIdleStrategy=Backoff";
         IReadOnlyList<SessionSettings> acceptorSettings = SettingsFile.Parse(Defaults
             + $"\nConnectionType=acceptor\nSocketAcceptPort={port}\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=METRICS-EXEC\nTargetCompID=METRICS-CLIENT\n", "acceptor");
         IReadOnlyList<SessionSettings> initiatorSettings = SettingsFile.Parse(Defaults
-            + $"\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\nReconnectInterval=1\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=METRICS-CLIENT\nTargetCompID=METRICS-EXEC\n", "initiator");
+            + $"\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={(port == 0 ? 1 : port)}\nReconnectInterval=1\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=METRICS-CLIENT\nTargetCompID=METRICS-EXEC\n", "initiator");
         var filler = new FillerApp();
         var client = new ClientApp();
         using var acceptor = new FixEngineHost(acceptorSettings, filler);
-        using var initiator = new FixEngineHost(initiatorSettings, client);
 
         var values = new Dictionary<(string Instrument, string Session), long>();
         using var listener = new MeterListener();
@@ -47,6 +46,7 @@ public sealed class FixEngineMetricsTests
         listener.Start();
 
         acceptor.Start();
+        using var initiator = new FixEngineHost(EngineTestSupport.WithConnectPort(initiatorSettings, EngineTestSupport.PortOf(acceptor)), client);
         initiator.Start();
         Assert.True(client.LoggedOn.Wait(EngineTestSupport.Wait));
         for (int i = 0; i < 10; i++) EngineTestSupport.SendOrder(client.Session!, i);

@@ -158,7 +158,7 @@ public sealed class SessionLatencyTests
     [Fact]
     public void AMeterListenerSeesTheEnginesLatencyHistograms()
     {
-        int port = EngineTestSupport.FreePort();
+        int port = 0;
         (IReadOnlyList<SessionSettings> acceptorSettings, IReadOnlyList<SessionSettings> initiatorSettings) =
             EngineTestSupport.ExecClientPair("[DEFAULT]\nHeartBtInt=30\nStartTime=00:00:00\nEndTime=00:00:00\nUseDataDictionary=N\nResetOnLogon=Y\nIdleStrategy=Backoff", port);
         var filler = new FillerApp();
@@ -184,8 +184,8 @@ public sealed class SessionLatencyTests
         });
         listener.Start();
         using var acceptor = new FixEngineHost(acceptorSettings, filler);
-        using var initiator = new FixEngineHost(initiatorSettings, client);
         acceptor.Start();
+        using var initiator = new FixEngineHost(EngineTestSupport.WithConnectPort(initiatorSettings, EngineTestSupport.PortOf(acceptor)), client);
         initiator.Start();
         Assert.True(client.LoggedOn.Wait(EngineTestSupport.Wait));
         for (int i = 0; i < 20; i++) EngineTestSupport.SendOrder(client.Session!, i);

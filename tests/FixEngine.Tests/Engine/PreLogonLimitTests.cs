@@ -51,12 +51,13 @@ public sealed class PreLogonLimitTests
     public void AHugeBodyLengthBeforeLogonIsCutAtThePreLogonLimitWhileAGoodClientTrades()
     {
         const int Attackers = 200;
-        int port = EngineTestSupport.FreePort();
+        int port = 0;
         var lines = new ConcurrentQueue<string>();
         var filler = new FillerApp();
         var clientApp = new RecordingApp();
         using var acceptor = new FixEngineHost(Acceptor(port, "MaxUnauthenticatedConnectionsPerAddress=1000\n"), filler, new EngineOptions { Console = lines.Enqueue });
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         using var initiator = new FixEngineHost(Initiator("127.0.0.1", port), clientApp);
         initiator.Start();
         Assert.True(clientApp.LoggedOn.Wait(EngineTestSupport.Wait), "the good client logged on");
@@ -99,11 +100,12 @@ public sealed class PreLogonLimitTests
     [Fact]
     public void AMessageUpToPreLogonMaxMessageSizeIsReadAndTheLimitIsLiftedAfterLogon()
     {
-        int port = EngineTestSupport.FreePort();
+        int port = 0;
         var lines = new ConcurrentQueue<string>();
         var app = new RecordingApp();
         using var acceptor = new FixEngineHost(Acceptor(port, "PreLogonMaxMessageSize=300\n"), app, new EngineOptions { Console = lines.Enqueue });
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         // A Logon padded past 300 bytes is refused before Logon...
         using (Socket big = Connect(IPAddress.Loopback, port))
         {
@@ -123,12 +125,13 @@ public sealed class PreLogonLimitTests
     [Fact]
     public void UnauthenticatedConnectionsAreCappedPerAddressAndPerPort()
     {
-        int port = EngineTestSupport.FreePort();
+        int port = 0;
         var lines = new ConcurrentQueue<string>();
         var app = new RecordingApp();
         using var acceptor = new FixEngineHost(Acceptor(port, "MaxUnauthenticatedConnections=5\nMaxUnauthenticatedConnectionsPerAddress=3\nLogonTimeout=30\n"),
             app, new EngineOptions { Console = lines.Enqueue });
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         var silent = new List<Socket>();
         try
         {
