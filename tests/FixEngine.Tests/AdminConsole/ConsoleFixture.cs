@@ -43,15 +43,15 @@ internal sealed class ConsoleFixture : IAsyncDisposable
 
     public static async Task<ConsoleFixture> StartAsync()
     {
-        int port = EngineTestSupport.FreePort();
         string logDir = EngineTestSupport.TempDirectory("console-log-");
         (IReadOnlyList<SessionSettings> acceptorSettings, IReadOnlyList<SessionSettings> initiatorSettings) = EngineTestSupport.ExecClientPair(
-            "[DEFAULT]\nHeartBtInt=30\nStartTime=00:00:00\nEndTime=00:00:00\nUseDataDictionary=N\nIdleStrategy=Backoff", port);
+            "[DEFAULT]\nHeartBtInt=30\nStartTime=00:00:00\nEndTime=00:00:00\nUseDataDictionary=N\nIdleStrategy=Backoff", 0);
         acceptorSettings = [acceptorSettings[0] with { FileLogPath = logDir }];
         var exec = new FillerApp();
         var client = new ClientApp();
         var acceptor = new FixEngineHost(acceptorSettings, exec);
         acceptor.Start();
+        initiatorSettings = EngineTestSupport.WithConnectPort(initiatorSettings, EngineTestSupport.PortOf(acceptor));
         var initiator = new FixEngineHost(initiatorSettings, client);
         initiator.Start();
 

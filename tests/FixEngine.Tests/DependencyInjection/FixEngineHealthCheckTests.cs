@@ -121,12 +121,11 @@ public sealed class FixEngineHealthCheckTests
     [Fact]
     public async Task TheRegisteredCheckReportsTheHostedEnginesSessions()
     {
-        int port = EngineTestSupport.FreePort();
         HostApplicationBuilder builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
         builder.Configuration.AddInMemoryCollection(new Dictionary<string, string?>
         {
             ["FixEngine:Default:ConnectionType"] = "acceptor",
-            ["FixEngine:Default:SocketAcceptPort"] = port.ToString(System.Globalization.CultureInfo.InvariantCulture),
+            ["FixEngine:Default:SocketAcceptPort"] = "0",
             ["FixEngine:Default:StartTime"] = "00:00:00",
             ["FixEngine:Default:EndTime"] = "00:00:00",
             ["FixEngine:Default:HeartBtInt"] = "30",
@@ -147,7 +146,9 @@ public sealed class FixEngineHealthCheckTests
         Assert.Equal(HealthStatus.Degraded, entry.Status);
         Assert.Contains("FIX.4.4:EXEC->CLIENT degraded: not logged on inside its schedule", entry.Description, StringComparison.Ordinal);
 
-        (_, IReadOnlyList<SessionSettings> initiatorSettings) = EngineTestSupport.ExecClientPair("[DEFAULT]\nHeartBtInt=30\nStartTime=00:00:00\nEndTime=00:00:00\nUseDataDictionary=N\nIdleStrategy=Backoff", port);
+        int port = EngineTestSupport.PortOf(host.Services.GetRequiredService<FixEngineHost>());
+        (_, IReadOnlyList<SessionSettings> initiatorSettings) = EngineTestSupport.ExecClientPair("[DEFAULT]\nHeartBtInt=30\nStartTime=00:00:00\nEndTime=00:00:00\nUseDataDictionary=N\nIdleStrategy=Backoff", 0);
+        initiatorSettings = EngineTestSupport.WithConnectPort(initiatorSettings, port);
         var client = new ClientApp();
         using (var initiator = new FixEngineHost(initiatorSettings, client))
         {

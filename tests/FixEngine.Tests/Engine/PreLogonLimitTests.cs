@@ -170,15 +170,15 @@ public sealed class PreLogonLimitTests
         // Each client is a descriptor here and another in the acceptor (same process): stay under the open-files limit.
         int clients = Math.Min(1_200, (OpenFilesLimit() - 400) / 2);
         Assert.True(clients > 64 * 2, $"the open-files limit ({OpenFilesLimit()}) leaves room for only {clients} clients");
-        int port = EngineTestSupport.FreePort();
         var lines = new ConcurrentQueue<string>();
         var sessions = new StringBuilder();
         for (int i = 0; i < clients; i++) sessions.Append("[SESSION]\nTargetCompID=C").Append(i).Append('\n');
         IReadOnlyList<SessionSettings> settings = SettingsFile.Parse(
-            $"[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort={port}\nNonStopSession=Y\nUseDataDictionary=N\nReceiveMode=Completion\n"
+            $"[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nNonStopSession=Y\nUseDataDictionary=N\nReceiveMode=Completion\n"
             + $"BeginString=FIX.4.4\nSenderCompID=EXEC\nStoreIndexCapacity=16\nMemoryStoreCapacityBytes=0\n{sessions}", "storm.cfg");
         using var acceptor = new FixEngineHost(settings, new RecordingApp(), new EngineOptions { Console = lines.Enqueue, PrewarmConnections = false });
         acceptor.Start();
+        int port = EngineTestSupport.PortOf(acceptor);
         var sockets = new List<Socket>(clients);
         try
         {
