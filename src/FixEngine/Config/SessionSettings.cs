@@ -107,6 +107,11 @@ public sealed record SessionSettings
     /// <c>FileStoreArchivePath</c>. See <see cref="Store.FileMessageStoreOptions.ArchiveDirectory"/>.</summary>
     public string? FileStoreArchivePath { get; init; }
 
+    /// <summary>Keep an index checkpoint beside each file store journal so a long journal opens without a full replay.
+    /// Settings key <c>FileStoreIndexCheckpoint</c> (Y/N, default N). See
+    /// <see cref="Store.FileMessageStoreOptions.IndexCheckpoint"/>.</summary>
+    public bool FileStoreIndexCheckpoint { get; init; }
+
     /// <summary>Directory of the file log; no file log when null.</summary>
     public string? FileLogPath { get; init; }
 

@@ -58,6 +58,7 @@ internal static class SettingKeys
         Bool("NonStopSession", (s, v) => s with { NonStopSession = v }, s => s.NonStopSession),
         Str("FileStorePath", (s, v) => s with { FileStorePath = v }, s => s.FileStorePath),
         Str("FileStoreArchivePath", (s, v) => s with { FileStoreArchivePath = v }, s => s.FileStoreArchivePath),
+        Bool("FileStoreIndexCheckpoint", (s, v) => s with { FileStoreIndexCheckpoint = v }, s => s.FileStoreIndexCheckpoint),
         Str("FileLogPath", (s, v) => s with { FileLogPath = v }, s => s.FileLogPath),
         Enum("FileLogLayout", (s, v) => s with { FileLogLayout = v }, s => s.FileLogLayout),
         Str("DataDictionary", (s, v) => s with { DataDictionary = v }, s => s.DataDictionary),

@@ -107,6 +107,7 @@ public sealed class SettingsMessageStoreFactory : IMessageStoreFactory
             InitialIndexCapacity = settings.StoreIndexCapacity,
             SharedAccess = sharedAccess,
             ArchiveDirectory = settings.FileStoreArchivePath,
+            IndexCheckpoint = settings.FileStoreIndexCheckpoint,
         };
     }
 }

@@ -39,7 +39,8 @@ public sealed class FileMessageStoreOptions
     public int InitialIndexCapacity { get; init; }
 
     /// <summary>Keep an index checkpoint beside the journal (<c>&lt;journal&gt;.index</c>, 4 bytes per message) so that
-    /// opening a long journal reads the checkpoint and replays only the records after it (default true).</summary>
+    /// opening a long journal reads the checkpoint and replays only the records after it (default false: every open
+    /// replays the whole journal; settings key <c>FileStoreIndexCheckpoint=Y</c>).</summary>
     /// <remarks>The checkpoint is a cache, never the authority: each part of it is believed only if the journal still
     /// holds the record it names at the place it names, and the journal after it is replayed with the usual damage
     /// handling; a missing, torn, stale or foreign checkpoint only makes the open replay more. Its blocks are written
@@ -47,9 +48,10 @@ public sealed class FileMessageStoreOptions
     /// to disk. The journal bytes a checkpoint covers are not read on open: damage that appears in them later (a disk
     /// error, or a power loss under <see cref="FileStoreSyncPolicy.OS"/>) is found when a resend reads the message,
     /// whose CRCs are checked on every read, and is answered with a gap fill
-    /// (<see cref="FileMessageStore.DamagedMessagesSkipped"/>). Set false to replay the whole journal on every open (and
-    /// so apply <see cref="Recovery"/> to all of it). Not used with <see cref="SharedAccess"/>.</remarks>
-    public bool IndexCheckpoint { get; init; } = true;
+    /// (<see cref="FileMessageStore.DamagedMessagesSkipped"/>), not on open: <see cref="Recovery"/> then applies only to
+    /// the journal after the checkpoint. That is why it is off by default; turn it on for sessions whose history is
+    /// long enough for the replay to matter. Not used with <see cref="SharedAccess"/>.</remarks>
+    public bool IndexCheckpoint { get; init; }
 
     /// <summary>A folder to move each finished incarnation's journal to on <see cref="FileMessageStore.Reset"/> (a session
     /// reset: a new trading day, a Logon with ResetSeqNumFlag), instead of emptying it; null (the default) keeps the

@@ -85,6 +85,7 @@ public sealed class JournalArchiveTests : IDisposable
             SenderCompID=ISLD
             FileStorePath=store
             FileStoreArchivePath=store/archive
+            FileStoreIndexCheckpoint=Y
             [SESSION]
             BeginString=FIX.4.2
             TargetCompID=TW
@@ -92,5 +93,6 @@ public sealed class JournalArchiveTests : IDisposable
         SessionSettings settings = Assert.Single(SettingsFile.Parse(Text));
         Assert.Equal("store/archive", settings.FileStoreArchivePath);
         Assert.Equal("store/archive", SettingsMessageStoreFactory.FileOptions(settings, sharedAccess: false).ArchiveDirectory);
+        Assert.True(SettingsMessageStoreFactory.FileOptions(settings, sharedAccess: false).IndexCheckpoint);
     }
 }

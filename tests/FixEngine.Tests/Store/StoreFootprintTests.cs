@@ -40,7 +40,7 @@ public sealed class StoreFootprintTests : IDisposable
     [Fact]
     public void AThousandFreshFileStoresReserveAFewKilobytesEach()
     {
-        var options = new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS };
+        var options = new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS, IndexCheckpoint = true };
         var stores = new List<FileMessageStore>(Stores);
         try
         {
@@ -80,7 +80,7 @@ public sealed class StoreFootprintTests : IDisposable
     [Fact]
     public void FileStoreGrowthFromAWarmPoolAllocatesNothing()
     {
-        using var store = new FileMessageStore(_directory.Path, "growth", 1, new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS });
+        using var store = new FileMessageStore(_directory.Path, "growth", 1, new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS, IndexCheckpoint = true });
         byte[] message = StoreTestData.Message(1, 200);
         // 5,000 messages: five index segments and five checkpoint blocks per period, all rented from (and returned to)
         // the pool; the first window warms it.
