@@ -4,6 +4,8 @@ using System.Diagnostics;
 using System.Globalization;
 using System.IO;
 using System.Linq;
+using System.Net;
+using System.Net.Sockets;
 using System.Text;
 using System.Threading;
 using FixEngine.Benchmarks.RoundTrip;
@@ -23,16 +25,17 @@ namespace FixEngine.Benchmarks.Takeover;
 /// <para>Each run: a primary acceptor process (this executable, <c>standby-takeover --acceptor</c>) on a PostgreSQL store
 /// with its own SenderCompID; this process's FixEngine initiator logs on and hands it NewOrderSingles at a steady rate;
 /// after <c>--before</c> seconds of trading the primary is SIGKILLed and a standby process is started at once on the same
-/// settings file (it waits for the dead primary's lease to expire, then listens on the primary's port and resumes the
+/// settings file (it waits for the dead primary's lease to expire, then listens on the same port and resumes the
 /// session from the database). The run measures from the kill to: the standby holding the lease and listening, the
 /// initiator's Logon being answered, and the first ExecutionReport the initiator receives after that Logon (trading
 /// again). Trading goes on for <c>--after</c> seconds, then every order handed over must be answered within 30 s.</para>
 /// <para>Counted per run: orders stored by the initiator (OnSendStored), orders with no ExecutionReport at the end (lost),
 /// orders with more than one ExecutionReport (duplicates, split by the repeat's PossDupFlag), Logons the initiator saw
 /// refused (Logout before a Logon answer) between the kill and the takeover.</para>
-/// <para>The standby binds the port the primary had (the counterparty's settings name one port): it was the primary's
-/// until the kill and is free again at once (SocketReuseAddress=Y); should another program take it in that instant the
-/// standby fails to start ("port P is already in use") and the run is reported failed, not mismeasured.</para>
+/// <para>Primary and standby listen on one port (the counterparty's settings name one): a port the system picks for a
+/// socket this process holds bound (SO_REUSEADDR, never listening) for the whole run, so the acceptors
+/// (SocketReuseAddress=Y, the default) can bind it in turn and no other program can take it between the kill and the
+/// standby's start.</para>
 /// </remarks>
 internal static class StandbyTakeoverCommand
 {
@@ -161,8 +164,9 @@ internal static class StandbyTakeoverCommand
             SenderCompID={exec}
             TargetCompID=CLIENT
             """;
+        using Socket held = HeldPort(out int port);
         string primaryConfig = Path.Combine(dir, "primary.cfg");
-        File.WriteAllText(primaryConfig, Settings(0));
+        File.WriteAllText(primaryConfig, Settings(port));
         LineProcess? primary = null;
         LineProcess? standby = null;
         FixEngineHost? initiator = null;
@@ -172,7 +176,7 @@ internal static class StandbyTakeoverCommand
         try
         {
             primary = StartAcceptor("primary", primaryConfig, Path.Combine(dir, "primary.log"));
-            int port = PortOf(primary.Expect("PORT ", TimeSpan.FromSeconds(60)));
+            if (PortOf(primary.Expect("PORT ", TimeSpan.FromSeconds(60))) != port) throw new InvalidOperationException("the primary listens on another port");
             string standbyConfig = Path.Combine(dir, "standby.cfg");
             File.WriteAllText(standbyConfig, Settings(port));
 
@@ -244,6 +248,17 @@ internal static class StandbyTakeoverCommand
             primary?.Stop();
             File.WriteAllLines(Path.Combine(dir, "initiator.log"), client.Lines());
         }
+    }
+
+    /// <summary>A loopback port the system picked, held by the returned socket (bound with SO_REUSEADDR, not listening)
+    /// while it lives: acceptors with SocketReuseAddress=Y can listen on it one after the other, nobody else can.</summary>
+    private static Socket HeldPort(out int port)
+    {
+        var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        socket.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
+        socket.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+        port = ((IPEndPoint)socket.LocalEndPoint!).Port;
+        return socket;
     }
 
     private static int PortOf(string line) => int.Parse(line.AsSpan(5), NumberStyles.None, CultureInfo.InvariantCulture);
