@@ -33,6 +33,16 @@ hogs=${HOGS:-$(nproc)}
 mkdir -p "$out"
 echo "== logs in $out; $runs run(s) of ${projects[*]} beside $hogs CPU hog(s)"
 
+# A background job of a shell without job control starts with SIGINT and SIGQUIT ignored, and children inherit that:
+# the tests that stop a child program with Ctrl+C (SIGINT) would then wait for nothing. Bash cannot undo an inherited
+# ignore, so the test runs through a one-line exec that restores the defaults (Python's own ignored SIGPIPE and
+# SIGXFSZ too).
+sigint_default=()
+if [ $(( 0x$(awk '/^SigIgn:/{print $2}' /proc/$$/status) & 2 )) -ne 0 ]; then
+  echo "== SIGINT is ignored in this shell (a background job?): restoring its default for the test runs"
+  sigint_default=(python3 -c 'import os, signal, sys; [signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGQUIT, signal.SIGPIPE, signal.SIGXFSZ)]; os.execvp(sys.argv[1], sys.argv[1:])')
+fi
+
 hog_pids=() controller=""
 stop_hogs() { local p; for p in "${hog_pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; hog_pids=(); }
 cleanup() {
@@ -83,7 +93,7 @@ for ((run = 1; run <= runs; run++)); do
     [ -n "${LOCK_FILE:-}" ] && lock=(flock "$LOCK_FILE")
     filter=()
     [ -n "${FILTER:-}" ] && filter=(--filter "$FILTER")
-    "${lock[@]}" dotnet test "$p" -c Release --no-build "${filter[@]}" --logger "trx;LogFileName=$out/run$run-$name.trx" \
+    "${lock[@]}" "${sigint_default[@]}" dotnet test "$p" -c Release --no-build "${filter[@]}" --logger "trx;LogFileName=$out/run$run-$name.trx" \
       --logger "console;verbosity=normal" > "$log" 2>&1
     rc=$?
     secs=$(( $(date +%s) - start ))
