@@ -111,9 +111,8 @@ public sealed partial class FixSession : IDisposable
     // The time passed to the entry point being processed.
     private long _epochNs;
 
-    // Threads: the thread that last entered through an engine entry point (OnConnected, OnMessage, OnGarbled, Poll,
-    // OnDisconnected) owns the session; Send checks it. Producers of TrySendFromAnyThread serialise in _handOff
-    // (the ring itself is single-producer), which refuses them once closed (after Stop or a store failure).
+    // Threads (docs/architecture.md, "Who runs a session"; FixSession.Gate): the thread that holds the session (entered
+    // it through Enter or TryEnter; the constructing thread until then) owns it, and Send checks it.
     private int _ownerThreadId;
 
     /// <summary>Signalled after a message is handed over, so the engine agent that drains the hand-off wakes from its
@@ -127,19 +126,11 @@ public sealed partial class FixSession : IDisposable
     /// <summary>Set once (Interlocked) by whoever hands <see cref="Log"/> back to its factory, so it is released once.</summary>
     internal int LogReleased;
 
-    /// <summary>Set by the engine for a gated session: lets a thread handing a message over enter the session when
-    /// nobody is in it and send the message itself (null: the owner thread always does).</summary>
-    internal IDirectSendGate? DirectSendGate { get; set; }
-
     /// <summary>Messages handed over by TrySendFromAnyThread wait in the hand-off (approximate; any thread).</summary>
     internal bool HasHandedOverMessages => _handOff.Ring.UsedBytes != 0;
     private long _handedOverNotStored;
     private bool _lastFinishFailed;
     private bool _lastFinishVetoed;
-
-    /// <summary>Inside a direct send (SendHandedOverOrWakeAgent, gate held): Transmit queues through
-    /// <see cref="ISessionConnection.SendDeferred"/> and the caller flushes after leaving the gate.</summary>
-    private bool _deferTransmit;
 
     // Durability: the inbound message FromApp is processing (0: none), so what it sends carries the processed mark;
     // whether that delivery may repeat an earlier one; the inbound number that was next when the store was opened (the
@@ -234,7 +225,6 @@ public sealed partial class FixSession : IDisposable
     internal void OnConnected(ISessionConnection connection, long epochNs)
     {
         ArgumentNullException.ThrowIfNull(connection);
-        _ownerThreadId = Environment.CurrentManagedThreadId;
         if (_storeFault is not null)
         {
             _log.OnEvent(Logging.LogLevel.Error, "Connection refused: the message store failed (" + _storeFault.Message + ")", epochNs);
@@ -293,7 +283,6 @@ public sealed partial class FixSession : IDisposable
     /// <param name="epochNs">Now, epoch nanoseconds.</param>
     internal void OnDisconnected(string reason, long epochNs)
     {
-        _ownerThreadId = Environment.CurrentManagedThreadId;
         if (_connection is null) return;
         _connection = null;
         AfterDisconnect(reason, epochNs);
