@@ -147,8 +147,7 @@ internal sealed class EngineAgent : IAgent
                     // A receiving thread is in the session (so it is connected): serviced on a later duty cycle. Not
                     // counted as work: spinning on the gate while a message is processed (or fsynced) takes the core the
                     // receiving thread and the peer need. Messages handed over meanwhile are not left waiting for the
-                    // idle strategy: the receiving thread sends them before and after it leaves the gate, or wakes the
-                    // agent (SessionSlot.SendHandedOverOrWakeAgent).
+                    // idle strategy: the receiving thread sends them as it leaves (FixSession.Leave), or wakes the agent.
                     anyConnected = true;
                 }
             }

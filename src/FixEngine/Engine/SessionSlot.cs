@@ -29,7 +29,7 @@ internal sealed class SessionSlot
     /// <param name="session">The session.</param>
     /// <param name="guarded">True when a thread other than the engine agent runs the session (dedicated or completion
     /// receive, TLS, hosted connections): the session gets its gate.</param>
-    /// <param name="epochNow">The engine's clock (any thread), for application threads that enter a free gated session
+    /// <param name="epochNow">The engine's clock, read on any thread: for application threads that enter a free gated session
     /// to send what they handed over; null: they never enter, the agent sends for them.</param>
     public SessionSlot(FixSession session, bool guarded, System.Func<long>? epochNow = null)
     {
@@ -66,7 +66,7 @@ internal sealed class SessionSlot
         if (Session.TryEnter(epochNs, out long entryEpochNs))
         {
             _refused = false;
-            return new SessionScope(Session, entryEpochNs);
+            return new SessionScope(Session, entryEpochNs, byAgent: true);
         }
         if (!_refused)
         {
@@ -76,7 +76,7 @@ internal sealed class SessionSlot
         }
         if (nowNs - _refusedSinceNs < MaxServiceDelayNs) return default;
         _refused = false;
-        return Enter(epochNs);
+        return new SessionScope(Session, Session.Enter(epochNs), byAgent: true);
     }
 
     /// <summary>Inside the session's scope: gives the session its new connection (an initiator sends its Logon now).</summary>
@@ -95,12 +95,17 @@ internal sealed class SessionSlot
 internal readonly ref struct SessionScope
 {
     private readonly FixSession? _session;
+    private readonly bool _byAgent;
 
     /// <summary>The session is entered (FixSession.Enter or TryEnter returned <paramref name="epochNs"/>).</summary>
-    public SessionScope(FixSession session, long epochNs)
+    /// <param name="session">The session.</param>
+    /// <param name="epochNs">The time to give the session.</param>
+    /// <param name="byAgent">Entered by the engine agent for its duty cycle: leaving does not wake the agent.</param>
+    public SessionScope(FixSession session, long epochNs, bool byAgent = false)
     {
         _session = session;
         EpochNs = epochNs;
+        _byAgent = byAgent;
     }
 
     /// <summary>False only for a <see cref="SessionSlot.EnterForService"/> that found the gate busy: the session must not
@@ -110,5 +115,5 @@ internal readonly ref struct SessionScope
     /// <summary>The epoch time to pass to the session inside this scope.</summary>
     public long EpochNs { get; }
 
-    public void Dispose() => _session?.Leave();
+    public void Dispose() => _session?.Leave(wakeAgent: !_byAgent);
 }

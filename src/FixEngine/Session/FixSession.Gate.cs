@@ -87,7 +87,8 @@ public sealed partial class FixSession
     }
 
     /// <summary>Leaves the session: first sends what other threads handed over while this one held it.</summary>
-    internal void Leave()
+    /// <param name="wakeAgent">False for the engine agent itself (it looks at the hand-off on its next duty cycle).</param>
+    internal void Leave(bool wakeAgent = true)
     {
         object? gate = _gate;
         try
@@ -100,7 +101,7 @@ public sealed partial class FixSession
         }
         // Still waiting (the session cannot send now, or a sender found the gate held after the drain above): the agent
         // takes it. One volatile read when nothing waits.
-        if (HasHandedOverMessages) AgentWakeup?.Signal();
+        if (wakeAgent && HasHandedOverMessages) AgentWakeup?.Signal();
     }
 
     // Under the gate.

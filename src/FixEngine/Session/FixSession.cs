@@ -11,15 +11,12 @@ namespace FixEngine.Session;
 
 /// <summary>One FIX session (FIX.4.x or FIXT.1.1): state machine, sequencing, validation, resend/gap-fill, timers.</summary>
 /// <remarks>
-/// <para>Design: single-threaded. One thread at a time calls every member except
-/// <see cref="TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/> and the counters:
-/// the engine agent for a busy-poll session; for a dedicated-mode session the connection's receive thread (inbound) or
-/// the agent (timers, outbox); for a completion-mode or TLS session the socket completion thread (inbound) or the agent;
-/// those two are serialised by the engine's per-session gate, which also orders their memory accesses; or a test. The thread that last entered through OnConnected, OnMessage, OnGarbled, Poll or OnDisconnected
-/// owns the session, and <see cref="Send{TState}(ReadOnlySpan{byte}, in TState, BodyWriter{TState}, long)"/> throws
+/// <para>Design: one thread at a time runs the session: the engine agent for a busy-poll session, otherwise whichever
+/// thread holds the session's gate (docs/architecture.md, "Who runs a session", holds the rules; FixSession.Gate
+/// implements them). <see cref="Send{TState}(ReadOnlySpan{byte}, in TState, BodyWriter{TState}, long)"/> throws
 /// <see cref="InvalidOperationException"/> on any other thread (one comparison per call). Any number of other threads
-/// may call <see cref="TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>: they take
-/// a private lock to write into a byte ring drained by <see cref="Poll"/>, so sequence numbers stay single-writer. The session never reads a clock: every entry point takes
+/// may call <see cref="TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>: they
+/// write into a hand-off ring that only the session's holder numbers and sends, so sequence numbers stay single-writer. The session never reads a clock: every entry point takes
 /// <c>epochNs</c>, nanoseconds since the Unix epoch (UTC), used both for SendingTime and for timers. Steady-state
 /// processing allocates nothing: inbound messages are indexed in place, outbound messages are encoded into one reusable
 /// buffer, early messages (gaps) are copied once into pooled buffers.</para>
