@@ -14,7 +14,8 @@ dictionaries=$root/dictionaries
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
 
 work=$(mktemp -d)
-port=${AT_PORT:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')}
+# AT_PORT, or 0: the acceptor binds a port the system picks and prints it ("listening on port(s) P"), read back below.
+port=${AT_PORT:-0}
 cat > "$work/at.cfg" <<CFG
 [DEFAULT]
 ConnectionType=acceptor
@@ -90,7 +91,11 @@ cleanup() { kill "$acceptor" 2>/dev/null; wait "$acceptor" 2>/dev/null; }
 trap cleanup EXIT
 
 for _ in $(seq 1 100); do
-  if python3 -c "import socket,sys; s=socket.socket(); s.settimeout(0.2); sys.exit(0 if s.connect_ex(('127.0.0.1',$port))==0 else 1)"; then break; fi
+  if [ "$port" = 0 ]; then
+    port=$(sed -n 's/^\[acceptor\] listening on port(s) \([0-9]*\).*/\1/p' "$work/acceptor.out" | head -n 1)
+    port=${port:-0}
+  fi
+  if [ "$port" != 0 ] && python3 -c "import socket,sys; s=socket.socket(); s.settimeout(0.2); sys.exit(0 if s.connect_ex(('127.0.0.1',$port))==0 else 1)"; then break; fi
   if ! kill -0 "$acceptor" 2>/dev/null; then cat "$work/acceptor.out"; echo "acceptor exited"; echo "0 passed, 1 failed"; exit 1; fi
   sleep 0.1
 done

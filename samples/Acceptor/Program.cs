@@ -14,7 +14,7 @@ using FixEngine.Session;
 
 // Usage:
 //   dotnet run --project samples/Acceptor                      acceptor on the embedded config (port 5001), Ctrl+C to stop
-//   dotnet run --project samples/Acceptor -- --demo [--orders N] [--port P]
+//   dotnet run --project samples/Acceptor -- --demo [--orders N] [--port P]   (--port 0: the system picks, printed)
 //                                                             acceptor + in-process initiator: N orders round-trip, then exit
 //   dotnet run --project samples/Acceptor -- settings.cfg      acceptor on a QuickFIX-style settings file
 //   dotnet run --project samples/Acceptor -- --at settings.cfg acceptance-test application (echo), for .ci/acceptance.sh
@@ -30,9 +30,9 @@ for (int i = 0; i < args.Length; i++)
         case "--demo": demo = true; break;
         case "--at": at = true; break;
         case "--orders" when i + 1 < args.Length && int.TryParse(args[i + 1], CultureInfo.InvariantCulture, out int n) && n > 0: orders = n; i++; break;
-        case "--port" when i + 1 < args.Length && int.TryParse(args[i + 1], CultureInfo.InvariantCulture, out int p) && p is > 0 and < 65536: port = p; i++; break;
+        case "--port" when i + 1 < args.Length && int.TryParse(args[i + 1], CultureInfo.InvariantCulture, out int p) && p is >= 0 and < 65536: port = p; i++; break;
         case "--orders" or "--port":
-            Console.Error.WriteLine($"[acceptor] {args[i]} needs a positive number{(args[i] == "--port" ? " below 65536" : "")}");
+            Console.Error.WriteLine($"[acceptor] {(args[i] == "--port" ? "--port needs a port number 0..65535 (0: the system picks one)" : "--orders needs a positive number")}");
             return 2;
         default: cfg = args[i]; break;
     }

@@ -81,13 +81,13 @@ public sealed class LoggerSessionLogFactory : ISessionLogFactory, IDisposable
 }
 
 /// <summary>One session's log: events to its <see cref="ILogger"/> and to the inner log, messages to the inner log only.</summary>
-/// <remarks>Called on the session's thread only.</remarks>
+/// <remarks>Called on the session's thread only. Structured events (<see cref="SessionEvent"/>) go through the
+/// source-generated <see cref="SessionEventLog"/> methods: one EventId per kind, properties by name, nothing formatted
+/// below the logger's level.</remarks>
 internal sealed class LoggerSessionLog(ILogger logger, ISessionLog? inner) : ISessionLog
 {
     /// <summary>The message log beside the logger (from the inner factory), or null.</summary>
     public ISessionLog? Inner => inner;
-
-    private static readonly Action<ILogger, string, Exception?>[] s_writers = CreateWriters();
 
     public void OnIncoming(ReadOnlySpan<byte> message, long epochNs) => inner?.OnIncoming(message, epochNs);
 
@@ -100,16 +100,14 @@ internal sealed class LoggerSessionLog(ILogger logger, ISessionLog? inner) : ISe
         inner?.OnEvent(level, text, epochNs);
         LogLevel mapped = LoggerSessionLogFactory.ToLogLevel(level);
         if (mapped == LogLevel.None || !logger.IsEnabled(mapped)) return;
-        s_writers[(int)mapped](logger, text, null);
+        SessionEventLog.Other(logger, mapped, text);
     }
 
-    private static Action<ILogger, string, Exception?>[] CreateWriters()
+    public void OnEvent(in SessionEvent e, long epochNs)
     {
-        var writers = new Action<ILogger, string, Exception?>[(int)LogLevel.Critical + 1];
-        for (int i = 0; i < writers.Length; i++)
-        {
-            writers[i] = LoggerMessage.Define<string>((LogLevel)i, new EventId(1, "SessionEvent"), "{Event}");
-        }
-        return writers;
+        inner?.OnEvent(in e, epochNs);
+        LogLevel level = LoggerSessionLogFactory.ToLogLevel(e.Level);
+        if (level == LogLevel.None || !logger.IsEnabled(level)) return;
+        SessionEventLog.Write(logger, level, in e);
     }
 }

@@ -61,11 +61,13 @@ public sealed partial record PostgresMessageStoreOptions
     /// <summary><see cref="PostgresSyncPolicy.LocalJournalFirst"/>: the local journal's options (default: OS sync).</summary>
     public FileMessageStoreOptions? LocalJournalOptions { get; init; }
 
-    /// <summary>Index entries preallocated for the in-memory copy of the stored messages (default 65,536).</summary>
-    public int InitialIndexCapacity { get; init; } = 1 << 16;
+    /// <summary>Index entries reserved up front for the in-memory copy of the stored messages (default 0: it grows from
+    /// the shared pool with what the session stores).</summary>
+    public int InitialIndexCapacity { get; init; }
 
-    /// <summary>Message bytes preallocated for the in-memory copy of the stored messages (default 1 MiB).</summary>
-    public long InitialCapacityInBytes { get; init; } = 1 << 20;
+    /// <summary>Message bytes reserved up front for the in-memory copy of the stored messages (default 0: it grows from
+    /// the shared pool with what the session stores).</summary>
+    public long InitialCapacityInBytes { get; init; }
 
     [GeneratedRegex("^[a-z_][a-z0-9_]{0,39}$")]
     private static partial Regex PrefixPattern();
@@ -90,7 +92,7 @@ public sealed partial record PostgresMessageStoreOptions
         {
             throw new ArgumentException("LocalJournalFirst needs LocalJournalDirectory (FileStorePath in settings).", nameof(LocalJournalDirectory));
         }
-        ArgumentOutOfRangeException.ThrowIfLessThan(InitialIndexCapacity, 1, nameof(InitialIndexCapacity));
+        ArgumentOutOfRangeException.ThrowIfNegative(InitialIndexCapacity, nameof(InitialIndexCapacity));
         ArgumentOutOfRangeException.ThrowIfNegative(InitialCapacityInBytes, nameof(InitialCapacityInBytes));
     }
 }

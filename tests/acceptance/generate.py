@@ -69,7 +69,7 @@ def gen(d, begin, target, appl, style, order, news):
     S["07_SequenceResetResetMovesTheInboundNumber"] = ["# SequenceReset-Reset moves the expected inbound MsgSeqNum forward; its own MsgSeqNum does not count"] + logon() + [
         I(2, "4|36=20"), I(20, "1|112=R"), E(2, "0|112=R")] + logout(21, 3)
     S["08_GarbledMessagesAreIgnored"] = ["# A wrong CheckSum or BodyLength makes a message garbled: ignored, its number requested again"] + logon() + [
-        f"I8={begin}|35=1|34=2|49={target}|52=<TIME>|56=ISLD|112=BADSUM|10=001|",
+        f"I8={begin}|35=1|34=2|49={target}|52=<TIME>|56=ISLD|112=BADSUM|10=256|",
         I(3, "1|112=NEXT"),
         E(2, f"2|7=2|16={inf}"),
         I(2, "1|112=AGAIN"), E(3, "0|112=AGAIN"), E(4, "0|112=NEXT")] + logout(4, 5)

@@ -31,6 +31,7 @@
 #include <quickfix/MessageStore.h>
 #include <quickfix/Session.h>
 #include <quickfix/SessionSettings.h>
+#include <quickfix/SocketAcceptor.h>
 #include <quickfix/ThreadedSocketAcceptor.h>
 #include <quickfix/ThreadedSocketInitiator.h>
 #include <quickfix/fix44/ExecutionReport.h>
@@ -45,6 +46,7 @@
 #include <cstring>
 #include <ctime>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -90,11 +92,16 @@ struct Options {
   double replyTimeoutSeconds = 30.0;
   std::string out;
   bool spin = false;
+  // Scale harness (acceptor only): sessions BROKER01 <- CLIENT00001..N instead of CLIENT01, HeartBtInt, and the
+  // acceptor kind (threaded: ThreadedSocketAcceptor, reactor: SocketAcceptor).
+  int sessions = 0;
+  int heartbeat = 30;
+  std::string acceptorMode = "threaded";
 };
 
 [[noreturn]] void usage(const std::string& message) {
   std::cerr << "qfpeer: " << message << "\n"
-            << "usage: qfpeer acceptor --port N --dict FIX44.xml\n"
+            << "usage: qfpeer acceptor --port N --dict FIX44.xml [--sessions N --heartbeat S --acceptor-mode threaded|reactor]\n"
             << "       qfpeer initiator --port N --dict FIX44.xml --rate R --warmup W --warmup-seconds S --measured M\n"
             << "              --seconds T --lag-limit-seconds L --reply-timeout-seconds X --out samples.bin [--pacing wait|spin]\n";
   std::exit(2);
@@ -126,6 +133,12 @@ Options parse(int argc, char** argv) {
     else if (a == "--lag-limit-seconds") o.lagLimitSeconds = number(0);
     else if (a == "--reply-timeout-seconds") o.replyTimeoutSeconds = number(0);
     else if (a == "--out") o.out = v;
+    else if (a == "--sessions") o.sessions = int(number(1));
+    else if (a == "--heartbeat") o.heartbeat = int(number(1));
+    else if (a == "--acceptor-mode") {
+      if (v != "threaded" && v != "reactor") usage("--acceptor-mode: '" + v + "' is not threaded or reactor");
+      o.acceptorMode = v;
+    }
     else if (a == "--pacing") {
       if (v != "spin" && v != "wait") usage("--pacing: '" + v + "' is not spin or wait");
       o.spin = v == "spin";
@@ -142,10 +155,20 @@ std::string settingsText(const Options& o) {
   std::ostringstream s;
   s << "[DEFAULT]\n"
     << "ConnectionType=" << o.role << "\n"
-    << "HeartBtInt=30\nStartTime=00:00:00\nEndTime=00:00:00\nResetOnLogon=Y\nSocketNodelay=Y\nReconnectInterval=1\n"
-    << "UseDataDictionary=Y\nDataDictionary=" << o.dict << "\n";
+    << "HeartBtInt=" << o.heartbeat << "\nStartTime=00:00:00\nEndTime=00:00:00\nResetOnLogon=Y\nSocketNodelay=Y\nReconnectInterval=1\n"
+    // The scale harness's sessions run without a dictionary, as its FixEngine acceptor does (QuickFIX C++ 1.15 loads
+    // the dictionary once per session: about 2.5 MB each).
+    << (o.sessions > 0 ? std::string("UseDataDictionary=N\n") : "UseDataDictionary=Y\nDataDictionary=" + o.dict + "\n");
   if (o.role == "acceptor") s << "SocketAcceptPort=" << o.port << "\n";
   else s << "SocketConnectHost=127.0.0.1\nSocketConnectPort=" << o.port << "\n";
+  if (o.role == "acceptor" && o.sessions > 0) {
+    char id[24];
+    for (int i = 1; i <= o.sessions; i++) {
+      std::snprintf(id, sizeof id, "CLIENT%05d", i);
+      s << "[SESSION]\nBeginString=FIX.4.4\nSenderCompID=BROKER01\nTargetCompID=" << id << "\n";
+    }
+    return s.str();
+  }
   s << "[SESSION]\nBeginString=FIX.4.4\n";
   if (o.role == "acceptor") s << "SenderCompID=BROKER01\nTargetCompID=CLIENT01\n";
   else s << "SenderCompID=CLIENT01\nTargetCompID=BROKER01\n";
@@ -211,8 +234,10 @@ int runAcceptor(const Options& o) {
   FIX::SessionSettings settings(text);
   FIX::MemoryStoreFactory store;
   Responder app;
-  FIX::ThreadedSocketAcceptor acceptor(app, store, settings);
-  acceptor.start();
+  std::unique_ptr<FIX::Acceptor> acceptor;
+  if (o.acceptorMode == "reactor") acceptor.reset(new FIX::SocketAcceptor(app, store, settings));
+  else acceptor.reset(new FIX::ThreadedSocketAcceptor(app, store, settings));
+  acceptor->start();
   say("PORT " + std::to_string(o.port));
   std::string line;
   while (std::getline(std::cin, line)) {
@@ -223,7 +248,7 @@ int runAcceptor(const Options& o) {
     else if (line == "EXIT") break;
     else std::cerr << "qfpeer acceptor: unknown command '" << line << "'\n";
   }
-  acceptor.stop();
+  acceptor->stop();
   std::cerr << "qfpeer acceptor: " << app.orders.load() << " orders answered, " << app.errors.load() << " errors\n";
   return app.errors.load() == 0 ? 0 : 1;
 }

@@ -9,7 +9,7 @@ namespace QuickFixN;
 public sealed class PeerOptions
 {
     public const string Usage =
-        "usage: QuickFixN acceptor --port N --dict FIX44.xml\n"
+        "usage: QuickFixN acceptor --port N --dict FIX44.xml [--sessions N --heartbeat S --acceptor-mode threaded]\n"
         + "       QuickFixN initiator --port N --dict FIX44.xml --rate R --warmup W --warmup-seconds S --measured M\n"
         + "              --seconds T --lag-limit-seconds L --reply-timeout-seconds X --out samples.bin [--pacing wait|spin]\n"
         + "       QuickFixN codec [BenchmarkDotNet arguments]";
@@ -39,6 +39,12 @@ public sealed class PeerOptions
     /// <summary>Open-loop pacing by a pure spin (<c>--pacing spin</c>) instead of sleep, yield, spin.</summary>
     public bool SpinPacing { get; private set; }
 
+    /// <summary>Scale harness (acceptor): sessions BROKER01 ← CLIENT00001..N instead of CLIENT01; 0 = the one session.</summary>
+    public int Sessions { get; private set; }
+
+    /// <summary>HeartBtInt of the settings. Default 30.</summary>
+    public int HeartBtInt { get; private set; } = 30;
+
     /// <summary>Orders in the measured window: open loop min(measured, rate × seconds), closed loop at most measured.</summary>
     public long MeasuredOrders => Rate > 0 && Seconds > 0 ? Math.Max(1, Math.Min(Measured, (long)(Rate * Seconds))) : Measured;
 
@@ -65,6 +71,11 @@ public sealed class PeerOptions
                 case "--lag-limit-seconds": o.LagLimitSeconds = Number(a, v, 0, 3600); break;
                 case "--reply-timeout-seconds": o.ReplyTimeoutSeconds = Number(a, v, 0, 3600); break;
                 case "--out": o.Out = v; break;
+                case "--sessions": o.Sessions = (int)Number(a, v, 1, 100_000); break;
+                case "--heartbeat": o.HeartBtInt = (int)Number(a, v, 1, 3600); break;
+                case "--acceptor-mode":
+                    if (v != "threaded") throw new ArgumentException($"--acceptor-mode: '{v}' (QuickFIX/n has only the threaded acceptor)");
+                    break;
                 case "--pacing":
                     if (v is not ("spin" or "wait")) throw new ArgumentException($"--pacing: '{v}' is not spin or wait");
                     o.SpinPacing = v == "spin";
@@ -85,13 +96,24 @@ public sealed class PeerOptions
         bool acceptor = Role == "acceptor";
         return "[DEFAULT]\n"
             + $"ConnectionType={Role}\n"
-            + "HeartBtInt=30\nStartTime=00:00:00\nEndTime=00:00:00\nResetOnLogon=Y\nSocketNodelay=Y\nReconnectInterval=1\n"
-            + $"UseDataDictionary=Y\nDataDictionary={Dictionary}\n"
+            + $"HeartBtInt={HeartBtInt}\nStartTime=00:00:00\nEndTime=00:00:00\nResetOnLogon=Y\nSocketNodelay=Y\nReconnectInterval=1\n"
+            // The scale harness's sessions run without a dictionary, as its FixEngine acceptor does.
+            + (Sessions > 0 ? "UseDataDictionary=N\n" : $"UseDataDictionary=Y\nDataDictionary={Dictionary}\n")
             + (acceptor
                 ? $"SocketAcceptHost=127.0.0.1\nSocketAcceptPort={Port}\n"
                 : $"SocketConnectHost=127.0.0.1\nSocketConnectPort={Port}\n")
-            + "[SESSION]\nBeginString=FIX.4.4\n"
-            + (acceptor ? "SenderCompID=BROKER01\nTargetCompID=CLIENT01\n" : "SenderCompID=CLIENT01\nTargetCompID=BROKER01\n");
+            + (acceptor && Sessions > 0 ? ScaleSessions() : "[SESSION]\nBeginString=FIX.4.4\n"
+            + (acceptor ? "SenderCompID=BROKER01\nTargetCompID=CLIENT01\n" : "SenderCompID=CLIENT01\nTargetCompID=BROKER01\n"));
+    }
+
+    private string ScaleSessions()
+    {
+        var s = new System.Text.StringBuilder(Sessions * 80);
+        for (int i = 1; i <= Sessions; i++)
+        {
+            s.Append("[SESSION]\nBeginString=FIX.4.4\nSenderCompID=BROKER01\nTargetCompID=CLIENT").Append(i.ToString("D5", CultureInfo.InvariantCulture)).Append('\n');
+        }
+        return s.ToString();
     }
 
     private static double Number(string name, string value, double min, double max)

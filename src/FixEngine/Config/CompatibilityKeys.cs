@@ -65,7 +65,6 @@ internal static class CompatibilityKeys
         new("SocketSendTimeout", ValueKind.Int, "FixEngine sockets are non-blocking; a stuck peer is caught by the heartbeat/TestRequest timeout and SendBacklogLimitBytes", "0"),
         new("SocketReceiveTimeout", ValueKind.Int, "FixEngine sockets are non-blocking; a silent peer is caught by the heartbeat/TestRequest timeout", "0"),
         new("SocketIgnoreProxy", ValueKind.Bool, "FixEngine never connects through a proxy", "Y"),
-        new("HttpAcceptPort", ValueKind.Int, "FixEngine has no HTTP control panel"),
         // TLS
         new("SSLCipherSuite", ValueKind.Text, "cipher suites come from the operating system's TLS policy (OpenSSL configuration on Linux)"),
         new("TLSCipherSuites", ValueKind.Text, "cipher suites come from the operating system's TLS policy (OpenSSL configuration on Linux)"),

@@ -50,7 +50,9 @@ public sealed record SessionSettings
     /// <see cref="HostResolver"/>); all interfaces when null.</summary>
     public string? SocketAcceptHost { get; init; }
 
-    /// <summary>Port an acceptor listens on (1..65535). Required for acceptors.</summary>
+    /// <summary>Port an acceptor listens on (1..65535, or 0: the operating system picks a free port when the engine starts,
+    /// readable from <see cref="Engine.FixEngineHost.AcceptorPorts"/> and <see cref="Engine.FixEngineHost.TryGetAcceptorPort"/>
+    /// and logged as "Listening on port P"; sessions that all say 0 share that one port). Required for acceptors.</summary>
     public int? SocketAcceptPort { get; init; }
 
     /// <summary>Host name or address an initiator connects to. Required for initiators.</summary>
@@ -99,6 +101,16 @@ public sealed record SessionSettings
 
     /// <summary>Directory of the file message store; memory store when null.</summary>
     public string? FileStorePath { get; init; }
+
+    /// <summary>A folder the file store moves each finished journal to on a session reset (new trading day, a Logon with
+    /// ResetSeqNumFlag), named by the incarnation's creation time (UTC); unset (the default) truncates it. Settings key
+    /// <c>FileStoreArchivePath</c>. See <see cref="Store.FileMessageStoreOptions.ArchiveDirectory"/>.</summary>
+    public string? FileStoreArchivePath { get; init; }
+
+    /// <summary>Keep an index checkpoint beside each file store journal so a long journal opens without a full replay.
+    /// Settings key <c>FileStoreIndexCheckpoint</c> (Y/N, default N). See
+    /// <see cref="Store.FileMessageStoreOptions.IndexCheckpoint"/>.</summary>
+    public bool FileStoreIndexCheckpoint { get; init; }
 
     /// <summary>Directory of the file log; no file log when null.</summary>
     public string? FileLogPath { get; init; }
@@ -266,22 +278,32 @@ public sealed record SessionSettings
     public int PreLogonMaxMessageSize { get; init; } = 8 << 10;
 
     /// <summary>Acceptor: most connections on one SocketAcceptPort that have not yet sent a routed Logon; one more is
-    /// refused at accept, with a logged line naming the peer. A per-port key. Default 1000.</summary>
-    public int MaxUnauthenticatedConnections { get; init; } = 1000;
+    /// refused at accept, with a logged line naming the peer. A per-port key. Default 10000.</summary>
+    /// <remarks>Sized for a reconnect storm: after a gateway restart every client connects at once, and each holds a
+    /// place until its Logon is routed (at most <see cref="LogonTimeout"/>). The memory it bounds is small: before its
+    /// Logon a connection's receive buffer is at most <see cref="PreLogonMaxMessageSize"/> (8 KiB by default), so 10,000
+    /// silent or hostile connections hold at most about 80 MiB of buffers. See docs/guide.md, "Many sessions".</remarks>
+    public int MaxUnauthenticatedConnections { get; init; } = 10_000;
 
-    /// <summary>Acceptor: most such connections from one source address on one SocketAcceptPort. A per-port key. Default 64.</summary>
-    public int MaxUnauthenticatedConnectionsPerAddress { get; init; } = 64;
+    /// <summary>Acceptor: most such connections from one source address on one SocketAcceptPort. A per-port key. Default 2500.</summary>
+    /// <remarks>A quarter of the default <see cref="MaxUnauthenticatedConnections"/>: thousands of clients behind a few NAT
+    /// addresses reconnect in one wave, while one address alone cannot take every place on the port.</remarks>
+    public int MaxUnauthenticatedConnectionsPerAddress { get; init; } = 2_500;
 
-    /// <summary>Stored-message index entries preallocated per session (16 bytes each). Default 65,536; size it to a
-    /// session period's outbound message count so the store never grows while the session runs.</summary>
-    public int StoreIndexCapacity { get; init; } = 1 << 16;
+    /// <summary>Stored-message index entries reserved per session up front and kept across resets. Default 0: none; the
+    /// store index grows with what the session stores (4 bytes per message in the file store, 16 in the memory store),
+    /// from the shared array pool.</summary>
+    /// <remarks>Reserve only for a session that must not touch the pool while it runs (its first period's growth is
+    /// then free of pool rents); every reservation is held by every session whether it sends or not.</remarks>
+    public int StoreIndexCapacity { get; init; }
 
-    /// <summary>Message bytes the memory store preallocates per session (rounded up to whole 1 MiB chunks). Default
-    /// 1 MiB.</summary>
-    /// <remarks>Used only without <see cref="FileStorePath"/>. Size it with <see cref="StoreIndexCapacity"/> to a
-    /// session period's outbound bytes: appends within both capacities allocate nothing; beyond them the store grows
-    /// one chunk at a time (a one-off allocation per chunk, no message is dropped).</remarks>
-    public int MemoryStoreCapacityBytes { get; init; } = 1 << 20;
+    /// <summary>Message bytes the memory store reserves per session up front and keeps across resets (rounded up to
+    /// whole 1 MiB chunks). Default 0: none; the arena grows from a 4 KiB chunk, doubling up to 1 MiB chunks, from the
+    /// shared array pool.</summary>
+    /// <remarks>Used only without <see cref="FileStorePath"/>. With <see cref="StoreIndexCapacity"/>, for a session that
+    /// must not touch the pool while it runs: appends within both reservations allocate nothing from the first message
+    /// on; beyond them the store grows (no message is dropped). Growth from a warm pool allocates nothing either.</remarks>
+    public int MemoryStoreCapacityBytes { get; init; }
 
     /// <summary>What the session does when its message store cannot take writes for a while (a store whose failure
     /// <see cref="Store.MessageStoreException.MayRecover"/>, such as the PostgreSQL store of the FixEngine.PostgreSQL
@@ -435,7 +457,7 @@ public sealed record SessionSettings
             if (HeartBtInt is null) return (nameof(HeartBtInt), "missing (required for initiators)");
         }
         if (MaxSenderSeqNumCatchUp < 0) return (nameof(MaxSenderSeqNumCatchUp), $"{MaxSenderSeqNumCatchUp} is negative (0 = never move)");
-        if (SocketAcceptPort is int ap && !IsPort(ap)) return (nameof(SocketAcceptPort), $"{ap} is not a port (1..65535)");
+        if (SocketAcceptPort is int ap && ap != 0 && !IsPort(ap)) return (nameof(SocketAcceptPort), $"{ap} is not a port (1..65535, or 0 for one the system picks)");
         if (SocketConnectPort is int cp && !IsPort(cp)) return (nameof(SocketConnectPort), $"{cp} is not a port (1..65535)");
         for (int i = 0; i < SocketConnectFailovers.Count; i++)
         {
@@ -457,7 +479,7 @@ public sealed record SessionSettings
         if (MaxUnauthenticatedConnections < 1) return (nameof(MaxUnauthenticatedConnections), $"{MaxUnauthenticatedConnections} must be at least 1");
         if (SSLHandshakeTimeout < 1) return (nameof(SSLHandshakeTimeout), $"{SSLHandshakeTimeout} must be at least 1 (seconds)");
         if (MaxUnauthenticatedConnectionsPerAddress < 1) return (nameof(MaxUnauthenticatedConnectionsPerAddress), $"{MaxUnauthenticatedConnectionsPerAddress} must be at least 1");
-        if (StoreIndexCapacity < 1) return (nameof(StoreIndexCapacity), $"{StoreIndexCapacity} must be at least 1");
+        if (StoreIndexCapacity < 0) return (nameof(StoreIndexCapacity), $"{StoreIndexCapacity} must not be negative");
         if (MemoryStoreCapacityBytes < 0) return (nameof(MemoryStoreCapacityBytes), $"{MemoryStoreCapacityBytes} must not be negative");
         if (TimestampPrecision is int tp && tp is not (0 or 3 or 6 or 9)) return (nameof(TimestampPrecision), $"{tp} must be 0, 3, 6 or 9");
         foreach (int cpu in CpuAffinity)

@@ -57,6 +57,8 @@ internal static class SettingKeys
         new("Weekdays", (s, v) => s with { Weekdays = ParseDays(v) }, s => s.Weekdays.Count == 0 ? null : string.Join(",", s.Weekdays)),
         Bool("NonStopSession", (s, v) => s with { NonStopSession = v }, s => s.NonStopSession),
         Str("FileStorePath", (s, v) => s with { FileStorePath = v }, s => s.FileStorePath),
+        Str("FileStoreArchivePath", (s, v) => s with { FileStoreArchivePath = v }, s => s.FileStoreArchivePath),
+        Bool("FileStoreIndexCheckpoint", (s, v) => s with { FileStoreIndexCheckpoint = v }, s => s.FileStoreIndexCheckpoint),
         Str("FileLogPath", (s, v) => s with { FileLogPath = v }, s => s.FileLogPath),
         Enum("FileLogLayout", (s, v) => s with { FileLogLayout = v }, s => s.FileLogLayout),
         Str("DataDictionary", (s, v) => s with { DataDictionary = v }, s => s.DataDictionary),
@@ -117,6 +119,7 @@ internal static class SettingKeys
         Extension("PostgreSQLStoreTablePrefix"),
         Extension("PostgreSQLStoreSync"),
         Extension("PostgreSQLStoreLeaseTimeout"),
+        Extension("HttpAcceptPort"),
         Bool("SocketUseSSL", (s, v) => s with { SocketUseSSL = v }, s => s.SocketUseSSL),
         Alias("SSLEnable", "SocketUseSSL"),
         Str("SSLCertificate", (s, v) => s with { SSLCertificate = v }, s => s.SSLCertificate),
@@ -157,9 +160,15 @@ internal static class SettingKeys
         ["PostgreSQLStoreTablePrefix"] = (PostgreSQLPackage, PostgreSQLUsage),
         ["PostgreSQLStoreSync"] = (PostgreSQLPackage, PostgreSQLUsage),
         ["PostgreSQLStoreLeaseTimeout"] = (PostgreSQLPackage, PostgreSQLUsage),
+        ["HttpAcceptPort"] = (AspNetCorePackage, AspNetCoreUsage),
     };
 
     private const string PostgreSQLPackage = "FixEngine.PostgreSQL";
+
+    private const string AspNetCorePackage = "FixEngine.AspNetCore";
+
+    private const string AspNetCoreUsage = "referencing it is enough: the engine then serves its web console on that port, "
+        + "bound to loopback; or map it into an ASP.NET Core app with MapFixEngineAdmin";
 
     private const string PostgreSQLUsage = "set EngineOptions.MessageStoreFactory = PostgresMessageStoreFactory.Instance, "
         + "or register it as the IMessageStoreFactory of AddFixEngine";

@@ -119,6 +119,11 @@ internal sealed class AcceptorRouter(EngineAgent agent, EngineConsole console, b
             connection.Close($"{session.Id} was removed from the engine");
             return;
         }
+        if (slot.Disabled)
+        {
+            connection.Close($"{session.Id} is disabled by an operator");
+            return;
+        }
         // The previous connection may be closed without the agent having noticed yet: let the reconnect in now.
         if (session.Connection is IEngineConnection previous && previous.IsClosed) session.OnDisconnected(previous.CloseReason, epochNs);
         if (session.IsConnected)

@@ -62,6 +62,9 @@ internal sealed class EngineAgent : IAgent
     private readonly ConcurrentQueue<SessionConnection> _incoming = new();
     private readonly ConcurrentQueue<SessionChange> _changes = new();
     private readonly List<SessionChange> _removing = [];
+    private readonly ConcurrentQueue<SessionCommand> _commands = new();
+    private readonly object _commandsLock = new();
+    private bool _commandsClosed;
     private readonly ManualResetEventSlim _loggedOut = new(false);
     private readonly System.Threading.Tasks.TaskCompletionSource _loggedOutTask = new(System.Threading.Tasks.TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly System.Threading.Tasks.TaskCompletionSource _closedTask = new(System.Threading.Tasks.TaskCreationOptions.RunContinuationsAsynchronously);
@@ -106,6 +109,18 @@ internal sealed class EngineAgent : IAgent
     /// <summary>Hands a session change to the agent (any thread); applied at the start of its next duty cycle.</summary>
     public void Submit(SessionChange change) => _changes.Enqueue(change);
 
+    /// <summary>Hands an operator's command to the agent (any thread); run at the start of its next duty cycle inside the
+    /// session's scope. False once the agent has closed: the caller runs it itself.</summary>
+    public bool TrySubmit(SessionCommand command)
+    {
+        lock (_commandsLock)
+        {
+            if (_commandsClosed) return false;
+            _commands.Enqueue(command);
+            return true;
+        }
+    }
+
     public void OnStart() => ThreadId = System.Environment.CurrentManagedThreadId;
 
     /// <summary>Hands a new connection to the agent (accept thread, connect task).</summary>
@@ -127,6 +142,7 @@ internal sealed class EngineAgent : IAgent
     {
         long epochNs = _time.BeginCycle(nowNs);
         int work = _changes.IsEmpty ? 0 : ApplyChanges(nowNs);
+        if (!_commands.IsEmpty) work += RunCommands(epochNs);
         work += TakeIncoming(nowNs, epochNs);
         work += PollConnections(nowNs, out int waiting, out int closedBeforeLogon);
         if (_reclaim.Observe(waiting, closedBeforeLogon, nowNs)) _reclaim.Start();
@@ -140,7 +156,7 @@ internal sealed class EngineAgent : IAgent
             {
                 if (scope.Entered)
                 {
-                    work += ServiceSession(slot.Session, scope.EpochNs, stopping, ref anyConnected);
+                    work += ServiceSession(slot, scope.EpochNs, stopping, ref anyConnected);
                 }
                 else
                 {
@@ -174,6 +190,9 @@ internal sealed class EngineAgent : IAgent
 
     public void OnClose()
     {
+        // Commands queued before the close still run (the sessions are still there); later ones run on their callers.
+        lock (_commandsLock) _commandsClosed = true;
+        RunCommands(_time.EpochNow());
         // Removals end here (the caller disposes the session); adds not yet applied stay the host's to dispose.
         while (_changes.TryDequeue(out SessionChange? change))
         {
@@ -184,7 +203,7 @@ internal sealed class EngineAgent : IAgent
         foreach (SessionChange removal in _removing)
         {
             _slots.Remove(removal.Slot);
-            using (SessionScope scope = removal.Slot.Enter(_time.EpochNow())) removal.Slot.Session.OnDisconnected("session removed", scope.EpochNs);
+            using (SessionScope scope = removal.Slot.EnterAsAgent(_time.EpochNow())) removal.Slot.Session.OnDisconnected("session removed", scope.EpochNs);
             removal.Done.Set();
         }
         _removing.Clear();
@@ -193,13 +212,27 @@ internal sealed class EngineAgent : IAgent
         long epochNs = _time.EpochNow();
         foreach (SessionSlot slot in _slots)
         {
-            using SessionScope scope = slot.Enter(epochNs);
+            using SessionScope scope = slot.EnterAsAgent(epochNs);
             slot.Session.OnDisconnected("engine stopped", scope.EpochNs);
             slot.Session.AbandonHandedOver(scope.EpochNs);
         }
         _loggedOut.Set();
         _loggedOutTask.TrySetResult();
         _closedTask.TrySetResult();
+    }
+
+    // Start of a duty cycle: operators' commands, each inside its session's scope (waiting for the gate: a receiving
+    // thread holds it for one message at most). Rare; may allocate.
+    private int RunCommands(long epochNs)
+    {
+        int work = 0;
+        while (_commands.TryDequeue(out SessionCommand? command))
+        {
+            work++;
+            using SessionScope scope = command.Slot.EnterAsAgent(epochNs);
+            command.Run(scope.EpochNs);
+        }
+        return work;
     }
 
     // Start of a duty cycle: sessions added to or removed from the running engine.
@@ -283,7 +316,7 @@ internal sealed class EngineAgent : IAgent
                     continue;
                 }
                 _console.Connected(slot.Session.Id, connection.RemoteEndPoint);
-                using (SessionScope scope = slot.Enter(epochNs))
+                using (SessionScope scope = slot.EnterAsAgent(epochNs))
                 {
                     slot.Connect(connection, scope.EpochNs, _prewarm);
                 }
@@ -330,13 +363,20 @@ internal sealed class EngineAgent : IAgent
     }
 
     // Inside the session's scope.
-    private int ServiceSession(FixSession session, long epochNs, bool stopping, ref bool anyConnected)
+    private int ServiceSession(SessionSlot slot, long epochNs, bool stopping, ref bool anyConnected)
     {
+        FixSession session = slot.Session;
         int work = 0;
         if (session.Connection is IEngineConnection c && c.IsClosed)
         {
             bool wasLoggedOn = session.IsLoggedOn;
             string reason = c.CloseReason;
+            // A TLS acceptor that checks our client certificate after the handshake (TLS 1.3, or .NET on TLS 1.2) and ends
+            // the connection: the initiator backs off as after a failed handshake.
+            if (c is SessionConnection { Transport: Transport.TlsConnection { EndedForOurCertificate: true } } && slot.Initiator is InitiatorConnector initiator)
+            {
+                initiator.TlsRefused(reason);
+            }
             session.OnDisconnected(reason, epochNs);
             if (wasLoggedOn || session.State == SessionState.Disconnected) _console.Disconnected(session.Id, reason);
             work++;

@@ -21,6 +21,8 @@ internal sealed class EngineConsole(Action<string>? sink)
 
     public void NotReconnecting(SessionId session, string why) => sink?.Invoke($"Not reconnecting {session}: {why}");
 
+    public void ReconnectingLater(SessionId session, string why) => sink?.Invoke($"Reconnecting {session} later: {why}");
+
     public void LoggedOn(SessionId session, string remote) => sink?.Invoke($"Logon {session} from {remote}");
 
     public void Disconnected(SessionId session, string reason) => sink?.Invoke($"Disconnected {session}: {reason}");

@@ -23,7 +23,11 @@ internal sealed partial class EngineRuntime
         lock (_control)
         {
             ObjectDisposedException.ThrowIf(_disposed, typeof(FixEngineHost));
-            foreach (Port p in _ports.Values) p.Listener.Start();
+            foreach (Port p in _ports.Values)
+            {
+                p.Listener.Start();
+                _console.Listening(p.Listener.BoundPort);
+            }
             _started = true;
             _runner.Start();
         }

@@ -54,6 +54,12 @@ internal sealed partial class EngineRuntime
         SessionId id = settings.SessionId;
         if (_byId.ContainsKey(id)) throw new ArgumentException($"the engine already runs session {id}", nameof(settings));
         bool acceptor = settings.ConnectionType == ConnectionType.Acceptor;
+        // The port the system picked for SocketAcceptPort=0: the session joins that listener (as configured, port 0).
+        if (acceptor && settings.SocketAcceptPort is int asked && asked != 0 && !_ports.ContainsKey(asked)
+            && _ports.TryGetValue(0, out Port? picked) && picked.Listener.BoundPort == asked)
+        {
+            settings = settings with { SocketAcceptPort = 0 };
+        }
         if (acceptor && _router.Contains(settings))
         {
             throw new ArgumentException($"the engine already has an acceptor session for {settings.BeginString} {settings.SenderCompID}->{settings.TargetCompID}", nameof(settings));
@@ -190,7 +196,8 @@ internal sealed partial class EngineRuntime
             UnknownSessionDecision decision;
             try
             {
-                decision = _options.UnknownSessionHandler!(new UnknownLogon(id, connection.AcceptPort, connection.Transport.RemoteEndPoint, logon));
+                int arrivedOn = connection.ListeningPort != 0 ? connection.ListeningPort : connection.AcceptPort;
+                decision = _options.UnknownSessionHandler!(new UnknownLogon(id, arrivedOn, connection.Transport.RemoteEndPoint, logon));
             }
             catch (Exception e)
             {
@@ -198,7 +205,10 @@ internal sealed partial class EngineRuntime
             }
             if (decision.Settings is SessionSettings supplied)
             {
-                SessionSettings settings = supplied.SocketAcceptPort is null && supplied.ConnectionType == ConnectionType.Acceptor
+                // No port, or the port the system picked for SocketAcceptPort=0: the session joins the listener as configured.
+                bool samePort = supplied.SocketAcceptPort is null
+                    || (connection.ListeningPort != 0 && supplied.SocketAcceptPort == connection.ListeningPort);
+                SessionSettings settings = samePort && supplied.ConnectionType == ConnectionType.Acceptor
                     ? supplied with { SocketAcceptPort = connection.AcceptPort }
                     : supplied;
                 string? wrong = Mismatch(settings, id, connection.AcceptPort);

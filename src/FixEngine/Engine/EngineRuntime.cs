@@ -275,6 +275,18 @@ internal sealed partial class EngineRuntime
 
     internal IReadOnlyList<int> CpuAffinity { get; }
 
+    internal bool TryGetAcceptorPort(SessionId id, out int port)
+    {
+        port = 0;
+        if (!_byId.TryGetValue(id, out SessionSlot? slot) || slot.Session.Settings.SocketAcceptPort is not int configured) return false;
+        lock (_control)
+        {
+            if (!_ports.TryGetValue(configured, out Port? p) || p.Listener.BoundPort == 0) return false;
+            port = p.Listener.BoundPort;
+            return true;
+        }
+    }
+
     internal IReadOnlyList<int> AcceptorPorts
     {
         get

@@ -53,7 +53,27 @@ public sealed class FixEngineHost : IDisposable
     /// <exception cref="Store.MessageStoreException">A session's file store cannot be opened (unwritable or read-only
     /// folder, a journal another process holds, an I/O error) or its journal is damaged and FileStoreRecovery=Refuse.</exception>
     public FixEngineHost(IReadOnlyList<SessionSettings> settings, IApplication application, EngineOptions options)
-        => _engine = new EngineRuntime(settings, application, options);
+    {
+        _engine = new EngineRuntime(settings, application, options);
+        try
+        {
+            // HttpAcceptPort: the web console of FixEngine.AspNetCore (an error naming the package when it is absent).
+            _addOn = EngineAddOns.Create(this, settings);
+        }
+        catch
+        {
+            _engine.Dispose();
+            throw;
+        }
+    }
+
+    private readonly IEngineAddOn? _addOn;
+
+    /// <summary>What the settings file started with the engine (HttpAcceptPort's console), or null.</summary>
+    internal IEngineAddOn? AddOn => _addOn;
+
+    /// <summary>The engine behind the façade (the admin console of FixEngine.AspNetCore runs operators' actions through it).</summary>
+    internal EngineRuntime Runtime => _engine;
 
     /// <summary>Loads a QuickFIX-style settings file and builds the engine.</summary>
     /// <param name="path">The .cfg file.</param>
@@ -151,10 +171,23 @@ public sealed class FixEngineHost : IDisposable
     /// <summary>The ports the acceptors listen on (useful with port 0), available after <see cref="Start"/>.</summary>
     public IReadOnlyList<int> AcceptorPorts => _engine.AcceptorPorts;
 
+    /// <summary>The port an acceptor session listens on: its <c>SocketAcceptPort</c>, or the one the system picked for
+    /// <c>SocketAcceptPort=0</c>.</summary>
+    /// <param name="id">The acceptor session.</param>
+    /// <param name="port">The bound port, or 0.</param>
+    /// <returns>False for an initiator, an unknown session, an engine not started yet, or hosted acceptors
+    /// (<see cref="EngineOptions.ListenOnAcceptorPorts"/> false).</returns>
+    public bool TryGetAcceptorPort(SessionId id, out int port) => _engine.TryGetAcceptorPort(id, out port);
+
     /// <summary>Binds the acceptor ports and starts the engine thread.</summary>
     /// <remarks>Returns once the ports are bound and the engine thread runs; initiators connect and log on in the
     /// background.</remarks>
-    public void Start() => _engine.Start();
+    /// <exception cref="System.IO.IOException">The web console's <c>HttpAcceptPort</c> (FixEngine.AspNetCore) cannot be bound.</exception>
+    public void Start()
+    {
+        _engine.Start();
+        _addOn?.Start();
+    }
 
     /// <summary>Binds the acceptor ports and starts the engine thread (see <see cref="Start"/>); for a generic host's
     /// <c>IHostedService.StartAsync</c>.</summary>
@@ -230,7 +263,11 @@ public sealed class FixEngineHost : IDisposable
     /// returns false (the session is disposed) and never throws for the disposed engine. Each session's log is handed back
     /// to <see cref="EngineOptions.SessionLogFactory"/> (<see cref="ISessionLogFactory.Release"/>); the engine's own
     /// log factory is closed.</remarks>
-    public void Dispose() => _engine.Dispose();
+    public void Dispose()
+    {
+        _addOn?.Dispose();
+        _engine.Dispose();
+    }
 
     /// <summary>An <see cref="IClock"/> over an epoch-only clock: monotonic time is the epoch time.</summary>
     private sealed class EpochOnlyClock(IEpochClock clock) : IClock

@@ -4,6 +4,7 @@ using System.IO;
 using System.Net;
 using System.Net.Sockets;
 using System.Security.Authentication;
+using System.Threading;
 using System.Threading.Tasks;
 using FixEngine.Config;
 using FixEngine.Session;
@@ -13,14 +14,22 @@ namespace FixEngine.Engine;
 
 // Design:
 // - One per initiator session. Owner thread: the engine agent, which alone reads and writes the schedule
-//   (_nextEndpoint, _nextAttemptNs, in monotonic time) in Poll and learns of a new connection in Connected.
+//   (_nextEndpoint, _lastAttemptNs, _attempted, in monotonic time) in Poll and learns of a new connection in Connected.
 // - A connect runs as one task on the thread pool (DNS, TCP connect and, for TLS, the handshake must not block the
 //   agent). The task owns the new connection until it queues it to the agent (EngineAgent.Enqueue): it rents its buffers
 //   (Prewarm) before anything else can touch it. _connecting is the one field both sides write: the agent sets it when
 //   it starts a task; the task clears it when the attempt fails, the agent when it takes the connection. Hence volatile.
 
+// - TLS refusals back off: a failed TLS handshake (a certificate either side refuses, a protocol mismatch, the peer's
+//   alert) or a connection the acceptor ends before sending anything after the handshake, as it ends one whose client
+//   certificate it rejected, will not mend itself in a second, and redialling at ReconnectInterval fills the
+//   counterparty's log. After each such refusal in a row the interval doubles (2, 4, 8 ... times ReconnectInterval, at
+//   most 60 s or ReconnectInterval if longer), each refusal logged with the reason and the next attempt; a Logon resets
+//   it. A refused TCP connect (the counterparty restarting) keeps the plain ReconnectInterval. _tlsRefusals is written by
+//   the connect task and the agent, hence Interlocked/Volatile.
+
 /// <summary>Connects an initiator session, and reconnects it (failing over between SocketConnectHost[n]) after
-/// ReconnectInterval while it is disconnected and inside its schedule. A host name is resolved at each attempt
+/// ReconnectInterval while it is disconnected and inside its schedule (longer after TLS refusals, see above). A host name is resolved at each attempt
 /// (<see cref="HostResolver"/>) and every address it resolves to is tried, in order, before the next failover host.</summary>
 internal sealed class InitiatorConnector(SessionSlot slot, IReadOnlyList<SocketEndpoint> endpoints, TcpConnectionOptions transport,
     EngineTls.InitiatorTls? tls, EngineAgent agent, EpochAnchor time, EngineConsole console, bool prewarm,
@@ -29,8 +38,12 @@ internal sealed class InitiatorConnector(SessionSlot slot, IReadOnlyList<SocketE
     private const long NsPerSecond = 1_000_000_000L;
     private static readonly TimeSpan ConnectTimeout = TimeSpan.FromSeconds(10);
 
+    private const long MaxTlsBackoffNs = 60 * NsPerSecond;
+
     private int _nextEndpoint;
-    private long _nextAttemptNs = long.MinValue;
+    private long _lastAttemptNs;
+    private bool _attempted;
+    private int _tlsRefusals;
     private volatile bool _connecting;
     private bool _storeFailureReported;
 
@@ -44,7 +57,9 @@ internal sealed class InitiatorConnector(SessionSlot slot, IReadOnlyList<SocketE
         FixSession s = slot.Session;
         // IsConnected may be read while a completion thread disconnects the session: a stale true only delays the
         // attempt by a duty cycle; only the agent attaches initiator connections.
-        if (_connecting || s.IsConnected || endpoints.Count == 0 || nowNs < _nextAttemptNs || !s.IsSessionTime(epochNs)) return 0;
+        if (_tlsRefusals != 0 && s.IsLoggedOn) Volatile.Write(ref _tlsRefusals, 0);
+        if (_connecting || slot.Disabled || s.IsConnected || endpoints.Count == 0 || (_attempted && nowNs - _lastAttemptNs < RetryIntervalNs(s.Settings.ReconnectInterval))
+            || !s.IsSessionTime(epochNs)) return 0;
         if (s.StoreFailure is { } failure)
         {
             // The session refuses every connection once its store failed (until the engine restarts): dialling again would
@@ -59,7 +74,8 @@ internal sealed class InitiatorConnector(SessionSlot slot, IReadOnlyList<SocketE
         int index = _nextEndpoint;
         SocketEndpoint ep = endpoints[index];
         _nextEndpoint = (_nextEndpoint + 1) % endpoints.Count;
-        _nextAttemptNs = nowNs + s.Settings.ReconnectInterval * NsPerSecond;
+        _lastAttemptNs = nowNs;
+        _attempted = true;
         _connecting = true;
         console.Connecting(s.Id, ep, tls is not null);
         StartConnect(ep, index);
@@ -70,8 +86,31 @@ internal sealed class InitiatorConnector(SessionSlot slot, IReadOnlyList<SocketE
     // declares what it captures.
     private void StartConnect(SocketEndpoint ep, int index) => Task.Run(() => ConnectAsync(ep, index));
 
+    /// <summary>Agent (or the caller of a session command while the agent is not running): the next connect is due now,
+    /// not after the reconnect interval (an operator's Logon).</summary>
+    public void ConnectNow() => _attempted = false;
+
     /// <summary>Agent: the connection the task queued has been taken.</summary>
     public void Connected() => _connecting = false;
+
+    /// <summary>The wait between attempts: ReconnectInterval, doubled after each TLS refusal in a row (capped).</summary>
+    private long RetryIntervalNs(int reconnectSeconds)
+    {
+        long interval = Math.Max(1, reconnectSeconds) * NsPerSecond;
+        int refusals = Volatile.Read(ref _tlsRefusals);
+        if (refusals == 0) return interval;
+        long cap = Math.Max(interval, MaxTlsBackoffNs);
+        return refusals >= 20 ? cap : Math.Min(cap, interval << refusals);
+    }
+
+    /// <summary>Agent or connect task: the peer refused us at the TLS level (see the design notes); logs the next attempt.</summary>
+    public void TlsRefused(string reason)
+    {
+        int refusals = Interlocked.Increment(ref _tlsRefusals);
+        long next = RetryIntervalNs(slot.Session.Settings.ReconnectInterval);
+        console.ReconnectingLater(slot.Session.Id, $"TLS refused {refusals} time(s) in a row ({reason}); next attempt in {next / NsPerSecond} s, "
+            + "doubling after each refusal up to " + (Math.Max(Math.Max(1, slot.Session.Settings.ReconnectInterval) * NsPerSecond, MaxTlsBackoffNs) / NsPerSecond) + " s");
+    }
 
     // Thread pool. Every address the host resolves to, in the resolver's order, until one connects.
     private async Task ConnectAsync(SocketEndpoint ep, int endpointIndex)
@@ -90,6 +129,7 @@ internal sealed class InitiatorConnector(SessionSlot slot, IReadOnlyList<SocketE
             _connecting = false;
             return;
         }
+        string? tlsRefusal = null;
         for (int i = 0; i < addresses.Length; i++)
         {
             var remote = new IPEndPoint(addresses[i], ep.Port);
@@ -105,6 +145,7 @@ internal sealed class InitiatorConnector(SessionSlot slot, IReadOnlyList<SocketE
                 or AuthenticationException or IOException)
             {
                 console.ConnectFailed(ep, remote, e, i + 1 < addresses.Length);
+                if (e is AuthenticationException) tlsRefusal = e is TlsHandshakeException named ? named.Reason : e.Message;
                 continue;
             }
             connection.Attach(transportConnection);
@@ -119,6 +160,7 @@ internal sealed class InitiatorConnector(SessionSlot slot, IReadOnlyList<SocketE
             agent.Enqueue(connection);
             return;
         }
+        if (tlsRefusal is not null) TlsRefused(tlsRefusal);
         _connecting = false;
     }
 }

@@ -138,7 +138,7 @@ internal sealed class Listener(IReadOnlyList<IPAddress> addresses, int port, Tcp
 
     private SessionConnection Publish(TransportConnection transport, IPAddress address)
     {
-        var connection = new SessionConnection(router, time, Guarded) { AcceptPort = port };
+        var connection = new SessionConnection(router, time, Guarded) { AcceptPort = port, ListeningPort = BoundPort };
         connection.Attach(transport);
         connection.Admitted(gate, address);
         if (Guarded) connection.Start();

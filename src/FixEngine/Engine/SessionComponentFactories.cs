@@ -97,7 +97,7 @@ public sealed class SettingsMessageStoreFactory : IMessageStoreFactory
     }
 
     /// <summary>The file store options the settings ask for (<c>FileStoreSync</c>, <c>FileStoreRecovery</c>,
-    /// <c>StoreIndexCapacity</c>); also the PostgreSQL store's local journal.</summary>
+    /// <c>StoreIndexCapacity</c>, <c>FileStoreArchivePath</c>); also the PostgreSQL store's local journal.</summary>
     internal static FileMessageStoreOptions FileOptions(SessionSettings settings, bool sharedAccess)
     {
         return new FileMessageStoreOptions
@@ -106,6 +106,8 @@ public sealed class SettingsMessageStoreFactory : IMessageStoreFactory
             Recovery = settings.FileStoreRecovery,
             InitialIndexCapacity = settings.StoreIndexCapacity,
             SharedAccess = sharedAccess,
+            ArchiveDirectory = settings.FileStoreArchivePath,
+            IndexCheckpoint = settings.FileStoreIndexCheckpoint,
         };
     }
 }

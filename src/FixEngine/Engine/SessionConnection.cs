@@ -63,6 +63,10 @@ internal sealed class SessionConnection : IEngineConnection, IConnectionHandler
     /// <summary>The acceptor port the connection arrived on, as configured (0 for an initiator's); set before it is published.</summary>
     public int AcceptPort { get; init; }
 
+    /// <summary>The port the listener is bound to (differs from <see cref="AcceptPort"/> for SocketAcceptPort=0; 0 when no
+    /// engine listener accepted the connection).</summary>
+    public int ListeningPort { get; init; }
+
     /// <summary>When the agent took the connection (monotonic; agent only), for the Logon timeout.</summary>
     public long AcceptedNs { get; set; }
 

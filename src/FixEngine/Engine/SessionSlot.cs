@@ -52,10 +52,19 @@ internal sealed class SessionSlot
     /// is attached to it any more (the router and the agent check it inside the session's scope or before attaching).</summary>
     public volatile bool Removed;
 
+    /// <summary>Set and cleared by an operator (EngineRuntime.SetEnabled, any thread): a disabled initiator does not
+    /// connect and a disabled acceptor's Logons are refused (the connection is closed).</summary>
+    public volatile bool Disabled;
+
     /// <summary>Enters the session: takes its gate (if it has one) until the scope is disposed.</summary>
     /// <param name="epochNs">The caller's epoch time.</param>
     /// <returns>The scope; its <see cref="SessionScope.EpochNs"/> is the time to give the session.</returns>
     public SessionScope Enter(long epochNs) => new(Session, Session.Enter(epochNs));
+
+    /// <summary>Agent only: <see cref="Enter"/> for the agent's own work outside its service pass (connects, removals,
+    /// operators' commands); leaving does not wake the agent (it is awake).</summary>
+    /// <param name="epochNs">The agent's epoch time.</param>
+    public SessionScope EnterAsAgent(long epochNs) => new(Session, Session.Enter(epochNs), byAgent: true);
 
     /// <summary>Agent only: enters the session for its duty-cycle service unless another thread is in it now (see the
     /// design note); check <see cref="SessionScope.Entered"/>.</summary>

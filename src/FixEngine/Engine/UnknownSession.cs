@@ -32,7 +32,8 @@ public sealed class UnknownLogon
     /// TargetCompID = the Logon's SenderCompID(49). Settings supplied for it must have these three values.</summary>
     public SessionId SessionId { get; }
 
-    /// <summary>The acceptor port the Logon arrived on (the new session's <c>SocketAcceptPort</c>).</summary>
+    /// <summary>The acceptor port the Logon arrived on (the new session's <c>SocketAcceptPort</c>; with SocketAcceptPort=0, the
+    /// port the system picked, and settings supplied with that port or none join the port-0 listener).</summary>
     public int Port { get; }
 
     /// <summary>The peer's address and port.</summary>

@@ -16,6 +16,15 @@ public sealed partial class FixSession
         if (IsLoggedOn)
         {
             // Mid-session Logon: only a sequence reset (141=Y, 34=1) is legal.
+            if (resetFlag && seq == 1 && _sentResetSeqNumFlag)
+            {
+                // The counterparty's answer to our own in-session reset (an operator's ResetSequenceNumbersInSession):
+                // the new sequence is agreed; its Logon was its message 1.
+                _sentResetSeqNumFlag = false;
+                _store.IncrNextTargetMsgSeqNum();
+                _log.OnEvent(Logging.LogLevel.Warning, "Counterparty accepted the sequence reset: Logon with ResetSeqNumFlag=Y, MsgSeqNum 1", epochNs);
+                return;
+            }
             if (resetFlag && seq == 1)
             {
                 _log.OnEvent(Logging.LogLevel.Warning, "Logon with ResetSeqNumFlag=Y: resetting sequence numbers", epochNs);
@@ -55,7 +64,7 @@ public sealed partial class FixSession
         }
         catch (RejectLogonException e)
         {
-            _log.OnEvent(Logging.LogLevel.Error, "Logon refused by the application: " + e.Message, epochNs);
+            Raise(SessionEventKind.LogonRefused, Logging.LogLevel.Error, e.Message, epochNs);
             SendLogout(epochNs, e.Message);
             Disconnect("Logon refused: " + e.Message, epochNs);
             return;
@@ -77,7 +86,7 @@ public sealed partial class FixSession
         // refuses it as too low may still move the sender number (OnLogout); any other message clears this (ProcessFrame).
         if (_isInitiator) _tailMayBeLost = false;
         EnterState(SessionState.LoggedOn, epochNs);
-        _log.OnEvent(Logging.LogLevel.Information, "Logon received; logged on", epochNs);
+        Raise(SessionEventKind.Logon, Logging.LogLevel.Information, null, epochNs);
 
         if (_settings.EnableNextExpectedMsgSeqNum && _beginStringVersion >= 44
             && message.TryGetInt(FixTags.NextExpectedMsgSeqNum, out int peerExpects) == FixValueStatus.Ok
@@ -143,7 +152,7 @@ public sealed partial class FixSession
         int expected = _store.NextTargetMsgSeqNum;
         if (newSeqNo > expected)
         {
-            _log.OnEvent(Logging.LogLevel.Warning, "SequenceReset: next expected inbound " + expected + " -> " + newSeqNo, epochNs);
+            Raise(NewEvent(SessionEventKind.SequenceReset, Logging.LogLevel.Warning, null) with { Expected = expected, Received = newSeqNo }, epochNs);
             _store.SetNextTargetMsgSeqNum(newSeqNo);
             _gapQueue.DropBelow(newSeqNo);
         }
@@ -161,11 +170,11 @@ public sealed partial class FixSession
         bool wasLogoutSent = _state == SessionState.LogoutSent;
         if (wasLogoutSent)
         {
-            _log.OnEvent(Logging.LogLevel.Information, "Received Logout response", epochNs);
+            Raise(NewEvent(SessionEventKind.Logout, Logging.LogLevel.Information, "response") with { ByCounterparty = true }, epochNs);
         }
         else
         {
-            _log.OnEvent(Logging.LogLevel.Information, "Received Logout request", epochNs);
+            Raise(NewEvent(SessionEventKind.Logout, Logging.LogLevel.Information, "request") with { ByCounterparty = true }, epochNs);
             SendLogout(epochNs, null);
         }
         // Verify did not check the Logout's MsgSeqNum: never increment past the top (the session ends here anyway).

@@ -34,6 +34,14 @@ public sealed partial class FixSession
     /// read and parks, and the agent resumes it after the duty cycle in which the request ended. Allocation-free.</remarks>
     internal bool IsReceivePauseRequested => _flow.IsReceivePauseRequested;
 
+    /// <summary>How long a backlog that makes no progress keeps the receive pause (default 1 s); set before the session
+    /// connects. For tests that watch a pause on a loaded machine.</summary>
+    internal long SendBacklogStallNs
+    {
+        get => _flow.StallWindowNs;
+        set => _flow.StallWindowNs = value;
+    }
+
     /// <summary>Bytes of the backlog's array (0 when none is rented); for tests.</summary>
     internal int SendBacklogCapacityBytes => _flow.CapacityBytes;
 

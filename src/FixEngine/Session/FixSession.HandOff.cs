@@ -58,7 +58,9 @@ public sealed partial class FixSession
         if (_storeFault is not null) ThrowStoreFaulted();
         if (_held || msgType.IsEmpty || msgType.Length > SendHandOff.MsgTypeMax) return false;
         int max = Math.Min(_handOff.Ring.MaxRecordLength, _header.BufferLength - SessionHeaderWriter.HeaderAllowanceBytes);
-        if (!_handOff.TryHandOver(msgType, token, in state, body, max)) return false;
+        // The send-duration histogram (only while a listener wants it) measures from here to the socket.
+        long handedAtNs = _latency?.BeginSend() ?? 0;
+        if (!_handOff.TryHandOver(msgType, token, in state, body, max, handedAtNs)) return false;
         // Outside the producers' lock, so no producer waits for another's send (docs/architecture.md, "Who runs a session").
         SendHandedOverNowOrWakeAgent();
         return true;

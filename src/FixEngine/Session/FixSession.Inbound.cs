@@ -18,13 +18,48 @@ public sealed partial class FixSession
     internal int OnMessage(ReadOnlySpan<byte> frame, long epochNs)
     {
         if (_connection is null) return 0;
+        _inboundDepth++;
+        try
+        {
+            OnMessageCore(frame, epochNs);
+        }
+        finally
+        {
+            if (--_inboundDepth == 0) ReturnIndexes();
+        }
+        return 1;
+    }
+
+    /// <summary>The index inbound messages are read with (rented on first use, see <see cref="FixMessageIndexPool"/>).</summary>
+    private FixMessageIndex Index => _index ??= FixMessageIndexPool.Rent();
+
+    /// <summary>The index stored messages are read with while resending.</summary>
+    private FixMessageIndex ResendIndex => _resendIndex ??= FixMessageIndexPool.Rent();
+
+    // Owner thread, outside any message: no FixMessage over the indexes is in use any more.
+    private void ReturnIndexes()
+    {
+        if (_index is FixMessageIndex index)
+        {
+            _index = null;
+            FixMessageIndexPool.Return(index);
+        }
+        if (_resendIndex is FixMessageIndex resend)
+        {
+            _resendIndex = null;
+            FixMessageIndexPool.Return(resend);
+        }
+    }
+
+    private void OnMessageCore(ReadOnlySpan<byte> frame, long epochNs)
+    {
         _epochNs = epochNs;
         _log.OnIncoming(frame, epochNs);
         _counters.OnMessageReceived();
         if (_held)
         {
             OnMessageWhileHeld(frame, epochNs);
-            return 1;
+            return;
         }
         try
         {
@@ -41,7 +76,6 @@ public sealed partial class FixSession
             // Holding: the message being processed is asked for again on resume unless it was consumed.
             if (_held && _connection is not null) NoteHeldInbound(frame, epochNs);
         }
-        return 1;
     }
 
     /// <summary>The transport found bytes that are not a valid message (bad BodyLength or CheckSum, garbage).</summary>
@@ -58,8 +92,8 @@ public sealed partial class FixSession
 
     private void ProcessFrame(ReadOnlySpan<byte> frame, long epochNs)
     {
-        _index.Parse(frame);
-        var message = new FixMessage(frame, _index);
+        Index.Parse(frame);
+        var message = new FixMessage(frame, Index);
         if (!message.HasStandardPrefix)
         {
             OnGarbled(frame, "the first three fields are not 8, 9, 35", epochNs);
@@ -84,7 +118,7 @@ public sealed partial class FixSession
                 {
                     // The peer refused our Logon (or logged us out before it): its reason is what the user needs.
                     string text = message.TryGetSpan(FixTags.Text, out ReadOnlySpan<byte> t) ? Encoding.ASCII.GetString(t) : "(no Text)";
-                    _log.OnEvent(Logging.LogLevel.Error, "Logout received before logon completed: " + text, epochNs);
+                    Raise(NewEvent(SessionEventKind.LogonRefused, Logging.LogLevel.Error, text) with { ByCounterparty = true }, epochNs);
                     FromAdmin(message);
                     if (t.Length != 0) MoveSenderUpFromRefusal(t, epochNs);
                     Disconnect("Logout received before logon completed: " + text, epochNs);
@@ -112,11 +146,11 @@ public sealed partial class FixSession
                 return;
             }
         }
-        else if (_index.Defect.IsInvalidTagNumber)
+        else if (Index.Defect.IsInvalidTagNumber)
         {
             // Strict framing without a dictionary: a field with no valid tag number never reaches the application.
-            _log.OnEvent(Logging.LogLevel.Warning, "Invalid tag number: " + _index.Defect.Describe(frame), epochNs);
-            RejectAndConsume(message, epochNs, SessionRejectReason.InvalidTagNumber, _index.Defect.Tag, true);
+            _log.OnEvent(Logging.LogLevel.Warning, "Invalid tag number: " + Index.Defect.Describe(frame), epochNs);
+            RejectAndConsume(message, epochNs, SessionRejectReason.InvalidTagNumber, Index.Defect.Tag, true);
             return;
         }
 
@@ -206,7 +240,7 @@ public sealed partial class FixSession
     {
         int expected = _store.NextTargetMsgSeqNum;
         _counters.OnGapDetected();
-        _log.OnEvent(Logging.LogLevel.Warning, "MsgSeqNum too high, expecting " + expected + " but received " + seq, epochNs);
+        Raise(NewEvent(SessionEventKind.SequenceGap, Logging.LogLevel.Warning, null) with { Expected = expected, Received = seq }, epochNs);
         _gapQueue.Add(seq, message.Buffer);
         if (_state == SessionState.LogoutSent)
         {
@@ -228,6 +262,10 @@ public sealed partial class FixSession
         if (!possDup)
         {
             string text = "MsgSeqNum too low, expecting " + expected + " but received " + seq;
+            if (!IsLoggedOn && message.MsgType.SequenceEqual(MsgTypes.Logon))
+            {
+                Raise(NewEvent(SessionEventKind.LogonRefused, Logging.LogLevel.Error, text) with { Expected = expected, Received = seq }, epochNs);
+            }
             SendLogout(epochNs, text);
             Disconnect(text, epochNs);
             return;
@@ -267,8 +305,8 @@ public sealed partial class FixSession
                 using (buffer)
                 {
                     ReadOnlySpan<byte> frame = buffer.Span;
-                    _index.Parse(frame);
-                    var message = new FixMessage(frame, _index);
+                    Index.Parse(frame);
+                    var message = new FixMessage(frame, Index);
                     ReadOnlySpan<byte> msgType = message.MsgType;
                     if (msgType.SequenceEqual(MsgTypes.Logon) || msgType.SequenceEqual(MsgTypes.ResendRequest))
                     {
@@ -311,6 +349,8 @@ public sealed partial class FixSession
         _possibleRedelivery = seq == _interruptedInbound
             || (message.TryGetBool(FixTags.PossDupFlag, out bool possDup) == FixValueStatus.Ok && possDup);
         _answeringInbound = seq;
+        // Tracing (only when a listener samples it): from the receive time through FromApp and the replies.
+        System.Diagnostics.Activity? activity = SessionTracing.Source.HasListeners() ? SessionTracing.StartReceive(this, message, seq, epochNs) : null;
         try
         {
             FromAppResult result;
@@ -356,6 +396,7 @@ public sealed partial class FixSession
         {
             _answeringInbound = 0;
             _possibleRedelivery = false;
+            activity?.Dispose();
         }
         if (seq == _interruptedInbound) _interruptedInbound = 0;
         _store.IncrNextTargetMsgSeqNum();

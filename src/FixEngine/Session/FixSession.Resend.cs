@@ -20,7 +20,7 @@ public sealed partial class FixSession
         int sentEnd = _resend.StartRequest(begin, end, _settings.ResendRequestChunkSize,
             _beginStringVersion >= 42 ? InfiniteEndSeqNo42 : InfiniteEndSeqNoOld);
         _counters.OnResendRequestSent();
-        _log.OnEvent(Logging.LogLevel.Warning, "Sent ResendRequest from " + begin + " to " + sentEnd, epochNs);
+        Raise(NewEvent(SessionEventKind.ResendRequest, Logging.LogLevel.Warning, null) with { BeginSeqNo = begin, EndSeqNo = sentEnd }, epochNs);
         SendResendRequest(epochNs, begin, sentEnd);
     }
 
@@ -58,7 +58,7 @@ public sealed partial class FixSession
             end = nextSender - 1;
         }
         _counters.OnResendRequestReceived();
-        _log.OnEvent(Logging.LogLevel.Warning, "Received ResendRequest from " + begin + " to " + end, epochNs);
+        Raise(NewEvent(SessionEventKind.ResendRequest, Logging.LogLevel.Warning, null) with { ByCounterparty = true, BeginSeqNo = begin, EndSeqNo = end }, epochNs);
         if (end < begin)
         {
             // BeginSeqNo above the last number we sent: there is nothing to resend (and no number a GapFill could carry).
@@ -137,8 +137,8 @@ public sealed partial class FixSession
     // Returns true when the message was an application message and was resent (after a pending GapFill, if any).
     private bool ResendOne(int seqNum, ReadOnlySpan<byte> stored, long epochNs, int gapStart)
     {
-        _resendIndex.Parse(stored);
-        var original = new FixMessage(stored, _resendIndex);
+        ResendIndex.Parse(stored);
+        var original = new FixMessage(stored, ResendIndex);
         ReadOnlySpan<byte> msgType = original.MsgType;
         if (!original.HasStandardPrefix || DataDictionaryIsAdmin(msgType)) return false;
         if (!TryEncodeResend(original, stored, msgType, seqNum, epochNs, out int length)) return false;
@@ -148,8 +148,8 @@ public sealed partial class FixSession
         {
             // The GapFill goes first and takes the encode buffer: encode the message again after it.
             SendSequenceResetGapFill(epochNs, gapStart, seqNum);
-            _resendIndex.Parse(stored);
-            original = new FixMessage(stored, _resendIndex);
+            ResendIndex.Parse(stored);
+            original = new FixMessage(stored, ResendIndex);
             if (!TryEncodeResend(original, stored, original.MsgType, seqNum, epochNs, out length)) return false;
         }
         Transmit(_header.Encoded(length), epochNs);

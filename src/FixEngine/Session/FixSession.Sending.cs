@@ -55,6 +55,8 @@ public sealed partial class FixSession
         long sendStart = _latency?.BeginSend() ?? 0;
         FixWriter w = _header.CreateWriter();
         int seq = _store.NextSenderMsgSeqNum;
+        // Tracing: a reply inside a traced activity (fix.receive) gets its own (only when a listener samples it).
+        System.Diagnostics.Activity? activity = SessionTracing.Source.HasListeners() ? SessionTracing.StartSend(this, msgType, seq) : null;
         RoutingFields routing = default;
         _header.WriteHeader(ref w, msgType, seq, epochNs, ref routing);
         body(ref w, in state);
@@ -68,6 +70,10 @@ public sealed partial class FixSession
         {
             OnStoreFailed(e, epochNs);
             throw;
+        }
+        finally
+        {
+            activity?.Dispose();
         }
     }
 
@@ -93,7 +99,7 @@ public sealed partial class FixSession
         while ((all || (work < 256 && _flow.IsEmpty && !_resend.IsReplayPending && _state == SessionState.LoggedOn))
             && _storeFault is null && !_held && _handOff.Ring.TryRead(out ReadOnlySpan<byte> record))
         {
-            SendHandOff.Parse(record, out ReadOnlySpan<byte> msgType, out long token, out ReadOnlySpan<byte> fields);
+            SendHandOff.Parse(record, out ReadOnlySpan<byte> msgType, out long token, out long handedAtNs, out ReadOnlySpan<byte> fields);
             FixWriter w = _header.CreateWriter();
             int seq = _store.NextSenderMsgSeqNum;
             RoutingFields routing = default;
@@ -101,7 +107,9 @@ public sealed partial class FixSession
             w.WriteRaw(fields);
             try
             {
-                FinishAndSend(ref w, seq, epochNs, isApp: true);
+                SendResult result = FinishAndSend(ref w, seq, epochNs, isApp: true);
+                // TrySendFromAnyThread-to-socket latency (handedAtNs is 0 unless a listener wanted it at the hand-off).
+                if (result == SendResult.Sent && handedAtNs != 0) _latency?.EndSend(handedAtNs, fromAnyThread: true);
             }
             catch (Store.MessageStoreException e)
             {
@@ -261,7 +269,7 @@ public sealed partial class FixSession
     {
         SendAdmin(new LogoutBody(_header.Ascii(text)), epochNs);
         if (IsLoggedOn) EnterState(SessionState.LogoutSent, epochNs);
-        if (text is not null) _log.OnEvent(Logging.LogLevel.Information, "Sent Logout: " + text, epochNs);
+        if (text is not null) Raise(SessionEventKind.Logout, Logging.LogLevel.Information, text, epochNs);
     }
 
     private void SendLogon(long epochNs, bool resetSeqNumFlag, int peerHeartBtInt)
@@ -317,7 +325,12 @@ public sealed partial class FixSession
         }
         _counters.OnRejectSent();
         SendAdmin(new RejectBody(refSeqNum, _header.Ascii(text), tag, refMsgType, code), epochNs, ref routing);
-        _log.OnEvent(Logging.LogLevel.Warning, "Sent Reject: " + (text ?? SessionRejectReason.GetText(reason)) + (hasRefTag ? " tag " + refTagId : ""), epochNs);
+        Raise(NewEvent(SessionEventKind.RejectSent, Logging.LogLevel.Warning, text ?? SessionRejectReason.GetText(reason)) with
+        {
+            RefSeqNum = refSeqNum,
+            RefTagId = hasRefTag ? refTagId : 0,
+            RejectReason = reason,
+        }, epochNs);
     }
 
     // A Reject that only carries a text (QuickFIX's generateReject with a text): RefSeqNum(45), RefMsgType(372) from
@@ -334,7 +347,7 @@ public sealed partial class FixSession
         ReadOnlySpan<byte> refMsgType = _beginStringVersion < 42 ? default : RefMsgType(offending);
         _counters.OnRejectSent();
         SendAdmin(new RejectBody(refSeqNum, _header.Ascii(text), int.MinValue, refMsgType, -1), epochNs, ref routing);
-        _log.OnEvent(Logging.LogLevel.Warning, "Sent Reject: " + text, epochNs);
+        Raise(NewEvent(SessionEventKind.RejectSent, Logging.LogLevel.Warning, text) with { RefSeqNum = refSeqNum }, epochNs);
     }
 
     private void SendBusinessReject(FixMessage offending, long epochNs, int reason, string text)

@@ -23,7 +23,7 @@ public sealed partial class FixSession
         _tailMayBeLost = false;
         ForgetRecovery();
         _flow.Clear("Sequence numbers reset", epochNs, release: false);
-        _log.OnEvent(Logging.LogLevel.Warning, "Sequence numbers reset", epochNs);
+        Raise(SessionEventKind.SequenceReset, Logging.LogLevel.Warning, "Sequence numbers reset", epochNs);
     }
 
     // RefreshOnLogon: another instance (the previous primary) may have written the store since we loaded it; reload

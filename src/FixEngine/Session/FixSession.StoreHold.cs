@@ -47,7 +47,7 @@ public sealed partial class FixSession
         _heldSinceNs = epochNs;
         _holdRetryNs = HoldFirstRetryNs;
         _holdRetryAtNs = epochNs + _holdRetryNs;
-        _log.OnEvent(LogLevel.Warning, "Message store unavailable: " + error.Message + " Holding (StoreFailurePolicy=Hold): nothing is "
+        Raise(SessionEventKind.StoreHold, LogLevel.Warning, "Message store unavailable: " + error.Message + " Holding (StoreFailurePolicy=Hold): nothing is "
             + "sent and no new message is accepted until the store takes writes again; inbound messages are asked for again then", epochNs);
         if (_connection is not null)
         {
@@ -110,7 +110,7 @@ public sealed partial class FixSession
     {
         string reason = _storeHold?.Message ?? "";
         EndHold();
-        _log.OnEvent(LogLevel.Warning, "Message store takes writes again after " + (epochNs - _heldSinceNs) / 1_000_000 + " ms of holding; resuming (it had failed: "
+        Raise(SessionEventKind.StoreHold, LogLevel.Warning, "Message store takes writes again after " + (epochNs - _heldSinceNs) / 1_000_000 + " ms of holding; resuming (it had failed: "
             + reason + ")", epochNs);
         int heldCount = _heldInboundCount;
         int heldMax = _heldInboundMax;
@@ -142,8 +142,8 @@ public sealed partial class FixSession
     // connection (unanswered, for the same reason).
     private void OnMessageWhileHeld(ReadOnlySpan<byte> frame, long epochNs)
     {
-        _index.Parse(frame);
-        var message = new FixMessage(frame, _index);
+        Index.Parse(frame);
+        var message = new FixMessage(frame, Index);
         _heartbeat.OnReceived(epochNs);
         if (message.HasStandardPrefix && message.MsgType.SequenceEqual(MsgTypes.Logout))
         {
@@ -167,8 +167,8 @@ public sealed partial class FixSession
     // The frame being processed when the store failed into a hold: not consumed unless the inbound number moved past it.
     private void NoteHeldInbound(ReadOnlySpan<byte> frame, long epochNs)
     {
-        _index.Parse(frame);
-        var message = new FixMessage(frame, _index);
+        Index.Parse(frame);
+        var message = new FixMessage(frame, Index);
         if (message.HasStandardPrefix) NoteHeldInbound(message, epochNs);
     }
 

@@ -94,14 +94,18 @@ public sealed partial class FixSession : IDisposable
     private readonly OutboundFlowControl _flow;
     private readonly HeartbeatMonitor _heartbeat;
     private readonly SendHandOff _handOff;
-    private readonly FixMessageIndex _index;
-    private readonly FixMessageIndex _resendIndex;
+    // Rented from FixMessageIndexPool when a message is read, given back when the outermost OnMessage returns.
+    private FixMessageIndex? _index;
+    private FixMessageIndex? _resendIndex;
+    private int _inboundDepth;
 
     // State machine.
     private ISessionConnection? _connection;
     private SessionState _state;
     private long _stateSinceNs;
     private bool _sentResetSeqNumFlag;
+    // An operator reset the numbers while disconnected: an initiator's next Logon says so (ResetSeqNumFlag(141)=Y).
+    private bool _resetOnNextLogon;
     private bool _processingQueue;
     private bool _disposed;
 
@@ -194,6 +198,7 @@ public sealed partial class FixSession : IDisposable
         _isInitiator = settings.ConnectionType == ConnectionType.Initiator;
         _heartbeat = new HeartbeatMonitor(settings.HeartBtInt ?? 30);
         _sessionDictionary = sessionDictionary;
+        ApplicationDictionary = appDictionary;
         if (settings.UseDataDictionary && sessionDictionary is not null)
         {
             _validator = new MessageValidator(sessionDictionary, appDictionary, new ValidationOptions
@@ -205,8 +210,6 @@ public sealed partial class FixSession : IDisposable
                 AllowUnknownEnumValues = settings.AllowUnknownEnumValues,
             });
         }
-        _index = new FixMessageIndex();
-        _resendIndex = new FixMessageIndex();
         _handOff = new SendHandOff(1 << 20);
         _flow = new OutboundFlowControl(_log, _counters);
         _ownerThreadId = Environment.CurrentManagedThreadId;
@@ -258,14 +261,15 @@ public sealed partial class FixSession : IDisposable
         _epochNs = epochNs;
         _heartbeat.Restart(epochNs);
         CheckSchedule(epochNs);
-        _log.OnEvent(Logging.LogLevel.Information, "Connected", epochNs);
+        Raise(SessionEventKind.Connected, Logging.LogLevel.Information, null, epochNs);
         if (_isInitiator)
         {
             if (_settings.RefreshOnLogon) RefreshStore(epochNs);
             if (_settings.ResetOnLogon) ResetStore(epochNs);
             if (!HasSenderSeqRoom(epochNs)) return;
             // ResetSeqNumFlag(141) exists from FIX.4.1 on: a FIX.4.0 session resets its own numbers without saying so.
-            _sentResetSeqNumFlag = _settings.ResetOnLogon && _beginStringVersion >= 41;
+            _sentResetSeqNumFlag = (_settings.ResetOnLogon || _resetOnNextLogon) && _beginStringVersion >= 41;
+            _resetOnNextLogon = false;
             EnterState(SessionState.LogonSent, epochNs);
             SendLogon(epochNs, _sentResetSeqNumFlag, 0);
         }
@@ -303,7 +307,7 @@ public sealed partial class FixSession : IDisposable
     {
         _counters.OnDisconnect();
         bool wasLoggedOn = IsLoggedOn;
-        _log.OnEvent(Logging.LogLevel.Information, "Disconnected: " + reason, epochNs);
+        Raise(SessionEventKind.Disconnected, Logging.LogLevel.Information, reason, epochNs);
         EnterState(SessionState.Disconnected, epochNs);
         ForgetRecovery();
         _flow.Clear("Disconnected", epochNs, release: true);
@@ -351,9 +355,7 @@ public sealed partial class FixSession : IDisposable
         _storeFault = error;
         _handOff.Close();
         bool fenced = error.Ownership == FixEngine.Store.MessageStoreOwnership.TakenOver;
-        _log.OnEvent(Logging.LogLevel.Error, "Message store failed: " + error.Message + (fenced
-            ? " Another engine holds the session now: disconnecting without a Logout; the session refuses further sends"
-            : " Disconnecting without a Logout (the store cannot number one); the session refuses further sends"), epochNs);
+        Raise(fenced ? SessionEventKind.TakenOver : SessionEventKind.StoreFailed, Logging.LogLevel.Error, error.Message, epochNs);
         Disconnect("message store failure: " + error.Message, epochNs);
         _application.OnStoreFailure(this, error);
         AbandonOutbox(SendNotStoredReason.StoreFailed, epochNs);

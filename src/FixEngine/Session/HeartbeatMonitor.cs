@@ -39,6 +39,12 @@ internal sealed class HeartbeatMonitor
         set => _heartBtIntSec = value;
     }
 
+    /// <summary>When a message was last handed to the transport (epoch ns; the connection's start before any).</summary>
+    public long LastSentEpochNs => _lastSentNs;
+
+    /// <summary>When the peer was last heard (epoch ns; the connection's start before any).</summary>
+    public long LastReceivedEpochNs => _lastReceivedNs;
+
     /// <summary>A connection starts: both sides count as just heard.</summary>
     public void Restart(long epochNs)
     {

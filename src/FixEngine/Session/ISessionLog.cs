@@ -38,6 +38,15 @@ public interface ISessionLog
     /// <param name="epochNs">Event time.</param>
     /// <remarks>The default implementation (for logs written before levels existed) calls <see cref="OnEvent(string, long)"/>.</remarks>
     void OnEvent(LogLevel level, string text, long epochNs) => OnEvent(text, epochNs);
+
+    /// <summary>A session event with its properties (kind, sequence numbers, reasons): the session raises every event
+    /// through this method.</summary>
+    /// <param name="sessionEvent">The event, valid during the call.</param>
+    /// <param name="epochNs">Event time.</param>
+    /// <remarks>The default implementation formats the event (<see cref="SessionEvent.ToString"/>) and calls
+    /// <see cref="OnEvent(LogLevel, string, long)"/>, so a log that wants text needs nothing more; a structured sink (the
+    /// hosting package's ILogger bridge, an admin console's live tail) overrides it and formats nothing.</remarks>
+    void OnEvent(in SessionEvent sessionEvent, long epochNs) => OnEvent(sessionEvent.Level, sessionEvent.ToString(), epochNs);
 }
 
 /// <summary>An <see cref="ISessionLog"/> that discards everything.</summary>
@@ -64,6 +73,11 @@ public sealed class NullSessionLog : ISessionLog
 
     /// <inheritdoc/>
     public void OnEvent(LogLevel level, string text, long epochNs)
+    {
+    }
+
+    /// <inheritdoc/>
+    public void OnEvent(in SessionEvent sessionEvent, long epochNs)
     {
     }
 }

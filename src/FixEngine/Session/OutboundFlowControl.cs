@@ -48,6 +48,10 @@ internal sealed class OutboundFlowControl
     /// <summary>A backlog that has not shrunk for this long withdraws the receive-pause request (deadlock breaker).</summary>
     public const long BacklogStallNs = 1_000_000_000L;
 
+    /// <summary>The deadlock breaker's window in force (<see cref="BacklogStallNs"/>; tests that watch a pause under load
+    /// widen it, so a slow machine's second does not withdraw the pause they observe).</summary>
+    public long StallWindowNs { get; set; } = BacklogStallNs;
+
     /// <summary>The smallest <see cref="LimitBytes"/> accepted.</summary>
     public const long MinLimitBytes = 64 * 1024;
 
@@ -167,7 +171,7 @@ internal sealed class OutboundFlowControl
 
     private void UpdateReceivePause(long epochNs)
     {
-        bool pause = _backlog.Bytes >= ReceivePauseThresholdBytes && epochNs - _lastProgressNs < BacklogStallNs;
+        bool pause = _backlog.Bytes >= ReceivePauseThresholdBytes && epochNs - _lastProgressNs < StallWindowNs;
         if (pause == _receivePauseRequested) return;
         Volatile.Write(ref _receivePauseRequested, pause);
         _log.OnEvent(Logging.LogLevel.Warning, pause

@@ -18,9 +18,15 @@ internal sealed class SessionLatency
     /// <summary>The tag naming the session on every measurement (<see cref="Diagnostics.FixEngineMetrics.SessionTag"/>).</summary>
     internal const string SessionTag = "fix.session";
 
+    /// <summary>The tag naming the send path on <c>fix.send.duration</c>: <c>send</c> (<see cref="FixSession.Send{TState}(System.ReadOnlySpan{byte}, in TState, BodyWriter{TState}, long)"/>)
+    /// or <c>any_thread</c> (<see cref="FixSession.TrySendFromAnyThread{TState}(System.ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>).</summary>
+    internal const string SendPathTag = "fix.send.path";
+
     private readonly Histogram<double> _inbound;
     private readonly Histogram<double> _send;
     private readonly KeyValuePair<string, object?> _tag;
+    private static readonly KeyValuePair<string, object?> s_pathSend = new(SendPathTag, "send");
+    private static readonly KeyValuePair<string, object?> s_pathAnyThread = new(SendPathTag, "any_thread");
     private readonly Func<long> _epochNow;
 
     public SessionLatency(Histogram<double> inbound, Histogram<double> send, string session, Func<long> epochNow)
@@ -36,19 +42,20 @@ internal sealed class SessionLatency
     public void OnFromApp(long receivedEpochNs)
     {
         if (!_inbound.Enabled) return;
-        _inbound.Record(Microseconds(_epochNow() - receivedEpochNs), _tag);
+        _inbound.Record(Seconds(_epochNow() - receivedEpochNs), _tag);
     }
 
     /// <summary>The start of a Send (0 when no listener wants the send histogram).</summary>
     public long BeginSend() => _send.Enabled ? _epochNow() : 0;
 
-    /// <summary>Callback-to-socket: the Send that began at <paramref name="startEpochNs"/> has handed its bytes to the socket.</summary>
-    public void EndSend(long startEpochNs)
+    /// <summary>Send-to-socket: the Send (or TrySendFromAnyThread hand-off, <paramref name="fromAnyThread"/>) that began at
+    /// <paramref name="startEpochNs"/> has handed its bytes to the connection.</summary>
+    public void EndSend(long startEpochNs, bool fromAnyThread = false)
     {
         if (startEpochNs == 0) return;
-        _send.Record(Microseconds(_epochNow() - startEpochNs), _tag);
+        _send.Record(Seconds(_epochNow() - startEpochNs), _tag, fromAnyThread ? s_pathAnyThread : s_pathSend);
     }
 
     // A receiving thread's time may be raised to the session's latest (SessionSlot.Stamp): never report a negative span.
-    private static double Microseconds(long ns) => ns <= 0 ? 0 : ns / 1000.0;
+    private static double Seconds(long ns) => ns <= 0 ? 0 : ns / 1_000_000_000.0;
 }

@@ -48,6 +48,9 @@ public sealed partial class FileMessageStore
     {
         _window.Invalidate();
         _index.Clear();
+        _indexUsable = false;
+        _pendingCount = 0;
+        _legacyRecords = false;
         long fileLength;
         try
         {
@@ -60,12 +63,12 @@ public sealed partial class FileMessageStore
 
         bool shared = _options.SharedAccess;
         int max = _options.MaxMessageLengthInBytes;
-        JournalState state = JournalState.Fresh(_defaultCreationTimeEpochNs);
+        // A checkpoint that checks out against the journal gives the index, state and counts of a prefix; replay goes on
+        // from its end exactly as it would have from the start (the prefix ends at a record boundary).
+        long position = LoadCheckpoint(fileLength, out JournalState state, out long readable, out int lastMessageSeq, out long lastRecordStart);
+        List<(int Seq, long Position)>? tail = position > 0 ? new List<(int Seq, long Position)>() : null;
         ReplayState? damage = null;
-        long intact = 0;
-        long readable = 0;
-        int lastMessageSeq = 0;
-        long position = 0;
+        long intact = readable;
         long end = fileLength;
         // The lowest processed-inbound mark and next target that a lost answer forces (int.MaxValue: none). A message
         // record whose body is lost may have been the answer to the inbound message its processed mark names: that mark
@@ -105,7 +108,7 @@ public sealed partial class FileMessageStore
             damage.Repairs.Add(new Repair(kind, at, size, slot));
         }
 
-        void Apply(in JournalSlot slot, long recordPosition, bool withBody)
+        void Apply(in JournalSlot slot, long recordPosition, bool withBody, bool headDamaged = false)
         {
             if (skippedBefore && slot.Type != JournalRecordType.Reset && slot.Type != JournalRecordType.Hole)
             {
@@ -119,7 +122,11 @@ public sealed partial class FileMessageStore
                 case JournalRecordType.Message:
                     if (withBody)
                     {
-                        _index.Set(slot.SeqNum, recordPosition + JournalFormat.HeadSize, slot.Length);
+                        // A record known by its trailer keeps a damaged head in a journal this store may not repair
+                        // (shared access): its payload is indexed directly.
+                        if (headDamaged && shared) _index.Set(slot.SeqNum, recordPosition + JournalFormat.HeadSize, slot.Length);
+                        else _index.Set(slot.SeqNum, recordPosition);
+                        tail?.Add((slot.SeqNum, recordPosition));
                         if (damage is not null)
                         {
                             foreach (JournalDamage d in damage.Damages)
@@ -133,6 +140,7 @@ public sealed partial class FileMessageStore
                     break;
                 case JournalRecordType.Reset:
                     _index.Clear();
+                    tail?.Clear();
                     state = slot.State;
                     answerFloorProcessed = int.MaxValue;
                     answerFloorTarget = int.MaxValue;
@@ -187,6 +195,7 @@ public sealed partial class FileMessageStore
                 }
                 Apply(head, position, withBody: true);
                 intact++;
+                lastRecordStart = position;
                 position += size;
                 continue;
             }
@@ -194,6 +203,7 @@ public sealed partial class FileMessageStore
             int v1Size = TryReplayV1(position, fileLength, ref state, ref lastMessageSeq);
             if (v1Size > 0)
             {
+                _legacyRecords = true;
                 readable++;
                 intact++;
                 position += v1Size;
@@ -230,7 +240,7 @@ public sealed partial class FileMessageStore
             {
                 AddDamage(recordStart, JournalFormat.HeadSize, JournalDamageReason.BadHead, JournalDamageResolution.RecordRepaired, 0);
                 AddRepair(RepairKind.RewriteHead, recordStart, recordSize, anchorSlot);
-                Apply(anchorSlot, recordStart, withBody: true);
+                Apply(anchorSlot, recordStart, withBody: true, headDamaged: true);
                 intact++;
             }
             else
@@ -251,12 +261,17 @@ public sealed partial class FileMessageStore
         _fileLength = end;
         _unsyncedRecords = 0;
         _oldestUnsyncedSeenAtNs = -1;
+        _recordCount = readable;
+        _lastRecordStart = lastRecordStart;
+        _lastMessageSeq = lastMessageSeq;
         _window.Invalidate();
         if (damage is null)
         {
             LastRecoveryReport = null;
             if (!shared && fileLength == 0) WriteRecord(JournalRecordType.Reset, 0, default, state, durable: true, operation);
             if (_unsyncedRecords != 0) Sync(operation);
+            AfterReplay(fromCheckpoint: CheckpointedJournalBytes > 0, damaged: false, tail);
+            _window.Release();
             return;
         }
 
@@ -287,7 +302,10 @@ public sealed partial class FileMessageStore
             // Under the OS policy the user chose page-cache durability: the repair is not forced to disk either.
             if (_options.SyncPolicy != FileStoreSyncPolicy.OS) Sync(operation);
             _window.Invalidate();
+            // The repaired journal gets a fresh checkpoint (heads rewritten, holes laid: the old one may not fit it).
+            AfterReplay(fromCheckpoint: false, damaged: true, null);
         }
+        _window.Release();
         var report = new StoreRecoveryReport(JournalPath, _options.Recovery, fileLength, intact, damage.Damages, refuse, copyPath is not null, copyPath,
             _index.Count, _state.NextSender, _state.NextTarget, _state.ProcessedInbound);
         LastRecoveryReport = report;
@@ -368,6 +386,7 @@ public sealed partial class FileMessageStore
         {
             case 1:
             case 2:
+                // Format 1 heads are not format 2 heads: the payload is indexed directly, with its length.
                 _index.Set(seqNum, position + JournalFormatV1.HeaderSize, length);
                 lastMessageSeq = seqNum;
                 if (type == 2) state.NextSender = seqNum + 1;

@@ -40,7 +40,7 @@ public sealed partial class FileMessageStore : IMessageStore
 
     private readonly FileMessageStoreOptions _options;
     private SafeFileHandle _handle = null!;
-    private readonly MessageIndex _index;
+    private readonly JournalIndex _index;
     private readonly JournalWindow _window = new();
     private readonly long _defaultCreationTimeEpochNs;
     private byte[] _writeBuffer = ArrayPool<byte>.Shared.Rent(4096);
@@ -76,7 +76,7 @@ public sealed partial class FileMessageStore : IMessageStore
         ArgumentException.ThrowIfNullOrEmpty(journalPath);
         _options = options ?? new FileMessageStoreOptions();
         _options.Validate();
-        _index = new MessageIndex(_options.InitialIndexCapacity);
+        _index = new JournalIndex(_options.InitialIndexCapacity);
         JournalPath = Path.GetFullPath(journalPath);
         _defaultCreationTimeEpochNs = nowEpochNs;
         _state = JournalState.Fresh(nowEpochNs);
@@ -85,12 +85,15 @@ public sealed partial class FileMessageStore : IMessageStore
             string? folder = Path.GetDirectoryName(JournalPath);
             if (!string.IsNullOrEmpty(folder)) Directory.CreateDirectory(folder);
             _handle = File.OpenHandle(JournalPath, FileMode.OpenOrCreate, FileAccess.ReadWrite, _options.SharedAccess ? FileShare.ReadWrite : FileShare.None);
+            OpenIndexFile();
         }
         catch (Exception e) when (IsMediumError(e))
         {
             _disposed = true;
             _window.Dispose();
             ReturnWriteBuffer();
+            _index.Release();
+            _handle?.Dispose();
             throw new MessageStoreException($"Cannot open the message store journal '{JournalPath}': {e.Message}", JournalPath, MessageStoreOperation.Open, e);
         }
         try
@@ -209,9 +212,9 @@ public sealed partial class FileMessageStore : IMessageStore
     {
         if (seqNum < 1) Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(seqNum), seqNum);
         if (message.Length > _options.MaxMessageLengthInBytes) Internal.ThrowHelper.ThrowMessageTooLarge(message.Length, _options.MaxMessageLengthInBytes);
-        long payloadPosition = _fileLength + JournalFormat.HeadSize;
+        long recordPosition = _fileLength;
         WriteRecord(JournalRecordType.Message, seqNum, message, _state, durable: true, MessageStoreOperation.Append);
-        _index.Set(seqNum, payloadPosition, message.Length);
+        IndexAppended(seqNum, recordPosition);
     }
 
     /// <inheritdoc/>
@@ -228,44 +231,112 @@ public sealed partial class FileMessageStore : IMessageStore
         if (seqNum == int.MaxValue) Internal.ThrowHelper.ThrowSeqNumOverflow();
         if (processedInboundSeqNum < 0) Internal.ThrowHelper.ThrowProcessedOutOfRange(nameof(processedInboundSeqNum), processedInboundSeqNum);
         if (message.Length > _options.MaxMessageLengthInBytes) Internal.ThrowHelper.ThrowMessageTooLarge(message.Length, _options.MaxMessageLengthInBytes);
-        long payloadPosition = _fileLength + JournalFormat.HeadSize;
+        long recordPosition = _fileLength;
         JournalState state = _state;
         state.NextSender = seqNum + 1;
         state.ProcessedInbound = processedInboundSeqNum;
         WriteRecord(JournalRecordType.Message, seqNum, message, state, durable: true, MessageStoreOperation.Append);
-        _index.Set(seqNum, payloadPosition, message.Length);
+        IndexAppended(seqNum, recordPosition);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void IndexAppended(int seqNum, long recordPosition)
+    {
+        _index.Set(seqNum, recordPosition);
+        _lastMessageSeq = seqNum;
+        NotePending(seqNum, recordPosition);
     }
 
     /// <inheritdoc/>
-    /// <remarks>Messages are read through a pooled window (one read syscall per 64 KiB of journal); no allocation once
-    /// the window fits the largest message.</remarks>
+    /// <remarks>Messages are streamed through a pooled window (one read syscall per 64 KiB of journal), never gathered:
+    /// a resend of any length holds one window. Each record's head and payload CRCs are checked again as it is read; a
+    /// record that no longer checks out (damaged on disk after the store opened) is skipped, so the session gap-fills
+    /// it, and counted in <see cref="DamagedMessagesSkipped"/>. No allocation once the pools are warm.</remarks>
     public int ReadRange<THandler>(int beginSeqNo, int endSeqNo, ref THandler handler) where THandler : struct, IStoredMessageHandler
     {
         if (_disposed) Internal.ThrowHelper.ThrowObjectDisposed(nameof(FileMessageStore));
         uint last = endSeqNo <= 0 ? uint.MaxValue : (uint)endSeqNo;
+        int begin = Math.Max(beginSeqNo, 1);
         int delivered = 0;
-        for (int i = _index.LowerBound(Math.Max(beginSeqNo, 1)); i < _index.Count; i++)
+        int i = _index.MainLowerBound(begin);
+        int mainCount = _index.MainCount;
+        MessageIndex? overlay = _index.Overlay;
+        int j = overlay?.LowerBound(begin) ?? 0;
+        int overlayCount = overlay?.Count ?? 0;
+        try
         {
-            int seqNum = _index.SeqNumAt(i);
-            if ((uint)seqNum > last) break;
-            if (!_window.TryGet(_handle, _index.PositionAt(i), _index.LengthAt(i), _fileLength, JournalPath, out ReadOnlySpan<byte> bytes))
+            while (true)
             {
-                ThrowJournalChanged(_index.PositionAt(i));
+                int seqNum;
+                long position;
+                int length;
+                if (i < mainCount && (j >= overlayCount || _index.MainSeqNumAt(i) < overlay!.SeqNumAt(j)))
+                {
+                    seqNum = _index.MainSeqNumAt(i);
+                    position = _index.MainPositionAt(i);
+                    length = _index.MainLengthAt(i);
+                    i++;
+                }
+                else if (j < overlayCount)
+                {
+                    seqNum = overlay!.SeqNumAt(j);
+                    position = overlay.PositionAt(j);
+                    length = overlay.LengthAt(j);
+                    j++;
+                }
+                else
+                {
+                    break;
+                }
+                if ((uint)seqNum > last) break;
+                if (!TryReadMessage(seqNum, position, length, out ReadOnlySpan<byte> bytes)) continue;
+                delivered++;
+                if (!handler.OnMessage(seqNum, bytes)) break;
             }
-            delivered++;
-            if (!handler.OnMessage(seqNum, bytes)) break;
+        }
+        finally
+        {
+            _window.Release();
         }
         return delivered;
     }
 
+    // Reads message `seqNum` from its record at `position` (length -1), or its payload at `position` (length given).
+    private bool TryReadMessage(int seqNum, long position, int length, out ReadOnlySpan<byte> bytes)
+    {
+        if (length >= 0)
+        {
+            if (!_window.TryGet(_handle, position, length, _fileLength, JournalPath, out bytes)) ThrowJournalChanged(position);
+            return true;
+        }
+        if (!_window.TryGet(_handle, position, JournalFormat.HeadSize, _fileLength, JournalPath, out ReadOnlySpan<byte> head)) ThrowJournalChanged(position);
+        if (!JournalFormat.TryReadSlot(head, JournalFormat.HeadMagic2, _options.MaxMessageLengthInBytes, out JournalSlot slot)
+            || slot.Type != JournalRecordType.Message || slot.SeqNum != seqNum)
+        {
+            DamagedMessagesSkipped++;
+            bytes = default;
+            return false;
+        }
+        if (!_window.TryGet(_handle, position + JournalFormat.HeadSize, slot.Length, _fileLength, JournalPath, out bytes)) ThrowJournalChanged(position);
+        if (!JournalFormat.PayloadMatches(bytes, slot.PayloadCrc))
+        {
+            DamagedMessagesSkipped++;
+            bytes = default;
+            return false;
+        }
+        return true;
+    }
+
     /// <inheritdoc/>
-    /// <remarks>Compacts the journal: the file is truncated to zero and a single reset record is written and flushed.
-    /// A crash in between leaves an empty journal, which opens as a new incarnation.</remarks>
+    /// <remarks>Compacts the journal: the file is truncated to zero (or, with
+    /// <see cref="FileMessageStoreOptions.ArchiveDirectory"/>, moved to the archive first) and a single reset record is
+    /// written and flushed. A crash in between leaves an empty (or no) journal, which opens as a new incarnation.</remarks>
     /// <exception cref="MessageStoreException">The journal could not be truncated or written (the store is then faulted).</exception>
     public void Reset(long nowEpochNs)
     {
         if (_disposed) Internal.ThrowHelper.ThrowObjectDisposed(nameof(FileMessageStore));
         ThrowIfFaulted(MessageStoreOperation.Reset);
+        if (_options.ArchiveDirectory is not null && !_options.SharedAccess) ArchiveJournal();
         try
         {
             RandomAccess.SetLength(_handle, 0);
@@ -277,6 +348,15 @@ public sealed partial class FileMessageStore : IMessageStore
         _fileLength = 0;
         _window.Invalidate();
         _index.Clear();
+        _recordCount = 0;
+        _lastMessageSeq = 0;
+        _legacyRecords = false;
+        // The checkpoint described the old incarnation: emptied before the reset record lands (and it names the journal's
+        // first record, so a stale one would not be believed anyway).
+        _pendingCount = 0;
+        _blockFrom = 0;
+        TruncateIndex(0);
+        _indexUsable = _indexHandle is not null;
         WriteRecord(JournalRecordType.Reset, 0, default, JournalState.Fresh(nowEpochNs), durable: true, MessageStoreOperation.Reset);
         if (_unsyncedRecords != 0) Sync(MessageStoreOperation.Reset);
     }
@@ -345,10 +425,17 @@ public sealed partial class FileMessageStore : IMessageStore
         }
         finally
         {
-            _handle?.Dispose();
-            _window.Dispose();
-            ReturnWriteBuffer();
-            _index.Clear();
+            try
+            {
+                CloseIndex();
+            }
+            finally
+            {
+                _handle?.Dispose();
+                _window.Dispose();
+                ReturnWriteBuffer();
+                _index.Release();
+            }
         }
     }
 
@@ -386,6 +473,8 @@ public sealed partial class FileMessageStore : IMessageStore
         {
             Fault(operation, e);
         }
+        _lastRecordStart = _fileLength;
+        _recordCount++;
         _fileLength += size;
         _state = state;
         _unsyncedRecords++;
@@ -419,6 +508,8 @@ public sealed partial class FileMessageStore : IMessageStore
         }
         _unsyncedRecords = 0;
         _oldestUnsyncedSeenAtNs = -1;
+        // Blocks that waited for their records to reach the disk (Batched, PerMessage) go out now.
+        if (_pendingCount >= BlockEntries) FlushPending(force: false);
     }
 
     private static bool IsMediumError(Exception e) => e is IOException or UnauthorizedAccessException or NotSupportedException;

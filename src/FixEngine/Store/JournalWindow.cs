@@ -12,12 +12,14 @@ namespace FixEngine.Store;
 /// are immutable until a reset, which calls <see cref="Invalidate"/>.
 /// PERF: consecutive resend reads and journal replay hit the same window, so a resend of many small messages costs one
 /// read syscall per window (64 KiB) rather than one per message; no allocation once the buffer fits the largest record.
+/// The buffer is rented on the first read and handed back by <see cref="Release"/> (the store does after replay and
+/// after each range read), so an idle session holds none.
 /// </remarks>
 internal sealed class JournalWindow : IDisposable
 {
     private const int DefaultSize = 64 * 1024;
 
-    private byte[] _buffer = ArrayPool<byte>.Shared.Rent(DefaultSize);
+    private byte[] _buffer = [];
     private long _start;
     private int _length;
 
@@ -40,10 +42,12 @@ internal sealed class JournalWindow : IDisposable
 
     private bool Load(SafeFileHandle handle, long position, int count, long endOfFile, string path, out ReadOnlySpan<byte> bytes)
     {
-        if (count > _buffer.Length)
+        if (count > _buffer.Length || _buffer.Length == 0)
         {
-            ArrayPool<byte>.Shared.Return(_buffer);
-            _buffer = ArrayPool<byte>.Shared.Rent(count);
+            if (_buffer.Length != 0) ArrayPool<byte>.Shared.Return(_buffer);
+            _buffer = [];
+            _length = 0;
+            _buffer = ArrayPool<byte>.Shared.Rent(Math.Max(count, DefaultSize));
         }
         int want = (int)Math.Min(_buffer.Length, endOfFile - position);
         int read = 0;
@@ -80,6 +84,9 @@ internal sealed class JournalWindow : IDisposable
         _start = 0;
         _length = 0;
     }
+
+    /// <summary>Returns the buffer to the pool; the next read rents one again.</summary>
+    public void Release() => Dispose();
 
     public void Dispose()
     {

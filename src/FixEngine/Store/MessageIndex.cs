@@ -1,4 +1,5 @@
 using System;
+using System.Buffers;
 using System.Runtime.CompilerServices;
 
 namespace FixEngine.Store;
@@ -9,27 +10,30 @@ namespace FixEngine.Store;
 /// out-of-order or replacing append is a binary search plus an array shift. Lookups by range use a binary search, so
 /// gaps and sparse sequence numbers (after SequenceReset) cost nothing.
 /// PERF: three arrays instead of an array of structs keep the binary search on a dense int[] (4 bytes per entry).
+/// The arrays are rented from the shared array pools, first when the first entry arrives (unless a capacity is
+/// reserved), and swapped for twice the size as the index grows; <see cref="Release"/> returns them.
 /// </remarks>
 internal sealed class MessageIndex
 {
     /// <summary>Entries preallocated when no capacity is given.</summary>
     public const int DefaultCapacity = 256;
 
-    private int[] _seqNums;
-    private long[] _positions;
-    private int[] _lengths;
+    private int[] _seqNums = [];
+    private long[] _positions = [];
+    private int[] _lengths = [];
     private int _count;
 
-    /// <param name="initialCapacity">Entries to preallocate (16 bytes each); the arrays double beyond it.</param>
+    /// <param name="initialCapacity">Entries to rent up front (16 bytes each; 0: none until the first entry); the
+    /// arrays double beyond it.</param>
     public MessageIndex(int initialCapacity = DefaultCapacity)
     {
-        int capacity = Math.Max(initialCapacity, 16);
-        _seqNums = new int[capacity];
-        _positions = new long[capacity];
-        _lengths = new int[capacity];
+        if (initialCapacity > 0) Rent(Math.Max(initialCapacity, 16));
     }
 
     public int Count => _count;
+
+    /// <summary>Bytes of pooled arrays held.</summary>
+    public long RetainedBytes => _seqNums.Length * 16L;
 
     public int SeqNumAt(int index) => _seqNums[index];
 
@@ -42,7 +46,7 @@ internal sealed class MessageIndex
     public void Set(int seqNum, long position, int length)
     {
         int count = _count;
-        if ((count == 0 || _seqNums[count - 1] < seqNum) && (uint)count < (uint)_seqNums.Length)
+        if ((uint)count < (uint)_seqNums.Length && (count == 0 || _seqNums[count - 1] < seqNum))
         {
             _seqNums[count] = seqNum;
             _positions[count] = position;
@@ -77,12 +81,38 @@ internal sealed class MessageIndex
         _count++;
     }
 
-    private void Grow()
+    private void Grow() => Rent(Math.Max(16, _seqNums.Length * 2));
+
+    private void Rent(int capacity)
     {
-        int newCapacity = _seqNums.Length * 2;
-        Array.Resize(ref _seqNums, newCapacity);
-        Array.Resize(ref _positions, newCapacity);
-        Array.Resize(ref _lengths, newCapacity);
+        int[] seqNums = ArrayPool<int>.Shared.Rent(capacity);
+        long[] positions = ArrayPool<long>.Shared.Rent(capacity);
+        int[] lengths = ArrayPool<int>.Shared.Rent(capacity);
+        // The shared pools round every element type up to the same power of two, so the three lengths agree.
+        Array.Copy(_seqNums, seqNums, _count);
+        Array.Copy(_positions, positions, _count);
+        Array.Copy(_lengths, lengths, _count);
+        ReturnArrays();
+        _seqNums = seqNums;
+        _positions = positions;
+        _lengths = lengths;
+    }
+
+    private void ReturnArrays()
+    {
+        if (_seqNums.Length != 0) ArrayPool<int>.Shared.Return(_seqNums);
+        if (_positions.Length != 0) ArrayPool<long>.Shared.Return(_positions);
+        if (_lengths.Length != 0) ArrayPool<int>.Shared.Return(_lengths);
+        _seqNums = [];
+        _positions = [];
+        _lengths = [];
+    }
+
+    /// <summary>Drops every entry and returns the arrays to the pools (the index rents again when it is next used).</summary>
+    public void Release()
+    {
+        _count = 0;
+        ReturnArrays();
     }
 
     /// <summary>Index of the first entry whose sequence number is at least <paramref name="seqNum"/> (Count if none).</summary>

@@ -87,9 +87,11 @@ internal sealed partial class TlsConnection : TransportConnection
     private readonly WorkItem _resumeWorkItem;
     private readonly WorkItem _flushWorkItem;
     private int _started;
-    // A client that presented a certificate over TLS 1.3: the acceptor checks it only after our handshake is done, so a
+    // A client that presented a certificate: a TLS 1.3 acceptor checks it only after our handshake is done, and so does a
+    // TLS 1.2 acceptor that validates once its side of the handshake is complete (.NET's SslStream on Linux), so a
     // rejection shows as the connection ending before any byte arrives (RejectedCertificateReason).
     private readonly string? _clientCertificateCheckedLate;
+    private readonly string? _protocol;
 
     // Receive loop only (one read outstanding).
     private ConfiguredValueTaskAwaitable<int>.ConfiguredValueTaskAwaiter _read;
@@ -126,9 +128,17 @@ internal sealed partial class TlsConnection : TransportConnection
         _onSendCompleted = () => WriteLoop(WriteStep.SendCompleted);
         _resumeWorkItem = new WorkItem(() => ReceiveLoop(completed: false));
         _flushWorkItem = new WorkItem(() => WriteLoop(WriteStep.Next));
-        if (!ssl.IsServer && ssl.SslProtocol == SslProtocols.Tls13 && ssl.LocalCertificate is { } own)
+        if (!ssl.IsServer && ssl.LocalCertificate is { } own)
         {
             _clientCertificateCheckedLate = own.Subject;
+#pragma warning disable SYSLIB0039 // naming the protocol negotiated, not enabling it
+            _protocol = ssl.SslProtocol switch
+            {
+                SslProtocols.Tls13 => "TLS 1.3",
+                SslProtocols.Tls12 => "TLS 1.2",
+                SslProtocols other => other.ToString(),
+            };
+#pragma warning restore SYSLIB0039
         }
         // From here on SslStream's writes land in the ciphertext buffer (the handshake's went to the socket).
         stream.Attach(this);
@@ -262,12 +272,19 @@ internal sealed partial class TlsConnection : TransportConnection
         }
     }
 
-    /// <summary>Why a client's connection ended before the acceptor sent a single byte, when that is how a TLS 1.3 acceptor
-    /// rejects our client certificate (its refusal, alert or not, reaches us only on the first read); else null.</summary>
-    private string? RejectedCertificateReason() =>
-        _clientCertificateCheckedLate is { } subject && !_receivedAny && !IsClosing
-            ? $"the acceptor ended the connection before sending anything after the TLS 1.3 handshake: most likely it rejected our client certificate '{subject}' (a TLS 1.3 acceptor checks it after our side of the handshake is done)"
-            : null;
+    /// <summary>Why a client's connection ended before the acceptor sent a single byte, when that is how an acceptor rejects
+    /// our client certificate after the handshake (TLS 1.3 always; TLS 1.2 where the acceptor checks it once its side of
+    /// the handshake is done, as .NET does): its refusal, alert or not, reaches us only on the first read; else null.</summary>
+    private string? RejectedCertificateReason()
+    {
+        if (_clientCertificateCheckedLate is not { } subject || _receivedAny || IsClosing) return null;
+        EndedForOurCertificate = true;
+        return $"the acceptor ended the connection before sending anything after the {_protocol} handshake: most likely it rejected our client certificate '{subject}' (it checked it after the handshake had completed on our side)";
+    }
+
+    /// <summary>The connection ended as an acceptor ends one whose client certificate it rejected (see
+    /// <see cref="RejectedCertificateReason"/>); read by the engine agent once the connection is closed.</summary>
+    internal bool EndedForOurCertificate { get; private set; }
 
     private protected override void OnCloseRequested(DisconnectReason reason, bool abortive)
     {
@@ -353,6 +370,16 @@ internal sealed class CertificateCheck(TlsOptions tls, bool server, string? expe
     {
         string side = server ? "client" : "server";
         if (_failure is string failure) return new TlsHandshakeException($"{side} certificate refused: {failure}", error);
+        // The acceptor's alert during the handshake (a TLS 1.2 server that checks our certificate before its Finished).
+        if (!server && TlsFailures.PeerAlert(error) is string alert)
+        {
+            string? subject = tls.ClientCertificates is { Count: > 0 } own ? own[0].Subject : null;
+            bool aboutOurCertificate = alert is "bad certificate" or "unknown ca" or "certificate unknown" or "certificate expired"
+                or "certificate revoked" or "unsupported certificate" or "access denied" or "certificate required";
+            return new TlsHandshakeException(aboutOurCertificate
+                ? (subject is null ? $"the acceptor requires a client certificate and we have none (TLS alert '{alert}')" : $"the acceptor rejected our client certificate '{subject}' (TLS alert '{alert}')")
+                : $"the acceptor sent TLS alert '{alert}' ({TlsFailures.DescribeHandshake(error, options.EnabledProtocols)})", error);
+        }
         if (timedOut) return new TlsHandshakeException($"timed out after {options.HandshakeTimeout.TotalSeconds:0.###} s", error);
         if (error is AuthenticationException or System.IO.IOException) return new TlsHandshakeException(TlsFailures.DescribeHandshake(error, options.EnabledProtocols), error);
         return error;

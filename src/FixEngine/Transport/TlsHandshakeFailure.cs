@@ -69,6 +69,18 @@ public static class TlsFailures
         return string.Join("; ", reasons);
     }
 
+    /// <summary>The description of a TLS alert the peer sent, from the platform's error text (OpenSSL: "sslv3 alert bad
+    /// certificate", "tlsv1 alert unknown ca", "tlsv13 alert certificate required"), or null.</summary>
+    internal static string? PeerAlert(Exception error)
+    {
+        for (Exception? e = error; e is not null; e = e.InnerException)
+        {
+            System.Text.RegularExpressions.Match m = System.Text.RegularExpressions.Regex.Match(e.Message, @"(?:sslv3|tlsv1|tlsv13) alert ([a-z ]+)");
+            if (m.Success) return m.Groups[1].Value.Trim();
+        }
+        return null;
+    }
+
     /// <summary>Describes why a handshake failed from the exception it ended with.</summary>
     /// <param name="error">What the handshake threw.</param>
     /// <param name="allowed">The protocols this side allows (named in a protocol mismatch).</param>

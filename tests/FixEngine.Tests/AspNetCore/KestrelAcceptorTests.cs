@@ -46,7 +46,8 @@ public sealed class KestrelAcceptorTests
         builder.Logging.SetMinimumLevel(LogLevel.Debug);
         builder.Services.AddFixEngine<FillerApp>(builder.Configuration.GetSection("FixEngine"),
             o => o.Engine = new EngineOptions { ListenOnAcceptorPorts = false });
-        builder.WebHost.ConfigureKestrel(k => k.ListenLocalhost(port, listen =>
+        // Port 0: Kestrel binds a port the system picks (read back with KestrelPort once started).
+        builder.WebHost.ConfigureKestrel(k => k.Listen(System.Net.IPAddress.Loopback, port, listen =>
         {
             // Kestrel's TLS: the handler sees the decrypted connection.
             if (tls is not null) listen.UseHttps(tls);
@@ -55,13 +56,22 @@ public sealed class KestrelAcceptorTests
         return builder.Build();
     }
 
+    /// <summary>The port Kestrel bound (the app listens on port 0).</summary>
+    private static int KestrelPort(WebApplication app)
+    {
+        var addresses = app.Services.GetRequiredService<Microsoft.AspNetCore.Hosting.Server.IServer>().Features
+            .Get<Microsoft.AspNetCore.Hosting.Server.Features.IServerAddressesFeature>()!;
+        return new Uri(addresses.Addresses.First()).Port;
+    }
+
     [Fact]
     public async Task AnInitiatorLogsOnToAKestrelHostedAcceptorTradesAndIsLoggedOutAtShutdown()
     {
-        int port = EngineTestSupport.FreePort();
+        int port = 0;
         var logs = new CapturingLoggerProvider();
         await using WebApplication app = BuildApp(port, logs);
         await app.StartAsync();
+        port = KestrelPort(app);
         FixEngineHost engine = app.Services.GetRequiredService<FixEngineHost>();
         // Kestrel owns the port: the engine bound nothing.
         Assert.Empty(engine.AcceptorPorts);
@@ -92,10 +102,11 @@ public sealed class KestrelAcceptorTests
     [Fact]
     public async Task AConnectionForNoSessionIsClosedWithTheReason()
     {
-        int port = EngineTestSupport.FreePort();
+        int port = 0;
         var logs = new CapturingLoggerProvider();
         await using WebApplication app = BuildApp(port, logs);
         await app.StartAsync();
+        port = KestrelPort(app);
         using var socket = new System.Net.Sockets.Socket(System.Net.Sockets.AddressFamily.InterNetwork, System.Net.Sockets.SocketType.Stream, System.Net.Sockets.ProtocolType.Tcp);
         await socket.ConnectAsync(System.Net.IPAddress.Loopback, port);
         byte[] logon = Transport.FixMessages.Build("FIX.4.4", $"35=A|34=1|49=STRANGER|56=EXEC|52={RawPeerMessages.Now()}|98=0|108=30|");
@@ -111,7 +122,7 @@ public sealed class KestrelAcceptorTests
     [Fact]
     public async Task AnInitiatorTradesOverKestrelsTls()
     {
-        int port = EngineTestSupport.FreePort();
+        int port = 0;
         string dir = EngineTestSupport.TempDirectory("kestrel-tls-");
         System.IO.Directory.CreateDirectory(dir);
         try
@@ -124,6 +135,7 @@ public sealed class KestrelAcceptorTests
             var logs = new CapturingLoggerProvider();
             await using WebApplication app = BuildApp(port, logs, server);
             await app.StartAsync();
+            port = KestrelPort(app);
             FixEngineHost engine = app.Services.GetRequiredService<FixEngineHost>();
             var filler = (FillerApp)app.Services.GetRequiredService<IApplication>();
 

@@ -69,7 +69,7 @@ public sealed class PemTlsEngineTests : IDisposable
             [DEFAULT]
             ConnectionType=initiator
             SocketConnectHost=127.0.0.1
-            SocketConnectPort={port}
+            SocketConnectPort={(port == 0 ? 1 : port)}
             HeartBtInt=30
             ReconnectInterval=1
             StartTime=00:00:00
@@ -94,7 +94,7 @@ public sealed class PemTlsEngineTests : IDisposable
     public void MutualTlsFromPemFilesAndCaBundles()
     {
         const int Orders = 200;
-        int port = FreePort();
+        int port = 0;
         Files files = WriteFiles(port, initiatorTrustsServerCa: true);
         IReadOnlyList<SessionSettings> acceptorSettings = SettingsFile.Load(files.AcceptorCfg);
         IReadOnlyList<SessionSettings> initiatorSettings = SettingsFile.Load(files.InitiatorCfg);
@@ -107,7 +107,7 @@ public sealed class PemTlsEngineTests : IDisposable
         var events = new ConcurrentQueue<string>();
         using var acceptor = new FixEngineHost(acceptorSettings, filler, new EngineOptions { Console = events.Enqueue });
         acceptor.Start();
-        using var initiator = new FixEngineHost(initiatorSettings, client, new EngineOptions { Console = events.Enqueue });
+        using var initiator = new FixEngineHost(WithConnectPort(initiatorSettings, PortOf(acceptor)), client, new EngineOptions { Console = events.Enqueue });
         initiator.Start();
         Assert.True(client.LoggedOn.Wait(Wait), "no logon over TLS: " + string.Join(" / ", events));
         Assert.Contains(events, e => e.Contains("(TLS)", StringComparison.Ordinal));
@@ -124,14 +124,14 @@ public sealed class PemTlsEngineTests : IDisposable
     [Fact]
     public void WithoutTheServerCaInTheBundleNothingLogsOn()
     {
-        int port = FreePort();
+        int port = 0;
         Files files = WriteFiles(port, initiatorTrustsServerCa: false);
         var filler = new FillerApp();
         var client = new ClientApp();
         var events = new ConcurrentQueue<string>();
         using var acceptor = new FixEngineHost(SettingsFile.Load(files.AcceptorCfg), filler);
         acceptor.Start();
-        using var initiator = new FixEngineHost(SettingsFile.Load(files.InitiatorCfg), client, new EngineOptions { Console = events.Enqueue });
+        using var initiator = new FixEngineHost(WithConnectPort(SettingsFile.Load(files.InitiatorCfg), PortOf(acceptor)), client, new EngineOptions { Console = events.Enqueue });
         initiator.Start();
         Assert.True(WaitFor(() => Array.Exists(events.ToArray(), l => l.Contains("failed", StringComparison.Ordinal))), "no failed connect reported: " + string.Join(" / ", events));
         Assert.Equal(0, Volatile.Read(ref client.Logons));
@@ -141,7 +141,7 @@ public sealed class PemTlsEngineTests : IDisposable
     [Fact]
     public void AWrongKeyPasswordStopsTheEngineNamingTheFileLineAndKey()
     {
-        int port = FreePort();
+        int port = 0;
         Files files = WriteFiles(port, initiatorTrustsServerCa: true);
         File.WriteAllText(files.AcceptorCfg, File.ReadAllText(files.AcceptorCfg).Replace($"SSLCertificatePassword={Password}", "SSLCertificatePassword=wrong"));
         ConfigException e = Assert.Throws<ConfigException>(() =>

@@ -336,9 +336,9 @@ public sealed class QuickFixSettingsTests
             Assert.Equal($"venue.cfg({11 + i}): {keys[i].Name}: accepted but not applied: {keys[i].Reason}", w.ToString());
         }
         // A [DEFAULT] key warns once per file, not once per session.
-        var two = SettingsFile.Parse(Acceptor.Replace("UseDataDictionary=N", "UseDataDictionary=N\nHttpAcceptPort=8080") + "\n[SESSION]\nBeginString=FIX.4.4\nTargetCompID=TW", "venue.cfg");
+        var two = SettingsFile.Parse(Acceptor.Replace("UseDataDictionary=N", "UseDataDictionary=N\nSSLCipherSuite=HIGH") + "\n[SESSION]\nBeginString=FIX.4.4\nTargetCompID=TW", "venue.cfg");
         Assert.All(two, x => Assert.Single(x.Warnings));
-        Assert.Equal("HttpAcceptPort", Assert.Single(SettingsFile.Warnings(two)).Key);
+        Assert.Equal("SSLCipherSuite", Assert.Single(SettingsFile.Warnings(two)).Key);
     }
 
     [Fact]

@@ -21,42 +21,65 @@ namespace FixEngine.Tests.Config;
 public sealed class RevocationTests : IDisposable
 {
     private readonly string _dir = TempDirectory("fixengine-crl-");
-    private readonly HttpListener _http = new();
-    private readonly int _port = FreePort();
+    // A minimal HTTP server for the CRL on a port the system picks (HttpListener cannot listen on port 0).
+    private readonly System.Net.Sockets.TcpListener _http = new(IPAddress.Loopback, 0);
+    private readonly int _port;
     private byte[] _crl = [];
     private int _crlRequests;
 
     public RevocationTests()
     {
         Directory.CreateDirectory(_dir);
-        _http.Prefixes.Add($"http://127.0.0.1:{_port}/");
         _http.Start();
+        _port = ((IPEndPoint)_http.LocalEndpoint).Port;
         _ = Task.Run(ServeAsync);
     }
 
     public void Dispose()
     {
-        _http.Close();
+        _http.Stop();
         DeleteDirectory(_dir);
     }
 
     private async Task ServeAsync()
     {
-        while (_http.IsListening)
+        while (true)
         {
-            HttpListenerContext context;
+            System.Net.Sockets.TcpClient client;
             try
             {
-                context = await _http.GetContextAsync();
+                client = await _http.AcceptTcpClientAsync();
             }
-            catch (Exception e) when (e is HttpListenerException or ObjectDisposedException or InvalidOperationException)
+            catch (Exception e) when (e is System.Net.Sockets.SocketException or ObjectDisposedException or InvalidOperationException)
             {
                 return;
             }
-            Interlocked.Increment(ref _crlRequests);
-            context.Response.ContentType = "application/pkix-crl";
-            await context.Response.OutputStream.WriteAsync(_crl);
-            context.Response.Close();
+            try
+            {
+                using (client)
+                {
+                    System.Net.Sockets.NetworkStream stream = client.GetStream();
+                    stream.ReadTimeout = 10_000;
+                    // Read the request head (a GET has no body), then answer with the CRL and close.
+                    var head = new List<byte>();
+                    var one = new byte[1];
+                    while (head.Count < 16_384 && await stream.ReadAsync(one) == 1)
+                    {
+                        head.Add(one[0]);
+                        int n = head.Count;
+                        if (n >= 4 && head[n - 4] == '\r' && head[n - 3] == '\n' && head[n - 2] == '\r' && head[n - 1] == '\n') break;
+                    }
+                    Interlocked.Increment(ref _crlRequests);
+                    byte[] crl = _crl;
+                    await stream.WriteAsync(System.Text.Encoding.ASCII.GetBytes(
+                        $"HTTP/1.1 200 OK\r\nContent-Type: application/pkix-crl\r\nContent-Length: {crl.Length}\r\nConnection: close\r\n\r\n"));
+                    await stream.WriteAsync(crl);
+                }
+            }
+            catch (Exception e) when (e is IOException or System.Net.Sockets.SocketException or ObjectDisposedException)
+            {
+                // The client went away: serve the next one.
+            }
         }
     }
 

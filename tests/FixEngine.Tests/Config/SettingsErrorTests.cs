@@ -82,8 +82,8 @@ public sealed class SettingsErrorTests
         => AssertError(Fails(Acceptor.Replace("=acceptor", "=server")), 2, "ConnectionType", "'server' is not acceptor or initiator");
 
     [Theory]
-    [InlineData("SocketAcceptPort=5001", "SocketAcceptPort=0", 3, "SocketAcceptPort", "0 is not a port (1..65535)")]
-    [InlineData("SocketAcceptPort=5001", "SocketAcceptPort=65536", 3, "SocketAcceptPort", "65536 is not a port (1..65535)")]
+    [InlineData("SocketAcceptPort=5001", "SocketAcceptPort=-1", 3, "SocketAcceptPort", "-1 is not a port (1..65535, or 0 for one the system picks)")]
+    [InlineData("SocketAcceptPort=5001", "SocketAcceptPort=65536", 3, "SocketAcceptPort", "65536 is not a port (1..65535, or 0 for one the system picks)")]
     [InlineData("BeginString=FIX.4.2", "BeginString=FIX.4.9", 8, "BeginString", "'FIX.4.9' is not FIX.4.0 .. FIX.4.4 or FIXT.1.1")]
     public void OutOfRangeValueNamesItsLine(string from, string to, int line, string key, string reason)
         => AssertError(Fails(Acceptor.Replace(from, to)), line, key, reason);
@@ -175,7 +175,7 @@ public sealed class SettingsErrorTests
         ConfigException e = Assert.Throws<ConfigException>(s.Validate);
         Assert.Null(e.FileName);
         Assert.Equal(nameof(SessionSettings.SocketAcceptPort), e.Key);
-        Assert.Equal("SocketAcceptPort: 70000 is not a port (1..65535)", e.Message);
+        Assert.Equal("SocketAcceptPort: 70000 is not a port (1..65535, or 0 for one the system picks)", e.Message);
         (s with { SocketAcceptPort = 7000 }).Validate();
         Assert.Equal("MaxLatency", Assert.Throws<ConfigException>((s with { SocketAcceptPort = 7000, MaxLatency = 0 }).Validate).Key);
         Assert.Equal("TimestampPrecision", Assert.Throws<ConfigException>((s with { SocketAcceptPort = 7000, TimestampPrecision = 4 }).Validate).Key);

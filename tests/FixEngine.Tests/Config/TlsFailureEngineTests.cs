@@ -122,10 +122,11 @@ public sealed class TlsFailureEngineTests : IDisposable
     [Fact]
     public void APlaintextClientIsRefusedAndLoggedWithItsAddress()
     {
-        int port = FreePort();
+        int port = 0;
         var lines = new ConcurrentQueue<string>();
         using var acceptor = new FixEngineHost(Acceptor(port, GoodServer()), new RecordingApp(), new EngineOptions { Console = lines.Enqueue });
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         using Socket plain = Connect(port);
         plain.Send(EngineSettingsTests.Logon());
         Assert.True(ClosedByPeer(plain));
@@ -135,10 +136,11 @@ public sealed class TlsFailureEngineTests : IDisposable
     [Fact]
     public void AClientCertificateFromAnUntrustedCaIsRefusedAndTheAcceptorNamesIt()
     {
-        int port = FreePort();
+        int port = 0;
         var lines = new ConcurrentQueue<string>();
         using var acceptor = new FixEngineHost(Acceptor(port, GoodServer()), new RecordingApp(), new EngineOptions { Console = lines.Enqueue });
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         using X509Certificate2 rogueCa = CreateCa("Rogue CA");
         using X509Certificate2 rogue = Issue(rogueCa, "CN=rogue-client");
         var app = new RecordingApp();
@@ -151,9 +153,10 @@ public sealed class TlsFailureEngineTests : IDisposable
     [Fact]
     public void AnInitiatorWhoseClientCertificateIsRejectedSaysSoInsteadOfTimingOut()
     {
-        int port = FreePort();
+        int port = 0;
         using var acceptor = new FixEngineHost(Acceptor(port, GoodServer()), new RecordingApp());
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         using X509Certificate2 rogueCa = CreateCa("Rogue CA");
         using X509Certificate2 rogue = Issue(rogueCa, "CN=rogue-client");
         var lines = new ConcurrentQueue<string>();
@@ -169,10 +172,11 @@ public sealed class TlsFailureEngineTests : IDisposable
     [Fact]
     public void AnExpiredServerCertificateIsNamedByTheInitiator()
     {
-        int port = FreePort();
+        int port = 0;
         using X509Certificate2 expired = Issue(_serverCa, notBefore: DateTimeOffset.UtcNow.AddDays(-10), notAfter: DateTimeOffset.UtcNow.AddDays(-1));
         using var acceptor = new FixEngineHost(Acceptor(port, Pem("expired.pem", expired)), new RecordingApp());
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         var lines = new ConcurrentQueue<string>();
         using var initiator = new FixEngineHost(Initiator(port, GoodClient(), CaPem("server-ca.pem", _serverCa)), new RecordingApp(), new EngineOptions { Console = lines.Enqueue });
         initiator.Start();
@@ -183,9 +187,10 @@ public sealed class TlsFailureEngineTests : IDisposable
     [Fact]
     public void AnUntrustedServerChainIsNamedByTheInitiator()
     {
-        int port = FreePort();
+        int port = 0;
         using var acceptor = new FixEngineHost(Acceptor(port, GoodServer()), new RecordingApp());
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         var lines = new ConcurrentQueue<string>();
         // The initiator trusts the client CA only.
         using var initiator = new FixEngineHost(Initiator(port, GoodClient(), CaPem("wrong-ca.pem", _clientCa)), new RecordingApp(), new EngineOptions { Console = lines.Enqueue });
@@ -196,9 +201,10 @@ public sealed class TlsFailureEngineTests : IDisposable
     [Fact]
     public void ANameMismatchIsNamedByTheInitiator()
     {
-        int port = FreePort();
+        int port = 0;
         using var acceptor = new FixEngineHost(Acceptor(port, GoodServer()), new RecordingApp());
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         var lines = new ConcurrentQueue<string>();
         IReadOnlyList<SessionSettings> settings = Initiator(port, GoodClient(), CaPem("server-ca.pem", _serverCa));
         using var initiator = new FixEngineHost([settings[0] with { SSLServerName = "venue.example" }], new RecordingApp(), new EngineOptions { Console = lines.Enqueue });
@@ -209,10 +215,11 @@ public sealed class TlsFailureEngineTests : IDisposable
     [Fact]
     public void AProtocolMismatchIsLoggedByTheAcceptor()
     {
-        int port = FreePort();
+        int port = 0;
         var lines = new ConcurrentQueue<string>();
         using var acceptor = new FixEngineHost(Acceptor(port, GoodServer(), "SSLProtocols=Tls13"), new RecordingApp(), new EngineOptions { Console = lines.Enqueue });
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         var clientLines = new ConcurrentQueue<string>();
         using var initiator = new FixEngineHost(Initiator(port, GoodClient(), CaPem("server-ca.pem", _serverCa), "SSLProtocols=Tls12"), new RecordingApp(),
             new EngineOptions { Console = clientLines.Enqueue });
@@ -224,11 +231,12 @@ public sealed class TlsFailureEngineTests : IDisposable
     [Fact]
     public void SilentTlsClientsCountAgainstThePreLogonCapsAndAreClosedAfterTheHandshakeTimeout()
     {
-        int port = FreePort();
+        int port = 0;
         var lines = new ConcurrentQueue<string>();
         using var acceptor = new FixEngineHost(Acceptor(port, GoodServer(), "SSLHandshakeTimeout=2\nMaxUnauthenticatedConnectionsPerAddress=2"),
             new RecordingApp(), new EngineOptions { Console = lines.Enqueue });
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         using Socket silent1 = Connect(port);
         using Socket silent2 = Connect(port);
         // Two handshakes in progress fill the address's places: a third connection is refused at once.
@@ -259,10 +267,11 @@ public sealed class TlsFailureEngineTests : IDisposable
         string rootPem = CaPem("root.pem", root);
 
         // Without the intermediate in the file the client cannot reach its root.
-        int port = FreePort();
+        int port = 0;
         using (var acceptor = new FixEngineHost(Acceptor(port, Pem("leaf-only.pem", leaf)), new RecordingApp()))
         {
             acceptor.Start();
+            port = EngineTestSupport.PortOf(acceptor);
             var lines = new ConcurrentQueue<string>();
             using var initiator = new FixEngineHost(Initiator(port, GoodClient(), rootPem), new RecordingApp(), new EngineOptions { Console = lines.Enqueue });
             initiator.Start();
@@ -270,13 +279,89 @@ public sealed class TlsFailureEngineTests : IDisposable
         }
 
         // With it (leaf, then the intermediate, then the key) the handshake succeeds and the session logs on.
-        port = FreePort();
+        port = 0;
         using var withChain = new FixEngineHost(Acceptor(port, Pem("leaf-chain.pem", leaf, intermediatePublic)), new RecordingApp());
         withChain.Start();
+        port = EngineTestSupport.PortOf(withChain);
         var app = new RecordingApp();
         var clientLines = new ConcurrentQueue<string>();
         using var client = new FixEngineHost(Initiator(port, GoodClient(), rootPem), app, new EngineOptions { Console = clientLines.Enqueue });
         client.Start();
         Assert.True(app.LoggedOn.Wait(Wait), Lines(clientLines));
+    }
+
+    /// <summary>
+    /// A TLS 1.2 peer (a plain SslStream server here, SslProtocols.Tls12 only, requiring a client certificate) that
+    /// rejects ours: the initiator reports the peer's refusal with the reason, not a handshake timeout, and it does not
+    /// redial at full rate: after each refusal of the same kind it waits twice as long (ReconnectInterval 1 s: 1, 2, 4 s
+    /// ...), so 8 s see at most 4 attempts where a fixed 1 s interval makes 8.
+    /// </summary>
+    [Fact]
+    public void ATls12PeerThatRejectsOurClientCertificateIsNamedAndNotRedialedAtFullRate()
+    {
+        using X509Certificate2 serverCert = Issue(_serverCa);
+        using X509Certificate2 server = X509CertificateLoader.LoadPkcs12(serverCert.Export(X509ContentType.Pkcs12), null);
+        using var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        int port = ((IPEndPoint)listener.LocalEndpoint).Port;
+        int attempts = 0;
+        var serverErrors = new ConcurrentQueue<string>();
+        var serving = new System.Threading.CancellationTokenSource();
+        System.Threading.Tasks.Task serverLoop = System.Threading.Tasks.Task.Run(async () =>
+        {
+            while (!serving.IsCancellationRequested)
+            {
+                Socket accepted;
+                try
+                {
+                    accepted = await listener.AcceptSocketAsync(serving.Token);
+                }
+                catch (Exception)
+                {
+                    return;
+                }
+                System.Threading.Interlocked.Increment(ref attempts);
+                using var ssl = new System.Net.Security.SslStream(new NetworkStream(accepted, ownsSocket: true));
+                try
+                {
+                    await ssl.AuthenticateAsServerAsync(new System.Net.Security.SslServerAuthenticationOptions
+                    {
+                        ServerCertificate = server,
+                        ClientCertificateRequired = true,
+                        EnabledSslProtocols = System.Security.Authentication.SslProtocols.Tls12,
+                        // Rejects every client certificate (as a venue does one it does not know).
+                        RemoteCertificateValidationCallback = (_, _, _, _) => false,
+                    }, serving.Token);
+                    serverErrors.Enqueue("the handshake succeeded");
+                }
+                catch (Exception e)
+                {
+                    serverErrors.Enqueue(e.GetType().Name + ": " + e.Message);
+                }
+            }
+        });
+        try
+        {
+            var lines = new ConcurrentQueue<string>();
+            var app = new RecordingApp();
+            using var initiator = new FixEngineHost(Initiator(port, GoodClient(), CaPem("server-ca.pem", _serverCa), "SSLProtocols=Tls12"), app,
+                new EngineOptions { Console = lines.Enqueue });
+            initiator.Start();
+            Assert.True(Logged(lines, "rejected our client certificate 'CN=fix-client'"), Lines(lines) + " / server: " + string.Join(" | ", serverErrors));
+            Assert.DoesNotContain(lines, l => l.Contains("timed out", StringComparison.Ordinal));
+            // Counted by the peer: the refusals' backoff, not the 1 s ReconnectInterval, paces the attempts.
+            int first = System.Threading.Volatile.Read(ref attempts);
+            System.Threading.Thread.Sleep(8000);
+            int during = System.Threading.Volatile.Read(ref attempts) - first;
+            Assert.True(during <= 4, $"{during} attempts in 8 s after the first refusal: " + Lines(lines));
+            Assert.True(Logged(lines, "next attempt in "), Lines(lines));
+            Assert.Equal(0, app.Logons);
+        }
+        finally
+        {
+            serving.Cancel();
+            listener.Stop();
+            System.Threading.SpinWait.SpinUntil(() => serverLoop.IsCompleted, Wait);
+        }
     }
 }

@@ -16,18 +16,17 @@ public sealed class FixEngineMetricsTests
     [Fact]
     public void AMeterListenerSeesEachSessionsCountersMove()
     {
-        int port = EngineTestSupport.FreePort();
+        int port = 0;
         // CompIDs no other test uses: the listener sees every FixEngine meter in the test process, and tests running
         // beside this one publish their own EXEC->CLIENT sessions' counters under the same tag.
         const string Defaults = "[DEFAULT]\nHeartBtInt=30\nStartTime=00:00:00\nEndTime=00:00:00\nUseDataDictionary=N\nResetOnLogon=Y\nIdleStrategy=Backoff";
         IReadOnlyList<SessionSettings> acceptorSettings = SettingsFile.Parse(Defaults
             + $"\nConnectionType=acceptor\nSocketAcceptPort={port}\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=METRICS-EXEC\nTargetCompID=METRICS-CLIENT\n", "acceptor");
         IReadOnlyList<SessionSettings> initiatorSettings = SettingsFile.Parse(Defaults
-            + $"\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\nReconnectInterval=1\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=METRICS-CLIENT\nTargetCompID=METRICS-EXEC\n", "initiator");
+            + $"\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={(port == 0 ? 1 : port)}\nReconnectInterval=1\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=METRICS-CLIENT\nTargetCompID=METRICS-EXEC\n", "initiator");
         var filler = new FillerApp();
         var client = new ClientApp();
         using var acceptor = new FixEngineHost(acceptorSettings, filler);
-        using var initiator = new FixEngineHost(initiatorSettings, client);
 
         var values = new Dictionary<(string Instrument, string Session), long>();
         using var listener = new MeterListener();
@@ -47,6 +46,7 @@ public sealed class FixEngineMetricsTests
         listener.Start();
 
         acceptor.Start();
+        using var initiator = new FixEngineHost(EngineTestSupport.WithConnectPort(initiatorSettings, EngineTestSupport.PortOf(acceptor)), client);
         initiator.Start();
         Assert.True(client.LoggedOn.Wait(EngineTestSupport.Wait));
         for (int i = 0; i < 10; i++) EngineTestSupport.SendOrder(client.Session!, i);
@@ -57,13 +57,13 @@ public sealed class FixEngineMetricsTests
         listener.RecordObservableInstruments();
         lock (values)
         {
-            Assert.Equal(1, values[("fixengine.logons", Exec)]);
-            Assert.Equal(1, values[("fixengine.logged_on", Client)]);
+            Assert.Equal(1, values[("fix.logons", Exec)]);
+            Assert.Equal(1, values[("fix.sessions.logged_on", Client)]);
             // Logon + 10 orders at least (a Heartbeat may add one).
-            Assert.InRange(values[("fixengine.messages.received", Exec)], 11, 20);
-            Assert.InRange(values[("fixengine.messages.sent", Exec)], 11, 20);
-            Assert.Equal(0, values[("fixengine.rejects.sent", Exec)]);
-            Assert.Equal(0, values[("fixengine.disconnects", Exec)]);
+            Assert.InRange(values[("fix.messages.received", Exec)], 11, 20);
+            Assert.InRange(values[("fix.messages.sent", Exec)], 11, 20);
+            Assert.Equal(0, values[("fix.rejects.sent", Exec)]);
+            Assert.Equal(0, values[("fix.disconnects", Exec)]);
         }
 
         initiator.Stop(TimeSpan.FromSeconds(5));
@@ -72,9 +72,9 @@ public sealed class FixEngineMetricsTests
         Assert.True(EngineTestSupport.WaitFor(() =>
         {
             listener.RecordObservableInstruments();
-            lock (values) return values[("fixengine.disconnects", Exec)] == 1;
+            lock (values) return values[("fix.disconnects", Exec)] == 1;
         }));
-        lock (values) Assert.Equal(0, values[("fixengine.logged_on", Exec)]);
+        lock (values) Assert.Equal(0, values[("fix.sessions.logged_on", Exec)]);
         acceptor.Stop(TimeSpan.FromSeconds(1));
     }
 }

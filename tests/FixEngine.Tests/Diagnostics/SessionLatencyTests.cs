@@ -35,13 +35,14 @@ public sealed class SessionLatencyTests
             };
             _listener.SetMeasurementEventCallback<double>((instrument, value, tags, _) =>
             {
-                if (tags.Length != 1 || tags[0].Key != FixEngineMetrics.SessionTag || tags[0].Value is not string) TagsRight = false;
-                if (instrument.Name == "fixengine.inbound.latency")
+                if (tags.Length < 1 || tags[0].Key != FixEngineMetrics.SessionTag || tags[0].Value is not string) TagsRight = false;
+                if (instrument.Name == "fix.send.duration" && (tags.Length != 2 || tags[1].Key != FixEngineMetrics.SendPathTag || (string?)tags[1].Value != "send")) TagsRight = false;
+                if (instrument.Name == "fix.inbound.duration")
                 {
                     InboundCount++;
                     InboundSumUs += value;
                 }
-                else if (instrument.Name == "fixengine.send.latency")
+                else if (instrument.Name == "fix.send.duration")
                 {
                     SendCount++;
                     SendSumUs += value;
@@ -60,7 +61,7 @@ public sealed class SessionLatencyTests
         h.Connection.CaptureEnabled = false;
         using var meterFactory = new TestMeterFactory();
         using var metrics = new FixEngineMetrics(() => [h.Session], meterFactory);
-        // The clock the latency reads: 3 us after the receive time of every message.
+        // The clock the latency reads: 3 us (3e-6 s) after the receive time of every message.
         h.Session.Latency = metrics.CreateSessionLatency(h.Session.Id, () => h.Now + 3_000);
         h.Session.OnMessage(h.Build("35=A|34=1|98=0|108=30"), h.Now);
         Assert.True(h.Session.IsLoggedOn);
@@ -99,15 +100,65 @@ public sealed class SessionLatencyTests
         Assert.True(withListener.Min() == 0, $"bytes allocated per {count}-message window with a listener: {string.Join(", ", withListener)}");
         // Every order was measured on its way in, and every reply the application sent from FromApp on its way out.
         Assert.Equal(count, listener.InboundCount);
-        Assert.Equal(3.0, listener.InboundSumUs / listener.InboundCount, 6);
+        Assert.Equal(3e-6, listener.InboundSumUs / listener.InboundCount, 12);
         Assert.Equal(count, listener.SendCount);
-        Assert.True(listener.TagsRight, "every measurement carries the one fix.session tag");
+        Assert.True(listener.TagsRight, "every measurement carries the fix.session tag (and a send its fix.send.path)");
+    }
+
+    [Fact]
+    public void TrySendFromAnyThreadIsMeasuredOnItsOwnPathWithoutAllocating()
+    {
+        using var h = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false });
+        h.Connection.CaptureEnabled = false;
+        using var meterFactory = new TestMeterFactory();
+        using var metrics = new FixEngineMetrics(() => [h.Session], meterFactory);
+        h.Session.Latency = metrics.CreateSessionLatency(h.Session.Id, () => h.Now + 3_000);
+        h.Session.OnMessage(h.Build("35=A|34=1|98=0|108=30"), h.Now);
+        Assert.True(h.Session.IsLoggedOn);
+        var paths = new Dictionary<string, long>();
+        using var listener = new MeterListener();
+        listener.InstrumentPublished = (instrument, l) =>
+        {
+            if (ReferenceEquals(instrument.Meter, meterFactory.Meter) && instrument.Name == "fix.send.duration") l.EnableMeasurementEvents(instrument);
+        };
+        listener.SetMeasurementEventCallback<double>((instrument, value, tags, _) =>
+        {
+            foreach (KeyValuePair<string, object?> tag in tags)
+            {
+                if (tag.Key == FixEngineMetrics.SendPathTag) paths[(string)tag.Value!] = paths.GetValueOrDefault((string)tag.Value!) + 1;
+            }
+        });
+        listener.Start();
+        const int count = 500;
+
+        long RunAll()
+        {
+            h.Session.Poll(h.Now);
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            for (int i = 0; i < count; i++)
+            {
+                Assert.True(h.Session.TrySendFromAnyThread(global::FixEngine.Codec.MsgTypes.NewOrderSingle, i, i, static (ref global::FixEngine.Codec.FixWriter w, scoped in int id) =>
+                {
+                    w.Write(global::FixEngine.Codec.FixTags.ClOrdID, id);
+                    w.Write(global::FixEngine.Codec.FixTags.Symbol, "INTC"u8);
+                }));
+                h.Session.Poll(h.Now);
+            }
+            return GC.GetAllocatedBytesForCurrentThread() - before;
+        }
+
+        RunAll();
+        long[] windows = [RunAll(), RunAll(), RunAll()];
+        Assert.True(windows.Min() == 0, $"bytes allocated per {count}-message window: {string.Join(", ", windows)}");
+        // Every message handed over was measured on the any_thread path; none on the Send path.
+        Assert.Equal(4 * count, paths.GetValueOrDefault("any_thread"));
+        Assert.Equal(0, paths.GetValueOrDefault("send"));
     }
 
     [Fact]
     public void AMeterListenerSeesTheEnginesLatencyHistograms()
     {
-        int port = EngineTestSupport.FreePort();
+        int port = 0;
         (IReadOnlyList<SessionSettings> acceptorSettings, IReadOnlyList<SessionSettings> initiatorSettings) =
             EngineTestSupport.ExecClientPair("[DEFAULT]\nHeartBtInt=30\nStartTime=00:00:00\nEndTime=00:00:00\nUseDataDictionary=N\nResetOnLogon=Y\nIdleStrategy=Backoff", port);
         var filler = new FillerApp();
@@ -133,8 +184,8 @@ public sealed class SessionLatencyTests
         });
         listener.Start();
         using var acceptor = new FixEngineHost(acceptorSettings, filler);
-        using var initiator = new FixEngineHost(initiatorSettings, client);
         acceptor.Start();
+        using var initiator = new FixEngineHost(EngineTestSupport.WithConnectPort(initiatorSettings, EngineTestSupport.PortOf(acceptor)), client);
         initiator.Start();
         Assert.True(client.LoggedOn.Wait(EngineTestSupport.Wait));
         for (int i = 0; i < 20; i++) EngineTestSupport.SendOrder(client.Session!, i);
@@ -145,12 +196,12 @@ public sealed class SessionLatencyTests
         lock (seen)
         {
             // The acceptor's application got 20 orders and answered each with Send; the initiator's got 20 reports.
-            Assert.Equal(20, seen[("fixengine.inbound.latency", "FIX.4.4:EXEC->CLIENT")].Count);
-            Assert.Equal(20, seen[("fixengine.inbound.latency", "FIX.4.4:CLIENT->EXEC")].Count);
-            (long sends, double maxSendUs) = seen[("fixengine.send.latency", "FIX.4.4:EXEC->CLIENT")];
+            Assert.Equal(20, seen[("fix.inbound.duration", "FIX.4.4:EXEC->CLIENT")].Count);
+            Assert.Equal(20, seen[("fix.inbound.duration", "FIX.4.4:CLIENT->EXEC")].Count);
+            (long sends, double maxSendUs) = seen[("fix.send.duration", "FIX.4.4:EXEC->CLIENT")];
             Assert.InRange(sends, 1, 20);
-            // Microseconds, not nanoseconds or seconds: a send on loopback takes well under a second.
-            Assert.InRange(maxSendUs, 0, 1_000_000);
+            // Seconds (OpenTelemetry's unit), not microseconds: a send on loopback takes well under a second.
+            Assert.InRange(maxSendUs, 0, 1.0);
         }
     }
 

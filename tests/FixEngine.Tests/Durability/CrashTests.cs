@@ -30,7 +30,8 @@ public sealed class CrashTests(ITestOutputHelper output)
         var random = new Random(seed);
         string dir = EngineTestSupport.TempDirectory("fixengine-crash-");
         Directory.CreateDirectory(dir);
-        int port = EngineTestSupport.FreePort();
+        // A killed acceptor child starts again on the same port: a port known before the start.
+        using System.Net.Sockets.Socket held = EngineTestSupport.HeldPort(out int port);
         var peers = new Dictionary<string, Peer>
         {
             ["acceptor"] = Peer.Start("acceptor", dir, port),

@@ -29,7 +29,7 @@ public sealed class StopTests
     public void StopStoresEverythingHandedOverWhileTheCounterpartyIsUnreachable()
     {
         string dir = EngineTestSupport.TempDirectory("fixengine-stop-");
-        int port = EngineTestSupport.FreePort(); // nothing listens there
+        using System.Net.Sockets.Socket closed = EngineTestSupport.ClosedPort(out int port); // nothing listens there
         try
         {
             string text = $"""

@@ -20,11 +20,12 @@ public sealed class AfterOwnLogoutEngineTests
     [Fact]
     public async Task NothingButTheLogoutGoesOutAfterItAndUnprocessedOrdersStayExpected()
     {
-        int port = EngineTestSupport.FreePort();
+        int port = 0;
         (IReadOnlyList<SessionSettings> acceptorSettings, _) = EngineTestSupport.ExecClientPair(Defaults, port);
         var filler = new FillerApp();
         using var acceptor = new FixEngineHost(acceptorSettings, filler);
         await acceptor.StartAsync();
+        port = EngineTestSupport.PortOf(acceptor);
 
         using var peer = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
         await peer.ConnectAsync(IPAddress.Loopback, port);

@@ -18,13 +18,13 @@ public sealed class AsyncStopTests
     [Fact]
     public async Task StopAsyncLogsEverySessionOutAndSaysSo()
     {
-        int port = EngineTestSupport.FreePort();
+        int port = 0;
         (IReadOnlyList<SessionSettings> acceptorSettings, IReadOnlyList<SessionSettings> initiatorSettings) = EngineTestSupport.ExecClientPair(Defaults, port);
         var filler = new FillerApp();
         var client = new ClientApp();
         using var acceptor = new FixEngineHost(acceptorSettings, filler);
-        using var initiator = new FixEngineHost(initiatorSettings, client);
         await acceptor.StartAsync();
+        using var initiator = new FixEngineHost(EngineTestSupport.WithConnectPort(initiatorSettings, EngineTestSupport.PortOf(acceptor)), client);
         await initiator.StartAsync();
         Assert.True(client.LoggedOn.Wait(EngineTestSupport.Wait));
 
@@ -41,11 +41,12 @@ public sealed class AsyncStopTests
     [Fact]
     public async Task StopAsyncWaitsForASilentPeerWithoutBlockingAndTheTokenEndsTheWait()
     {
-        int port = EngineTestSupport.FreePort();
+        int port = 0;
         (IReadOnlyList<SessionSettings> acceptorSettings, _) = EngineTestSupport.ExecClientPair(Defaults, port);
         var filler = new FillerApp();
         using var acceptor = new FixEngineHost(acceptorSettings, filler);
         await acceptor.StartAsync();
+        port = EngineTestSupport.PortOf(acceptor);
 
         // A raw peer that logs on and then never answers anything.
         using var peer = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
@@ -87,10 +88,11 @@ public sealed class AsyncStopTests
     [Fact]
     public async Task StopAsyncWithATimeoutClosesWhatDidNotLogOut()
     {
-        int port = EngineTestSupport.FreePort();
+        int port = 0;
         (IReadOnlyList<SessionSettings> acceptorSettings, _) = EngineTestSupport.ExecClientPair(Defaults, port);
         using var acceptor = new FixEngineHost(acceptorSettings, new FillerApp());
         await acceptor.StartAsync();
+        port = EngineTestSupport.PortOf(acceptor);
         using var peer = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
         await peer.ConnectAsync(IPAddress.Loopback, port);
         await peer.SendAsync(RawPeerMessages.Message(1, "35=A|98=0|108=30"));
@@ -103,7 +105,7 @@ public sealed class AsyncStopTests
     [Fact]
     public async Task StartAsyncWithACancelledTokenDoesNotStart()
     {
-        (IReadOnlyList<SessionSettings> acceptorSettings, _) = EngineTestSupport.ExecClientPair(Defaults, EngineTestSupport.FreePort());
+        (IReadOnlyList<SessionSettings> acceptorSettings, _) = EngineTestSupport.ExecClientPair(Defaults, 0);
         using var acceptor = new FixEngineHost(acceptorSettings, new FillerApp());
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => acceptor.StartAsync(new CancellationToken(true)));
         Assert.All(acceptor.AcceptorPorts, p => Assert.Equal(0, p));

@@ -45,12 +45,14 @@ public sealed class BackpressureEngineTests
     [InlineData("Dedicated")]
     public void ABurstIntoASlowConsumerArrivesWholeAndInOrder(string receiveMode)
     {
-        int port = FreePort();
+        int port = 0;
         (IReadOnlyList<SessionSettings> acceptorSettings, IReadOnlyList<SessionSettings> initiatorSettings) = ExecClientPair(Defaults(receiveMode), port);
         var burster = new BurstApp();
         var client = new SlowClientApp();
         using var acceptor = new FixEngineHost(acceptorSettings, burster);
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
+        initiatorSettings = EngineTestSupport.WithConnectPort(initiatorSettings, port);
         using var initiator = new FixEngineHost(initiatorSettings, client);
         initiator.Start();
         try
@@ -109,11 +111,12 @@ public sealed class BackpressureEngineTests
         const int Orders = 20_000;
         long epoch = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds() * 1_000_000L;
         var clock = new FakeClock(nowNs: 1_000_000_000_000L, epochNs: epoch);
-        int port = FreePort();
+        int port = 0;
         (IReadOnlyList<SessionSettings> acceptorSettings, _) = ExecClientPair(Defaults(receiveMode) + "\nCheckLatency=N", port);
         var app = new PausingFillerApp(PauseBurst);
         using var acceptor = new FixEngineHost(acceptorSettings, app, new EngineOptions { Clock = clock });
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         using var peer = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp)
         {
             NoDelay = true, SendBufferSize = 65536, ReceiveBufferSize = 65536,

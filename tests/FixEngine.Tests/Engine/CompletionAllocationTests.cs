@@ -37,7 +37,7 @@ public class CompletionAllocationTests
     public void CompletionModeOrderToFillRoundTripsAllocateNothingPerMessage(string receiveMode)
     {
         string store = EngineTestSupport.TempDirectory("fixengine-alloc-");
-        int port = EngineTestSupport.FreePort();
+        int port = 0;
         string common = $"""
             [DEFAULT]
             StartTime=00:00:00
@@ -57,6 +57,8 @@ public class CompletionAllocationTests
             var (acceptorSettings, initiatorSettings) = EngineTestSupport.ExecClientPair(common, port);
             using var acceptor = new FixEngineHost(acceptorSettings, filler);
             acceptor.Start();
+            port = EngineTestSupport.PortOf(acceptor);
+            initiatorSettings = EngineTestSupport.WithConnectPort(initiatorSettings, port);
             using var initiator = new FixEngineHost(initiatorSettings, client);
             initiator.Start();
             Assert.True(client.LoggedOn.Wait(TimeSpan.FromSeconds(20)), "initiator did not log on");

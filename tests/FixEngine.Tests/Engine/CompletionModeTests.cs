@@ -54,11 +54,12 @@ public sealed class CompletionModeTests
     public void CompletionModeAcceptorAndInitiatorRoundTripTenThousandOrdersInOrder(string mode)
     {
         const int Orders = 10_000;
-        int port = FreePort();
+        int port = 0;
         var filler = new FillerApp();
         var client = new ClientApp();
         using var acceptor = new FixEngineHost(Acceptor(port, mode: mode), filler);
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         using var initiator = new FixEngineHost(Initiator(port, mode: mode), client);
         initiator.Start();
         Assert.True(client.LoggedOn.Wait(Wait), "initiator did not log on");
@@ -103,11 +104,12 @@ public sealed class CompletionModeTests
         const int News = 1_000;
         long epoch = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds() * 1_000_000L;
         var clock = new FakeClock(nowNs: 1_000_000_000_000L, epochNs: epoch);
-        int port = FreePort();
+        int port = 0;
         var filler = new FillerApp();
         var client = new ClientApp();
         using var acceptor = new FixEngineHost(Acceptor(port, mode: mode), filler, new EngineOptions { Clock = clock });
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         using var initiator = new FixEngineHost(Initiator(port, heartBtInt: 1, mode: mode), client, new EngineOptions { Clock = clock });
         initiator.Start();
         Assert.True(client.LoggedOn.Wait(Wait), "initiator did not log on");

@@ -39,12 +39,14 @@ public class DirectSendTests
     [InlineData("BusyPoll", 0)]
     public void AHandedOverOrderIsSentByTheCallingThreadWhenTheSessionIsFree(string receiveMode, int expectedDirect)
     {
-        int port = FreePort();
+        int port = 0;
         var (acceptorSettings, initiatorSettings) = ExecClientPair(Defaults(receiveMode, "Backoff"), port);
         var filler = new FillerApp();
         var client = new StoredProbe(20);
         using var acceptor = new FixEngineHost(acceptorSettings, filler);
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
+        initiatorSettings = EngineTestSupport.WithConnectPort(initiatorSettings, port);
         using var initiator = new FixEngineHost(initiatorSettings, client);
         initiator.Start();
         Assert.True(client.LoggedOn.Wait(Wait), "initiator did not log on");
@@ -85,12 +87,14 @@ public class DirectSendTests
         const int producers = 4;
         const int perProducer = 2_000;
         const int total = producers * perProducer;
-        int port = FreePort();
+        int port = 0;
         var (acceptorSettings, initiatorSettings) = ExecClientPair(Defaults(receiveMode, "Backoff"), port);
         var acceptorApp = new EchoApp();
         var client = new StoredProbe(total);
         using var acceptor = new FixEngineHost(acceptorSettings, acceptorApp);
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
+        initiatorSettings = EngineTestSupport.WithConnectPort(initiatorSettings, port);
         using var initiator = new FixEngineHost(initiatorSettings, client);
         initiator.Start();
         Assert.True(client.LoggedOn.Wait(Wait), "initiator did not log on");

@@ -92,11 +92,12 @@ public sealed class DynamicSessionTests
     [Fact]
     public void AnAcceptorSessionAddedOnARunningPortTakesItsLogonAndTrades()
     {
-        int port = FreePort();
+        int port = 0;
         var acceptorApp = new MultiApp();
         var lines = new ConcurrentQueue<string>();
         using var acceptor = new FixEngineHost([AcceptorSession(port, "CLIENT")], acceptorApp, new EngineOptions { Console = lines.Enqueue });
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         var clientApp = new MultiApp();
         using var client2 = new FixEngineHost([InitiatorSession(port, "CLIENT2")], clientApp);
         client2.Start();
@@ -128,11 +129,13 @@ public sealed class DynamicSessionTests
     [Fact]
     public void AnAcceptorSessionOnANewPortListensAtOnce()
     {
-        int port = FreePort();
-        int newPort = FreePort();
+        // The added session's port is known before it listens: held (SO_REUSEADDR, not listening) so nobody takes it.
+        using System.Net.Sockets.Socket held = HeldPort(out int newPort);
+        int port = 0;
         var acceptorApp = new MultiApp();
         using var acceptor = new FixEngineHost([AcceptorSession(port, "CLIENT")], acceptorApp);
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         Assert.Equal([port], acceptor.AcceptorPorts);
         acceptor.AddSession(AcceptorSession(newPort, "CLIENT3"));
         Assert.Equal(new[] { port, newPort }.Order().ToArray(), acceptor.AcceptorPorts.Order().ToArray());
@@ -146,13 +149,14 @@ public sealed class DynamicSessionTests
     [Fact]
     public void AnInitiatorSessionAddedToARunningEngineConnectsAndTrades()
     {
-        int port = FreePort();
+        int port = 0;
         var acceptorApp = new MultiApp();
         using var acceptor = new FixEngineHost([AcceptorSession(port, "CLIENT")], acceptorApp);
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         // The initiator engine starts with an unrelated acceptor session only.
         var clientApp = new MultiApp();
-        using var client = new FixEngineHost([AcceptorSession(FreePort(), "NOBODY")], clientApp);
+        using var client = new FixEngineHost([AcceptorSession(0, "NOBODY")], clientApp);
         client.Start();
         FixSession added = client.AddSession(InitiatorSession(port, "CLIENT"));
         Assert.True(WaitFor(() => clientApp.LogonsOf(added.Id) == 1), "the added initiator connected and logged on");
@@ -164,7 +168,7 @@ public sealed class DynamicSessionTests
     [Fact]
     public void RemovingAnAcceptorSessionLogsItOutClosesItsStoreAndRefusesItsLogonsUntilAddedAgain()
     {
-        int port = FreePort();
+        int port = 0;
         string store = TempDirectory("fe-dyn-store-");
         try
         {
@@ -173,6 +177,7 @@ public sealed class DynamicSessionTests
             var lines = new ConcurrentQueue<string>();
             using var acceptor = new FixEngineHost([AcceptorSession(port, "OTHER"), settings], acceptorApp, new EngineOptions { Console = lines.Enqueue });
             acceptor.Start();
+            port = EngineTestSupport.PortOf(acceptor);
             var clientApp = new MultiApp();
             using var client = new FixEngineHost([InitiatorSession(port, "CLIENT")], clientApp);
             client.Start();
@@ -207,12 +212,13 @@ public sealed class DynamicSessionTests
     [Fact]
     public void RemovingAnInitiatorSessionLogsOutAndStopsReconnecting()
     {
-        int port = FreePort();
+        int port = 0;
         var acceptorApp = new MultiApp();
         using var acceptor = new FixEngineHost([AcceptorSession(port, "CLIENT")], acceptorApp);
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         var clientApp = new MultiApp();
-        using var client = new FixEngineHost([AcceptorSession(FreePort(), "NOBODY"), InitiatorSession(port, "CLIENT")], clientApp);
+        using var client = new FixEngineHost([AcceptorSession(0, "NOBODY"), InitiatorSession(port, "CLIENT")], clientApp);
         client.Start();
         SessionId id = Id("CLIENT", "EXEC");
         Assert.True(WaitFor(() => acceptorApp.LogonsOf(Id("EXEC", "CLIENT")) == 1));
@@ -232,7 +238,7 @@ public sealed class DynamicSessionTests
     [Fact]
     public void RemoveSessionInsideASessionCallbackIsRefusedWithAClearError()
     {
-        int port = FreePort();
+        int port = 0;
         var acceptorApp = new MultiApp();
         using var acceptor = new FixEngineHost([AcceptorSession(port, "CLIENT"), AcceptorSession(port, "OTHER")], acceptorApp);
         Exception? error = null;
@@ -248,6 +254,7 @@ public sealed class DynamicSessionTests
             }
         };
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         var clientApp = new MultiApp();
         using var client = new FixEngineHost([InitiatorSession(port, "CLIENT")], clientApp);
         client.Start();
@@ -260,7 +267,7 @@ public sealed class DynamicSessionTests
     [Fact]
     public void AddingADuplicateOrADisagreeingSessionFailsPrecisely()
     {
-        int port = FreePort();
+        int port = 0;
         using var acceptor = new FixEngineHost([AcceptorSession(port, "CLIENT")], new MultiApp());
         acceptor.Start();
         ArgumentException duplicate = Assert.Throws<ArgumentException>(() => acceptor.AddSession(AcceptorSession(port, "CLIENT")));
@@ -279,10 +286,11 @@ public sealed class DynamicSessionTests
     public void SessionsAddedAndRemovedFromTwoThreadsWhileAnotherSessionTradesLeaveItUndisturbed()
     {
         const int Orders = 2000;
-        int port = FreePort();
+        int port = 0;
         var acceptorApp = new MultiApp();
         using var acceptor = new FixEngineHost([AcceptorSession(port, "CLIENT")], acceptorApp);
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         var clientApp = new MultiApp();
         using var client = new FixEngineHost([InitiatorSession(port, "CLIENT")], clientApp);
         client.Start();

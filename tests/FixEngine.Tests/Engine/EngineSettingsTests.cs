@@ -50,12 +50,12 @@ public sealed class EngineSettingsTests
     [Fact]
     public void TheEnginePrintsTheSettingsWarningsAtConstruction()
     {
-        IReadOnlyList<SessionSettings> settings = Acceptor(EngineTestSupport.FreePort(), "HttpAcceptPort=8080\n");
+        IReadOnlyList<SessionSettings> settings = Acceptor(0, "SSLCipherSuite=HIGH\n");
         Assert.NotEmpty(settings[0].Warnings);
         var lines = new ConcurrentQueue<string>();
         using var engine = new FixEngineHost(settings, new ClOrdIdApp(), new EngineOptions { Console = lines.Enqueue });
         Assert.Contains(lines, l => l.StartsWith("Settings warning: ", StringComparison.Ordinal)
-            && l.Contains("HttpAcceptPort", StringComparison.Ordinal) && l.Contains("acceptor.cfg", StringComparison.Ordinal));
+            && l.Contains("SSLCipherSuite", StringComparison.Ordinal) && l.Contains("acceptor.cfg", StringComparison.Ordinal));
     }
 
     [Theory]
@@ -63,10 +63,11 @@ public sealed class EngineSettingsTests
     [InlineData(true)]
     public void ValidateLengthAndChecksumDecidesWhetherABadCheckSumReachesTheApplication(bool validate)
     {
-        int port = EngineTestSupport.FreePort();
+        int port = 0;
         var app = new ClOrdIdApp();
         using var engine = new FixEngineHost(Acceptor(port, $"ValidateLengthAndChecksum={(validate ? "Y" : "N")}\n"), app);
         engine.Start();
+        port = EngineTestSupport.PortOf(engine);
         using var client = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
         client.Connect(IPAddress.Loopback, port);
         client.Send(Logon());

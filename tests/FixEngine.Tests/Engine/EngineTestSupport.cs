@@ -17,32 +17,71 @@ internal static class EngineTestSupport
 {
     public static readonly TimeSpan Wait = TimeSpan.FromSeconds(30);
 
-    // Ports handed out by FreePort: a per-process walk through 20,000-32,767, below Linux's ephemeral range
-    // (32,768-60,999), starting at a random place. A port bound to 0 and released (the old probe) could be handed by the
-    // kernel to another test's outgoing connection or bind(0) before the host bound it, so a host's Start failed now and
-    // then; ports below the ephemeral range are never picked by the kernel, and this walk never repeats one in a process.
-    private const int FirstTestPort = 20_000;
-    private const int TestPortCount = 12_768;
-    private static int s_nextPort = Random.Shared.Next(TestPortCount);
+    // Tests bind acceptors to port 0 (the system picks) and read the port back (FixEngineHost.AcceptorPorts, or a child
+    // process's "listening on port(s) P" line); nothing probes a port and binds it later. HeldPort is for a listener that
+    // must be bound on a port known before it starts, or again on the same port after it was killed or stopped (a
+    // restarted child acceptor, a standby taking over the primary's port, a session added on a second port).
 
-    /// <summary>A loopback TCP port nobody listens on now and no other caller of this method in this process gets.</summary>
-    public static int FreePort()
+    /// <summary>A port the system picked, held by the returned socket (bound with SO_REUSEADDR, never listening) for as
+    /// long as it lives: an acceptor with SocketReuseAddress=Y (the default) can bind it, as often as it restarts, while
+    /// no other program or test can take it meanwhile; a connect there is refused while no acceptor listens.</summary>
+    public static Socket HeldPort(out int port)
     {
-        for (int attempt = 0; attempt < TestPortCount; attempt++)
+        var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        socket.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
+        socket.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+        port = ((IPEndPoint)socket.LocalEndPoint!).Port;
+        return socket;
+    }
+
+    /// <summary>A loopback port nothing listens on while the returned socket lives: the socket holds it bound without
+    /// listening, so a connect there is refused and no other test can take it.</summary>
+    public static Socket ClosedPort(out int port)
+    {
+        var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        socket.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+        port = ((IPEndPoint)socket.LocalEndPoint!).Port;
+        return socket;
+    }
+
+    /// <summary>The one port a started host's acceptors listen on (SocketAcceptPort=0 in the tests: the system picked it).</summary>
+    public static int PortOf(global::FixEngine.Engine.FixEngineHost host) => Assert.Single(host.AcceptorPorts);
+
+    /// <summary>Initiator settings pointed at <paramref name="port"/> (read from a started acceptor).</summary>
+    public static IReadOnlyList<SessionSettings> WithConnectPort(IReadOnlyList<SessionSettings> initiator, int port)
+    {
+        var list = new List<SessionSettings>(initiator.Count);
+        foreach (SessionSettings s in initiator) list.Add(s with { SocketConnectPort = port });
+        return list;
+    }
+
+    /// <summary>The port in a sample acceptor's "[acceptor] listening on port(s) P" line (it ran with port 0), or null.</summary>
+    public static int? ListeningPort(string? line)
+    {
+        const string Marker = "listening on port(s) ";
+        int at = line?.IndexOf(Marker, StringComparison.Ordinal) ?? -1;
+        if (at < 0) return null;
+        int start = at + Marker.Length, end = start;
+        while (end < line!.Length && char.IsAsciiDigit(line[end])) end++;
+        return end > start ? int.Parse(line.AsSpan(start, end - start), CultureInfo.InvariantCulture) : null;
+    }
+
+    /// <summary>Watches a child's standard output (before BeginOutputReadLine) for the port it reports.</summary>
+    public static System.Threading.Tasks.Task<int> ReportedPort(Process child)
+    {
+        var port = new System.Threading.Tasks.TaskCompletionSource<int>(System.Threading.Tasks.TaskCreationOptions.RunContinuationsAsynchronously);
+        child.OutputDataReceived += (_, e) =>
         {
-            int port = FirstTestPort + (int)((uint)Interlocked.Increment(ref s_nextPort) % TestPortCount);
-            using var probe = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
-            try
-            {
-                probe.Bind(new IPEndPoint(IPAddress.Loopback, port));
-                return port;
-            }
-            catch (SocketException)
-            {
-                // Taken (another process, or a connection in TIME_WAIT): try the next one.
-            }
-        }
-        throw new InvalidOperationException("no free loopback port in 20000-32767");
+            if (ListeningPort(e.Data) is int p) port.TrySetResult(p);
+        };
+        return port.Task;
+    }
+
+    /// <summary>Waits (bounded) for the port a child reported.</summary>
+    public static int AwaitPort(System.Threading.Tasks.Task<int> reported, Process child)
+    {
+        Assert.True(reported.Wait(Wait) || child.HasExited && reported.IsCompleted, "the child did not report its listening port" + (child.HasExited ? $" (exited {child.ExitCode})" : ""));
+        return reported.Result;
     }
 
     public static bool WaitFor(Func<bool> condition, TimeSpan? timeout = null)
@@ -57,12 +96,13 @@ internal static class EngineTestSupport
         return condition();
     }
 
-    /// <summary>Settings for the FIX.4.4 EXEC (acceptor on <paramref name="port"/>) ↔ CLIENT (initiator) pair used by the
+    /// <summary>Settings for the FIX.4.4 EXEC (acceptor on <paramref name="port"/>; 0: the initiator gets placeholder port 1, to be
+    /// replaced with WithConnectPort once the acceptor is bound) ↔ CLIENT (initiator) pair used by the
     /// engine tests, each on top of the shared <paramref name="defaults"/> (a <c>[DEFAULT]</c> section).</summary>
     public static (IReadOnlyList<SessionSettings> Acceptor, IReadOnlyList<SessionSettings> Initiator) ExecClientPair(string defaults, int port) =>
     (
         SettingsFile.Parse(defaults + $"\nConnectionType=acceptor\nSocketAcceptPort={port}\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=EXEC\nTargetCompID=CLIENT\n", "acceptor"),
-        SettingsFile.Parse(defaults + $"\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\nReconnectInterval=1\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT\nTargetCompID=EXEC\n", "initiator")
+        SettingsFile.Parse(defaults + $"\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={(port == 0 ? 1 : port)}\nReconnectInterval=1\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT\nTargetCompID=EXEC\n", "initiator")
     );
 
     public static string TempDirectory(string prefix) => Path.Combine(Path.GetTempPath(), prefix + Guid.NewGuid().ToString("N"));

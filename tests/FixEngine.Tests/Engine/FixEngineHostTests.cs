@@ -52,8 +52,9 @@ public sealed class FixEngineHostTests
     [Fact]
     public void InitiatorCyclesFailoverHostsReconnectsAndExchangesMessages()
     {
-        int acceptorPort = EngineTestSupport.FreePort();
-        int deadPort = EngineTestSupport.FreePort();
+        // The initiator runs before the acceptor exists: both ports are known before, held (nothing listens on them yet).
+        using System.Net.Sockets.Socket held = EngineTestSupport.HeldPort(out int acceptorPort);
+        using System.Net.Sockets.Socket dead = EngineTestSupport.ClosedPort(out int deadPort);
         var acceptorSettings = new List<SessionSettings>
         {
             new() { ConnectionType = ConnectionType.Acceptor, BeginString = "FIX.4.4", SenderCompID = "EXEC", TargetCompID = "CLIENT", SocketAcceptPort = acceptorPort, NonStopSession = true, UseDataDictionary = false },

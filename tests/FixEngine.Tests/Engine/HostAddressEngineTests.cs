@@ -28,11 +28,12 @@ public sealed class HostAddressEngineTests
     [Fact]
     public void AnAcceptorHostNameIsResolved()
     {
-        int port = EngineTestSupport.FreePort();
+        int port = 0;
         var acceptorApp = new RecordingApp();
         var initiatorApp = new RecordingApp();
         using var acceptor = new FixEngineHost(Acceptor(port, "SocketAcceptHost=localhost\n", "CLIENT"), acceptorApp);
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         using var initiator = new FixEngineHost(Initiator("CLIENT", "localhost", port), initiatorApp);
         initiator.Start();
         Assert.True(initiatorApp.LoggedOn.Wait(EngineTestSupport.Wait), "the initiator logged on through localhost");
@@ -43,7 +44,7 @@ public sealed class HostAddressEngineTests
     public void AnAcceptorHostNameThatDoesNotResolveNamesTheFileAndKey()
     {
         var e = Assert.Throws<ConfigException>(() => new FixEngineHost(
-            Acceptor(EngineTestSupport.FreePort(), "SocketAcceptHost=no-such-host.invalid\n", "CLIENT"), new RecordingApp()));
+            Acceptor(0, "SocketAcceptHost=no-such-host.invalid\n", "CLIENT"), new RecordingApp()));
         Assert.Contains("SocketAcceptHost", e.Message, StringComparison.Ordinal);
         Assert.Contains("acceptor.cfg", e.Message, StringComparison.Ordinal);
     }
@@ -51,13 +52,14 @@ public sealed class HostAddressEngineTests
     [Fact]
     public void ADefaultAcceptorTakesIpv6AndIpv4Clients()
     {
-        int port = EngineTestSupport.FreePort();
+        int port = 0;
         var acceptorApp = new RecordingApp();
         var v6 = new RecordingApp();
         var v4 = new RecordingApp();
         var lines = new ConcurrentQueue<string>();
         using var acceptor = new FixEngineHost(Acceptor(port, "", "CLIENT6", "CLIENT4"), acceptorApp, new EngineOptions { Console = lines.Enqueue });
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         using var initiator6 = new FixEngineHost(Initiator("CLIENT6", "::1", port), v6);
         using var initiator4 = new FixEngineHost(Initiator("CLIENT4", "127.0.0.1", port), v4);
         initiator6.Start();
@@ -70,13 +72,14 @@ public sealed class HostAddressEngineTests
     [Fact]
     public void AnInitiatorTriesEveryAddressOfItsHostInOrder()
     {
-        int port = EngineTestSupport.FreePort();
+        int port = 0;
         var acceptorApp = new RecordingApp();
         var initiatorApp = new RecordingApp();
         var lines = new ConcurrentQueue<string>();
         var asked = new ConcurrentQueue<string>();
         using var acceptor = new FixEngineHost(Acceptor(port, "SocketAcceptHost=127.0.0.1\n", "CLIENT"), acceptorApp);
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         // exchange.example resolves to an address nothing listens on first (127.0.0.2: refused), the acceptor second.
         var options = new EngineOptions
         {
@@ -99,7 +102,7 @@ public sealed class HostAddressEngineTests
     {
         var lines = new ConcurrentQueue<string>();
         var options = new EngineOptions { Console = lines.Enqueue };
-        using var initiator = new FixEngineHost(Initiator("CLIENT", "no-such-host.invalid", EngineTestSupport.FreePort()), new RecordingApp(), options);
+        using var initiator = new FixEngineHost(Initiator("CLIENT", "no-such-host.invalid", 9), new RecordingApp(), options);
         initiator.Start();
         Assert.True(EngineTestSupport.WaitFor(() => lines.ToArray() is var a && Array.Exists(a, l => l.Contains("SocketConnectHost", StringComparison.Ordinal)
             && l.Contains("no-such-host.invalid", StringComparison.Ordinal) && l.Contains("initiator.cfg", StringComparison.Ordinal))),

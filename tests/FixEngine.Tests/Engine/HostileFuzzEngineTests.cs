@@ -40,7 +40,7 @@ public sealed class HostileFuzzEngineTests
         int seed = FrameMutator.SeedOr(1411);
         var mutator = new FrameMutator(seed);
         string logPath = TempDirectory("fixengine-fuzz-");
-        int port = FreePort();
+        int port = 0;
         (IReadOnlyList<SessionSettings> acceptorSettings, IReadOnlyList<SessionSettings> initiatorSettings) = ExecClientPair(Defaults(logPath), port);
         var guard = new GuardApp();
         try
@@ -48,6 +48,8 @@ public sealed class HostileFuzzEngineTests
             using (var acceptor = new FixEngineHost(acceptorSettings, guard))
             {
                 acceptor.Start();
+                port = EngineTestSupport.PortOf(acceptor);
+                initiatorSettings = EngineTestSupport.WithConnectPort(initiatorSettings, port);
                 int closedByAcceptor;
                 using (var attacker = new RawClient(port))
                 {

@@ -28,7 +28,7 @@ public sealed class PerSessionLogLayoutTests
     [Fact]
     public void AnEngineWithPerSessionFilesWritesEachSessionsMessagesAndEventsApart()
     {
-        int port = FreePort();
+        int port = 0;
         string dir = TempDirectory("fe-per-session-log-");
         try
         {
@@ -37,6 +37,7 @@ public sealed class PerSessionLogLayoutTests
             using (var acceptor = new FixEngineHost([AcceptorSession(port, "CLIENT", logKeys), AcceptorSession(port, "OTHER", logKeys)], acceptorApp))
             {
                 acceptor.Start();
+                port = EngineTestSupport.PortOf(acceptor);
                 var clientApp = new MultiApp();
                 using (var client = new FixEngineHost([InitiatorSession(port, "CLIENT")], clientApp))
                 {

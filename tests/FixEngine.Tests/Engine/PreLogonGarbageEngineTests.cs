@@ -33,11 +33,12 @@ public sealed class PreLogonGarbageEngineTests
     [InlineData("Completion", true)]
     public void GarbageInFrontOfALogonDoesNotLoseIt(string receiveMode, bool separateWrites)
     {
-        int port = FreePort();
+        int port = 0;
         (IReadOnlyList<SessionSettings> acceptorSettings, _) = ExecClientPair(Defaults(receiveMode), port);
         var filler = new FillerApp();
         using var acceptor = new FixEngineHost(acceptorSettings, filler);
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         using var peer = Connect(port);
         byte[] garbage = Encoding.ASCII.GetBytes("GET / HTTP/1.1\r\nHost: x\r\n\r\n\u0001\u0001==10=\r\nnoise 9=12\u0001");
         byte[] logon = Message(1, "35=A|98=0|108=30|141=Y");
@@ -68,11 +69,12 @@ public sealed class PreLogonGarbageEngineTests
     [Fact]
     public void MoreLeadingGarbageThanTheBoundClosesTheConnection()
     {
-        int port = FreePort();
+        int port = 0;
         (IReadOnlyList<SessionSettings> acceptorSettings, _) = ExecClientPair(Defaults("Completion"), port);
         var filler = new FillerApp();
         using var acceptor = new FixEngineHost(acceptorSettings, filler);
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         using var peer = Connect(port);
         var garbage = new byte[SessionConnection.MaxPreLogonGarbageBytes + 512];
         garbage.AsSpan().Fill((byte)'x');

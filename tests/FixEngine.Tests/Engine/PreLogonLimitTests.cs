@@ -51,12 +51,13 @@ public sealed class PreLogonLimitTests
     public void AHugeBodyLengthBeforeLogonIsCutAtThePreLogonLimitWhileAGoodClientTrades()
     {
         const int Attackers = 200;
-        int port = EngineTestSupport.FreePort();
+        int port = 0;
         var lines = new ConcurrentQueue<string>();
         var filler = new FillerApp();
         var clientApp = new RecordingApp();
         using var acceptor = new FixEngineHost(Acceptor(port, "MaxUnauthenticatedConnectionsPerAddress=1000\n"), filler, new EngineOptions { Console = lines.Enqueue });
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         using var initiator = new FixEngineHost(Initiator("127.0.0.1", port), clientApp);
         initiator.Start();
         Assert.True(clientApp.LoggedOn.Wait(EngineTestSupport.Wait), "the good client logged on");
@@ -99,11 +100,12 @@ public sealed class PreLogonLimitTests
     [Fact]
     public void AMessageUpToPreLogonMaxMessageSizeIsReadAndTheLimitIsLiftedAfterLogon()
     {
-        int port = EngineTestSupport.FreePort();
+        int port = 0;
         var lines = new ConcurrentQueue<string>();
         var app = new RecordingApp();
         using var acceptor = new FixEngineHost(Acceptor(port, "PreLogonMaxMessageSize=300\n"), app, new EngineOptions { Console = lines.Enqueue });
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         // A Logon padded past 300 bytes is refused before Logon...
         using (Socket big = Connect(IPAddress.Loopback, port))
         {
@@ -123,12 +125,13 @@ public sealed class PreLogonLimitTests
     [Fact]
     public void UnauthenticatedConnectionsAreCappedPerAddressAndPerPort()
     {
-        int port = EngineTestSupport.FreePort();
+        int port = 0;
         var lines = new ConcurrentQueue<string>();
         var app = new RecordingApp();
         using var acceptor = new FixEngineHost(Acceptor(port, "MaxUnauthenticatedConnections=5\nMaxUnauthenticatedConnectionsPerAddress=3\nLogonTimeout=30\n"),
             app, new EngineOptions { Console = lines.Enqueue });
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         var silent = new List<Socket>();
         try
         {
@@ -156,5 +159,59 @@ public sealed class PreLogonLimitTests
         {
             foreach (Socket s in silent) s.Dispose();
         }
+    }
+
+    /// <summary>Issue #35: a reconnect storm with the default limits. After a gateway restart all its clients connect at
+    /// once, from a few NAT addresses (here all from 127.0.0.1), and only then send their Logons: every one of them
+    /// logs on, none is refused. (With the former defaults, 64 per address, all but 64 were refused.)</summary>
+    [Fact]
+    public void AReconnectStormFromOneAddressLogsOnEveryClientWithTheDefaultLimits()
+    {
+        // Each client is a descriptor here and another in the acceptor (same process): stay under the open-files limit.
+        int clients = Math.Min(1_200, (OpenFilesLimit() - 400) / 2);
+        Assert.True(clients > 64 * 2, $"the open-files limit ({OpenFilesLimit()}) leaves room for only {clients} clients");
+        var lines = new ConcurrentQueue<string>();
+        var sessions = new StringBuilder();
+        for (int i = 0; i < clients; i++) sessions.Append("[SESSION]\nTargetCompID=C").Append(i).Append('\n');
+        IReadOnlyList<SessionSettings> settings = SettingsFile.Parse(
+            $"[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nNonStopSession=Y\nUseDataDictionary=N\nReceiveMode=Completion\n"
+            + $"BeginString=FIX.4.4\nSenderCompID=EXEC\nStoreIndexCapacity=16\nMemoryStoreCapacityBytes=0\n{sessions}", "storm.cfg");
+        using var acceptor = new FixEngineHost(settings, new RecordingApp(), new EngineOptions { Console = lines.Enqueue, PrewarmConnections = false });
+        acceptor.Start();
+        int port = EngineTestSupport.PortOf(acceptor);
+        var sockets = new List<Socket>(clients);
+        try
+        {
+            for (int i = 0; i < clients; i++) sockets.Add(Connect(IPAddress.Loopback, port));
+            Assert.True(EngineTestSupport.WaitFor(() => Count(lines, "Accepted connection") + Count(lines, "refused before Logon") == clients, TimeSpan.FromSeconds(30)),
+                $"{Count(lines, "Accepted connection")} accepted, {Count(lines, "refused before Logon")} refused of {clients}");
+            Assert.Equal(0, Count(lines, "refused before Logon"));
+            for (int i = 0; i < clients; i++) sockets[i].Send(Tests.Transport.FixMessages.Build("FIX.4.4", $"35=A|34=1|49=C{i}|56=EXEC|52={DateTime.UtcNow:yyyyMMdd-HH:mm:ss.fff}|98=0|108=30|141=Y|"));
+            Assert.True(EngineTestSupport.WaitFor(() => LoggedOn(acceptor) == clients, TimeSpan.FromSeconds(60)), $"{LoggedOn(acceptor)} of {clients} logged on");
+            Assert.Equal(0, Count(lines, "refused before Logon"));
+        }
+        finally
+        {
+            foreach (Socket s in sockets) s.Dispose();
+        }
+    }
+
+    private static int LoggedOn(FixEngineHost host)
+    {
+        int n = 0;
+        foreach (FixEngine.Session.FixSession s in host.Sessions) if (s.IsLoggedOn) n++;
+        return n;
+    }
+
+    private static int OpenFilesLimit()
+    {
+        if (!System.IO.File.Exists("/proc/self/limits")) return 1_024;
+        foreach (string line in System.IO.File.ReadLines("/proc/self/limits"))
+        {
+            if (!line.StartsWith("Max open files", StringComparison.Ordinal)) continue;
+            string[] parts = line.Split(' ', StringSplitOptions.RemoveEmptyEntries);
+            return int.TryParse(parts[3], out int soft) ? soft : 1_024;
+        }
+        return 1_024;
     }
 }

@@ -32,13 +32,15 @@ public sealed class PrewarmEngineTests
     [InlineData("BusyPoll", false)]
     public void ConnectionsArePrewarmedWhenEstablished(string receiveMode, bool prewarm)
     {
-        int port = FreePort();
+        int port = 0;
         (IReadOnlyList<SessionSettings> acceptorSettings, IReadOnlyList<SessionSettings> initiatorSettings) = ExecClientPair(Defaults(receiveMode), port);
         var filler = new FillerApp();
         var client = new ClientApp();
         var options = new EngineOptions { PrewarmConnections = prewarm };
         using var acceptor = new FixEngineHost(acceptorSettings, filler, options);
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
+        initiatorSettings = EngineTestSupport.WithConnectPort(initiatorSettings, port);
         using var initiator = new FixEngineHost(initiatorSettings, client, options);
         initiator.Start();
         try

@@ -42,7 +42,7 @@ public sealed class SessionLifetimeLeakTests
     [Fact]
     public void ASessionAddedAndRemoved50TimesLeavesNoLogProducerOrFileBehindAndItsLogoutIsInItsFile()
     {
-        int port = FreePort();
+        int port = 0;
         string dir = TempDirectory("fe-leak-log-");
         try
         {
@@ -53,6 +53,7 @@ public sealed class SessionLifetimeLeakTests
             using (var acceptor = new FixEngineHost([AcceptorSession(port, "STAYS", logKeys)], app, new EngineOptions { SessionLogFactory = logs, Console = lines.Enqueue }))
             {
                 acceptor.Start();
+                port = EngineTestSupport.PortOf(acceptor);
                 // The session that stays: two producers, two files.
                 Assert.Equal((2, 2), logs.Totals);
                 string messages = Path.Combine(dir, "FIX.4.4-EXEC-DAILY.messages.log");
@@ -109,13 +110,14 @@ public sealed class SessionLifetimeLeakTests
     [Fact]
     public void TheEnginesOwnLogFactoryClosesARemovedSessionsFilesToo()
     {
-        int port = FreePort();
+        int port = 0;
         string dir = TempDirectory("fe-leak-ownlog-");
         try
         {
             string logKeys = $"FileLogPath={dir}\nFileLogLayout=PerSessionFiles\n";
             using var acceptor = new FixEngineHost([AcceptorSession(port, "STAYS", logKeys)], new MultiApp());
             acceptor.Start();
+            port = EngineTestSupport.PortOf(acceptor);
             SessionSettings daily = AcceptorSession(port, "DAILY", logKeys);
             for (int round = 0; round < 10; round++)
             {
@@ -166,7 +168,7 @@ public sealed class SessionLifetimeLeakTests
             string keys = $"FileLogPath={dir}\nFileLogLayout=PerSessionFiles\nFileStorePath={dir}\n";
             for (int i = 0; i < 20; i++)
             {
-                var engine = new FixEngineHost([AcceptorSession(FreePort(), "CLIENT" + i, keys)], new MultiApp());
+                var engine = new FixEngineHost([AcceptorSession(0, "CLIENT" + i, keys)], new MultiApp());
                 engine.Start();
                 FixSession kept = engine.Sessions[0];
                 // An application thread keeps handing orders over (each signals the engine thread's wake-up: the session is

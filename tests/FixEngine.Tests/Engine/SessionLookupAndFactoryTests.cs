@@ -39,7 +39,7 @@ public sealed class SessionLookupAndFactoryTests
     [Fact]
     public void TheStoreAndLogFactoriesOfTheOptionsMakeEverySessionsStoreAndLog()
     {
-        int port = EngineTestSupport.FreePort();
+        int port = 0;
         string dir = EngineTestSupport.TempDirectory("fe-factory-");
         try
         {
@@ -52,6 +52,8 @@ public sealed class SessionLookupAndFactoryTests
             var app = new RecordingApp();
             using var acceptor = new FixEngineHost(acceptorSettings, app, new EngineOptions { MessageStoreFactory = stores, SessionLogFactory = logs });
             acceptor.Start();
+            port = EngineTestSupport.PortOf(acceptor);
+            initiatorSettings = EngineTestSupport.WithConnectPort(initiatorSettings, port);
             using var initiator = new FixEngineHost(initiatorSettings, new RecordingApp());
             initiator.Start();
             Assert.True(app.LoggedOn.Wait(EngineTestSupport.Wait));
@@ -73,13 +75,15 @@ public sealed class SessionLookupAndFactoryTests
     public void SessionsAreFoundBySessionIdAndFourThreadsSendThroughTheEngine()
     {
         const int PerThread = 250;
-        int port = EngineTestSupport.FreePort();
+        int port = 0;
         var (acceptorSettings, initiatorSettings) = EngineTestSupport.ExecClientPair(
             "[DEFAULT]\nNonStopSession=Y\nUseDataDictionary=N\nHeartBtInt=30\nResetOnLogon=Y", port);
         var acceptorApp = new RecordingApp();
         var initiatorApp = new RecordingApp();
         using var acceptor = new FixEngineHost(acceptorSettings, acceptorApp);
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
+        initiatorSettings = EngineTestSupport.WithConnectPort(initiatorSettings, port);
         using var initiator = new FixEngineHost(initiatorSettings, initiatorApp);
         initiator.Start();
         Assert.True(initiatorApp.LoggedOn.Wait(EngineTestSupport.Wait));

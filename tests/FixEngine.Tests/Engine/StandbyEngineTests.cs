@@ -50,7 +50,8 @@ public sealed class StandbyEngineTests : IDisposable
     [Fact]
     public void StandbyEngineWithRefreshOnLogonResumesThePrimarysSequenceNumbers()
     {
-        int port = FreePort();
+        // The standby binds the port the primary listened on once the primary is gone: a port known before the start.
+        using System.Net.Sockets.Socket held = HeldPort(out int port);
         var primaryApp = new FillerApp();
         var standbyApp = new FillerApp();
         var client = new ClientApp();
@@ -97,7 +98,7 @@ public sealed class StandbyEngineTests : IDisposable
     [Fact]
     public void WithoutRefreshOnLogonTheJournalIsExclusiveSoASecondEngineCannotOpenIt()
     {
-        int port = FreePort();
+        int port = 0;
         using var first = new FixEngineHost(Acceptor(port, refreshOnLogon: false), new FillerApp());
         Assert.ThrowsAny<IOException>(() => new FixEngineHost(Acceptor(port, refreshOnLogon: false), new FillerApp()));
     }

@@ -128,7 +128,7 @@ public sealed class SurgeMemoryReclaimTests
     public void AfterASurgeOfConnectionsThatNeverLoggedOnTheEngineReclaimsOnceWhileAGoodClientTrades()
     {
         const int Attackers = 60;
-        int port = EngineTestSupport.FreePort();
+        int port = 0;
         var lines = new ConcurrentQueue<string>();
         var filler = new FillerApp();
         var clientApp = new RecordingApp();
@@ -136,10 +136,12 @@ public sealed class SurgeMemoryReclaimTests
             $"[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort={port}\nNonStopSession=Y\nUseDataDictionary=N\nMaxUnauthenticatedConnectionsPerAddress=1000\n" +
             "[SESSION]\nBeginString=FIX.4.4\nSenderCompID=EXEC\nTargetCompID=CLIENT\n", "acceptor.cfg");
         IReadOnlyList<SessionSettings> initiatorSettings = SettingsFile.Parse(
-            $"[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\nNonStopSession=Y\nUseDataDictionary=N\n" +
+            $"[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={(port == 0 ? 1 : port)}\nNonStopSession=Y\nUseDataDictionary=N\n" +
             "HeartBtInt=30\nReconnectInterval=1\nResetOnLogon=Y\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT\nTargetCompID=EXEC\n", "initiator.cfg");
         using var acceptor = new FixEngineHost(acceptorSettings, filler, new EngineOptions { Console = lines.Enqueue, MemoryReclaimSurgeConnections = 50 });
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
+        initiatorSettings = EngineTestSupport.WithConnectPort(initiatorSettings, port);
         using var initiator = new FixEngineHost(initiatorSettings, clientApp);
         initiator.Start();
         Assert.True(clientApp.LoggedOn.Wait(EngineTestSupport.Wait), "the good client logged on");

@@ -50,7 +50,7 @@ public sealed class TlsBackpressureEngineTests : IDisposable
         const int Orders = 20_000;
         string pfx = Path.Combine(_directory, "server.pfx");
         File.WriteAllBytes(pfx, TlsCertificates.Localhost.Export(X509ContentType.Pkcs12, Password));
-        int port = FreePort();
+        int port = 0;
         (IReadOnlyList<SessionSettings> acceptorSettings, _) = ExecClientPair($"""
             [DEFAULT]
             NonStopSession=Y
@@ -67,6 +67,10 @@ public sealed class TlsBackpressureEngineTests : IDisposable
         var filler = new WideFillerApp();
         using var acceptor = new FixEngineHost(acceptorSettings, filler);
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
+        // No wall-clock dependence: the deadlock breaker (a backlog without progress for 1 s withdraws the pause) would
+        // fire on a loaded machine before the 20 stuck polls below; the pause itself is what this test watches.
+        acceptor.Sessions[0].SendBacklogStallNs = TimeSpan.FromMinutes(10).Ticks * 100;
 
         using var peer = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp)
         {

@@ -65,7 +65,7 @@ public sealed class TlsEngineTests : IDisposable
         [DEFAULT]
         ConnectionType=initiator
         SocketConnectHost=127.0.0.1
-        SocketConnectPort={port}
+        SocketConnectPort={(port == 0 ? 1 : port)}
         HeartBtInt=30
         ReconnectInterval=1
         NonStopSession=Y
@@ -89,7 +89,7 @@ public sealed class TlsEngineTests : IDisposable
         var events = new ConcurrentQueue<string>();
         using var acceptor = new FixEngineHost(acceptorSettings, filler, new EngineOptions { Console = events.Enqueue });
         acceptor.Start();
-        using var initiator = new FixEngineHost(initiatorSettings, client, new EngineOptions { Console = events.Enqueue });
+        using var initiator = new FixEngineHost(WithConnectPort(initiatorSettings, PortOf(acceptor)), client, new EngineOptions { Console = events.Enqueue });
         initiator.Start();
         Assert.True(client.LoggedOn.Wait(Wait), "no logon over TLS: " + string.Join(" / ", events));
         Assert.Contains(events, e => e.Contains("(TLS)", StringComparison.Ordinal));
@@ -111,7 +111,7 @@ public sealed class TlsEngineTests : IDisposable
     public void AcceptorAndInitiatorLogOnExchangeOrdersAndLogOutOverTls()
     {
         (string pfx, string cer) = Certificate("server");
-        int port = FreePort();
+        int port = 0;
         LogonOrdersLogout(
             Acceptor(port, $"SSLCertificate={pfx}\nSSLCertificatePassword={Password}\nSSLProtocols=Tls12,Tls13"),
             Initiator(port, $"SSLServerName=localhost\nSSLCACertificate={cer}"));
@@ -122,7 +122,7 @@ public sealed class TlsEngineTests : IDisposable
     {
         (string serverPfx, string serverCer) = Certificate("server");
         (string clientPfx, string clientCer) = Certificate("client");
-        int port = FreePort();
+        int port = 0;
         LogonOrdersLogout(
             Acceptor(port, $"SSLCertificate={serverPfx}\nSSLCertificatePassword={Password}\nSSLRequireClientCertificate=Y\nSSLCACertificate={clientCer}"),
             Initiator(port, $"SSLServerName=localhost\nSSLCACertificate={serverCer}\nSSLCertificate={clientPfx}\nSSLCertificatePassword={Password}"));
@@ -133,12 +133,13 @@ public sealed class TlsEngineTests : IDisposable
     {
         (string pfx, _) = Certificate("server");
         (_, string otherCer) = Certificate("other");
-        int port = FreePort();
+        int port = 0;
         var filler = new FillerApp();
         var client = new ClientApp();
         var events = new ConcurrentQueue<string>();
         using var acceptor = new FixEngineHost(Acceptor(port, $"SSLCertificate={pfx}\nSSLCertificatePassword={Password}"), filler);
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         using var initiator = new FixEngineHost(Initiator(port, $"SSLServerName=localhost\nSSLCACertificate={otherCer}"), client, new EngineOptions { Console = events.Enqueue });
         initiator.Start();
         Assert.True(WaitFor(() => events.ToArray() is string[] lines && Array.Exists(lines, l => l.Contains("failed", StringComparison.Ordinal))), "no failed connect reported: " + string.Join(" / ", events));

@@ -47,7 +47,7 @@ public sealed class UnknownSessionTests
     [Fact]
     public void ALogonFromUnknownCompIdsGetsTheSessionTheHandlerSuppliesAndTrades()
     {
-        int port = FreePort();
+        int port = 0;
         var asked = new ConcurrentQueue<UnknownLogon>();
         SessionSettings template = AcceptorSession(port, "TEMPLATE");
         var acceptorApp = new MultiApp();
@@ -62,6 +62,7 @@ public sealed class UnknownSessionTests
             },
         });
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         var clientApp = new MultiApp();
         using var client = new FixEngineHost([InitiatorSession(port, "NEWCLIENT")], clientApp);
         client.Start();
@@ -76,7 +77,10 @@ public sealed class UnknownSessionTests
         Assert.Equal(IPAddress.Loopback, ((IPEndPoint)first.RemoteEndPoint!).Address.MapToIPv4());
         Assert.Equal("NEWCLIENT", first.Field(49));
         Assert.True(acceptor.TryGetSession(id, out FixSession? made));
-        Assert.Equal(port, made.Settings.SocketAcceptPort);
+        // Supplied without a port: it joins the listener as configured (SocketAcceptPort=0, the port the system picked).
+        Assert.Equal(0, made.Settings.SocketAcceptPort);
+        Assert.True(acceptor.TryGetAcceptorPort(id, out int madePort));
+        Assert.Equal(port, madePort);
         Assert.Contains(lines, l => l.Contains("unknown session FIX.4.4:EXEC->NEWCLIENT created", StringComparison.Ordinal));
         for (int i = 0; i < 100; i++) SendOrder(client.Sessions[0], i);
         Assert.True(WaitFor(() => clientApp.FillsOf(new SessionId("FIX.4.4", "NEWCLIENT", "EXEC")) == 100));
@@ -93,7 +97,7 @@ public sealed class UnknownSessionTests
     [Fact]
     public void ARefusedLogonIsAnsweredWithALogoutGivingTheReasonAndLoggedWithThePeer()
     {
-        int port = FreePort();
+        int port = 0;
         var lines = new ConcurrentQueue<string>();
         using var acceptor = new FixEngineHost([AcceptorSession(port, "CLIENT")], new MultiApp(), new EngineOptions
         {
@@ -103,6 +107,7 @@ public sealed class UnknownSessionTests
                 : UnknownSessionDecision.Refuse($"user {logon.Username} is not allowed"),
         });
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
 
         using (Socket intruder = Connect(port))
         {
@@ -131,7 +136,7 @@ public sealed class UnknownSessionTests
     [Fact]
     public void AHandlerThatThrowsOrSuppliesSettingsForAnotherSessionRefusesTheLogon()
     {
-        int port = FreePort();
+        int port = 0;
         var lines = new ConcurrentQueue<string>();
         using var acceptor = new FixEngineHost([AcceptorSession(port, "CLIENT")], new MultiApp(), new EngineOptions
         {
@@ -141,6 +146,7 @@ public sealed class UnknownSessionTests
                 : UnknownSessionDecision.Accept(AcceptorSession(port, "SOMEONE_ELSE")),
         });
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         using (Socket boom = Connect(port))
         {
             boom.Send(Logon("BOOM"));
@@ -158,10 +164,11 @@ public sealed class UnknownSessionTests
     [Fact]
     public void WithoutAHandlerAnUnknownLogonIsClosedAsBefore()
     {
-        int port = FreePort();
+        int port = 0;
         var lines = new ConcurrentQueue<string>();
         using var acceptor = new FixEngineHost([AcceptorSession(port, "CLIENT")], new MultiApp(), new EngineOptions { Console = lines.Enqueue });
         acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
         using Socket s = Connect(port);
         s.Send(Logon("STRANGER"));
         Assert.Equal("", ReadUntilClosed(s));

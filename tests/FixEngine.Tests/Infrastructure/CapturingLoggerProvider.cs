@@ -8,6 +8,16 @@ namespace FixEngine.Tests.Infrastructure;
 internal sealed class CapturingLoggerProvider : ILoggerProvider, ILoggerFactory
 {
     private readonly List<(string Category, LogLevel Level, string Text)> _lines = [];
+    private readonly List<(EventId Id, LogLevel Level, string Text, IReadOnlyList<KeyValuePair<string, object?>> Properties)> _records = [];
+
+    /// <summary>Every line with its EventId and its named properties (the state's key/value pairs).</summary>
+    public IReadOnlyList<(EventId Id, LogLevel Level, string Text, IReadOnlyList<KeyValuePair<string, object?>> Properties)> Records
+    {
+        get
+        {
+            lock (_lines) return [.. _records];
+        }
+    }
 
     public IReadOnlyList<(string Category, LogLevel Level, string Text)> Lines
     {
@@ -33,7 +43,13 @@ internal sealed class CapturingLoggerProvider : ILoggerProvider, ILoggerFactory
 
         public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
         {
-            lock (owner._lines) owner._lines.Add((category, logLevel, formatter(state, exception)));
+            string text = formatter(state, exception);
+            IReadOnlyList<KeyValuePair<string, object?>> properties = state is IReadOnlyList<KeyValuePair<string, object?>> list ? [.. list] : [];
+            lock (owner._lines)
+            {
+                owner._lines.Add((category, logLevel, text));
+                owner._records.Add((eventId, logLevel, text, properties));
+            }
         }
     }
 }

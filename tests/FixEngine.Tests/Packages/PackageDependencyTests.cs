@@ -25,8 +25,11 @@ public sealed class PackageDependencyTests
             "Microsoft.Extensions.DependencyInjection.Abstractions",
             "Microsoft.Extensions.Hosting.Abstractions",
             "Microsoft.Extensions.Logging.Abstractions",
+            // AddFixEngineHealthChecks extends IHealthChecksBuilder, which is in the implementation package (ASP.NET
+            // Core apps have it in their shared framework already).
+            "Microsoft.Extensions.Diagnostics.HealthChecks",
         ],
-        ["FixEngine.AspNetCore"] = ["Microsoft.AspNetCore.Connections.Abstractions"],
+        ["FixEngine.AspNetCore"] = [], // ASP.NET Core is a FrameworkReference (the shared framework), not a package
         ["FixEngine.Testing"] = [],
     };
 

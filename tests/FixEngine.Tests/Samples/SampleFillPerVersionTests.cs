@@ -57,7 +57,7 @@ public sealed class SampleFillPerVersionTests
     [Fact]
     public void TheSampleAnswersEveryVersionWithAFillItsDictionaryAccepts()
     {
-        int port = EngineTestSupport.FreePort();
+        int port = 0; // the sample binds a port the system picks and prints it
         string common = "[DEFAULT]\nHeartBtInt=30\nStartTime=00:00:00\nEndTime=00:00:00\nUseDataDictionary=Y\nResetOnLogon=Y\nIdleStrategy=Backoff\n";
         string cfg = Path.Combine(Path.GetTempPath(), "fixengine-fills-" + Guid.NewGuid().ToString("N") + ".cfg");
         File.WriteAllText(cfg, common + $"ConnectionType=acceptor\nSocketAcceptPort={port}\n" + Sessions("EXEC", acceptor: true));
@@ -65,8 +65,9 @@ public sealed class SampleFillPerVersionTests
         try
         {
             acceptor = Process.Start(new ProcessStartInfo("dotnet") { ArgumentList = { SampleDll("Acceptor"), cfg }, RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false })!;
-            acceptor.OutputDataReceived += (_, _) => { };
+            System.Threading.Tasks.Task<int> reported = EngineTestSupport.ReportedPort(acceptor);
             acceptor.BeginOutputReadLine();
+            port = EngineTestSupport.AwaitPort(reported, acceptor);
             IReadOnlyList<SessionSettings> initiator = SettingsFile.Parse(
                 common + $"ConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\nReconnectInterval=1\n" + Sessions("EXEC", acceptor: false), "initiator");
             var client = new OrderSender();

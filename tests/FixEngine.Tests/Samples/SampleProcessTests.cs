@@ -24,10 +24,11 @@ public sealed class SampleProcessTests
     [InlineData("SIGINT")]
     public void TheSampleAcceptorLogsOutOnAStopSignal(string signal)
     {
-        int port = EngineTestSupport.FreePort();
-        using Process acceptor = Start(SampleDll("Acceptor"), "--port", port.ToString(CultureInfo.InvariantCulture));
+        // --port 0: the sample binds a port the system picks and prints it.
+        using Process acceptor = Start(SampleDll("Acceptor"), out System.Threading.Tasks.Task<int> reported, "--port", "0");
         try
         {
+            int port = EngineTestSupport.AwaitPort(reported, acceptor);
             (_, IReadOnlyList<SessionSettings> initiator) = EngineTestSupport.ExecClientPair("[DEFAULT]\nHeartBtInt=30\nStartTime=00:00:00\nEndTime=00:00:00\nUseDataDictionary=N\nResetOnLogon=Y\nIdleStrategy=Backoff", port);
             var client = new ClientApp();
             using var engine = new FixEngineHost(initiator, client);
@@ -134,7 +135,9 @@ public sealed class SampleProcessTests
         }
     }
 
-    private static Process Start(string dll, params string[] args)
+    private static Process Start(string dll, params string[] args) => Start(dll, out _, args);
+
+    private static Process Start(string dll, out System.Threading.Tasks.Task<int> reportedPort, params string[] args)
     {
         // A child inherits ignored signals: a test run started as a background job of a non-interactive shell (`cmd &`)
         // ignores SIGINT and SIGQUIT, so would the sample, and SIGINT could not stop it. `env --default-signal` (GNU
@@ -149,7 +152,7 @@ public sealed class SampleProcessTests
         info.ArgumentList.Add(dll);
         foreach (string a in args) info.ArgumentList.Add(a);
         Process p = Process.Start(info)!;
-        p.OutputDataReceived += (_, _) => { };
+        reportedPort = EngineTestSupport.ReportedPort(p);
         p.BeginOutputReadLine();
         return p;
     }

@@ -108,7 +108,7 @@ public sealed class MemoryStoreCapacityTests
             BeginString=FIX.4.2
             TargetCompID=TW
             """;
-        Assert.Equal(1 << 20, Assert.Single(SettingsFile.Parse(Session)).MemoryStoreCapacityBytes);
+        Assert.Equal(0, Assert.Single(SettingsFile.Parse(Session)).MemoryStoreCapacityBytes);
         Assert.Equal(300_000_000, Assert.Single(SettingsFile.Parse(Session + "\nMemoryStoreCapacityBytes=300000000")).MemoryStoreCapacityBytes);
         ConfigException e = Assert.Throws<ConfigException>(() => SettingsFile.Parse(Session + "\nMemoryStoreCapacityBytes=-1", "venue.cfg"));
         Assert.Equal("MemoryStoreCapacityBytes", e.Key);

@@ -85,7 +85,7 @@ public sealed class PostgresHoldEngineTests
     public void AnAcceptorHoldsThroughADatabaseOutageAndFillsEveryOrderOnce()
     {
         using var db = new PostgresTestDatabase();
-        int port = FreePort();
+        int port = 0;
         var fill = new FillApp();
         var events = new System.Collections.Concurrent.ConcurrentQueue<string>();
         using var acceptor = new FixEngineHost(SettingsFile.Parse($"""
@@ -106,6 +106,7 @@ public sealed class PostgresHoldEngineTests
             TargetCompID=CLIENT
             """, "acceptor"), fill, new EngineOptions { Console = events.Enqueue, MessageStoreFactory = PostgresMessageStoreFactory.Instance });
         acceptor.Start();
+        port = PortOf(acceptor);
         var client = new Counterparty();
         using var initiator = new FixEngineHost(SettingsFile.Parse($"""
             [DEFAULT]

@@ -148,7 +148,7 @@ public sealed class PostgresMessageStoreTests : IDisposable
     [Fact]
     public void AnUnreachableDatabaseAtStartNamesHostPortAndDatabase()
     {
-        int port = FixEngine.Tests.Engine.EngineTestSupport.FreePort();
+        using System.Net.Sockets.Socket closed = FixEngine.Tests.Engine.EngineTestSupport.ClosedPort(out int port);
         var options = new PostgresMessageStoreOptions
         {
             ConnectionString = $"Host=127.0.0.1;Port={port};Database=trading_store;Username=fix;Timeout=3",

@@ -57,7 +57,8 @@ public sealed class PostgresTakeoverTests : IDisposable
     [InlineData(PostgresSyncPolicy.PerMessage)]
     public void StandbyResumesAfterThePrimaryIsKilledUnderLoad(PostgresSyncPolicy policy)
     {
-        int port = FreePort();
+        // The standby child binds the primary's port after the kill: a port known before the start.
+        using System.Net.Sockets.Socket held = HeldPort(out int port);
         string exec = "EXEC" + Guid.NewGuid().ToString("N")[..8].ToUpperInvariant();
         string config = Path.Combine(_directory, "acceptor.cfg");
         File.WriteAllText(config, $"""
@@ -306,7 +307,7 @@ public sealed class PostgresLeaseEngineTests
     [PostgresFact]
     public void AnEngineWhoseStoreLostTheLeaseNeverLogsOn()
     {
-        int port = FreePort();
+        int port = 0;
         string exec = "EXEC" + Guid.NewGuid().ToString("N")[..8].ToUpperInvariant();
         var events = new System.Collections.Concurrent.ConcurrentQueue<string>();
         using var acceptor = new FixEngineHost(SettingsFile.Parse($"""
@@ -328,6 +329,7 @@ public sealed class PostgresLeaseEngineTests
         store.SuspendLeaseRenewal();
         Assert.True(WaitFor(() => !store.HoldsLease), "the store kept its lease without renewing");
         acceptor.Start();
+        port = PortOf(acceptor);
 
         var client = new ClientApp();
         using var initiator = new FixEngineHost(SettingsFile.Parse($"""

@@ -44,7 +44,8 @@ public sealed class StoreAllocationTests : IDisposable
     public void MemoryStoreProcessedMarkPathsAllocateNothing()
     {
         using var store = new MemoryMessageStore(1, chunkSizeInBytes: 4 << 20);
-        for (int seq = 1; seq <= 100; seq++) store.AppendAndIncrement(seq, _message, seq);
+        // Warm up with a whole period: the store grows on demand (chunk table, pooled arena and index), once.
+        for (int seq = 1; seq <= Count; seq++) store.AppendAndIncrement(seq, _message, seq);
         store.Reset(2);
         long before = GC.GetAllocatedBytesForCurrentThread();
         for (int seq = 1; seq <= Count; seq++)

@@ -1,0 +1,154 @@
+using System;
+using System.Globalization;
+using System.Net.Sockets;
+using System.Text;
+using System.Threading;
+using FixEngine.Codec;
+using FixEngine.Config;
+using FixEngine.Engine;
+using FixEngine.Benchmarks.RoundTrip;
+using FixEngine.Session;
+
+namespace FixEngine.Benchmarks.Scale;
+
+/// <summary>The FixEngine acceptor of the scale mode, in its own process (<c>scale --acceptor-child N mem|file
+/// heartbeat receiveMode storeRoot</c>): N sessions BROKER01 ← CLIENT00001..N on one port with the engine's defaults
+/// except the receive mode and the store; answers each NewOrderSingle with an ExecutionReport.</summary>
+/// <remarks>
+/// Protocol on stdin/stdout: prints <c>PORT p</c> once listening; <c>STATS</c> → <c>STATS logons= logouts= testreq_sent=
+/// testreq_received= gc_heap= gc_committed= orders=</c> (the GC figures after a full collection); <c>EXIT</c> or end of
+/// file stops the host. TestRequests sent mean this engine missed a heartbeat of a counterparty; received, that a
+/// counterparty missed one of ours.
+/// </remarks>
+internal static class ScaleAcceptorChild
+{
+    public static int Run(string[] args)
+    {
+        if (args.Length != 5 || !int.TryParse(args[0], NumberStyles.None, CultureInfo.InvariantCulture, out int sessions) || sessions < 1)
+        {
+            Console.Error.WriteLine("scale --acceptor-child: expected N mem|file heartbeat receiveMode storeRoot|-");
+            return 2;
+        }
+        bool file = args[1] == "file";
+        int heartbeat = int.Parse(args[2], CultureInfo.InvariantCulture);
+        string receiveMode = args[3];
+        string? storeRoot = args[4] == "-" ? null : args[4];
+        var app = new Responder();
+        FixEngineHost host;
+        try
+        {
+            host = Start(sessions, file, heartbeat, receiveMode, storeRoot, app);
+        }
+        catch (Exception e) when (e is SocketException or ConfigException or InvalidOperationException)
+        {
+            Console.Error.WriteLine($"scale --acceptor-child: could not start: {e.Message}");
+            return 3;
+        }
+        try
+        {
+            Console.Out.Write($"PORT {host.AcceptorPorts[0]}\n");
+            Console.Out.Flush();
+            string? line;
+            while ((line = Console.In.ReadLine()) is not null)
+            {
+                line = line.Trim();
+                if (line == "EXIT") break;
+                if (line == "STATS")
+                {
+                    GC.Collect();
+                    GC.WaitForPendingFinalizers();
+                    GC.Collect();
+                    GCMemoryInfo info = GC.GetGCMemoryInfo();
+                    Console.Out.Write(string.Create(CultureInfo.InvariantCulture,
+                        $"STATS logons={Volatile.Read(ref app.Logons)} logouts={Volatile.Read(ref app.Logouts)} testreq_sent={Volatile.Read(ref app.TestRequestsSent)} testreq_received={Volatile.Read(ref app.TestRequestsReceived)} gc_heap={GC.GetTotalMemory(false)} gc_committed={info.TotalCommittedBytes} orders={Volatile.Read(ref app.Orders)}\n"));
+                    Console.Out.Flush();
+                }
+                else
+                {
+                    Console.Error.WriteLine($"scale --acceptor-child: unknown command '{line}'");
+                }
+            }
+        }
+        finally
+        {
+            host.Stop(TimeSpan.FromSeconds(5));
+            host.Dispose();
+        }
+        return 0;
+    }
+
+    /// <summary>The settings text of the acceptor: the defaults except what the scenario fixes.</summary>
+    public static string Settings(int sessions, bool file, int heartbeat, string receiveMode, string? storeRoot, int port)
+    {
+        var s = new StringBuilder(64 * sessions + 512);
+        s.Append(CultureInfo.InvariantCulture, $"""
+            [DEFAULT]
+            ConnectionType=acceptor
+            SocketAcceptPort={port}
+            HeartBtInt={heartbeat}
+            StartTime=00:00:00
+            EndTime=00:00:00
+            UseDataDictionary=N
+            ResetOnLogon=Y
+            ReceiveMode={receiveMode}
+            BeginString=FIX.4.4
+            SenderCompID=BROKER01
+
+            """);
+        if (file) s.Append("FileStorePath=").Append(storeRoot).Append('\n');
+        for (int i = 1; i <= sessions; i++) s.Append("[SESSION]\nTargetCompID=").Append(ScaleInitiators.CompId(i)).Append('\n');
+        return s.ToString();
+    }
+
+    private static FixEngineHost Start(int sessions, bool file, int heartbeat, string receiveMode, string? storeRoot, Responder app)
+    {
+        for (int attempt = 1; ; attempt++)
+        {
+            int port;
+            using (Socket probe = LoopbackTcp.Listen(0)) port = LoopbackTcp.PortOf(probe);
+            var host = new FixEngineHost(
+                SettingsFile.Parse(Settings(sessions, file, heartbeat, receiveMode, storeRoot, port), "<scale acceptor>"),
+                app,
+                new EngineOptions { Console = line => { if (!line.StartsWith("Logon ", StringComparison.Ordinal) && !line.StartsWith("Accepted connection", StringComparison.Ordinal)) Console.Error.WriteLine("  acceptor: " + line); } });
+            try
+            {
+                host.Start();
+                return host;
+            }
+            catch (SocketException) when (attempt < 5)
+            {
+                host.Dispose();
+            }
+        }
+    }
+
+    private sealed class Responder : IApplication
+    {
+        public long Logons;
+        public long Logouts;
+        public long TestRequestsSent;
+        public long TestRequestsReceived;
+        public long Orders;
+        private readonly ExecutionReportResponder _responder = new();
+
+        public void OnLogon(FixSession session) => Interlocked.Increment(ref Logons);
+
+        public void OnLogout(FixSession session) => Interlocked.Increment(ref Logouts);
+
+        public void ToAdmin(FixSession session, ReadOnlySpan<byte> msgType, ref FixWriter body)
+        {
+            if (msgType.SequenceEqual(MsgTypes.TestRequest)) Interlocked.Increment(ref TestRequestsSent);
+        }
+
+        public void FromAdmin(FixSession session, FixMessage message)
+        {
+            if (message.MsgType.SequenceEqual(MsgTypes.TestRequest)) Interlocked.Increment(ref TestRequestsReceived);
+        }
+
+        public FromAppResult FromApp(FixSession session, FixMessage message)
+        {
+            Interlocked.Increment(ref Orders);
+            return _responder.FromApp(session, message);
+        }
+    }
+}

@@ -1,0 +1,273 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Globalization;
+using System.IO;
+using System.Linq;
+using System.Threading;
+using FixEngine.Benchmarks.RoundTrip;
+using FixEngine.Timing;
+using HdrHistogram;
+
+namespace FixEngine.Benchmarks.Scale;
+
+/// <summary><c>scale</c>: N sessions on one acceptor in a child process, N FixEngine initiators in this process; logon
+/// time, memory, threads and CPU idle and busy, heartbeat punctuality and the busy sessions' round trip (README.md
+/// beside this file).</summary>
+public static class ScaleCommand
+{
+    public static int Run(string[] args)
+    {
+        if (args.Length > 0 && args[0] == "--acceptor-child") return ScaleAcceptorChild.Run(args[1..]);
+        ScaleOptions options;
+        try
+        {
+            options = ScaleOptions.Parse(args);
+        }
+        catch (ArgumentException e)
+        {
+            Console.Error.WriteLine($"scale: {e.Message}\nusage: {ScaleOptions.Usage}");
+            return 2;
+        }
+        long softLimit = ProcStats.OpenFileLimit();
+        Directory.CreateDirectory(options.OutDirectory);
+        var results = new List<ScaleResult>();
+        var wall = Stopwatch.StartNew();
+        Console.WriteLine($"scale: sessions {string.Join(",", options.Sessions)}, acceptors {string.Join(",", options.Acceptors.Select(ScaleOptions.Key))}, "
+            + $"{options.BusyShare:P1} busy at {options.RatePerBusySession}/s each, HeartBtInt={options.HeartBtInt}, open files limit {softLimit}");
+        foreach (ScaleAcceptorKind kind in options.Acceptors)
+        {
+            foreach (int n in options.Sessions)
+            {
+                ScaleResult result;
+                if (n + 256 > softLimit)
+                {
+                    result = ScaleResult.Failed(kind, n, options.BusyCount(n), $"needs {n + 256} open files, the limit is {softLimit} (run through benchmarks/scale.sh, which raises ulimit -n)");
+                }
+                else
+                {
+                    result = ScaleRun.Run(kind, n, options);
+                }
+                results.Add(result);
+                Console.WriteLine(result.Summary());
+                // Written after every run, so an interrupted sitting keeps what it measured.
+                ScaleReport.Write(options, results, wall.Elapsed);
+            }
+        }
+        Console.WriteLine($"scale: done in {wall.Elapsed.TotalMinutes:0.0} min; {Path.Combine(options.OutDirectory, "report.md")}, scale.svg, results.csv");
+        return 0;
+    }
+}
+
+/// <summary>One scenario: one acceptor kind with N sessions.</summary>
+internal static class ScaleRun
+{
+    private static readonly TimeSpan s_commandTimeout = TimeSpan.FromSeconds(120);
+
+    public static ScaleResult Run(ScaleAcceptorKind kind, int n, ScaleOptions o)
+    {
+        int busy = o.BusyCount(n);
+        string label = $"{ScaleOptions.Key(kind)} N={n}";
+        string? storeRoot = null;
+        LineProcess? child = null;
+        ScaleInitiators? initiators = null;
+        var r = new ScaleResult { Acceptor = kind, Sessions = n, Busy = busy };
+        try
+        {
+            (child, storeRoot) = StartAcceptor(kind, n, o);
+            string portLine = child.Expect("PORT ", s_commandTimeout);
+            int port = int.Parse(portLine.AsSpan(5), CultureInfo.InvariantCulture);
+            bool fixEngine = kind is ScaleAcceptorKind.FixEngineMemory or ScaleAcceptorKind.FixEngineFile;
+            Thread.Sleep(500);
+            r.RssStartBytes = ProcStats.Read(child.Id).RssBytes;
+
+            // Logon of all N from cold.
+            initiators = new ScaleInitiators(n, o.HeartBtInt, port);
+            long startNs = HighResTime.NowNs();
+            initiators.Start();
+            long deadlineNs = startNs + (long)(o.LogonTimeoutSeconds * 1e9);
+            long nextProgress = startNs + 1_000_000_000L;
+            while (initiators.LoggedOn < n && HighResTime.NowNs() < deadlineNs)
+            {
+                Thread.Sleep(20);
+                if (HighResTime.NowNs() >= nextProgress)
+                {
+                    nextProgress += 1_000_000_000L;
+                    ProcSample p = ProcStats.Read(child.Id);
+                    Console.WriteLine($"  {label}: logged on {initiators.LoggedOn:N0}/{n:N0} at {(HighResTime.NowNs() - startNs) / 1e9:0.0} s, acceptor RSS {p.RssBytes / 1048576.0:0} MB, {p.Threads} threads");
+                }
+            }
+            r.LoggedOn = initiators.LoggedOn;
+            if (r.LoggedOn < n)
+            {
+                r.Error = $"{r.LoggedOn:N0} of {n:N0} logged on within {o.LogonTimeoutSeconds:0} s";
+                return r;
+            }
+            r.LogonSeconds = (initiators.LastLogonNs - startNs) / 1e9;
+            Console.WriteLine($"  {label}: all {n:N0} logged on in {r.LogonSeconds:0.00} s");
+            long logoutsAtLogon = initiators.Logouts;
+
+            // Idle: no application traffic, heartbeats only.
+            Thread.Sleep(2_000);
+            ProcSample idleStart = ProcStats.Read(child.Id);
+            long idleStartNs = HighResTime.NowNs();
+            SleepWithProgress(label, "idle", o.IdleSeconds, child.Id, initiators);
+            ProcSample idleEnd = ProcStats.Read(child.Id);
+            r.CpuIdleSeconds = (idleEnd.CpuSeconds - idleStart.CpuSeconds);
+            r.IdleWindowSeconds = (HighResTime.NowNs() - idleStartNs) / 1e9;
+            r.RssIdleBytes = idleEnd.RssBytes;
+            r.ThreadsIdle = idleEnd.Threads;
+            if (fixEngine) (r.GcHeapIdleBytes, r.GcCommittedIdleBytes) = GcStats(child);
+            r.RssIdleAfterGcBytes = ProcStats.Read(child.Id).RssBytes;
+
+            // Busy: a share of the sessions sends orders open loop; the rest stay idle.
+            long busyStartNs = HighResTime.NowNs();
+            long recordFromNs = busyStartNs + (long)(o.WarmupSeconds * 1e9);
+            long endNs = recordFromNs + (long)(o.BusySeconds * 1e9);
+            r.Sent = initiators.SendOrders(busy, o.RatePerBusySession, recordFromNs, endNs, sent =>
+            {
+                (double p50, double p99, double max, long count) = initiators.Snapshot();
+                ProcSample p = ProcStats.Read(child.Id);
+                Console.WriteLine($"  {label}: busy {sent:N0} sent, {initiators.Replies:N0} replies, measured {count:N0} p50 {p50:0} µs p99 {p99:0} µs max {max:0} µs, acceptor RSS {p.RssBytes / 1048576.0:0} MB, {p.Threads} threads");
+            });
+            ProcSample busyEnd = ProcStats.Read(child.Id);
+            r.CpuBusySeconds = busyEnd.CpuSeconds - idleEnd.CpuSeconds;
+            r.BusyWindowSeconds = (HighResTime.NowNs() - busyStartNs) / 1e9;
+            long replyDeadline = HighResTime.NowNs() + 10_000_000_000L;
+            while (initiators.Replies < r.Sent && HighResTime.NowNs() < replyDeadline) Thread.Sleep(10);
+            r.Replies = initiators.Replies;
+            r.RssBusyBytes = busyEnd.RssBytes;
+            r.ThreadsBusy = busyEnd.Threads;
+            if (fixEngine) (r.GcHeapBusyBytes, r.GcCommittedBusyBytes) = GcStats(child);
+            LongHistogram h = initiators.Histogram();
+            r.Measured = h.TotalCount;
+            if (h.TotalCount > 0)
+            {
+                r.P50Us = h.GetValueAtPercentile(50) / 1000.0;
+                r.P99Us = h.GetValueAtPercentile(99) / 1000.0;
+                r.P999Us = h.GetValueAtPercentile(99.9) / 1000.0;
+                r.MaxUs = h.GetMaxValue() / 1000.0;
+            }
+            r.TestRequestsByAcceptor = initiators.TestRequestsReceived;
+            r.TestRequestsByInitiators = initiators.TestRequestsSent;
+            r.Disconnects = initiators.Logouts - logoutsAtLogon;
+            r.ReplyErrors = initiators.ReplyErrors;
+            return r;
+        }
+        catch (Exception e) when (e is InvalidOperationException or IOException or FormatException or System.ComponentModel.Win32Exception)
+        {
+            r.Error = e.Message;
+            return r;
+        }
+        finally
+        {
+            initiators?.Dispose();
+            child?.Stop();
+            HarnessCleanup.DeleteDirectory(storeRoot);
+        }
+    }
+
+    private static (long Heap, long Committed) GcStats(LineProcess child)
+    {
+        child.Command("STATS");
+        string line = child.Expect("STATS ", s_commandTimeout);
+        long heap = 0, committed = 0;
+        foreach (string part in line.Split(' '))
+        {
+            if (part.StartsWith("gc_heap=", StringComparison.Ordinal)) heap = long.Parse(part.AsSpan(8), CultureInfo.InvariantCulture);
+            else if (part.StartsWith("gc_committed=", StringComparison.Ordinal)) committed = long.Parse(part.AsSpan(13), CultureInfo.InvariantCulture);
+        }
+        return (heap, committed);
+    }
+
+    private static void SleepWithProgress(string label, string phase, double seconds, int pid, ScaleInitiators initiators)
+    {
+        long endNs = HighResTime.NowNs() + (long)(seconds * 1e9);
+        while (true)
+        {
+            long left = endNs - HighResTime.NowNs();
+            if (left <= 0) return;
+            Thread.Sleep((int)Math.Min(5_000, left / 1_000_000 + 1));
+            ProcSample p = ProcStats.Read(pid);
+            Console.WriteLine($"  {label}: {phase}, {initiators.LoggedOn:N0} logged on, TestRequests {initiators.TestRequestsReceived} by acceptor / {initiators.TestRequestsSent} by initiators, "
+                + $"{initiators.Logouts} logouts, acceptor RSS {p.RssBytes / 1048576.0:0} MB, {p.Threads} threads, CPU {p.CpuSeconds:0.0} s");
+        }
+    }
+
+    private static (LineProcess Child, string? StoreRoot) StartAcceptor(ScaleAcceptorKind kind, int n, ScaleOptions o)
+    {
+        string name = $"{ScaleOptions.Key(kind)}-acceptor";
+        switch (kind)
+        {
+            case ScaleAcceptorKind.FixEngineMemory:
+            case ScaleAcceptorKind.FixEngineFile:
+            {
+                string? root = kind == ScaleAcceptorKind.FixEngineFile ? EngineSessionSystem.NewStoreRoot() : null;
+                ProcessStartInfo info = ChildProcessSystem.HarnessChildStartInfo();
+                foreach (string a in new[] { "scale", "--acceptor-child", n.ToString(CultureInfo.InvariantCulture), root is null ? "mem" : "file", o.HeartBtInt.ToString(CultureInfo.InvariantCulture), o.ReceiveMode, root ?? "-" })
+                {
+                    info.ArgumentList.Add(a);
+                }
+                return (new LineProcess(name, info), root);
+            }
+            default:
+            {
+                PeerKind peer = kind == ScaleAcceptorKind.QuickFixN ? PeerKind.QuickFixN : PeerKind.QuickFixCpp;
+                if (PeerPrograms.EnsureBuilt(peer) is string error) throw new InvalidOperationException($"{PeerPrograms.DisplayName(peer)} peer not built: {error}");
+                string mode = kind == ScaleAcceptorKind.QuickFixCppReactor ? "reactor" : "threaded";
+                ProcessStartInfo info = PeerPrograms.StartInfo(peer, "acceptor", PeerPrograms.FreePort(),
+                    ["--sessions", n.ToString(CultureInfo.InvariantCulture), "--heartbeat", o.HeartBtInt.ToString(CultureInfo.InvariantCulture), "--acceptor-mode", mode]);
+                return (new LineProcess(name, info), null);
+            }
+        }
+    }
+}
+
+/// <summary>A process's resident set, threads and CPU time from /proc.</summary>
+internal readonly record struct ProcSample(long RssBytes, int Threads, double CpuSeconds);
+
+internal static class ProcStats
+{
+    private const double TicksPerSecond = 100; // USER_HZ on Linux
+
+    public static ProcSample Read(int pid)
+    {
+        long rss = 0;
+        int threads = 0;
+        try
+        {
+            foreach (string line in File.ReadLines($"/proc/{pid}/status"))
+            {
+                if (line.StartsWith("VmRSS:", StringComparison.Ordinal)) rss = 1024 * long.Parse(line.Split(' ', StringSplitOptions.RemoveEmptyEntries)[1], CultureInfo.InvariantCulture);
+                else if (line.StartsWith("Threads:", StringComparison.Ordinal)) threads = int.Parse(line.Split('\t', ' ', StringSplitOptions.RemoveEmptyEntries)[1], CultureInfo.InvariantCulture);
+            }
+            string stat = File.ReadAllText($"/proc/{pid}/stat");
+            string[] fields = stat[(stat.LastIndexOf(')') + 2)..].Split(' ');
+            // After the command: state is field 3; utime and stime are fields 14 and 15 (index 11 and 12 here).
+            double cpu = (long.Parse(fields[11], CultureInfo.InvariantCulture) + long.Parse(fields[12], CultureInfo.InvariantCulture)) / TicksPerSecond;
+            return new ProcSample(rss, threads, cpu);
+        }
+        catch (IOException)
+        {
+            return new ProcSample(rss, threads, 0);
+        }
+    }
+
+    /// <summary>The soft RLIMIT_NOFILE of this process (children inherit it).</summary>
+    public static long OpenFileLimit()
+    {
+        try
+        {
+            foreach (string line in File.ReadLines("/proc/self/limits"))
+            {
+                if (!line.StartsWith("Max open files", StringComparison.Ordinal)) continue;
+                string[] parts = line.Split(' ', StringSplitOptions.RemoveEmptyEntries);
+                return long.TryParse(parts[3], NumberStyles.None, CultureInfo.InvariantCulture, out long soft) ? soft : long.MaxValue;
+            }
+        }
+        catch (IOException)
+        {
+        }
+        return long.MaxValue;
+    }
+}

@@ -1,0 +1,209 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Text;
+using System.Threading;
+using FixEngine.Codec;
+using FixEngine.Config;
+using FixEngine.Engine;
+using FixEngine.Session;
+using FixEngine.Timing;
+using HdrHistogram;
+
+namespace FixEngine.Benchmarks.Scale;
+
+/// <summary>The counterparties of the scale mode: one FixEngine host in the harness process with N initiator sessions
+/// CLIENT00001..N → BROKER01 (completion receive mode, so the harness itself needs no thread per session), and the
+/// busy sessions' open-loop order sender.</summary>
+/// <remarks>
+/// Each order's ClOrdID is its intended send time (monotonic ns); a reply's latency is its arrival minus that time, so
+/// a stall is charged to every order it delays. Replies arrive on the engine's completion threads: the histogram is
+/// written under a lock (a few thousand replies a second). Counters are read by the harness thread.
+/// </remarks>
+internal sealed class ScaleInitiators : IApplication, IDisposable
+{
+    private readonly object _histogramLock = new();
+    private readonly LongHistogram _histogram = new(1, 60_000_000_000L, 3);
+    private readonly FixEngineHost _host;
+    private readonly int _sessions;
+    private long _recordFromNs = long.MaxValue;
+    private long _recordToNs = long.MinValue;
+    private long _loggedOn;
+    private long _lastLogonNs;
+    private long _logouts;
+    private long _testRequestsReceived;
+    private long _testRequestsSent;
+    private long _replies;
+    private long _replyErrors;
+    private long _sent;
+
+    public ScaleInitiators(int sessions, int heartbeat, int acceptorPort)
+    {
+        _sessions = sessions;
+        // No prewarmed send queues (1 MiB each): the harness's footprint at 10,000 sessions is not what is measured.
+        _host = new FixEngineHost(SettingsFile.Parse(Settings(sessions, heartbeat, acceptorPort), "<scale initiators>"), this,
+            new EngineOptions { PrewarmConnections = false });
+    }
+
+    /// <summary>CompID of initiator <paramref name="i"/> (1-based).</summary>
+    public static string CompId(int i) => "CLIENT" + i.ToString("D5", CultureInfo.InvariantCulture);
+
+    public long LoggedOn => Volatile.Read(ref _loggedOn);
+
+    public long LastLogonNs => Volatile.Read(ref _lastLogonNs);
+
+    public long Logouts => Volatile.Read(ref _logouts);
+
+    /// <summary>TestRequests the acceptor sent us (it missed a heartbeat of ours).</summary>
+    public long TestRequestsReceived => Volatile.Read(ref _testRequestsReceived);
+
+    /// <summary>TestRequests we sent (we missed a heartbeat of the acceptor's).</summary>
+    public long TestRequestsSent => Volatile.Read(ref _testRequestsSent);
+
+    public long Replies => Volatile.Read(ref _replies);
+
+    public long ReplyErrors => Volatile.Read(ref _replyErrors);
+
+    public long Sent => Volatile.Read(ref _sent);
+
+    public void Start() => _host.Start();
+
+    private static string Settings(int sessions, int heartbeat, int port)
+    {
+        var s = new StringBuilder(64 * sessions + 512);
+        // Small stores and messages: the harness's own footprint is not what is measured, and 10,000 sessions must fit.
+        s.Append(CultureInfo.InvariantCulture, $"""
+            [DEFAULT]
+            ConnectionType=initiator
+            SocketConnectHost=127.0.0.1
+            SocketConnectPort={port}
+            HeartBtInt={heartbeat}
+            ReconnectInterval=1
+            StartTime=00:00:00
+            EndTime=00:00:00
+            UseDataDictionary=N
+            ResetOnLogon=Y
+            ReceiveMode=Completion
+            StoreIndexCapacity=64
+            MemoryStoreCapacityBytes=0
+            MaxMessageSize=8192
+            BeginString=FIX.4.4
+            TargetCompID=BROKER01
+
+            """);
+        for (int i = 1; i <= sessions; i++) s.Append("[SESSION]\nSenderCompID=").Append(CompId(i)).Append('\n');
+        return s.ToString();
+    }
+
+    /// <summary>Sends orders open loop from the calling thread: <paramref name="busy"/> sessions spread over the N,
+    /// <paramref name="ratePerSession"/> each, round robin, until <paramref name="endNs"/>. Recording starts at
+    /// <paramref name="recordFromNs"/> (orders intended before it are warm-up). Returns the orders sent.</summary>
+    public long SendOrders(int busy, int ratePerSession, long recordFromNs, long endNs, Action<long>? progress)
+    {
+        var sessions = new List<FixSession>(busy);
+        IReadOnlyList<FixSession> all = _host.Sessions;
+        for (int k = 0; k < busy; k++) sessions.Add(all[(int)((long)k * _sessions / busy)]);
+        double intervalNs = 1e9 / ((double)busy * ratePerSession);
+        long startNs = HighResTime.NowNs();
+        long nextProgressNs = startNs + 5_000_000_000L;
+        long sent = 0;
+        Volatile.Write(ref _recordToNs, endNs);
+        Volatile.Write(ref _recordFromNs, recordFromNs);
+        for (long n = 0; ; n++)
+        {
+            long dueNs = startNs + (long)(n * intervalNs);
+            if (dueNs >= endNs) break;
+            RoundTrip.PreciseWait.Until(dueNs);
+            FixSession session = sessions[(int)(n % busy)];
+            while (!session.TrySendFromAnyThread(MsgTypes.NewOrderSingle, dueNs, static (ref FixWriter w, scoped in long intended) =>
+            {
+                w.Write(FixTags.ClOrdID, intended);
+                w.Write(FixTags.Account, "ACCT0001"u8);
+                w.Write(FixTags.HandlInst, '1');
+                w.Write(FixTags.Symbol, "MSFT"u8);
+                w.Write(FixTags.Side, '1');
+                w.WriteTimestamp(FixTags.TransactTime, EpochClock.Shared.EpochNs, TimestampPrecision.Micros);
+                w.Write(FixTags.OrderQty, 100L);
+                w.Write(FixTags.OrdType, '2');
+                w.Write(FixTags.Price, new FixDecimal(12345, 2));
+                w.Write(FixTags.TimeInForce, '0');
+            }))
+            {
+                if (!session.IsLoggedOn) break;
+                Thread.Yield();
+            }
+            sent++;
+            Volatile.Write(ref _sent, sent);
+            long now = HighResTime.NowNs();
+            if (now >= nextProgressNs)
+            {
+                nextProgressNs += 5_000_000_000L;
+                progress?.Invoke(sent);
+            }
+        }
+        return sent;
+    }
+
+    /// <summary>A copy of the measured replies' histogram (orders intended inside the measured window).</summary>
+    public LongHistogram Histogram()
+    {
+        lock (_histogramLock) return (LongHistogram)_histogram.Copy();
+    }
+
+    /// <summary>p50/p99/max so far in µs (progress lines).</summary>
+    public (double P50, double P99, double Max, long Count) Snapshot()
+    {
+        lock (_histogramLock)
+        {
+            return (_histogram.GetValueAtPercentile(50) / 1000.0, _histogram.GetValueAtPercentile(99) / 1000.0, _histogram.GetMaxValue() / 1000.0, _histogram.TotalCount);
+        }
+    }
+
+    public void OnLogon(FixSession session)
+    {
+        Volatile.Write(ref _lastLogonNs, HighResTime.NowNs());
+        Interlocked.Increment(ref _loggedOn);
+    }
+
+    public void OnLogout(FixSession session)
+    {
+        Interlocked.Increment(ref _logouts);
+        Interlocked.Decrement(ref _loggedOn);
+    }
+
+    public void ToAdmin(FixSession session, ReadOnlySpan<byte> msgType, ref FixWriter body)
+    {
+        if (msgType.SequenceEqual(MsgTypes.TestRequest)) Interlocked.Increment(ref _testRequestsSent);
+    }
+
+    public void FromAdmin(FixSession session, FixMessage message)
+    {
+        if (message.MsgType.SequenceEqual(MsgTypes.TestRequest)) Interlocked.Increment(ref _testRequestsReceived);
+    }
+
+    public FromAppResult FromApp(FixSession session, FixMessage message)
+    {
+        long now = HighResTime.NowNs();
+        if (message.MsgType.SequenceEqual(MsgTypes.ExecutionReport)
+            && message.TryGetLong(FixTags.ClOrdID, out long intendedNs) == FixValueStatus.Ok)
+        {
+            Interlocked.Increment(ref _replies);
+            if (intendedNs >= Volatile.Read(ref _recordFromNs) && intendedNs < Volatile.Read(ref _recordToNs))
+            {
+                long latency = Math.Clamp(now - intendedNs, 1, 60_000_000_000L);
+                lock (_histogramLock) _histogram.RecordValue(latency);
+            }
+        }
+        else
+        {
+            Interlocked.Increment(ref _replyErrors);
+        }
+        return FromAppResult.Accepted;
+    }
+
+    public void Dispose()
+    {
+        _host.Stop(TimeSpan.FromSeconds(10));
+        _host.Dispose();
+    }
+}

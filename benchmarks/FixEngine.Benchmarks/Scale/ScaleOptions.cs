@@ -1,0 +1,137 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Linq;
+
+namespace FixEngine.Benchmarks.Scale;
+
+/// <summary>The acceptors the scale mode can put under load.</summary>
+public enum ScaleAcceptorKind
+{
+    /// <summary>FixEngine, memory store.</summary>
+    FixEngineMemory,
+
+    /// <summary>FixEngine, file store (FileStoreSync=OS).</summary>
+    FixEngineFile,
+
+    /// <summary>QuickFIX C++ SocketAcceptor (one reactor thread).</summary>
+    QuickFixCppReactor,
+
+    /// <summary>QuickFIX C++ ThreadedSocketAcceptor (a thread per session).</summary>
+    QuickFixCppThreaded,
+
+    /// <summary>QuickFIX/n ThreadedSocketAcceptor.</summary>
+    QuickFixN,
+}
+
+/// <summary>Command line of <c>scale</c> (see benchmarks/FixEngine.Benchmarks/Scale/README.md).</summary>
+public sealed record ScaleOptions
+{
+    public IReadOnlyList<int> Sessions { get; init; } = [1, 10, 100, 1_000];
+
+    public IReadOnlyList<ScaleAcceptorKind> Acceptors { get; init; } = [ScaleAcceptorKind.FixEngineMemory];
+
+    /// <summary>Share of the sessions that send orders in the busy phase (at least one session).</summary>
+    public double BusyShare { get; init; } = 0.01;
+
+    /// <summary>Orders per second each busy session sends (open loop).</summary>
+    public int RatePerBusySession { get; init; } = 100;
+
+    public int HeartBtInt { get; init; } = 5;
+
+    public double IdleSeconds { get; init; } = 12;
+
+    public double WarmupSeconds { get; init; } = 3;
+
+    public double BusySeconds { get; init; } = 15;
+
+    public double LogonTimeoutSeconds { get; init; } = 90;
+
+    /// <summary>The FixEngine acceptor's ReceiveMode.</summary>
+    public string ReceiveMode { get; init; } = "Completion";
+
+    public string OutDirectory { get; init; } = "artifacts/scale";
+
+    public const string Usage =
+        "scale [--sessions 1,10,100,1000,10000] [--acceptors fixengine-mem,fixengine-file,qfcpp-reactor,qfcpp-threaded,qfn|all]\n"
+        + "      [--busy-share 0.01] [--rate 100] [--heartbeat 5] [--idle-seconds 12] [--warmup-seconds 3] [--busy-seconds 15]\n"
+        + "      [--receive-mode Completion|Dedicated|BusyPoll] [--logon-timeout 90] [--out artifacts/scale]";
+
+    public static string Key(ScaleAcceptorKind kind) => kind switch
+    {
+        ScaleAcceptorKind.FixEngineMemory => "fixengine-mem",
+        ScaleAcceptorKind.FixEngineFile => "fixengine-file",
+        ScaleAcceptorKind.QuickFixCppReactor => "qfcpp-reactor",
+        ScaleAcceptorKind.QuickFixCppThreaded => "qfcpp-threaded",
+        _ => "qfn",
+    };
+
+    public int BusyCount(int sessions) => Math.Clamp((int)Math.Round(sessions * BusyShare), 1, sessions);
+
+    /// <summary>Parses the arguments after <c>scale</c>; throws <see cref="ArgumentException"/> naming the bad one.</summary>
+    public static ScaleOptions Parse(IReadOnlyList<string> args)
+    {
+        var o = new ScaleOptions();
+        for (int i = 0; i < args.Count; i++)
+        {
+            string name = args[i];
+            string Value() => i + 1 < args.Count ? args[++i] : throw new ArgumentException($"{name} needs a value");
+            double Number(double min)
+            {
+                string v = Value();
+                if (!double.TryParse(v, NumberStyles.Float, CultureInfo.InvariantCulture, out double d) || d < min)
+                {
+                    throw new ArgumentException($"{name}: '{v}' is not a number >= {min.ToString(CultureInfo.InvariantCulture)}");
+                }
+                return d;
+            }
+            o = name switch
+            {
+                "--sessions" => o with { Sessions = ParseCounts(name, Value()) },
+                "--acceptors" => o with { Acceptors = ParseAcceptors(Value()) },
+                "--busy-share" => o with { BusyShare = Number(0) },
+                "--rate" => o with { RatePerBusySession = (int)Number(1) },
+                "--heartbeat" => o with { HeartBtInt = (int)Number(1) },
+                "--idle-seconds" => o with { IdleSeconds = Number(1) },
+                "--warmup-seconds" => o with { WarmupSeconds = Number(0) },
+                "--busy-seconds" => o with { BusySeconds = Number(1) },
+                "--logon-timeout" => o with { LogonTimeoutSeconds = Number(1) },
+                "--receive-mode" => o with { ReceiveMode = Value() },
+                "--out" => o with { OutDirectory = Value() },
+                _ => throw new ArgumentException($"unknown option '{name}'"),
+            };
+        }
+        return o;
+    }
+
+    private static int[] ParseCounts(string name, string text)
+    {
+        var list = new List<int>();
+        foreach (string part in text.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
+        {
+            if (!int.TryParse(part.Replace("_", ""), NumberStyles.None, CultureInfo.InvariantCulture, out int n) || n < 1 || n > 60_000)
+            {
+                throw new ArgumentException($"{name}: '{part}' is not a session count 1..60000");
+            }
+            list.Add(n);
+        }
+        if (list.Count == 0) throw new ArgumentException($"{name}: no session count");
+        return [.. list];
+    }
+
+    private static ScaleAcceptorKind[] ParseAcceptors(string text)
+    {
+        if (text == "all") return Enum.GetValues<ScaleAcceptorKind>();
+        var all = Enum.GetValues<ScaleAcceptorKind>().ToDictionary(Key);
+        var list = new List<ScaleAcceptorKind>();
+        foreach (string part in text.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
+        {
+            if (!all.TryGetValue(part, out ScaleAcceptorKind kind))
+            {
+                throw new ArgumentException($"--acceptors: unknown acceptor '{part}' (known: {string.Join(", ", all.Keys)}, all)");
+            }
+            list.Add(kind);
+        }
+        return [.. list];
+    }
+}

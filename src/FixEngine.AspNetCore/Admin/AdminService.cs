@@ -1,0 +1,338 @@
+using System;
+using System.Collections.Generic;
+using System.Text;
+using System.Threading;
+using System.Threading.Channels;
+using System.Threading.Tasks;
+using FixEngine.Config;
+using FixEngine.Engine;
+using FixEngine.Session;
+using FixEngine.Store;
+
+namespace FixEngine.AspNetCore;
+
+/// <summary>An operator's request the console could not carry out (unknown session or action, bad number, an action the
+/// session's state does not allow): answered 400/404/409 with the one-line reason.</summary>
+internal sealed class AdminRequestException(int status, string message) : Exception(message)
+{
+    public int Status { get; } = status;
+}
+
+/// <summary>One line of the console's live tail.</summary>
+internal sealed record AdminEvent(long Id, string Time, string Session, string Kind, string Text);
+
+/// <summary>What the console does for one engine: snapshots, actions, stored messages, searches and the live tail.
+/// Everything that touches a session runs on the session's own thread through the engine's session commands
+/// (EngineRuntime.RunOnSessionAsync, docs/architecture.md); this class only waits for them, on request threads.</summary>
+internal sealed class AdminService : IDisposable
+{
+    /// <summary>Longest wait for a session command (an application callback may hold the session's thread).</summary>
+    private static readonly TimeSpan s_commandTimeout = TimeSpan.FromSeconds(10);
+    private const int StoreChunk = 2_000;
+    private const int TailCapacity = 500;
+
+    private readonly FixEngineHost _host;
+    private readonly Lock _tailLock = new();
+    private readonly Queue<AdminEvent> _tail = new();
+    private readonly List<Channel<AdminEvent>> _subscribers = [];
+    private readonly Dictionary<string, SessionSnapshot> _last = [];
+    private readonly Timer _poll;
+    private long _nextEventId;
+    private int _polling;
+    private bool _disposed;
+
+    public AdminService(FixEngineHost host)
+    {
+        _host = host;
+        // Session changes reach the tail by comparing snapshots once a second, only while somebody watches the tail:
+        // an engine with the console mapped but nobody looking runs no session command at all.
+        _poll = new Timer(_ => _ = PollAsync(), null, TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(1));
+    }
+
+    public FixEngineHost Host => _host;
+
+    private EngineRuntime Engine => _host.Runtime;
+
+    public async Task<List<SessionSnapshot>> ListAsync()
+    {
+        IReadOnlyList<FixSession> sessions = _host.Sessions;
+        var tasks = new List<Task<SessionSnapshot>>(sessions.Count);
+        foreach (FixSession s in sessions) tasks.Add(RunAsync(s.Id, SessionSnapshot.Take));
+        var list = new List<SessionSnapshot>(tasks.Count);
+        foreach (Task<SessionSnapshot> t in tasks)
+        {
+            try
+            {
+                list.Add(await t.ConfigureAwait(false));
+            }
+            catch (AdminRequestException)
+            {
+                // Removed meanwhile.
+            }
+        }
+        return list;
+    }
+
+    public Task<SessionSnapshot> GetAsync(SessionId id) => RunAsync(id, SessionSnapshot.Take);
+
+    public SessionId Resolve(string? id)
+    {
+        if (string.IsNullOrEmpty(id)) throw new AdminRequestException(400, "the session is missing (?id=BeginString:Sender->Target)");
+        foreach (FixSession s in _host.Sessions)
+        {
+            if (s.Id.ToString() == id) return s.Id;
+        }
+        throw new AdminRequestException(404, "no session " + id + " in this engine");
+    }
+
+    /// <summary>Carries out an operator's action on the session's thread and writes it, with who asked, to the session's
+    /// event log and the console's tail.</summary>
+    public async Task<string> ActAsync(SessionId id, string action, string who, string? text, int? sender, int? target)
+    {
+        string done = action switch
+        {
+            "logon" => await RunAsync(id, (slot, now) =>
+            {
+                slot.Disabled = false;
+                if (slot.Session.IsConnected) return "already connected (" + slot.Session.State + ")";
+                if (slot.Initiator is InitiatorConnector initiator)
+                {
+                    initiator.ConnectNow();
+                    return slot.Session.IsSessionTime(now) ? "connecting now; the Logon goes out once connected" : "enabled, but outside the schedule: it connects when the schedule opens";
+                }
+                return "enabled; an acceptor waits for the counterparty to connect and log on";
+            }).ConfigureAwait(false),
+            "logout" => await RunAsync(id, (slot, now) =>
+            {
+                if (!slot.Session.IsConnected) return "not connected";
+                slot.Session.Logout(string.IsNullOrWhiteSpace(text) ? null : text, now);
+                return slot.Session.IsConnected ? "Logout sent; disconnecting on the reply or after LogoutTimeout" : "disconnected";
+            }).ConfigureAwait(false),
+            "disconnect" => await RunAsync(id, (slot, now) =>
+            {
+                if (!slot.Session.IsConnected) return "not connected";
+                slot.Session.Disconnect("disconnected by an operator (" + who + ")", now);
+                return "disconnected without a Logout";
+            }).ConfigureAwait(false),
+            "reset" => await RunAsync(id, (slot, now) => slot.Session.ResetSequenceNumbersInSession(now)).ConfigureAwait(false),
+            "seqnum" => sender is null && target is null
+                ? throw new AdminRequestException(400, "give sender and/or target (the next MsgSeqNum to send / to expect)")
+                : await RunAsync(id, (slot, now) => slot.Session.SetNextSequenceNumbers(sender, target, now)).ConfigureAwait(false),
+            "disable" => await RunAsync(id, (slot, now) =>
+            {
+                slot.Disabled = true;
+                if (slot.Session.State == SessionState.LoggedOn)
+                {
+                    slot.Session.Logout(string.IsNullOrWhiteSpace(text) ? "session disabled" : text, now);
+                    return "disabled; Logout sent, no reconnect and no Logon accepted until enabled";
+                }
+                if (slot.Session.IsConnected) slot.Session.Disconnect("session disabled by an operator (" + who + ")", now);
+                return "disabled; no reconnect and no Logon accepted until enabled";
+            }).ConfigureAwait(false),
+            "enable" => await RunAsync(id, (slot, _) =>
+            {
+                slot.Disabled = false;
+                return "enabled";
+            }).ConfigureAwait(false),
+            _ => throw new AdminRequestException(404, "unknown action " + action + " (logon, logout, disconnect, reset, seqnum, enable, disable)"),
+        };
+        string line = "Operator " + who + ": " + action + Describe(action, text, sender, target) + ": " + done;
+        await RunAsync(id, (slot, now) =>
+        {
+            slot.Session.LogOperatorAction(line, now);
+            return 0;
+        }).ConfigureAwait(false);
+        Publish(id.ToString(), "action", line);
+        return done;
+    }
+
+    private static string Describe(string action, string? text, int? sender, int? target)
+    {
+        if (action == "seqnum") return " (sender " + (sender?.ToString(System.Globalization.CultureInfo.InvariantCulture) ?? "unchanged") + ", target " + (target?.ToString(System.Globalization.CultureInfo.InvariantCulture) ?? "unchanged") + ")";
+        return string.IsNullOrWhiteSpace(text) ? "" : " (\"" + text + "\")";
+    }
+
+    /// <summary>Stored (sent) messages from <paramref name="from"/> to <paramref name="to"/>, at most <paramref name="limit"/>.</summary>
+    public Task<List<RenderedMessage>> MessagesAsync(SessionId id, int from, int to, int limit)
+    {
+        if (from < 1) throw new AdminRequestException(400, "from must be at least 1");
+        if (to != 0 && to < from) throw new AdminRequestException(400, "to must be 0 (no end) or at least from");
+        return RunAsync(id, (slot, _) =>
+        {
+            var renderer = new MessageRenderer(slot.Session.SessionDictionary, slot.Session.ApplicationDictionary);
+            var collect = new Collect(renderer, null, default, limit);
+            slot.Session.Store.ReadRange(from, to, ref collect);
+            return collect.Found;
+        });
+    }
+
+    /// <summary>Messages with <paramref name="tag"/>=<paramref name="value"/>: sent messages in the store (read on the
+    /// session's thread in chunks of 2,000 numbers, so the session is never held for a whole day's store) and both
+    /// directions in the message log (FileLogPath).</summary>
+    public async Task<List<RenderedMessage>> SearchAsync(SessionId id, int tag, string value, int limit)
+    {
+        if (tag < 1) throw new AdminRequestException(400, "tag must be a positive FIX tag number");
+        if (string.IsNullOrEmpty(value) || value.Contains('\u0001')) throw new AdminRequestException(400, "value is missing");
+        var found = new List<RenderedMessage>();
+        byte[] tagEquals = Encoding.ASCII.GetBytes(tag.ToString(System.Globalization.CultureInfo.InvariantCulture) + "=");
+        byte[] wanted = Encoding.Latin1.GetBytes(value);
+        int next = await RunAsync(id, (slot, _) => slot.Session.Store.NextSenderMsgSeqNum).ConfigureAwait(false);
+        for (int from = 1; from < next && found.Count < limit; from += StoreChunk)
+        {
+            int start = from;
+            List<RenderedMessage> chunk = await RunAsync(id, (slot, _) =>
+            {
+                var renderer = new MessageRenderer(slot.Session.SessionDictionary, slot.Session.ApplicationDictionary);
+                var collect = new Collect(renderer, tagEquals, wanted, limit - found.Count);
+                slot.Session.Store.ReadRange(start, start + StoreChunk - 1, ref collect);
+                return collect.Found;
+            }).ConfigureAwait(false);
+            found.AddRange(chunk);
+        }
+        if (found.Count < limit && _host.TryGetSession(id, out FixSession? session))
+        {
+            var renderer = new MessageRenderer(session.SessionDictionary, session.ApplicationDictionary);
+            MessageLogSearch.Search(session.Settings, renderer, tag, value, limit, found);
+        }
+        return found;
+    }
+
+    private struct Collect(MessageRenderer renderer, byte[]? tagEquals, byte[]? value, int limit) : IStoredMessageHandler
+    {
+        public List<RenderedMessage> Found { get; } = [];
+
+        public readonly bool OnMessage(int seqNum, ReadOnlySpan<byte> message)
+        {
+            if (tagEquals is not null && !MessageRenderer.HasField(message, tagEquals, value)) return true;
+            Found.Add(renderer.Render("store", "out", message));
+            return Found.Count < limit;
+        }
+    }
+
+    private async Task<T> RunAsync<T>(SessionId id, Func<SessionSlot, long, T> action)
+    {
+        Task<T> task;
+        try
+        {
+            task = Engine.RunOnSessionAsync(id, action);
+        }
+        catch (ArgumentException)
+        {
+            throw new AdminRequestException(404, "no session " + id + " in this engine");
+        }
+        catch (ObjectDisposedException)
+        {
+            throw new AdminRequestException(503, "the engine is disposed");
+        }
+        try
+        {
+            return await task.WaitAsync(s_commandTimeout).ConfigureAwait(false);
+        }
+        catch (TimeoutException)
+        {
+            throw new AdminRequestException(504, "the session's thread did not run the request within 10 s (an application callback may be blocking it); it will still run");
+        }
+        catch (InvalidOperationException e)
+        {
+            throw new AdminRequestException(409, e.Message);
+        }
+        catch (ArgumentOutOfRangeException e)
+        {
+            throw new AdminRequestException(400, e.Message.Split(Environment.NewLine)[0]);
+        }
+        catch (MessageStoreException e)
+        {
+            throw new AdminRequestException(500, "the message store failed: " + e.Message);
+        }
+    }
+
+    // ---- live tail ----
+
+    public void Publish(string session, string kind, string text)
+    {
+        AdminEvent e;
+        Channel<AdminEvent>[] subscribers;
+        lock (_tailLock)
+        {
+            e = new AdminEvent(++_nextEventId, SessionSnapshot.Time(DateTimeOffset.UtcNow.ToUnixTimeMilliseconds() * 1_000_000)!, session, kind, text);
+            _tail.Enqueue(e);
+            while (_tail.Count > TailCapacity) _tail.Dequeue();
+            subscribers = [.. _subscribers];
+        }
+        foreach (Channel<AdminEvent> c in subscribers) c.Writer.TryWrite(e);
+    }
+
+    /// <summary>The recent events and a channel of the next ones (bounded: a reader that stops reading loses the oldest).</summary>
+    public (AdminEvent[] Recent, Channel<AdminEvent> Channel) Subscribe()
+    {
+        var channel = Channel.CreateBounded<AdminEvent>(new BoundedChannelOptions(1_000) { FullMode = BoundedChannelFullMode.DropOldest, SingleReader = true });
+        lock (_tailLock)
+        {
+            _subscribers.Add(channel);
+            return ([.. _tail], channel);
+        }
+    }
+
+    public void Unsubscribe(Channel<AdminEvent> channel)
+    {
+        lock (_tailLock) _subscribers.Remove(channel);
+        channel.Writer.TryComplete();
+    }
+
+    private bool Watched
+    {
+        get
+        {
+            lock (_tailLock) return _subscribers.Count > 0 && !_disposed;
+        }
+    }
+
+    /// <summary>Compares each session with its last snapshot and publishes what changed (state, numbers, logons, store).</summary>
+    internal async Task PollAsync(bool force = false)
+    {
+        if (!force && !Watched) return;
+        if (Interlocked.Exchange(ref _polling, 1) == 1) return;
+        try
+        {
+            foreach (SessionSnapshot now in await ListAsync().ConfigureAwait(false))
+            {
+                SessionSnapshot? before;
+                lock (_tailLock)
+                {
+                    _last.TryGetValue(now.Id, out before);
+                    _last[now.Id] = now;
+                }
+                if (before is null) continue;
+                if (before.State != now.State) Publish(now.Id, "state", before.State + " -> " + now.State + (now.Peer is null ? "" : " (" + now.Peer + ")"));
+                if (now.NextSender < before.NextSender || now.NextTarget < before.NextTarget)
+                {
+                    Publish(now.Id, "seqnum", "sequence numbers went back: next sender " + before.NextSender + " -> " + now.NextSender + ", next target " + before.NextTarget + " -> " + now.NextTarget);
+                }
+                if (now.Gaps > before.Gaps) Publish(now.Id, "gap", (now.Gaps - before.Gaps) + " sequence gap(s) detected; ResendRequests sent: " + now.ResendRequestsSent);
+                if (now.RejectsSent > before.RejectsSent) Publish(now.Id, "reject", (now.RejectsSent - before.RejectsSent) + " Reject(s) sent");
+                if (now.ResendRequestsReceived > before.ResendRequestsReceived) Publish(now.Id, "resend", (now.ResendRequestsReceived - before.ResendRequestsReceived) + " ResendRequest(s) received");
+                if (before.StoreHealth != now.StoreHealth) Publish(now.Id, "store", "store " + before.StoreHealth + " -> " + now.StoreHealth + (now.StoreProblem is null ? "" : ": " + now.StoreProblem));
+                if (before.Enabled != now.Enabled) Publish(now.Id, "state", now.Enabled ? "enabled" : "disabled");
+            }
+        }
+        catch (Exception e) when (e is AdminRequestException or ObjectDisposedException)
+        {
+            // The engine is busy or gone: the next tick tries again.
+        }
+        finally
+        {
+            Volatile.Write(ref _polling, 0);
+        }
+    }
+
+    public void Dispose()
+    {
+        lock (_tailLock)
+        {
+            _disposed = true;
+            foreach (Channel<AdminEvent> c in _subscribers) c.Writer.TryComplete();
+            _subscribers.Clear();
+        }
+        _poll.Dispose();
+    }
+}

@@ -1,0 +1,108 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Net;
+using System.Net.Http;
+using System.Text.Json;
+using System.Threading;
+using System.Threading.Tasks;
+using FixEngine.AspNetCore;
+using FixEngine.Config;
+using FixEngine.Engine;
+using FixEngine.Tests.Engine;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
+
+namespace FixEngine.Tests.AdminConsole;
+
+/// <summary>Two engines talking FIX over TCP (EXEC acceptor that fills orders, CLIENT initiator) and one ASP.NET Core app
+/// on a loopback port the system picks, with the console of each engine mapped: the initiator's at /fix-admin, the
+/// acceptor's at /exec-admin. The acceptor logs messages to a FileLogPath, so a search covers the message log too.</summary>
+internal sealed class ConsoleFixture : IAsyncDisposable
+{
+    public FixEngineHost Acceptor { get; }
+    public FixEngineHost Initiator { get; }
+    public WebApplication App { get; }
+    public Uri BaseAddress { get; }
+    public HttpClient Http { get; }
+    private readonly string _logDir;
+
+    private ConsoleFixture(FixEngineHost acceptor, FixEngineHost initiator, WebApplication app, Uri baseAddress, string logDir)
+    {
+        Acceptor = acceptor;
+        Initiator = initiator;
+        App = app;
+        BaseAddress = baseAddress;
+        _logDir = logDir;
+        Http = new HttpClient { BaseAddress = baseAddress, Timeout = TimeSpan.FromSeconds(30) };
+    }
+
+    public static async Task<ConsoleFixture> StartAsync()
+    {
+        string logDir = EngineTestSupport.TempDirectory("console-log-");
+        (IReadOnlyList<SessionSettings> acceptorSettings, IReadOnlyList<SessionSettings> initiatorSettings) = EngineTestSupport.ExecClientPair(
+            "[DEFAULT]\nHeartBtInt=30\nStartTime=00:00:00\nEndTime=00:00:00\nUseDataDictionary=N\nIdleStrategy=Backoff", 0);
+        acceptorSettings = [acceptorSettings[0] with { FileLogPath = logDir }];
+        var exec = new FillerApp();
+        var client = new ClientApp();
+        var acceptor = new FixEngineHost(acceptorSettings, exec);
+        acceptor.Start();
+        initiatorSettings = EngineTestSupport.WithConnectPort(initiatorSettings, EngineTestSupport.PortOf(acceptor));
+        var initiator = new FixEngineHost(initiatorSettings, client);
+        initiator.Start();
+
+        WebApplicationBuilder builder = WebApplication.CreateSlimBuilder();
+        builder.Logging.ClearProviders();
+        builder.WebHost.ConfigureKestrel(k => k.Listen(IPAddress.Loopback, 0));
+        WebApplication app = builder.Build();
+        app.MapFixEngineAdmin(initiator);
+        app.MapFixEngineAdmin(acceptor, "/exec-admin");
+        await app.StartAsync();
+        string address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
+        var fixture = new ConsoleFixture(acceptor, initiator, app, new Uri(address.TrimEnd('/') + "/"), logDir);
+        fixture._exec = exec;
+        fixture._client = client;
+        return fixture;
+    }
+
+    private FillerApp? _exec;
+    private ClientApp? _client;
+
+    public FillerApp ExecApp => _exec!;
+
+    public ClientApp ClientApp => _client!;
+
+    public static string ClientId => "FIX.4.4:CLIENT->EXEC";
+
+    public static string ExecId => "FIX.4.4:EXEC->CLIENT";
+
+    public async Task<JsonElement> GetJsonAsync(string path)
+    {
+        using HttpResponseMessage r = await Http.GetAsync(path);
+        string body = await r.Content.ReadAsStringAsync();
+        Assert.True(r.IsSuccessStatusCode, $"GET {path}: {(int)r.StatusCode} {body}");
+        return JsonDocument.Parse(body).RootElement.Clone();
+    }
+
+    public async Task<(HttpStatusCode Status, string Body)> PostActionAsync(string console, string action, string id, string query = "", bool header = true)
+    {
+        using var request = new HttpRequestMessage(HttpMethod.Post, $"{console}/api/action/{action}?id={Uri.EscapeDataString(id)}{query}");
+        if (header) request.Headers.Add(FixEngineAdminEndpoints.ActionHeader, "1");
+        using HttpResponseMessage r = await Http.SendAsync(request);
+        return (r.StatusCode, await r.Content.ReadAsStringAsync());
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        Http.Dispose();
+        await App.StopAsync();
+        await App.DisposeAsync();
+        Initiator.Dispose();
+        Acceptor.Dispose();
+        EngineTestSupport.DeleteDirectory(_logDir);
+    }
+}

@@ -1,0 +1,119 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Linq;
+using FixEngine.Diagnostics;
+using FixEngine.Tests.Infrastructure;
+using FixEngine.Tests.Session;
+
+namespace FixEngine.Tests.Diagnostics;
+
+/// <summary>The "FixEngine" ActivitySource: nothing started, read or allocated on the message path when nobody listens;
+/// a listener that samples nothing costs the BCL's sampling call (measured, bounded); with a sampling listener, session
+/// lifecycle events and an inbound message's path to FromApp and its reply.</summary>
+[Collection(nameof(AllocationMeasurement))]
+public sealed class SessionTracingTests
+{
+    private static ActivityListener Listen(ActivitySamplingResult sampling, List<Activity>? stopped = null, string? session = null)
+    {
+        var listener = new ActivityListener
+        {
+            ShouldListenTo = source => source.Name == FixEngineMetrics.ActivitySourceName,
+            Sample = (ref ActivityCreationOptions<ActivityContext> _) => sampling,
+            ActivityStopped = activity =>
+            {
+                if (stopped is null) return;
+                // Other tests' sessions may run meanwhile: keep this session's activities only.
+                if (session is not null && activity.GetTagItem(FixEngineMetrics.SessionTag) as string != session) return;
+                lock (stopped) stopped.Add(activity);
+            },
+        };
+        ActivitySource.AddActivityListener(listener);
+        return listener;
+    }
+
+    [Fact]
+    public void TheMessagePathAllocatesNothingWithoutAListener()
+    {
+        using var h = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false });
+        h.Connection.CaptureEnabled = false;
+        h.Session.OnMessage(h.Build("35=A|34=1|98=0|108=30"), h.Now);
+        Assert.True(h.Session.IsLoggedOn);
+        const int count = 5_000;
+        var frames = new byte[count][];
+        for (int i = 0; i < count; i++) frames[i] = h.Build($"35=D|34={i + 2}|11=ID{i}|21=3|38=100|40=1|54=1|55=INTC|60={h.Time()}");
+
+        long RunAll()
+        {
+            h.Session.ResetSequenceNumbers(h.Now);
+            h.Store.SetNextTargetMsgSeqNum(2);
+            h.Session.Poll(h.Now);
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            for (int i = 0; i < count; i++) h.Session.OnMessage(frames[i], h.Now);
+            h.Session.Poll(h.Now);
+            return GC.GetAllocatedBytesForCurrentThread() - before;
+        }
+
+        // As in SessionLatencyTests: the least of three windows must be 0 (a per-message allocation shows in every one).
+        RunAll();
+        long[] withoutListener = [RunAll(), RunAll(), RunAll()];
+        Assert.Equal(count + 2, h.Session.NextTargetMsgSeqNum);
+        long[] notSampled;
+        using (Listen(ActivitySamplingResult.None))
+        {
+            RunAll();
+            notSampled = [RunAll(), RunAll(), RunAll()];
+        }
+        Assert.True(withoutListener.Min() == 0, $"bytes allocated per {count}-message window without a listener: {string.Join(", ", withoutListener)}");
+        // With a listener that samples nothing, ActivitySource.StartActivity itself allocates a little per inbound
+        // application message before the sampler says no (48 B per message on .NET 10.0.12: docs/operations.md,
+        // "Tracing"); the engine adds nothing to it. Bounded here so a growth shows.
+        Assert.True(notSampled.Min() <= 64L * count, $"bytes allocated per {count}-message window with a listener that samples nothing: {string.Join(", ", notSampled)}");
+        // Every window delivered every order (eight windows).
+        Assert.Equal(8 * count, h.App.FromAppCount);
+    }
+
+    [Fact]
+    public void ASampledOrderIsTracedFromReceiveThroughFromAppToItsReplyAndLifecycleEventsAreTraced()
+    {
+        using var h = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false });
+        var stopped = new List<Activity>();
+        long receivedAt;
+        using (Listen(ActivitySamplingResult.AllDataAndRecorded, stopped, h.Session.Id.ToString()))
+        {
+            h.Logon();
+            receivedAt = h.Now;
+            h.Now += 5_000;
+            h.Session.OnMessage(h.Build("35=D|34=2|11=T1|21=3|38=100|40=1|54=1|55=INTC|60=" + h.Time()), receivedAt);
+            h.Receive("35=0|34=9");
+        }
+        List<Activity> all;
+        lock (stopped) all = [.. stopped];
+
+        Activity logon = Assert.Single(all, a => a.OperationName == "fix.session.logon");
+        Assert.Equal(ActivityKind.Internal, logon.Kind);
+        Assert.Equal(2, logon.GetTagItem("fix.next_sender_msg_seq_num"));
+
+        Activity receive = Assert.Single(all, a => a.OperationName == "fix.receive");
+        Assert.Equal(ActivityKind.Consumer, receive.Kind);
+        Assert.Equal("D", receive.GetTagItem("fix.msg_type"));
+        Assert.Equal(2, receive.GetTagItem("fix.msg_seq_num"));
+        Assert.Contains(receive.Events, e => e.Name == "fix.from_app");
+        // The activity starts at the message's receive time, not when processing began.
+        Assert.Equal(DateTimeOffset.UnixEpoch.AddTicks(receivedAt / 100).UtcDateTime, receive.StartTimeUtc);
+
+        // The reply FromApp sent is a child of the inbound message's activity.
+        Activity send = Assert.Single(all, a => a.OperationName == "fix.send");
+        Assert.Equal(ActivityKind.Producer, send.Kind);
+        Assert.Equal(receive.SpanId, send.ParentSpanId);
+        Assert.Equal(receive.TraceId, send.TraceId);
+        Assert.Equal("D", send.GetTagItem("fix.msg_type"));
+
+        // The gap (9 while 3 was expected) and the ResendRequest it caused, with their properties.
+        Activity gap = Assert.Single(all, a => a.OperationName == "fix.session.sequence_gap");
+        Assert.Equal(3, gap.GetTagItem("fix.expected_msg_seq_num"));
+        Assert.Equal(9, gap.GetTagItem("fix.received_msg_seq_num"));
+        Activity resend = Assert.Single(all, a => a.OperationName == "fix.session.resend_request");
+        Assert.Equal(3, resend.GetTagItem("fix.begin_seq_no"));
+    }
+}
