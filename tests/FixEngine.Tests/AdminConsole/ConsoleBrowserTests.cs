@@ -71,14 +71,15 @@ public sealed class ConsoleBrowserTests(ITestOutputHelper output)
 
         using ChromeDriver browser = Browser.Start();
         var wait = new WebDriverWait(browser, s_wait);
+        // The list re-renders on its refresh: a cell read between a find and its text is stale; the wait reads it again.
+        wait.IgnoreExceptionTypes(typeof(StaleElementReferenceException));
 
         // 1. The session list.
         browser.Navigate().GoToUrl(new Uri(f.BaseAddress, "fix-admin/"));
         IWebElement row = wait.Until(d => d.FindElements(By.CssSelector($"tr[data-session='{ConsoleFixture.ClientId}']")).FirstOrDefault());
         wait.Until(_ => Cell(browser, "state").Text == "LoggedOn");
         // Logon + 5 orders sent, Logon + 5 fills received.
-        Assert.Equal("7", Cell(browser, "next-sender").Text);
-        Assert.Equal("7", Cell(browser, "next-target").Text);
+        wait.Until(_ => Cell(browser, "next-sender").Text == "7" && Cell(browser, "next-target").Text == "7");
         Screenshot(browser, "1-session-list");
 
         // 2. Reset the sequence numbers; the counterparty answers with its own Logon(141=Y): both sides at 2.
@@ -89,7 +90,7 @@ public sealed class ConsoleBrowserTests(ITestOutputHelper output)
         wait.Until(d => d.FindElement(By.Id("action-result")).Text.Contains("ResetSeqNumFlag(141)=Y sent", StringComparison.Ordinal));
         wait.Until(_ => Cell(browser, "next-sender").Text == "2" && Cell(browser, "next-target").Text == "2");
         wait.Until(d => d.FindElement(By.Id("tail")).Text.Contains("Operator anonymous@127.0.0.1: reset", StringComparison.Ordinal));
-        Assert.Equal("LoggedOn", Cell(browser, "state").Text);
+        wait.Until(_ => Cell(browser, "state").Text == "LoggedOn");
         Assert.True(EngineTestSupport.WaitFor(() => f.Acceptor.Sessions[0].NextTargetMsgSeqNum == 2), "the counterparty reset too");
         Screenshot(browser, "2-after-reset");
 
