@@ -40,6 +40,9 @@ pg_start() {
   # a WAL flush on this VM's disk. FIXENGINE_PG_DURABLE=1 keeps PostgreSQL's durable defaults (for measurements).
   local durability="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
   [ "${FIXENGINE_PG_DURABLE:-0}" = "1" ] && durability="-c fsync=on -c synchronous_commit=on"
+  # PostgreSQL cannot listen on port 0 (it needs the number for its socket file and lock), so a free port is probed and
+  # handed to pg_ctl: should another program take it in between, the server fails to start (pg_ctl -w says so) and the
+  # next attempt probes another port. A taken port is never used: the tests connect only after pg_ctl reported success.
   local attempt
   for attempt in 1 2 3 4 5; do
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')

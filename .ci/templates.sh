@@ -31,7 +31,6 @@ step() { # step <name> <log> <command...>
   local name=$1 log=$2; shift 2
   if "$@" >"$log" 2>&1; then ok "$name"; return 0; else ko "$name" "$log"; return 1; fi
 }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 
 packages=(src/FixEngine src/FixEngine.Extensions.Hosting src/Messages/FixEngine.Messages.FIX44 src/FixEngine.Templates)
 if [ "${1:-}" = "--all-messages" ]; then
@@ -55,8 +54,10 @@ cat > "$work/nuget.config" <<XML
   </packageSources>
 </configuration>
 XML
-port=$(free_port)
-declare -A args=([acceptor]="--port $port" [initiator]="--port $port" [hosted]="--port $port" [messages]="")
+# The acceptors listen on port 0 (the system picks a free port as they bind; nothing probes a port that another program
+# could take before it is bound) and report it: the acceptor prints "listening on port(s) P", the hosted one logs
+# "acceptor port(s) [P]". The initiator is built for port 5001 and its initiator.cfg is pointed at the reported port.
+declare -A args=([acceptor]="--port 0" [initiator]="--port 5001" [hosted]="--port 0" [messages]="")
 for t in acceptor initiator hosted messages; do
   name="My${t^}"
   [ "$t" = messages ] && name="My.Venue.Messages"
@@ -74,10 +75,12 @@ run_pair() {
   "$@" >"$log" 2>&1 &
   local pid=$!
   pids+=("$pid")
-  local i=0
-  until python3 -c "import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(('127.0.0.1',$port)))" 2>/dev/null; do
-    i=$((i+1)); if [ $i -gt 120 ] || ! kill -0 "$pid" 2>/dev/null; then ko "$label listens on $port" "$log"; kill "$pid" 2>/dev/null; return; fi; sleep 0.5
+  local i=0 port=""
+  until port=$(sed -n 's/.*listening on port(s) \([0-9][0-9]*\).*/\1/p; s/.*acceptor port(s) \[\([0-9][0-9]*\).*/\1/p' "$log" | head -n 1) && [ -n "$port" ]; do
+    i=$((i+1)); if [ $i -gt 120 ] || ! kill -0 "$pid" 2>/dev/null; then ko "$label reports the port it listens on" "$log"; kill "$pid" 2>/dev/null; return; fi; sleep 0.5
   done
+  echo "   $label listens on port $port"
+  sed -i "s/^SocketConnectPort=.*/SocketConnectPort=$port/" "$work/MyInitiator/bin/Release/net10.0/initiator.cfg"
   if timeout 90 dotnet "$work/MyInitiator/bin/Release/net10.0/MyInitiator.dll" >"$tmp/initiator-$label.log" 2>&1 \
       && grep -q "^filled: ORDER-1 100 EUR/USD at 1.0852" "$tmp/initiator-$label.log"; then
     ok "initiator logs on to $label, sends an order and gets its fill"
@@ -92,7 +95,7 @@ run_pair() {
   fi
 }
 
-echo "== run the initiator against the acceptor and the hosted acceptor (port $port)"
+echo "== run the initiator against the acceptor and the hosted acceptor"
 if [ -f "$work/MyInitiator/bin/Release/net10.0/MyInitiator.dll" ]; then
   [ -f "$work/MyAcceptor/bin/Release/net10.0/MyAcceptor.dll" ] && run_pair fixengine-acceptor "$tmp/acceptor.log" dotnet "$work/MyAcceptor/bin/Release/net10.0/MyAcceptor.dll"
   [ -f "$work/MyHosted/bin/Release/net10.0/MyHosted.dll" ] && run_pair fixengine-hosted "$tmp/hosted.log" dotnet "$work/MyHosted/bin/Release/net10.0/MyHosted.dll"

@@ -2,7 +2,7 @@
 """Issue #14 item 1: RSS of an acceptor under 1,000 unauthenticated connections, and after they leave.
 
 Usage (from the repo root, after `dotnet build samples/Acceptor -c Release`):
-    python3 benchmarks/prelogon-rss.py [port]
+    python3 benchmarks/prelogon-rss.py [port]   (default 0: the acceptor binds a port the system picks and prints it)
 Starts samples/Acceptor on a settings file with the per-port and per-address caps raised to 2,000, logs a good client
 on (it then sends an order every 50 ms and counts the fills, all through the run), then twice opens 1,000 connections: first each declaring BodyLength 1048476 and trickling the body (cut at the
 pre-Logon limit), then each declaring BodyLength 8000 (under the 8 KiB limit) and sending 7,000 body bytes (held until
@@ -12,7 +12,7 @@ Target: + < 64 MB with them connected, within 32 MB of the baseline after.
 """
 import os, socket, subprocess, sys, tempfile, threading, time
 
-port = int(sys.argv[1]) if len(sys.argv) > 1 else 5931
+port = int(sys.argv[1]) if len(sys.argv) > 1 else 0
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 exe = os.path.join(root, "samples/Acceptor/bin/Release/net10.0/Acceptor")
 work = tempfile.mkdtemp(prefix="prelogon-rss-")
@@ -33,6 +33,19 @@ TargetCompID=CLIENT
 """)
 log_path = os.path.join(work, "acceptor.log")
 proc = subprocess.Popen([exe, cfg], stdout=open(log_path, "w"), stderr=subprocess.STDOUT)
+if port == 0:
+    # The sample prints "[acceptor] listening on port(s) P ..." once it is bound: nothing probes a port and binds it later.
+    for _ in range(600):
+        with open(log_path) as f:
+            found = [l for l in f if "listening on port(s) " in l]
+        if found:
+            port = int(found[0].split("listening on port(s) ")[1].split()[0].rstrip(","))
+            break
+        if proc.poll() is not None:
+            sys.exit("the acceptor exited (code %d) before listening; log: %s" % (proc.returncode, log_path))
+        time.sleep(0.1)
+    else:
+        sys.exit("the acceptor printed no port within 60 s; log: " + log_path)
 
 def rss_mb():
     with open(f"/proc/{proc.pid}/status") as status:

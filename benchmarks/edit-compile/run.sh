@@ -17,6 +17,8 @@
 #   bash /work/quiet.sh benchmarks/edit-compile/run.sh packages <dir>   a full rebuild of each prebuilt message package
 #                                                         project alone (--no-incremental --no-dependencies): what CI
 #                                                         pays to build them
+#   bash /work/quiet.sh benchmarks/edit-compile/run.sh dictionary <dir> [runs]   an edit of the dictionary in the
+#                                                         messages project: the rebuild and the generator's share
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -109,6 +111,24 @@ if [ "$mode" = packages ]; then
     dotnet build "$p" -c Release --no-incremental --no-dependencies >/dev/null
     end=$(date +%s.%N)
     echo "$(basename "$p"),$(echo "$end - $start" | bc)" | tee -a "$dir/packages.csv"
+  done
+  exit 0
+fi
+
+if [ "$mode" = dictionary ]; then
+  # An edit of the venue's dictionary in the messages project (an XML comment appended: the generator's input changes,
+  # so it runs again and the library recompiles), then a build of the app with -p:ReportAnalyzer=true: the whole
+  # rebuild against the generator's own execution time.
+  runs=${3:-3}
+  echo "run,seconds,generator_seconds" > "$dir/dictionary.csv"
+  dotnet build "$dir/project" -c Release --no-restore >/dev/null
+  for i in $(seq 1 "$runs"); do
+    echo "<!-- edit $i -->" >> "$dir/FIX44.xml"
+    start=$(date +%s.%N)
+    dotnet build "$dir/project" -c Release --no-restore -p:ReportAnalyzer=true -v:d > "$dir/dictionary.build.log" 2>&1 || { tail -n 30 "$dir/dictionary.build.log"; exit 1; }
+    end=$(date +%s.%N)
+    gen=$(grep -E "^ *[0-9.]+ +[0-9]+ +FixEngine.Generators.FixDictionaryGenerator" "$dir/dictionary.build.log" | awk '{print $1}' | sort -n | tail -n 1)
+    echo "$i,$(echo "$end - $start" | bc),$gen" | tee -a "$dir/dictionary.csv"
   done
   exit 0
 fi

@@ -4,7 +4,6 @@ using System.Collections.Immutable;
 using System.Diagnostics;
 using System.IO;
 using System.Linq;
-using System.Net.Sockets;
 using System.Reflection;
 using System.Text;
 using System.Text.RegularExpressions;
@@ -119,11 +118,60 @@ public sealed class ReadmeExampleTests
         return bytes.ToArray();
     }
 
-    private static int FreePort()
+    // The acceptors run with port 0 (the system picks a free port as it binds) and the test reads the port the child
+    // reports, so nothing probes a port that another process could take before the child binds it.
+
+    /// <summary>The README's acceptor program with port 0 and one line added after <c>engine.Start();</c> that prints
+    /// the port it bound ("listening on port(s) P"), for <see cref="ReportedPort"/>.</summary>
+    private static string ReportingPort(string acceptorCode)
     {
-        using var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
-        listener.Start();
-        return ((System.Net.IPEndPoint)listener.LocalEndpoint).Port;
+        const string Start = "engine.Start();";
+        Assert.Contains(Start, acceptorCode);
+        return acceptorCode.Replace("5001", "0").Replace(Start,
+            Start + " System.Console.WriteLine(\"listening on port(s) \" + string.Join(\", \", engine.AcceptorPorts));");
+    }
+
+    private static readonly Regex ListeningLine = new(@"listening on port\(s\) (?<port>[0-9]+)");
+
+    /// <summary>The generic host's log line for the engine's start (FixEngineHostedService).</summary>
+    private static readonly Regex HostStartedLine = new(@"FIX engine started: .*acceptor port\(s\) \[(?<port>[0-9]+)");
+
+    /// <summary>The port in the first line of <paramref name="output"/> that matches <paramref name="line"/>, waiting for
+    /// it at most 60 s; fails if the child exits first.</summary>
+    private static int ReportedPort(Process server, ChildOutput output, Regex line)
+    {
+        var deadline = DateTime.UtcNow.AddSeconds(60);
+        while (DateTime.UtcNow < deadline)
+        {
+            Match match = line.Match(output.Text);
+            if (match.Success)
+            {
+                int port = int.Parse(match.Groups["port"].Value, System.Globalization.CultureInfo.InvariantCulture);
+                Assert.NotEqual(0, port);
+                return port;
+            }
+            Assert.False(server.HasExited, "the acceptor exited with code " + (server.HasExited ? server.ExitCode : 0) + " before reporting its port:\n" + output.Text);
+            System.Threading.Thread.Sleep(100);
+        }
+        Assert.Fail("the acceptor reported no port within 60 s:\n" + output.Text);
+        return 0;
+    }
+
+    /// <summary>A child's standard output and error, line by line.</summary>
+    private sealed class ChildOutput
+    {
+        private readonly System.Text.StringBuilder _text = new();
+
+        public void Add(string? line)
+        {
+            if (line is null) return;
+            lock (_text) _text.Append(line).Append('\n');
+        }
+
+        public string Text
+        {
+            get { lock (_text) return _text.ToString(); }
+        }
     }
 
     /// <summary>A console program from a block, written with its runtimeconfig and the FixEngine assemblies into a
@@ -143,45 +191,26 @@ public sealed class ReadmeExampleTests
         return dll;
     }
 
-    private static Process Start(string dll, string workingDirectory)
+    private static Process Start(string dll, string workingDirectory, ChildOutput? output = null)
     {
         var info = new ProcessStartInfo("dotnet") { WorkingDirectory = workingDirectory, RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
         info.ArgumentList.Add(dll);
         var process = Process.Start(info)!;
-        process.OutputDataReceived += (_, _) => { };
-        process.ErrorDataReceived += (_, _) => { };
+        process.OutputDataReceived += (_, e) => output?.Add(e.Data);
+        process.ErrorDataReceived += (_, e) => output?.Add(e.Data);
         process.BeginOutputReadLine();
         process.BeginErrorReadLine();
         return process;
     }
 
-    private static void WaitListening(Process server, int port)
-    {
-        var deadline = DateTime.UtcNow.AddSeconds(60);
-        while (DateTime.UtcNow < deadline)
-        {
-            Assert.False(server.HasExited, "the acceptor exited with code " + (server.HasExited ? server.ExitCode : 0));
-            try
-            {
-                using var client = new TcpClient();
-                client.Connect(System.Net.IPAddress.Loopback, port);
-                return;
-            }
-            catch (SocketException)
-            {
-                System.Threading.Thread.Sleep(200);
-            }
-        }
-        Assert.Fail("nothing listens on port " + port + " after 60 s");
-    }
-
-    /// <summary>Runs the initiator to its end against the running acceptor, then stops the acceptor with SIGINT (Ctrl+C).</summary>
-    private static void RunPair(Process acceptor, int port, string initiatorDll, string workingDirectory)
+    /// <summary>Builds the initiator (for the port the acceptor reported) and runs it to its end against the running
+    /// acceptor, then stops the acceptor with SIGINT (Ctrl+C).</summary>
+    private static void RunPair(Process acceptor, Func<string> initiatorDll, string workingDirectory)
     {
         try
         {
-            WaitListening(acceptor, port);
-            using Process initiator = Start(initiatorDll, workingDirectory);
+            string initiatorPath = initiatorDll();
+            using Process initiator = Start(initiatorPath, workingDirectory);
             if (!initiator.WaitForExit(120_000))
             {
                 initiator.Kill(entireProcessTree: true);
@@ -238,17 +267,17 @@ public sealed class ReadmeExampleTests
     [Fact]
     public void ThePackageReadmeAcceptorAndInitiatorRunAgainstEachOther()
     {
-        int port = FreePort();
         string acceptorCode = CSharp(PackageReadme, "An acceptor").Code;
         string initiatorCode = CSharp(PackageReadme, "An initiator, sending from a strategy thread").Code;
         Assert.Empty(Usings(initiatorCode));
         string dir = TempDirectory();
         try
         {
-            string acceptor = Program(Path.Combine(dir, "acceptor"), "ReadmeAcceptor", acceptorCode.Replace("5001", port.ToString()));
-            string initiator = Program(Path.Combine(dir, "initiator"), "ReadmeInitiator", Usings(acceptorCode) + initiatorCode.Replace("5001", port.ToString()));
-            using Process server = Start(acceptor, dir);
-            RunPair(server, port, initiator, dir);
+            string acceptor = Program(Path.Combine(dir, "acceptor"), "ReadmeAcceptor", ReportingPort(acceptorCode));
+            var output = new ChildOutput();
+            using Process server = Start(acceptor, dir, output);
+            RunPair(server, () => Program(Path.Combine(dir, "initiator"), "ReadmeInitiator",
+                Usings(acceptorCode) + initiatorCode.Replace("5001", ReportedPort(server, output, ListeningLine).ToString())), dir);
         }
         finally
         {
@@ -259,17 +288,17 @@ public sealed class ReadmeExampleTests
     [Fact]
     public void TheRootReadmeAcceptorWithItsSettingsFileFillsTheRootReadmeInitiatorsOrders()
     {
-        int port = FreePort();
         string dir = TempDirectory();
         try
         {
-            File.WriteAllText(Path.Combine(dir, "acceptor.cfg"), Other(RootReadme, "An acceptor", "ini").Code.Replace("5001", port.ToString()));
+            File.WriteAllText(Path.Combine(dir, "acceptor.cfg"), Other(RootReadme, "An acceptor", "ini").Code.Replace("5001", "0"));
             Directory.CreateDirectory(Path.Combine(dir, "dictionaries"));
             File.Copy(Path.Combine(Root(), "dictionaries", "FIX44.xml"), Path.Combine(dir, "dictionaries", "FIX44.xml"));
-            string acceptor = Program(Path.Combine(dir, "acceptor"), "ReadmeAcceptor", CSharp(RootReadme, "An acceptor").Code);
-            string initiator = Program(Path.Combine(dir, "initiator"), "ReadmeInitiator", CSharp(RootReadme, "An initiator, sending from any thread").Code.Replace("5001", port.ToString()));
-            using Process server = Start(acceptor, dir);
-            RunPair(server, port, initiator, dir);
+            string acceptor = Program(Path.Combine(dir, "acceptor"), "ReadmeAcceptor", ReportingPort(CSharp(RootReadme, "An acceptor").Code));
+            var output = new ChildOutput();
+            using Process server = Start(acceptor, dir, output);
+            RunPair(server, () => Program(Path.Combine(dir, "initiator"), "ReadmeInitiator",
+                CSharp(RootReadme, "An initiator, sending from any thread").Code.Replace("5001", ReportedPort(server, output, ListeningLine).ToString())), dir);
 
             // The acceptor's message log (FileLogPath=log) shows the orders and the fills it sent for them.
             string log = string.Concat(Directory.GetFiles(Path.Combine(dir, "log"), "*", SearchOption.AllDirectories).Select(File.ReadAllText));
@@ -285,7 +314,6 @@ public sealed class ReadmeExampleTests
     [Fact]
     public void TheRootReadmeGenericHostBlockRunsWithItsAppSettingsAndTradesWithTheInitiator()
     {
-        int port = FreePort();
         string dir = TempDirectory();
         try
         {
@@ -293,11 +321,12 @@ public sealed class ReadmeExampleTests
             string fills = acceptorCode[acceptorCode.IndexOf("sealed class Fills", StringComparison.Ordinal)..];
             string hostCode = CSharp(RootReadme, "In a generic host, on Kestrel, in tests").Code;
             Assert.Contains("AddFixEngine<Fills>", hostCode);
-            File.WriteAllText(Path.Combine(dir, "appsettings.json"), Other(RootReadme, "In a generic host, on Kestrel, in tests", "json").Code.Replace("5001", port.ToString()));
+            File.WriteAllText(Path.Combine(dir, "appsettings.json"), Other(RootReadme, "In a generic host, on Kestrel, in tests", "json").Code.Replace("5001", "0"));
             string host = Program(Path.Combine(dir, "host"), "ReadmeHost", string.Concat(Usings(acceptorCode).Split('\n').Where(u => u.Length > 0 && !hostCode.Contains(u, StringComparison.Ordinal)).Select(u => u + "\n")) + hostCode + fills);
-            string initiator = Program(Path.Combine(dir, "initiator"), "ReadmeInitiator", CSharp(RootReadme, "An initiator, sending from any thread").Code.Replace("5001", port.ToString()));
-            using Process server = Start(host, dir);
-            RunPair(server, port, initiator, dir);
+            var output = new ChildOutput();
+            using Process server = Start(host, dir, output);
+            RunPair(server, () => Program(Path.Combine(dir, "initiator"), "ReadmeInitiator",
+                CSharp(RootReadme, "An initiator, sending from any thread").Code.Replace("5001", ReportedPort(server, output, HostStartedLine).ToString())), dir);
         }
         finally
         {
@@ -318,8 +347,10 @@ public sealed class ReadmeExampleTests
         string file = item.Groups["file"].Value;
         string xml = File.ReadAllText(Path.Combine(Root(), "dictionaries", Path.GetFileName(file)));
         string code = CSharp(readme, "Typed messages").Code;
+        // A block that uses a prebuilt message package compiles against it (referenced by this test project) alone.
+        bool prebuilt = code.Contains("using FixEngine.Messages.", StringComparison.Ordinal);
         byte[] bytes = Build("ReadmeTyped" + which, OutputKind.DynamicallyLinkedLibrary, [code],
-            new GeneratorHarness.Dictionary("/app/" + file, xml, Messages: item.Groups["messages"].Value));
+            prebuilt ? null : new GeneratorHarness.Dictionary("/app/" + file, xml, Messages: item.Groups["messages"].Value));
 
         Type type = Assembly.Load(bytes).GetType("TypedFills", throwOnError: true)!;
         var app = (IApplication)Activator.CreateInstance(type, nonPublic: true)!;

@@ -110,7 +110,8 @@ public sealed class ChildProcessSystem : IRoundTripSystem, IMeasuredWindow, ISes
         }
         _child = new LineProcess(Name + " acceptor", info);
         string line = _child.Expect("PORT ", s_startTimeout);
-        if (!int.TryParse(line.AsSpan(5), NumberStyles.None, CultureInfo.InvariantCulture, out int port) || port is < 1 or > 65535)
+        int port = _peerStart is not null ? PeerPrograms.ReportedPort(_child, line) : 0;
+        if (_peerStart is null && (!int.TryParse(line.AsSpan(5), NumberStyles.None, CultureInfo.InvariantCulture, out port) || port is < 1 or > 65535))
         {
             throw new InvalidOperationException($"{Name}: acceptor process reported a bad port ('{line}')");
         }

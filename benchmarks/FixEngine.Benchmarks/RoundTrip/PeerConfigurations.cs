@@ -72,10 +72,9 @@ public static class PeerConfigurations
                     setup =>
                     {
                         var spec = new EngineSessionSpec(idle, false, receive, setup.OrdersPerRun);
-                        int port = PeerPrograms.FreePort();
                         return ChildProcessSystem.ForPeer(
                             initiatorKey,
-                            () => PeerPrograms.StartInfo(peer, "acceptor", port),
+                            () => PeerPrograms.StartInfo(peer, "acceptor", 0),
                             acceptorPort => new EngineSessionSystem(initiatorKey, spec, acceptorPort));
                     },
                     null)

@@ -74,9 +74,8 @@ public sealed class PeerInitiatorRun
             }
             else
             {
-                port = PeerPrograms.FreePort();
-                acceptor = new LineProcess(Name + " acceptor", PeerPrograms.StartInfo(_acceptorPeer!.Value, "acceptor", port));
-                acceptor.Expect("PORT ", s_startTimeout);
+                acceptor = new LineProcess(Name + " acceptor", PeerPrograms.StartInfo(_acceptorPeer!.Value, "acceptor", 0));
+                port = PeerPrograms.ReportedPort(acceptor, acceptor.Expect("PORT ", s_startTimeout));
             }
             initiator = new LineProcess(Name + " initiator", PeerPrograms.StartInfo(_initiator, "initiator", port, Arguments(plan, samplesPath)));
             initiator.Expect("LOGON", s_startTimeout);

@@ -74,12 +74,65 @@ public static class PeerPrograms
         return info;
     }
 
-    /// <summary>A loopback port free right now (another process may take it before the peer binds; the peer then fails
-    /// to start and the run is reported failed).</summary>
-    public static int FreePort()
+    /// <summary>The port a peer acceptor reports on its <c>PORT p</c> line. The harness starts peer acceptors with port 0:
+    /// the system picks a free port as the QuickFIX acceptor binds it, so no port is probed and bound later by another
+    /// process. QuickFIX C++ and QuickFIX/n do not say which port they got, so a peer reports <c>PORT 0</c> and the port
+    /// is read from the peer's own listening socket in /proc (<see cref="ListeningPortOf"/>).</summary>
+    internal static int ReportedPort(LineProcess peer, string portLine)
     {
-        using Socket probe = LoopbackTcp.Listen(0);
-        return LoopbackTcp.PortOf(probe);
+        if (!int.TryParse(portLine.AsSpan(5), NumberStyles.None, CultureInfo.InvariantCulture, out int port) || port > 65535)
+        {
+            throw new InvalidOperationException($"{peer.Name}: bad PORT line '{portLine}'");
+        }
+        return port != 0 ? port : ListeningPortOf(peer.Id, TimeSpan.FromSeconds(30));
+    }
+
+    /// <summary>The TCP port process <paramref name="pid"/> listens on (the first listening socket among its file
+    /// descriptors, from /proc/PID/fd and /proc/PID/net/tcp{,6}); waits at most <paramref name="timeout"/> for it.
+    /// Linux only, like the peers.</summary>
+    public static int ListeningPortOf(int pid, TimeSpan timeout)
+    {
+        if (!OperatingSystem.IsLinux()) throw new PlatformNotSupportedException("finding a peer's listening port needs /proc (Linux)");
+        DateTime deadline = DateTime.UtcNow + timeout;
+        while (true)
+        {
+            var inodes = new HashSet<string>(StringComparer.Ordinal);
+            try
+            {
+                foreach (string fd in Directory.EnumerateFileSystemEntries($"/proc/{pid}/fd"))
+                {
+                    string? target = null;
+                    try
+                    {
+                        target = new FileInfo(fd).LinkTarget;
+                    }
+                    catch (IOException)
+                    {
+                        // closed since the listing
+                    }
+                    if (target is not null && target.StartsWith("socket:[", StringComparison.Ordinal)) inodes.Add(target[8..^1]);
+                }
+                foreach (string table in new[] { $"/proc/{pid}/net/tcp", $"/proc/{pid}/net/tcp6" })
+                {
+                    if (!File.Exists(table)) continue;
+                    foreach (string line in File.ReadLines(table))
+                    {
+                        // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode; st 0A = LISTEN
+                        string[] f = line.Split(' ', StringSplitOptions.RemoveEmptyEntries);
+                        if (f.Length > 9 && f[3] == "0A" && inodes.Contains(f[9]))
+                        {
+                            return int.Parse(f[1].AsSpan(f[1].LastIndexOf(':') + 1), NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture);
+                        }
+                    }
+                }
+            }
+            catch (DirectoryNotFoundException)
+            {
+                throw new InvalidOperationException($"process {pid} exited before it listened on a port");
+            }
+            if (DateTime.UtcNow >= deadline) throw new InvalidOperationException($"process {pid} listens on no TCP port after {timeout.TotalSeconds} s");
+            System.Threading.Thread.Sleep(20);
+        }
     }
 
     private const string CppBinary = "benchmarks/Peers/QuickFixCpp/build/qfpeer";

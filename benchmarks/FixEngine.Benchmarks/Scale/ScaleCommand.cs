@@ -76,7 +76,7 @@ internal static class ScaleRun
         {
             (child, storeRoot) = StartAcceptor(kind, n, o);
             string portLine = child.Expect("PORT ", s_commandTimeout);
-            int port = int.Parse(portLine.AsSpan(5), CultureInfo.InvariantCulture);
+            int port = PeerPrograms.ReportedPort(child, portLine);   // a peer started with port 0 reports PORT 0: read from /proc
             bool fixEngine = kind is ScaleAcceptorKind.FixEngineMemory or ScaleAcceptorKind.FixEngineFile;
             Thread.Sleep(500);
             r.RssStartBytes = ProcStats.Read(child.Id).RssBytes;
@@ -215,7 +215,7 @@ internal static class ScaleRun
                 PeerKind peer = kind == ScaleAcceptorKind.QuickFixN ? PeerKind.QuickFixN : PeerKind.QuickFixCpp;
                 if (PeerPrograms.EnsureBuilt(peer) is string error) throw new InvalidOperationException($"{PeerPrograms.DisplayName(peer)} peer not built: {error}");
                 string mode = kind == ScaleAcceptorKind.QuickFixCppReactor ? "reactor" : "threaded";
-                ProcessStartInfo info = PeerPrograms.StartInfo(peer, "acceptor", PeerPrograms.FreePort(),
+                ProcessStartInfo info = PeerPrograms.StartInfo(peer, "acceptor", 0,
                     ["--sessions", n.ToString(CultureInfo.InvariantCulture), "--heartbeat", o.HeartBtInt.ToString(CultureInfo.InvariantCulture), "--acceptor-mode", mode]);
                 return (new LineProcess(name, info), null);
             }

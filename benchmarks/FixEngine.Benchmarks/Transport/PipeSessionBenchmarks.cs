@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.IO.Pipelines;
+using System.Linq;
 using System.Net;
 using System.Net.Sockets;
 using System.Threading;
@@ -15,6 +16,9 @@ using FixEngine.Transport;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Connections;
 using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.AspNetCore.Http.Features;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 
@@ -52,49 +56,43 @@ public class PipeSessionBenchmarks
     private SessionFactory? _pairFactory;
     private long _nowNs;
 
-    private static (IReadOnlyList<SessionSettings> Acceptor, IReadOnlyList<SessionSettings> Initiator) Pair(int port) =>
-    (
-        SettingsFile.Parse(Defaults + $"ConnectionType=acceptor\nSocketAcceptPort={port}\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=EXEC\nTargetCompID=CLIENT\n", "acceptor"),
-        SettingsFile.Parse(Defaults + $"ConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\nReconnectInterval=1\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT\nTargetCompID=EXEC\n", "initiator")
-    );
+    private static IReadOnlyList<SessionSettings> AcceptorSettings(int port) =>
+        SettingsFile.Parse(Defaults + $"ConnectionType=acceptor\nSocketAcceptPort={port}\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=EXEC\nTargetCompID=CLIENT\n", "acceptor");
 
-    private static int FreePort()
-    {
-        using var probe = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
-        probe.Bind(new IPEndPoint(IPAddress.Loopback, 0));
-        return ((IPEndPoint)probe.LocalEndPoint!).Port;
-    }
+    private static IReadOnlyList<SessionSettings> InitiatorSettings(int port) =>
+        SettingsFile.Parse(Defaults + $"ConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\nReconnectInterval=1\n[SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT\nTargetCompID=EXEC\n", "initiator");
+
+    // Both listeners bind port 0 (the system picks a free port as it binds) and the initiator connects to the port they
+    // report: nothing probes a port another process could take before it is bound.
 
     [GlobalSetup(Target = nameof(EngineSocket))]
     public void SetupSocket()
     {
-        int port = FreePort();
-        (IReadOnlyList<SessionSettings> acceptor, IReadOnlyList<SessionSettings> initiator) = Pair(port);
-        _acceptor = new FixEngineHost(acceptor, new Filler());
+        _acceptor = new FixEngineHost(AcceptorSettings(0), new Filler());
         _acceptor.Start();
-        StartInitiator(initiator);
+        StartInitiator(InitiatorSettings(_acceptor.AcceptorPorts[0]));
     }
 
     [GlobalSetup(Target = nameof(Kestrel))]
     public void SetupKestrel()
     {
-        int port = FreePort();
-        (IReadOnlyList<SessionSettings> acceptor, IReadOnlyList<SessionSettings> initiator) = Pair(port);
         WebApplicationBuilder builder = WebApplication.CreateSlimBuilder();
         builder.Logging.ClearProviders();
-        builder.Services.AddSingleton(new FixEngineHost(acceptor, new Filler(), new EngineOptions { ListenOnAcceptorPorts = false }));
-        builder.WebHost.ConfigureKestrel(k => k.Listen(IPAddress.Loopback, port, listen => listen.UseConnectionHandler<FixConnectionHandler>()));
+        // SocketAcceptPort is not bound by the engine here (ListenOnAcceptorPorts = false): Kestrel owns the port.
+        builder.Services.AddSingleton(new FixEngineHost(AcceptorSettings(0), new Filler(), new EngineOptions { ListenOnAcceptorPorts = false }));
+        builder.WebHost.ConfigureKestrel(k => k.Listen(IPAddress.Loopback, 0, listen => listen.UseConnectionHandler<FixConnectionHandler>()));
         _web = builder.Build();
         _acceptor = _web.Services.GetRequiredService<FixEngineHost>();
         _acceptor.Start();
         _web.StartAsync().GetAwaiter().GetResult();
-        StartInitiator(initiator);
+        string address = _web.Services.GetRequiredService<IServer>().Features.GetRequiredFeature<IServerAddressesFeature>().Addresses.Single();
+        StartInitiator(InitiatorSettings(new Uri(address).Port));
     }
 
     [GlobalSetup(Target = nameof(InMemoryPipePair))]
     public void SetupPair()
     {
-        (IReadOnlyList<SessionSettings> acceptor, IReadOnlyList<SessionSettings> initiator) = Pair(5001);
+        IReadOnlyList<SessionSettings> acceptor = AcceptorSettings(5001), initiator = InitiatorSettings(5001);   // no socket: the port is not used
         _nowNs = (DateTime.UtcNow - DateTime.UnixEpoch).Ticks * 100;
         _pairFactory = new SessionFactory(MemoryMessageStoreFactory.Instance, null);
         _pairAcceptor = _pairFactory.Create(acceptor[0], new Filler(), _nowNs);

@@ -16,6 +16,7 @@
 //
 // Protocol with the harness (one line each way, stdout / stdin):
 //   peer -> harness  PORT n                acceptor listening            | LOGON     initiator logged on
+//                                          (PORT 0 after --port 0: the harness reads the bound port from /proc)
 //   harness -> peer  BEGIN / END / JIT     acceptor: BEGUN / WINDOW n/a / JIT 0 (a native process has no GC or JIT)
 //   peer -> harness  WARM                  initiator finished warm-up; waits for GO (the harness settles its heap)
 //   harness -> peer  MORE                  (optional, repeatable) another 200 ms of closed-loop warm-up, then WARM
@@ -123,7 +124,7 @@ Options parse(int argc, char** argv) {
       if (errno != 0 || end == v.c_str() || *end != '\0' || d < min) usage(a + ": '" + v + "' is not a number >= " + std::to_string(min));
       return d;
     };
-    if (a == "--port") o.port = int(number(1));
+    if (a == "--port") o.port = int(number(0));
     else if (a == "--dict") o.dict = v;
     else if (a == "--rate") o.rate = long(number(0));
     else if (a == "--warmup") o.warmup = long(number(0));
@@ -145,7 +146,10 @@ Options parse(int argc, char** argv) {
     }
     else usage("unknown argument '" + a + "'");
   }
-  if (o.port < 1 || o.port > 65535) usage("--port is required (1..65535)");
+  // An acceptor may take port 0 (the system picks one as it binds; it prints PORT 0 and the harness reads the port from
+  // /proc); an initiator needs the acceptor's port.
+  if (o.port < 0 || o.port > 65535 || (o.port == 0 && o.role == "initiator"))
+    usage("--port is required (acceptor 0..65535, 0: any free port; initiator 1..65535)");
   if (o.dict.empty()) usage("--dict is required (path to FIX44.xml)");
   if (o.role == "initiator" && o.out.empty()) usage("--out is required for the initiator");
   return o;

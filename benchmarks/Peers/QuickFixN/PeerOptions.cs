@@ -51,6 +51,7 @@ public sealed class PeerOptions
     public static PeerOptions Parse(IReadOnlyList<string> args)
     {
         var o = new PeerOptions();
+        bool portGiven = false;
         if (args.Count < 1) throw new ArgumentException("missing role");
         o.Role = args[0];
         if (o.Role is not ("acceptor" or "initiator")) throw new ArgumentException($"unknown role '{o.Role}'");
@@ -61,7 +62,7 @@ public sealed class PeerOptions
             string v = args[++i];
             switch (a)
             {
-                case "--port": o.Port = (int)Number(a, v, 1, 65535); break;
+                case "--port": o.Port = (int)Number(a, v, 0, 65535); portGiven = true; break;
                 case "--dict": o.Dictionary = v; break;
                 case "--rate": o.Rate = (long)Number(a, v, 0, 100_000_000); break;
                 case "--warmup": o.Warmup = (long)Number(a, v, 0, int.MaxValue); break;
@@ -83,7 +84,9 @@ public sealed class PeerOptions
                 default: throw new ArgumentException($"unknown argument '{a}'");
             }
         }
-        if (o.Port == 0) throw new ArgumentException("--port is required (1..65535)");
+        // An acceptor may take port 0 (the system picks one as it binds; it prints PORT 0 and the harness reads the port
+        // from /proc); an initiator needs the acceptor's port.
+        if (!portGiven || (o.Port == 0 && o.Role == "initiator")) throw new ArgumentException("--port is required (acceptor 0..65535, 0: any free port; initiator 1..65535)");
         if (o.Dictionary.Length == 0) throw new ArgumentException("--dict is required (path to FIX44.xml)");
         if (!File.Exists(o.Dictionary)) throw new ArgumentException($"--dict: no file '{o.Dictionary}'");
         if (o.Role == "initiator" && o.Out.Length == 0) throw new ArgumentException("--out is required for the initiator");

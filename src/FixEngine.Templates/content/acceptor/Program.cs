@@ -11,7 +11,7 @@ using FixEngine.Engine;
 Directory.SetCurrentDirectory(AppContext.BaseDirectory);   // acceptor.cfg, dictionaries/, store/ and log/ sit beside the app
 using var engine = new FixEngineHost(SettingsFile.Load("acceptor.cfg"), new FillApplication());
 engine.Start();
-Console.WriteLine("listening on port 5001 (Ctrl+C stops)");
+Console.WriteLine($"listening on port(s) {string.Join(", ", engine.AcceptorPorts)} (Ctrl+C stops)");   // SocketAcceptPort=0: the port the system picked
 
 using var stop = new ManualResetEventSlim();
 Console.CancelKeyPress += (_, e) => { e.Cancel = true; stop.Set(); };
