@@ -20,6 +20,7 @@ public static class Program
         if (args.Length > 0 && args[0] == "store") return Store.LongHistoryCommand.Run(args[1..]);
         if (args.Length > 0 && args[0] == "roundtrip") return RoundTrip.RoundTripCommand.Run(args[1..]);
         if (args.Length > 0 && args[0] == "scale") return Scale.ScaleCommand.Run(args[1..]);
+        if (args.Length > 0 && args[0] == "standby-takeover") return Takeover.StandbyTakeoverCommand.Run(args[1..]);
         // The CI/dev machines are shared VMs whose speed flips between two levels (a plain CPU loop measured
         // 14 ms in one minute and 31 ms in the next): Min and Median are reported beside the Mean so a
         // reader can see which phase a run caught.

@@ -9,6 +9,7 @@ using System.Text;
 using System.Text.RegularExpressions;
 using FixEngine.Codec;
 using FixEngine.Config;
+using FixEngine.Dictionary;
 using FixEngine.Session;
 using FixEngine.Testing;
 using Microsoft.CodeAnalysis;
@@ -334,6 +335,61 @@ public sealed class ReadmeExampleTests
         }
     }
 
+    // ---- what the acceptor examples send ----
+
+    [Theory]
+    [InlineData("package")]
+    [InlineData("root")]
+    public void TheAcceptorExamplesFillIsValidForItsVersionsDictionary(string which)
+    {
+        string readme = which == "package" ? PackageReadme : RootReadme;
+        string code = CSharp(readme, "An acceptor").Code;
+        string settingsText = which == "root" ? Other(readme, "An acceptor", "ini").Code : code;
+        Match version = Regex.Match(settingsText, @"BeginString=(?<v>\S+)");
+        Assert.True(version.Success, "no BeginString in the acceptor's settings");
+        string beginString = version.Groups["v"].Value;
+        string fills = code[code.IndexOf("sealed class Fills", StringComparison.Ordinal)..];
+        byte[] bytes = Build("ReadmeFills" + which, OutputKind.DynamicallyLinkedLibrary, [Usings(code) + fills]);
+        var app = (IApplication)Activator.CreateInstance(Assembly.Load(bytes).GetType("Fills", throwOnError: true)!, nonPublic: true)!;
+        ReceivedFixMessage report = FillOneOrder(app, beginString);
+        AssertValid(report, beginString, which + " README's acceptor");
+    }
+
+    /// <summary>Sends <paramref name="app"/> one NewOrderSingle in a real session and returns its single answer.</summary>
+    private static ReceivedFixMessage FillOneOrder(IApplication app, string beginString)
+    {
+        SessionSettings settings = SettingsFile.Parse(
+            $"[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=5001\nNonStopSession=Y\nUseDataDictionary=N\n[SESSION]\nBeginString={beginString}\nSenderCompID=EXEC\nTargetCompID=CLIENT\n")[0];
+        using var pair = FixSessionTestPair.Create(settings, app);
+        pair.Connect();
+        pair.SendFromCounterparty(MsgTypes.NewOrderSingle, 0, static (ref FixWriter w, scoped in int _) =>
+        {
+            w.Write(FixTags.ClOrdID, "R-1"u8);
+            w.Write(FixTags.HandlInst, '1');
+            w.Write(FixTags.Symbol, "INTC"u8);
+            w.Write(FixTags.Side, '2');
+            w.WriteTimestamp(FixTags.TransactTime, 1_780_000_000_000_000_000L, TimestampPrecision.Millis);
+            w.Write(FixTags.OrderQty, 300);
+            w.Write(FixTags.OrdType, '2');
+            w.Write(FixTags.Price, new FixDecimal(2150, 2));
+        });
+        ReceivedFixMessage report = Assert.Single(pair.ReceivedApplicationMessages);
+        Assert.Equal("8", report.MsgType);
+        return report;
+    }
+
+    /// <summary>Validates a message with the engine's validator against the version's dictionary in dictionaries/, as a
+    /// validating counterparty (QuickFIX's checks, in its order) would.</summary>
+    private static void AssertValid(ReceivedFixMessage message, string beginString, string what)
+    {
+        string file = beginString.Replace("FIX.", "FIX", StringComparison.Ordinal).Replace(".", "", StringComparison.Ordinal) + ".xml";
+        var validator = new MessageValidator(DataDictionary.Load(Path.Combine(Root(), "dictionaries", file)), null, new ValidationOptions());
+        var index = new FixMessageIndex();
+        Assert.True(index.Parse(message.Bytes), what + ": the message does not parse: " + message);
+        ValidationError error = validator.Validate(new FixMessage(message.Bytes, index));
+        Assert.True(error.IsValid, $"{what} sends an invalid {beginString} message ({error}): {message}");
+    }
+
     // ---- the typed-message classes, in a real session ----
 
     [Theory]
@@ -376,6 +432,7 @@ public sealed class ReadmeExampleTests
         Assert.Equal("2", report[FixTags.Side]);
         Assert.Equal("300", report[FixTags.CumQty]);
         Assert.Equal("21.50", report[FixTags.AvgPx]);
+        AssertValid(report, "FIX.4.4", which + " README's typed acceptor");
     }
 
     // ---- the repeating-group fragment ----

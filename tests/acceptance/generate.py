@@ -111,6 +111,24 @@ def gen(d, begin, target, appl, style, order, news):
             I(2, "1|112=A"), E(2, "0|112=A"),
             I(1, "A|98=0|108=30|141=Y" + lext), E(1, "A|98=0|108=30|141=Y" + lext),
             I(2, "1|112=B"), E(2, "0|112=B")] + logout(3, 3)
+    # Several defects at once: the one QuickFIX C++ reports (its body fields by tag, not in message order; a group's
+    # count with the top-level fields, before anything inside the entries). Checked against libquickfix with
+    # tests/quickfix-probe (the same messages are in tests/FixEngine.Tests/Session/QuickFixValidationCases.txt).
+    S["20_SeveralDefectsTheLowestTagIsReported"] = ["# Side(54)=Z is outside its enum and Price(44)=abc, later in the message, is not a price: the lower tag, 44, is reported"] + logon() + [
+        I(2, "D|" + o(1).replace("54=1", "54=Z") + "|44=abc"), E(2, reject(2, "Incorrect data format for value", 44, "D", 6)),
+        I(3, "1|112=OK"), E(3, "0|112=OK")] + logout(4, 4)
+    if begin == "FIX.4.0":
+        several = ("B|33=2|58=hello|61=9", "Value is incorrect (out of range) for this tag", 61, "B", 5,
+                   "News with LinesOfText(33)=2 (a plain field in FIX.4.0) and Urgency(61)=9: the value is reported")
+    elif begin == "FIX.4.1":
+        several = ("B|148=Head|33=2|58=hello|61=9", "Incorrect NumInGroup count for repeating group", 33, "B", 16,
+                   "News whose LinesOfText(33) says 2 for one line, then Urgency(61)=9: the count (lower tag) is reported")
+    else:
+        several = ("D|" + o(1) + "|453=2|448=P1|447=D|452=1|59=x", "Value is incorrect (out of range) for this tag", 59, "D", 5,
+                   "NoPartyIDs(453) says 2 for one entry, then TimeInForce(59)=x after the group: the lower tag, 59, is reported")
+    S["21_SeveralDefectsAroundAGroup"] = ["# " + several[5]] + logon() + [
+        I(2, several[0]), E(2, reject(2, several[1], several[2], several[3], several[4])),
+        I(3, "1|112=OK"), E(3, "0|112=OK")] + logout(4, 4)
     os.makedirs(os.path.join(root, d), exist_ok=True)
     for name, lines in S.items():
         with open(os.path.join(root, d, name + ".def"), "w") as f:

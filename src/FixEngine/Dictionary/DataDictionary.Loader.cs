@@ -197,7 +197,10 @@ public sealed partial class DataDictionary
                         var entry = new LevelBuilder();
                         ExpandInto(e, entry, contextRequired: true);
                         if (entry.Fields.Count == 0) throw Error(e, $"group '{count.Name}' has no fields");
-                        var group = new GroupDefinition(count.Name, count.Tag, entry.Fields[0], entry.Fields.ToArray(), entry.Required.ToArray(), entry.Groups);
+                        var group = new GroupDefinition(count.Name, count.Tag, entry.Fields[0], entry.Fields.ToArray(), entry.Required.ToArray(), entry.Groups)
+                        {
+                            QuickFixRequiredFields = QuickFixRequired(e),
+                        };
                         level.Add(count.Tag, contextRequired && IsRequired(e));
                         level.Groups.TryAdd(count.Tag, group);
                         break;
@@ -219,6 +222,24 @@ public sealed partial class DataDictionary
                         throw Error(e, $"unexpected element <{e.Name.LocalName}> (expected field, group or component)");
                 }
             }
+        }
+
+        // The members QuickFIX C++ requires in each entry of group e: its own field and group children marked required,
+        // and only when the group itself is marked required (fields of components inside the group are not among them).
+        private int[] QuickFixRequired(XElement e)
+        {
+            if (!IsRequired(e)) return [];
+            var tags = new List<int>();
+            foreach (XElement child in e.Elements())
+            {
+                if (child.Name.LocalName is "field" or "group" && IsRequired(child))
+                {
+                    int tag = ResolveField(child).Tag;
+                    if (!tags.Contains(tag)) tags.Add(tag);
+                }
+            }
+            tags.Sort();
+            return tags.ToArray();
         }
 
         private FieldDefinition ResolveField(XElement e)

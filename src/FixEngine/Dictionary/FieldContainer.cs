@@ -99,6 +99,12 @@ public sealed class GroupDefinition : FieldContainer
         DelimiterTag = delimiterTag;
     }
 
+    /// <summary>
+    /// The members QuickFIX C++ requires in every entry, ascending: the group's own required field and group children,
+    /// only when the group itself is required. Empty otherwise.
+    /// </summary>
+    internal int[] QuickFixRequiredFields { get; init; } = [];
+
     /// <summary>The NUMINGROUP tag that starts the group, e.g. 453.</summary>
     public int CountTag { get; }
 

@@ -71,26 +71,31 @@ public sealed class ConsoleBrowserTests(ITestOutputHelper output)
 
         using ChromeDriver browser = Browser.Start();
         var wait = new WebDriverWait(browser, s_wait);
-        // The list re-renders on its refresh: a cell read between a find and its text is stale; the wait reads it again.
+        // The page re-renders the session table on every refresh: an element found a moment ago may be gone (stale) by the
+        // time it is read or clicked, more often on a busy machine. Waits find it again; CellText reads it afresh.
         wait.IgnoreExceptionTypes(typeof(StaleElementReferenceException));
 
         // 1. The session list.
         browser.Navigate().GoToUrl(new Uri(f.BaseAddress, "fix-admin/"));
-        IWebElement row = wait.Until(d => d.FindElements(By.CssSelector($"tr[data-session='{ConsoleFixture.ClientId}']")).FirstOrDefault());
-        wait.Until(_ => Cell(browser, "state").Text == "LoggedOn");
+        wait.Until(d => d.FindElements(By.CssSelector($"tr[data-session='{ConsoleFixture.ClientId}']")).FirstOrDefault());
+        wait.Until(_ => CellText(browser, "state") == "LoggedOn");
         // Logon + 5 orders sent, Logon + 5 fills received.
-        wait.Until(_ => Cell(browser, "next-sender").Text == "7" && Cell(browser, "next-target").Text == "7");
+        wait.Until(_ => CellText(browser, "next-sender") == "7" && CellText(browser, "next-target") == "7");
         Screenshot(browser, "1-session-list");
 
         // 2. Reset the sequence numbers; the counterparty answers with its own Logon(141=Y): both sides at 2.
-        row.Click();
+        wait.Until(d =>
+        {
+            d.FindElement(By.CssSelector($"tr[data-session='{ConsoleFixture.ClientId}']")).Click();
+            return true;
+        });
         wait.Until(d => d.FindElement(By.Id("detail")).Displayed);
         browser.FindElement(By.CssSelector("button[data-action='reset']")).Click();
         wait.Until(ExpectedAlert).Accept();
         wait.Until(d => d.FindElement(By.Id("action-result")).Text.Contains("ResetSeqNumFlag(141)=Y sent", StringComparison.Ordinal));
-        wait.Until(_ => Cell(browser, "next-sender").Text == "2" && Cell(browser, "next-target").Text == "2");
+        wait.Until(_ => CellText(browser, "next-sender") == "2" && CellText(browser, "next-target") == "2");
         wait.Until(d => d.FindElement(By.Id("tail")).Text.Contains("Operator anonymous@127.0.0.1: reset", StringComparison.Ordinal));
-        wait.Until(_ => Cell(browser, "state").Text == "LoggedOn");
+        wait.Until(_ => CellText(browser, "state") == "LoggedOn");
         Assert.True(EngineTestSupport.WaitFor(() => f.Acceptor.Sessions[0].NextTargetMsgSeqNum == 2), "the counterparty reset too");
         Screenshot(browser, "2-after-reset");
 
@@ -136,8 +141,22 @@ public sealed class ConsoleBrowserTests(ITestOutputHelper output)
         }
     }
 
-    private static IWebElement Cell(IWebDriver d, string cls)
-        => d.FindElement(By.CssSelector($"tr[data-session='{ConsoleFixture.ClientId}'] td.{cls}"));
+    /// <summary>The text of a cell of the initiator's row, found afresh (at most 50 tries while the table is re-rendered
+    /// under the read).</summary>
+    private static string CellText(IWebDriver d, string cls)
+    {
+        for (int attempt = 1; ; attempt++)
+        {
+            try
+            {
+                return d.FindElement(By.CssSelector($"tr[data-session='{ConsoleFixture.ClientId}'] td.{cls}")).Text;
+            }
+            catch (StaleElementReferenceException) when (attempt < 50)
+            {
+                System.Threading.Thread.Sleep(20);
+            }
+        }
+    }
 
     private void Screenshot(ChromeDriver browser, string name)
     {

@@ -118,14 +118,21 @@ public sealed class FixtValidationTests
     [Theory]
     [InlineData("FIX.4.4")]
     [InlineData("FIXT.1.1")]
-    public void RepeatedTagInsideAGroupEntryIsRejected(string beginString)
+    public void RepeatedTagInsideAGroupEntryStartsAnotherEntryAsQuickFixParsesIt(string beginString)
     {
+        // QuickFIX starts a new entry at a member the current entry already holds: two entries for a count of one.
         using var h = new SessionHarness(beginString);
         h.Logon();
         h.Receive(Order(h, 2, "|453=1|448=P|447=D|447=D|452=1"));
         Sent reject = h.Expect("3");
+        Assert.Equal("453", reject[371]);
+        Assert.Equal("16", reject[373]);
+
+        // With a count of two the second entry does not start with its delimiter PartyID(448).
+        h.Receive(Order(h, 3, "|453=2|448=P|447=D|447=D|452=1"));
+        reject = h.Expect("3");
         Assert.Equal("447", reject[371]);
-        Assert.Equal("13", reject[373]);
+        Assert.Equal("15", reject[373]);
     }
 
     [Theory]

@@ -19,7 +19,8 @@ public sealed class AwaitableReceivePauseTests(ITestOutputHelper output)
     [Fact]
     public void PauseAndResumeCyclesAllocateNothingOnAnyThread()
     {
-        (int exitCode, string report) = IsolatedProcess.Run(Probe, TimeSpan.FromSeconds(120));
+        // A hang bound: the probe takes a second idle and over a minute beside a CPU hog.
+        (int exitCode, string report) = IsolatedProcess.Run(Probe, TimeSpan.FromMinutes(10));
         output.WriteLine(report);
         Assert.True(exitCode == 0, $"exit code {exitCode}: {report}");
         Assert.Contains(": 0 B all threads", report);
@@ -74,13 +75,21 @@ public sealed class AwaitableReceivePauseTests(ITestOutputHelper output)
         }) { IsBackground = true };
         resumer.Start();
         Task loop = Task.Run(Loop);
+        // Bounded by progress, not speed: false once no cycle completed for 30 s (a lost wake), however slow the machine.
         bool WaitCycles(long target)
         {
-            var deadline = System.Diagnostics.Stopwatch.StartNew();
-            while (Volatile.Read(ref cycles) < target)
+            var stalled = System.Diagnostics.Stopwatch.StartNew();
+            long seen = Volatile.Read(ref cycles);
+            while (seen < target)
             {
-                if (deadline.ElapsedMilliseconds > 30_000) return false;
+                if (stalled.ElapsedMilliseconds > 30_000) return false;
                 Thread.Sleep(1);
+                long now = Volatile.Read(ref cycles);
+                if (now != seen)
+                {
+                    seen = now;
+                    stalled.Restart();
+                }
             }
             return true;
         }
@@ -159,6 +168,7 @@ public sealed class AwaitableReceivePauseTests(ITestOutputHelper output)
         int requested = 0;
         int done = 0;
         int asyncWaits = 0;
+        int completed = 0;
         Exception? failure = null;
 
         async Task Loop()
@@ -174,6 +184,7 @@ public sealed class AwaitableReceivePauseTests(ITestOutputHelper output)
                     if (!wait.IsCompleted) asyncWaits++;
                     await wait.ConfigureAwait(false);
                 }
+                Volatile.Write(ref completed, i + 1);
             }
             Volatile.Write(ref done, 1);
         }
@@ -216,11 +227,27 @@ public sealed class AwaitableReceivePauseTests(ITestOutputHelper output)
         agent.Start();
         closer.Start();
         Task loop = Task.Run(Loop);
-        Task finished = await Task.WhenAny(loop, Task.Delay(TimeSpan.FromSeconds(60)));
+        // A lost wake shows as a loop that stops making progress, not as a slow one: beside a CPU hog the spinning threads
+        // and the thread pool's continuations share two cores with it and the 20,000 pauses take minutes (0.4 s idle).
+        // So the bound is 30 s without a completed pause (and 10 minutes in all), not a total time.
+        var total = System.Diagnostics.Stopwatch.StartNew();
+        var stalled = System.Diagnostics.Stopwatch.StartNew();
+        int seen = 0;
+        while (!loop.IsCompleted && stalled.Elapsed < TimeSpan.FromSeconds(30) && total.Elapsed < TimeSpan.FromMinutes(10))
+        {
+            await Task.WhenAny(loop, Task.Delay(100));
+            int now = Volatile.Read(ref completed);
+            if (now != seen)
+            {
+                seen = now;
+                stalled.Restart();
+            }
+        }
         Volatile.Write(ref done, 1);
         Assert.True(agent.Join(TimeSpan.FromSeconds(10)) && closer.Join(TimeSpan.FromSeconds(10)));
         Assert.Null(failure);
-        Assert.True(ReferenceEquals(finished, loop), $"the loop did not finish its {Pauses} pauses within 60 s (parked {pause.IsParked}, {pause.Parks} parks)");
+        Assert.True(loop.IsCompleted, $"the loop stopped at pause {Volatile.Read(ref completed)} of {Pauses}: none completed for {stalled.Elapsed.TotalSeconds:0} s " +
+            $"({total.Elapsed.TotalSeconds:0} s in all; parked {pause.IsParked}, {pause.Parks} parks)");
         await loop;
         // The run must have exercised the park that waits (not only pauses cancelled before it, or resumed at once).
         Assert.True(asyncWaits > 0 && pause.Parks > 0, $"{pause.Parks} parks, {asyncWaits} waited");

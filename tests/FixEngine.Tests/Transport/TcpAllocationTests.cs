@@ -84,7 +84,8 @@ public class TcpAllocationTests
     {
         // Every thread of a process counts, so the measurement runs in a process of its own (see IsolatedProcess):
         // the test host's own threads allocate while a test runs.
-        (int exitCode, string report) = IsolatedProcess.Run(CompletionModeProbe, TimeSpan.FromSeconds(120));
+        // A hang bound: seconds idle, minutes beside a CPU hog.
+        (int exitCode, string report) = IsolatedProcess.Run(CompletionModeProbe, TimeSpan.FromMinutes(10));
         _output.WriteLine(report);
         Assert.True(exitCode == 0, $"exit code {exitCode}: {report}");
         Assert.Contains(": 0 B all threads", report);
@@ -98,7 +99,8 @@ public class TcpAllocationTests
         // The receive thread of each connection frames and dispatches; a refused send remainder is drained by the next
         // send, the receive thread or the drain timer. Measured over every thread, in a process of its own, as for
         // completion mode.
-        (int exitCode, string report) = IsolatedProcess.Run(DedicatedModeProbe, TimeSpan.FromSeconds(120));
+        // A hang bound: seconds idle, minutes beside a CPU hog.
+        (int exitCode, string report) = IsolatedProcess.Run(DedicatedModeProbe, TimeSpan.FromMinutes(10));
         _output.WriteLine(report);
         Assert.True(exitCode == 0, $"exit code {exitCode}: {report}");
         Assert.Contains(": 0 B all threads", report);
