@@ -100,7 +100,7 @@ internal sealed class AcceptorRouter(EngineAgent agent, EngineConsole console, b
             connection.Close("engine stopping");
             return;
         }
-        if (connection.Guarded && slot.Gate is null)
+        if (connection.Guarded && !slot.Guarded)
         {
             // A busy-poll session is run by the agent alone, without a gate: no other thread may enter it.
             connection.Close($"{slot.Session.Id} runs in busy-poll mode on the engine's own listener; a hosted connection needs ReceiveMode Dedicated or Completion, or EngineOptions.ListenOnAcceptorPorts = false");

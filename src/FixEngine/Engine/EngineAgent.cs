@@ -163,8 +163,7 @@ internal sealed class EngineAgent : IAgent
                     // A receiving thread is in the session (so it is connected): serviced on a later duty cycle. Not
                     // counted as work: spinning on the gate while a message is processed (or fsynced) takes the core the
                     // receiving thread and the peer need. Messages handed over meanwhile are not left waiting for the
-                    // idle strategy: the receiving thread sends them before and after it leaves the gate, or wakes the
-                    // agent (SessionSlot.SendHandedOverOrWakeAgent).
+                    // idle strategy: the receiving thread sends them as it leaves (FixSession.Leave), or wakes the agent.
                     anyConnected = true;
                 }
             }
@@ -204,7 +203,7 @@ internal sealed class EngineAgent : IAgent
         foreach (SessionChange removal in _removing)
         {
             _slots.Remove(removal.Slot);
-            using (SessionScope scope = removal.Slot.Enter(_time.EpochNow())) removal.Slot.Session.OnDisconnected("session removed", scope.EpochNs);
+            using (SessionScope scope = removal.Slot.EnterAsAgent(_time.EpochNow())) removal.Slot.Session.OnDisconnected("session removed", scope.EpochNs);
             removal.Done.Set();
         }
         _removing.Clear();
@@ -213,7 +212,7 @@ internal sealed class EngineAgent : IAgent
         long epochNs = _time.EpochNow();
         foreach (SessionSlot slot in _slots)
         {
-            using SessionScope scope = slot.Enter(epochNs);
+            using SessionScope scope = slot.EnterAsAgent(epochNs);
             slot.Session.OnDisconnected("engine stopped", scope.EpochNs);
             slot.Session.AbandonHandedOver(scope.EpochNs);
         }
@@ -230,7 +229,7 @@ internal sealed class EngineAgent : IAgent
         while (_commands.TryDequeue(out SessionCommand? command))
         {
             work++;
-            using SessionScope scope = command.Slot.Enter(epochNs);
+            using SessionScope scope = command.Slot.EnterAsAgent(epochNs);
             command.Run(scope.EpochNs);
         }
         return work;
@@ -317,7 +316,7 @@ internal sealed class EngineAgent : IAgent
                     continue;
                 }
                 _console.Connected(slot.Session.Id, connection.RemoteEndPoint);
-                using (SessionScope scope = slot.Enter(epochNs))
+                using (SessionScope scope = slot.EnterAsAgent(epochNs))
                 {
                     slot.Connect(connection, scope.EpochNs, _prewarm);
                 }

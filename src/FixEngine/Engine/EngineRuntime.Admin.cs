@@ -5,10 +5,10 @@ using FixEngine.Session;
 
 namespace FixEngine.Engine;
 
-// Operators' actions (the admin console of FixEngine.AspNetCore): each reaches its session through the one thread-safe
-// route into a session, its scope (docs/architecture.md, "Who owns what"): queued to the engine agent, which runs it at
-// the start of its next duty cycle under the session's gate, or, while the agent is not running (before Start, after
-// the engine stopped), run by the caller under the gate and the control lock. Nothing here is on a message path.
+// Operators' actions (the admin console of FixEngine.AspNetCore): each reaches its session the way docs/architecture.md
+// ("Who runs a session") gives for work that is not a message: queued to the engine agent, which runs it at the start of
+// its next duty cycle inside the session's scope, or, while the agent is not running (before Start, after the engine
+// stopped), run by the caller inside the scope and under the control lock. Nothing here is on a message path.
 internal sealed partial class EngineRuntime
 {
     /// <summary>Runs <paramref name="action"/> on the session's thread (see above); its result or exception completes

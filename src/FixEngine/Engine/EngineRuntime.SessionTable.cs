@@ -156,15 +156,12 @@ internal sealed partial class EngineRuntime
             // A hosted connection's thread (no engine listener on the port) enters the session through its gate, so such a
             // session always has one.
             Port? port = newPort ?? (_ports.TryGetValue(s.SocketAcceptPort!.Value, out Port? existing) ? existing : null);
-            var acceptorSlot = new SessionSlot(session, port?.Listener.Guarded ?? true);
-            acceptorSlot.EnableDirectSend(_time);
-            return acceptorSlot;
+            return new SessionSlot(session, port?.Listener.Guarded ?? true, _time.EpochNow);
         }
         TcpConnectionOptions transport = EngineConfiguration.TransportOptions(s, s.MaxMessageSize);
         EngineTls.InitiatorTls? tls = s.SocketUseSSL ? EngineTls.ForInitiator(s, _owned) : null;
-        var slot = new SessionSlot(session, InitiatorConnector.IsGuarded(transport, tls is not null));
+        var slot = new SessionSlot(session, InitiatorConnector.IsGuarded(transport, tls is not null), _time.EpochNow);
         slot.Initiator = new InitiatorConnector(slot, s.SocketConnectEndpoints, transport, tls, _agent, _time, _console, _prewarm, _options.ResolveHost);
-        slot.EnableDirectSend(_time);
         return slot;
     }
 

@@ -193,7 +193,7 @@ internal sealed partial class EngineRuntime
 
     /// <summary>Diagnostics (benchmarks, tests): how many times a thread waited for the session's gate (see
     /// <see cref="SessionSlot.GateWaits"/>); 0 for an unknown session.</summary>
-    internal long GateWaitsOf(SessionId id) => _byId.TryGetValue(id, out SessionSlot? slot) ? Interlocked.Read(ref slot.GateWaits) : 0;
+    internal long GateWaitsOf(SessionId id) => _byId.TryGetValue(id, out SessionSlot? slot) ? slot.GateWaits : 0;
 
     internal bool TryGetSession(SessionId id, [System.Diagnostics.CodeAnalysis.NotNullWhen(true)] out FixSession? session)
     {
@@ -233,7 +233,7 @@ internal sealed partial class EngineRuntime
             }
             foreach (SessionSlot other in _all)
             {
-                if (other.Gate is object gate && Monitor.IsEntered(gate))
+                if (other.Session.IsHeldByCurrentThread)
                 {
                     throw new InvalidOperationException($"RemoveSession({id}) was called inside a callback of session {other.Session.Id}; call it from another thread");
                 }

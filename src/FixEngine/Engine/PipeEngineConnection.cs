@@ -183,7 +183,6 @@ internal sealed class PipeEngineConnection : IEngineConnection, IPipeFrameHandle
             // The session may have dropped this connection (and taken another) while this thread waited for the gate.
             if (ReferenceEquals(slot.Session.Connection, this)) slot.Session.OnMessage(frame, scope.EpochNs);
         }
-        slot.SendHandedOverOrWakeAgent();
     }
 
     void IPipeFrameHandler.OnFrameError(in FrameResult error, ReadOnlySpan<byte> skipped, long epochNs)

@@ -121,10 +121,6 @@ internal sealed class SessionConnection : IEngineConnection, IConnectionHandler
 
     public SendResult Send(ReadOnlySpan<byte> message) => _transport?.TrySend(message) ?? SendResult.Closed;
 
-    public SendResult SendDeferred(ReadOnlySpan<byte> message) => _transport?.TrySendDeferred(message) ?? SendResult.Closed;
-
-    public void FlushDeferred() => _transport?.FlushDeferred();
-
     public void Disconnect(string reason) => Close(reason);
 
     /// <summary>Closes once the bytes already queued have left (bounded; see <see cref="TransportConnection.CloseAfterFlush"/>).</summary>
@@ -171,7 +167,6 @@ internal sealed class SessionConnection : IEngineConnection, IConnectionHandler
             // The session may have dropped this connection (and taken another) while this thread waited for the gate.
             if (ReferenceEquals(slot.Session.Connection, this)) slot.Session.OnMessage(message, scope.EpochNs);
         }
-        slot.SendHandedOverOrWakeAgent();
         SyncReceivePause(slot.Session);
     }
 

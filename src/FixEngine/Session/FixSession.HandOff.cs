@@ -61,48 +61,15 @@ public sealed partial class FixSession
         // The send-duration histogram (only while a listener wants it) measures from here to the socket.
         long handedAtNs = _latency?.BeginSend() ?? 0;
         if (!_handOff.TryHandOver(msgType, token, in state, body, max, handedAtNs)) return false;
-        // Nobody in the session (a gated session: dedicated or completion receive, TLS, hosted): this thread enters it and
-        // numbers, stores and sends what waits, now; one hop, as a thread-per-session engine sends. Otherwise the thread
-        // inside sends it before it leaves, or the engine agent does: end the agent's idle park so the message does not
-        // wait out the sleep. Outside the producers' lock, so neither holds other producers up.
-        SendHandedOverOrWakeAgent();
+        // Outside the producers' lock, so no producer waits for another's send (docs/architecture.md, "Who runs a session").
+        SendHandedOverNowOrWakeAgent();
         return true;
     }
 
-    /// <summary>Any thread outside the session: enters it through <see cref="DirectSendGate"/> when nobody is in it and
-    /// sends what was handed over; whatever still waits after that (the gate was busy, or more came) is left to the thread
-    /// in the session or the engine agent, which is woken. One volatile read when nothing waits.</summary>
-    internal void SendHandedOverOrWakeAgent()
+    // Inside the session (Leave): numbers, stores and sends what was handed over, when the session can send now;
+    // otherwise it waits for the agent's Poll.
+    private void DrainHandedOver(long epochNs)
     {
-        if (!HasHandedOverMessages) return;
-        if (DirectSendGate is { } gate && gate.TryEnter(out long epochNs))
-        {
-            // The messages are numbered, stored and queued in order inside the gate; the socket write happens after
-            // leaving it (a dedicated- or completion-mode TCP connection: see ISessionConnection.SendDeferred). PERF: with the write
-            // inside, the receive thread would wait for the gate while the writer is preempted by the peer it wakes
-            // (measured in docs/benchmarks/roundtrip-comparison.md).
-            ISessionConnection? connection = _connection;
-            try
-            {
-                _deferTransmit = true;
-                DrainHandedOver(epochNs);
-            }
-            finally
-            {
-                _deferTransmit = false;
-                gate.Exit();
-                connection?.FlushDeferred();
-            }
-            if (!HasHandedOverMessages) return;
-        }
-        AgentWakeup?.Signal();
-    }
-
-    // Inside the session (its gate held, or on its owner thread): numbers, stores and sends what was handed over, when
-    // the session can send now; otherwise it waits for the owner's Poll, as before.
-    internal void DrainHandedOver(long epochNs)
-    {
-        _ownerThreadId = Environment.CurrentManagedThreadId;
         if (_handOff.Ring.UsedBytes == 0 || _state != SessionState.LoggedOn || _held || _connection is null) return;
         _epochNs = epochNs;
         try

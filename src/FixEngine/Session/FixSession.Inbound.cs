@@ -17,7 +17,6 @@ public sealed partial class FixSession
     /// <remarks>Owner thread only. Allocation-free in steady state; early messages are copied into pooled buffers.</remarks>
     internal int OnMessage(ReadOnlySpan<byte> frame, long epochNs)
     {
-        _ownerThreadId = Environment.CurrentManagedThreadId;
         if (_connection is null) return 0;
         _inboundDepth++;
         try
@@ -70,9 +69,6 @@ public sealed partial class FixSession
                 ProcessQueue(epochNs);
                 ContinueChunkedResend(epochNs);
             }
-            // Messages handed over by other threads while this one held the session go out now, from this thread,
-            // rather than wait for the engine agent's next duty cycle (one hop fewer; the agent may be parked).
-            if (HasHandedOverMessages) DrainHandedOver(epochNs);
         }
         catch (Store.MessageStoreException e)
         {
@@ -89,7 +85,6 @@ public sealed partial class FixSession
     /// <remarks>Ignored (no sequence number consumed) once logged on; before the first Logon the connection is dropped.</remarks>
     internal void OnGarbled(ReadOnlySpan<byte> bytes, string reason, long epochNs)
     {
-        _ownerThreadId = Environment.CurrentManagedThreadId;
         if (_connection is null) return;
         _log.OnEvent(Logging.LogLevel.Warning, "Garbled message ignored: " + reason, epochNs);
         if (!IsLoggedOn) Disconnect("garbled message before Logon: " + reason, epochNs);

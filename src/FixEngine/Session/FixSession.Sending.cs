@@ -224,7 +224,7 @@ public sealed partial class FixSession
         _counters.OnMessageSent();
         // Behind messages that wait for the transport: keep the order.
         if (!_flow.IsEmpty) return Hold(bytes, epochNs);
-        SendResult result = _deferTransmit ? connection.SendDeferred(bytes) : connection.Send(bytes);
+        SendResult result = connection.Send(bytes);
         switch (result)
         {
             case SendResult.Backpressure:

@@ -16,7 +16,6 @@ public sealed partial class FixSession
     /// <remarks>Owner thread only. Allocation-free unless an event is logged.</remarks>
     internal int Poll(long epochNs)
     {
-        _ownerThreadId = Environment.CurrentManagedThreadId;
         try
         {
             return _held ? PollHeld(epochNs) : PollCore(epochNs);

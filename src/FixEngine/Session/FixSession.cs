@@ -11,15 +11,12 @@ namespace FixEngine.Session;
 
 /// <summary>One FIX session (FIX.4.x or FIXT.1.1): state machine, sequencing, validation, resend/gap-fill, timers.</summary>
 /// <remarks>
-/// <para>Design: single-threaded. One thread at a time calls every member except
-/// <see cref="TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/> and the counters:
-/// the engine agent for a busy-poll session; for a dedicated-mode session the connection's receive thread (inbound) or
-/// the agent (timers, outbox); for a completion-mode or TLS session the socket completion thread (inbound) or the agent;
-/// those two are serialised by the engine's per-session gate, which also orders their memory accesses; or a test. The thread that last entered through OnConnected, OnMessage, OnGarbled, Poll or OnDisconnected
-/// owns the session, and <see cref="Send{TState}(ReadOnlySpan{byte}, in TState, BodyWriter{TState}, long)"/> throws
+/// <para>Design: one thread at a time runs the session: the engine agent for a busy-poll session, otherwise whichever
+/// thread holds the session's gate (docs/architecture.md, "Who runs a session", holds the rules; FixSession.Gate
+/// implements them). <see cref="Send{TState}(ReadOnlySpan{byte}, in TState, BodyWriter{TState}, long)"/> throws
 /// <see cref="InvalidOperationException"/> on any other thread (one comparison per call). Any number of other threads
-/// may call <see cref="TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>: they take
-/// a private lock to write into a byte ring drained by <see cref="Poll"/>, so sequence numbers stay single-writer. The session never reads a clock: every entry point takes
+/// may call <see cref="TrySendFromAnyThread{TState}(ReadOnlySpan{byte}, long, in TState, BodyWriter{TState})"/>: they
+/// write into a hand-off ring that only the session's holder numbers and sends, so sequence numbers stay single-writer. The session never reads a clock: every entry point takes
 /// <c>epochNs</c>, nanoseconds since the Unix epoch (UTC), used both for SendingTime and for timers. Steady-state
 /// processing allocates nothing: inbound messages are indexed in place, outbound messages are encoded into one reusable
 /// buffer, early messages (gaps) are copied once into pooled buffers.</para>
@@ -115,9 +112,8 @@ public sealed partial class FixSession : IDisposable
     // The time passed to the entry point being processed.
     private long _epochNs;
 
-    // Threads: the thread that last entered through an engine entry point (OnConnected, OnMessage, OnGarbled, Poll,
-    // OnDisconnected) owns the session; Send checks it. Producers of TrySendFromAnyThread serialise in _handOff
-    // (the ring itself is single-producer), which refuses them once closed (after Stop or a store failure).
+    // Threads (docs/architecture.md, "Who runs a session"; FixSession.Gate): the thread that holds the session (entered
+    // it through Enter or TryEnter; the constructing thread until then) owns it, and Send checks it.
     private int _ownerThreadId;
 
     /// <summary>Signalled after a message is handed over, so the engine agent that drains the hand-off wakes from its
@@ -131,19 +127,11 @@ public sealed partial class FixSession : IDisposable
     /// <summary>Set once (Interlocked) by whoever hands <see cref="Log"/> back to its factory, so it is released once.</summary>
     internal int LogReleased;
 
-    /// <summary>Set by the engine for a gated session: lets a thread handing a message over enter the session when
-    /// nobody is in it and send the message itself (null: the owner thread always does).</summary>
-    internal IDirectSendGate? DirectSendGate { get; set; }
-
     /// <summary>Messages handed over by TrySendFromAnyThread wait in the hand-off (approximate; any thread).</summary>
     internal bool HasHandedOverMessages => _handOff.Ring.UsedBytes != 0;
     private long _handedOverNotStored;
     private bool _lastFinishFailed;
     private bool _lastFinishVetoed;
-
-    /// <summary>Inside a direct send (SendHandedOverOrWakeAgent, gate held): Transmit queues through
-    /// <see cref="ISessionConnection.SendDeferred"/> and the caller flushes after leaving the gate.</summary>
-    private bool _deferTransmit;
 
     // Durability: the inbound message FromApp is processing (0: none), so what it sends carries the processed mark;
     // whether that delivery may repeat an earlier one; the inbound number that was next when the store was opened (the
@@ -237,7 +225,6 @@ public sealed partial class FixSession : IDisposable
     internal void OnConnected(ISessionConnection connection, long epochNs)
     {
         ArgumentNullException.ThrowIfNull(connection);
-        _ownerThreadId = Environment.CurrentManagedThreadId;
         if (_storeFault is not null)
         {
             _log.OnEvent(Logging.LogLevel.Error, "Connection refused: the message store failed (" + _storeFault.Message + ")", epochNs);
@@ -297,7 +284,6 @@ public sealed partial class FixSession : IDisposable
     /// <param name="epochNs">Now, epoch nanoseconds.</param>
     internal void OnDisconnected(string reason, long epochNs)
     {
-        _ownerThreadId = Environment.CurrentManagedThreadId;
         if (_connection is null) return;
         _connection = null;
         AfterDisconnect(reason, epochNs);

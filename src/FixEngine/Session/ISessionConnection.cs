@@ -20,21 +20,6 @@ internal interface ISessionConnection
     /// send backlog and offers it again, whole and in order, on a later <see cref="FixSession.Poll"/>.</remarks>
     SendResult Send(ReadOnlySpan<byte> message);
 
-    /// <summary>Like <see cref="Send"/>, except that the transport may only queue the bytes (in order) and leave the
-    /// write to the socket to <see cref="FlushDeferred"/>, which the caller makes once it has left the session's gate.</summary>
-    /// <param name="message">The complete message; valid only during the call.</param>
-    /// <returns>As <see cref="Send"/>.</returns>
-    /// <remarks>For a thread that entered the session only to send (FixSession's direct send): the write syscall, which
-    /// on loopback runs the peer's receive path and may be preempted by the thread it wakes, then happens outside the
-    /// gate, so the connection's receive thread is never kept waiting for it. The default sends at once.</remarks>
-    SendResult SendDeferred(ReadOnlySpan<byte> message) => Send(message);
-
-    /// <summary>Writes what <see cref="SendDeferred"/> queued (any thread, outside the session's gate; nothing when
-    /// nothing waits).</summary>
-    void FlushDeferred()
-    {
-    }
-
     /// <summary>Closes the connection; bytes already taken by <see cref="Send"/> still leave first (the engine bounds that
     /// wait). Must not call back into the session; the session already knows.</summary>
     /// <param name="reason">Why, for the log.</param>

@@ -29,12 +29,8 @@ namespace FixEngine.Transport;
 //   copy). Only the remainder the socket refused is copied into the queue: a SendByteQueue of exactly
 //   SendQueueBytes, rented from the pool on first use. A message that does not fit in the free space gets
 //   Backpressure before any byte is sent, so a message is never half sent and half dropped.
-// - Deferred send (dedicated and completion modes, TrySendDeferred/FlushDeferred): the whole message is copied into the
-//   queue with no syscall, and the caller writes the queue after leaving the session's gate (FixSession's direct send),
-//   so the receive thread never waits on the gate for a write. In completion mode a flush that finds an async send in
-//   flight leaves the queue to it (that send continues until the queue is empty), and a remainder the socket refused
-//   goes by an async send, as after a partial TrySend. Every enqueue is followed by a flush, a drain by the next
-//   send or an armed drain thread, so the receive thread's own post-burst drain may skip when the lock is held.
+// - Every enqueue is followed by a drain: the next send, the receive thread after each inbound burst (which may skip
+//   when the lock is held), an async send (completion mode) or the armed drain thread (dedicated mode).
 // - Completion-mode drain: a pooled send SAEA over the queue's contiguous head segment; an async send holds
 //   an "in flight" count (taken under the lock while not closing) until it completes.
 // - Dedicated-mode drain never uses the runtime's socket engine: a socket that ran one async operation stays in the

@@ -59,16 +59,4 @@ internal abstract partial class TransportConnection
     /// <param name="message">The bytes.</param>
     /// <returns>The send result.</returns>
     public abstract SendResult TrySend(ReadOnlySpan<byte> message);
-
-    /// <summary>Takes the bytes like <see cref="TrySend"/> but may only queue them, in order, for <see cref="FlushDeferred"/>
-    /// to write (a dedicated-mode TCP connection does; the others send at once).</summary>
-    /// <param name="message">The bytes.</param>
-    /// <returns>The send result (<see cref="SendResult.Queued"/> when queued).</returns>
-    public virtual SendResult TrySendDeferred(ReadOnlySpan<byte> message) => TrySend(message);
-
-    /// <summary>Writes what <see cref="TrySendDeferred"/> queued, without blocking (any thread; what the socket does
-    /// not take waits for the usual drain).</summary>
-    public virtual void FlushDeferred()
-    {
-    }
 }

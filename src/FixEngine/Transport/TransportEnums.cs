@@ -21,9 +21,9 @@ public enum ReceiveMode
     /// <summary>
     /// A receive thread of its own per connection: it sleeps in the kernel until the socket is readable (<c>poll</c>),
     /// reads into the pooled receive buffer and processes every complete message inline, so the thread the kernel wakes
-    /// is the one that runs the session (one wake-up per inbound burst, no thread-pool hop). Sends are as in
-    /// <see cref="Completion"/> (a remainder the socket refused is drained by an async send). Costs one mostly sleeping
-    /// thread per connection. The default.
+    /// is the one that runs the session (one wake-up per inbound burst, no thread-pool hop). A send remainder the socket
+    /// refused is written by later sends, by the receive thread after each burst and by one process-wide drain thread.
+    /// Costs one mostly sleeping thread per connection. The default.
     /// </summary>
     Dedicated = 2,
 }

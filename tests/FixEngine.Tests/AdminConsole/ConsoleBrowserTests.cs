@@ -80,8 +80,7 @@ public sealed class ConsoleBrowserTests(ITestOutputHelper output)
         wait.Until(d => d.FindElements(By.CssSelector($"tr[data-session='{ConsoleFixture.ClientId}']")).FirstOrDefault());
         wait.Until(_ => CellText(browser, "state") == "LoggedOn");
         // Logon + 5 orders sent, Logon + 5 fills received.
-        Assert.Equal("7", CellText(browser, "next-sender"));
-        Assert.Equal("7", CellText(browser, "next-target"));
+        wait.Until(_ => CellText(browser, "next-sender") == "7" && CellText(browser, "next-target") == "7");
         Screenshot(browser, "1-session-list");
 
         // 2. Reset the sequence numbers; the counterparty answers with its own Logon(141=Y): both sides at 2.
@@ -96,7 +95,7 @@ public sealed class ConsoleBrowserTests(ITestOutputHelper output)
         wait.Until(d => d.FindElement(By.Id("action-result")).Text.Contains("ResetSeqNumFlag(141)=Y sent", StringComparison.Ordinal));
         wait.Until(_ => CellText(browser, "next-sender") == "2" && CellText(browser, "next-target") == "2");
         wait.Until(d => d.FindElement(By.Id("tail")).Text.Contains("Operator anonymous@127.0.0.1: reset", StringComparison.Ordinal));
-        Assert.Equal("LoggedOn", CellText(browser, "state"));
+        wait.Until(_ => CellText(browser, "state") == "LoggedOn");
         Assert.True(EngineTestSupport.WaitFor(() => f.Acceptor.Sessions[0].NextTargetMsgSeqNum == 2), "the counterparty reset too");
         Screenshot(browser, "2-after-reset");
 

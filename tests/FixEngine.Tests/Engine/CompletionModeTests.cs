@@ -93,12 +93,15 @@ public sealed class CompletionModeTests
     /// Timers and inbound processing of one completion-mode session run on different threads (agent, completion threads);
     /// with HeartBtInt=1 on a fake clock advanced one 1.05 s step per round trip, every step fires both agents' heartbeat
     /// timers while orders, fills, TestRequests and outbox News race them, and both sessions must keep their sequence
-    /// numbers intact: no gap, no duplicate, no ResendRequest, Reject or Logout.
+    /// numbers intact: no gap, no duplicate, no ResendRequest, Reject or Logout. The test waits for the initiator's heartbeat
+    /// every <paramref name="heartbeatEvery"/> steps and hands a TestRequest over every <paramref name="testRequestEvery"/>
+    /// steps (1, 1: every step, so the hand-off races the clock 300 times).
     /// </summary>
     [Theory]
-    [InlineData("Completion")]
-    [InlineData("Dedicated")]
-    public void TimersInterleaveWithInboundWithoutCorruptingSequenceNumbers(string mode)
+    [InlineData("Completion", 7, 10)]
+    [InlineData("Dedicated", 7, 10)]
+    [InlineData("Completion", 1, 1)]
+    public void TimersInterleaveWithInboundWithoutCorruptingSequenceNumbers(string mode, int heartbeatEvery, int testRequestEvery)
     {
         const int Steps = 300;
         const int News = 1_000;
@@ -141,14 +144,16 @@ public sealed class CompletionModeTests
         int heartbeatsBeforeAdvance = 0;
         for (int i = 0; i < Steps; i++)
         {
-            if (i % 7 == 6)
+            if (i > 0 && i % heartbeatEvery == heartbeatEvery - 1)
             {
                 // Now and then let the initiator's heartbeat timer win the race with the next order, so both timers are seen.
                 int heartbeats = heartbeatsBeforeAdvance;
-                Assert.True(WaitFor(() => Volatile.Read(ref filler.HeartbeatsWithoutTestReqId) > heartbeats), "the initiator's heartbeat timer did not fire");
+                Assert.True(WaitFor(() => Volatile.Read(ref filler.HeartbeatsWithoutTestReqId) > heartbeats),
+                    $"the initiator's heartbeat timer did not fire (step {i}; its last send {session.LastSentEpochNs - clock.EpochNs} ns from the clock, "
+                    + $"{client.HeartbeatsWithTestReqId} of {testRequests} TestRequests answered)");
             }
             SendOrder(session, i);
-            if (i % 10 == 0)
+            if (i % testRequestEvery == 0)
             {
                 testRequests++;
                 while (!session.TrySendFromAnyThread(MsgTypes.TestRequest, i, static (ref FixWriter w, scoped in int id) => w.Write(FixTags.TestReqID, id)))
@@ -160,6 +165,13 @@ public sealed class CompletionModeTests
             Assert.True(WaitFor(() => Volatile.Read(ref client.Fills) >= expected), $"no fill for order {i}; client {client.Problems.Count} problems, acceptor state {acceptorSession.State}");
             // Between steps nobody has been silent for more than 1.05 s, so no TestRequest timer or heartbeat timeout fires,
             // but every step passes HeartBtInt (1 s) since each side last sent: heartbeats race the next order and fill.
+            // Everything this step handed over must be out before the clock moves. TrySendFromAnyThread may return before
+            // its message is sent (the thread in the session, or the agent, sends it), and a TestRequest sent after the
+            // advance is sent at the new time: the initiator then has no heartbeat due until the next advance, which
+            // waits for that heartbeat (reproduced by delaying the agent: the wait at step 111 failed with the initiator's last
+            // send 0 ns from the frozen clock). The order is out (its fill came back); the TestRequest once it is answered.
+            int answered = testRequests;
+            Assert.True(WaitFor(() => Volatile.Read(ref client.HeartbeatsWithTestReqId) >= answered), $"{client.HeartbeatsWithTestReqId} of {answered} TestRequests answered by step {i}");
             heartbeatsBeforeAdvance = Volatile.Read(ref filler.HeartbeatsWithoutTestReqId);
             clock.Advance(1_050_000_000L);
         }
