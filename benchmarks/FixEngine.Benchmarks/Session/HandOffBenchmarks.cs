@@ -34,8 +34,8 @@ public class HandOffBenchmarks
     [GlobalSetup]
     public void Setup()
     {
-        _handOff = new SendHandOff(RingBytes);
-        _maxRecord = _handOff.Ring.MaxRecordLength;
+        _handOff = new SendHandOff(RingBytes, initialCapacityBytes: RingBytes);
+        _maxRecord = _handOff.MaxRecordLength;
         _second = new BackgroundWorker("second-producer", SecondProducer);
     }
 
@@ -86,11 +86,11 @@ public class HandOffBenchmarks
     {
         long sum = 0;
         int read = 0;
-        while (_handOff.Ring.TryRead(out ReadOnlySpan<byte> record))
+        while (_handOff.TryRead(out ReadOnlySpan<byte> record))
         {
             SendHandOff.Parse(record, out _, out long token, out ReadOnlySpan<byte> fields);
             sum += token + fields.Length;
-            _handOff.Ring.Release();
+            _handOff.Release();
             read++;
         }
         if (read != expected) Fail();

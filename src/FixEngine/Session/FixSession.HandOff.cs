@@ -32,8 +32,8 @@ public sealed partial class FixSession
     /// <param name="token">Any value of the application's choosing (an order id, an index): reported back with the
     /// message's MsgSeqNum once it is stored, or with the reason it never was.</param>
     /// <param name="state">Passed to <paramref name="body"/>.</param>
-    /// <param name="body">Writes the body fields (encoded on the calling thread); called a second time, into a larger
-    /// record, when the body does not fit in 4 KiB.</param>
+    /// <param name="body">Writes the body fields (encoded on the calling thread); called again, into a record four times
+    /// larger each time, when the body does not fit in 4 KiB.</param>
     /// <returns>True: the session accepted the message. It may not be stored yet (it waits in memory until a thread in
     /// the session takes it, normally at once or within one duty cycle while logged on); exactly one of
     /// <see cref="IApplication.OnSendStored"/> or <see cref="IApplication.OnSendNotStored"/> follows for it, unless the
@@ -57,7 +57,7 @@ public sealed partial class FixSession
         ArgumentNullException.ThrowIfNull(body);
         if (_storeFault is not null) ThrowStoreFaulted();
         if (_held || msgType.IsEmpty || msgType.Length > SendHandOff.MsgTypeMax) return false;
-        int max = Math.Min(_handOff.Ring.MaxRecordLength, _header.BufferLength - SessionHeaderWriter.HeaderAllowanceBytes);
+        int max = Math.Min(_handOff.MaxRecordLength, _header.MaxBufferLength - SessionHeaderWriter.HeaderAllowanceBytes);
         // The send-duration histogram (only while a listener wants it) measures from here to the socket.
         long handedAtNs = _latency?.BeginSend() ?? 0;
         if (!_handOff.TryHandOver(msgType, token, in state, body, max, handedAtNs)) return false;
@@ -70,7 +70,7 @@ public sealed partial class FixSession
     // otherwise it waits for the agent's Poll.
     private void DrainHandedOver(long epochNs)
     {
-        if (_handOff.Ring.UsedBytes == 0 || _state != SessionState.LoggedOn || _held || _connection is null) return;
+        if (_handOff.UsedBytes == 0 || _state != SessionState.LoggedOn || _held || _connection is null) return;
         _epochNs = epochNs;
         try
         {
@@ -91,10 +91,10 @@ public sealed partial class FixSession
     private int AbandonOutbox(SendNotStoredReason reason, long epochNs)
     {
         int count = 0;
-        while (_handOff.Ring.TryRead(out ReadOnlySpan<byte> record))
+        while (_handOff.TryRead(out ReadOnlySpan<byte> record))
         {
             SendHandOff.Parse(record, out _, out long token, out _);
-            _handOff.Ring.Release();
+            _handOff.Release();
             NotStored(token, reason);
             count++;
         }

@@ -175,6 +175,7 @@ public sealed partial class FixSession
         }
         if (bodyStart > trailerStart) bodyStart = trailerStart;
 
+        _header.EnsureCapacity(stored.Length + SessionHeaderWriter.HeaderAllowanceBytes);
         FixWriter w = _header.CreateWriter();
         _header.WritePossDupHeader(ref w, msgType, seqNum, epochNs);
         bool wroteOrig = false;

@@ -25,7 +25,8 @@ public sealed partial class FixSession
     /// <typeparam name="TState">State for <paramref name="body"/>; pass a static lambda so nothing is allocated.</typeparam>
     /// <param name="msgType">MsgType(35).</param>
     /// <param name="state">Passed to <paramref name="body"/>.</param>
-    /// <param name="body">Writes the body fields.</param>
+    /// <param name="body">Writes the body fields; called again, into a larger encode buffer, when the message did not fit
+    /// in the session's buffer so far (it grows on demand up to MaxMessageSize).</param>
     /// <param name="epochNs">Now, epoch nanoseconds (SendingTime).</param>
     /// <returns>The connection's answer: <see cref="SendResult.Sent"/>, or <see cref="SendResult.Queued"/> when the
     /// transport or the session's backlog holds it for sending in order (see <see cref="SendBacklogBytes"/>);
@@ -60,6 +61,13 @@ public sealed partial class FixSession
         RoutingFields routing = default;
         _header.WriteHeader(ref w, msgType, seq, epochNs, ref routing);
         body(ref w, in state);
+        // Larger than the encode buffer so far: again into a larger one (it grows up to MaxMessageSize).
+        while (w.Failed && _header.TryGrow())
+        {
+            w = _header.CreateWriter();
+            _header.WriteHeader(ref w, msgType, seq, epochNs, ref routing);
+            body(ref w, in state);
+        }
         try
         {
             SendResult result = FinishAndSend(ref w, seq, epochNs, isApp: !DataDictionaryIsAdmin(msgType));
@@ -97,9 +105,10 @@ public sealed partial class FixSession
     {
         int work = 0;
         while ((all || (work < 256 && _flow.IsEmpty && !_resend.IsReplayPending && _state == SessionState.LoggedOn))
-            && _storeFault is null && !_held && _handOff.Ring.TryRead(out ReadOnlySpan<byte> record))
+            && _storeFault is null && !_held && _handOff.TryRead(out ReadOnlySpan<byte> record))
         {
             SendHandOff.Parse(record, out ReadOnlySpan<byte> msgType, out long token, out long handedAtNs, out ReadOnlySpan<byte> fields);
+            _header.EnsureCapacity(fields.Length + SessionHeaderWriter.HeaderAllowanceBytes);
             FixWriter w = _header.CreateWriter();
             int seq = _store.NextSenderMsgSeqNum;
             RoutingFields routing = default;
@@ -116,17 +125,17 @@ public sealed partial class FixSession
                 if (WouldHold(e))
                 {
                     // Not stored, not sent: it stays first in the hand-off and is stored when the session resumes.
-                    _handOff.Ring.Unread();
+                    _handOff.Unread();
                 }
                 else
                 {
-                    _handOff.Ring.Release();
+                    _handOff.Release();
                     NotStored(token, SendNotStoredReason.StoreFailed);
                 }
                 OnStoreFailed(e, epochNs);
                 break;
             }
-            _handOff.Ring.Release();
+            _handOff.Release();
             if (_lastFinishFailed) NotStored(token, SendNotStoredReason.TooLarge);
             else if (_lastFinishVetoed) NotStored(token, SendNotStoredReason.Vetoed);
             else _application.OnSendStored(this, token, seq);
@@ -249,6 +258,14 @@ public sealed partial class FixSession
         _header.WriteHeader(ref w, msgType, seq, epochNs, ref routing);
         body.WriteTo(ref w);
         _application.ToAdmin(this, msgType, ref w);
+        // Larger than the encode buffer so far (fields ToAdmin added): again into a larger one.
+        while (w.Failed && _header.TryGrow())
+        {
+            w = _header.CreateWriter();
+            _header.WriteHeader(ref w, msgType, seq, epochNs, ref routing);
+            body.WriteTo(ref w);
+            _application.ToAdmin(this, msgType, ref w);
+        }
         FinishAndSend(ref w, seq, epochNs, isApp: false);
     }
 

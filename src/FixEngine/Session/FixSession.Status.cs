@@ -30,6 +30,10 @@ public sealed partial class FixSession
     /// <summary>The attached connection, or null (owner thread; the engine checks it for a transport-side close).</summary>
     internal ISessionConnection? Connection => _connection;
 
+    /// <summary>Bytes the session holds for sending: its encode buffer and its hand-off rings (both grow on demand; a
+    /// configured session that has sent nothing holds a few KB). Any thread; a recent value.</summary>
+    internal int SendBufferBytes => _header.BufferLength + _handOff.RetainedBytes;
+
     /// <summary>True for initiator sessions.</summary>
     public bool IsInitiator => _isInitiator;
 

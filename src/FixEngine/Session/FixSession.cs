@@ -128,7 +128,7 @@ public sealed partial class FixSession : IDisposable
     internal int LogReleased;
 
     /// <summary>Messages handed over by TrySendFromAnyThread wait in the hand-off (approximate; any thread).</summary>
-    internal bool HasHandedOverMessages => _handOff.Ring.UsedBytes != 0;
+    internal bool HasHandedOverMessages => _handOff.UsedBytes != 0;
     private long _handedOverNotStored;
     private bool _lastFinishFailed;
     private bool _lastFinishVetoed;

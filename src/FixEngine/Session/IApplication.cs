@@ -153,6 +153,8 @@ public interface IApplication
     /// <param name="session">The session.</param>
     /// <param name="msgType">MsgType(35) of the message.</param>
     /// <param name="body">Writer positioned after the session's body fields, before the trailer.</param>
+    /// <remarks>Called again for the same message, into a larger buffer, when the message did not fit in the
+    /// session's encode buffer so far (it starts at a few KB and grows on demand up to MaxMessageSize).</remarks>
     void ToAdmin(FixSession session, ReadOnlySpan<byte> msgType, ref FixWriter body)
     {
     }

@@ -21,7 +21,12 @@ internal ref struct RoutingFields
 /// <para>Design: owned by the thread running the session. It holds the session's identity as bytes (BeginString,
 /// SenderCompID, TargetCompID), the SendingTime format and the reusable buffers: the encode buffer every outbound
 /// message is written into (one message at a time: a message is handed to the transport or copied into the backlog
-/// before the next is encoded) and a scratch buffer for ASCII text fields. Allocation-free after construction.</para>
+/// before the next is encoded) and a scratch buffer for ASCII text fields.</para>
+/// <para>The encode buffer starts at <see cref="InitialBufferBytes"/> and grows (doubling, up to MaxMessageSize plus
+/// <see cref="HeaderAllowanceBytes"/>) when a message does not fit: the sender encodes it again after
+/// <see cref="TryGrow"/>, or sizes the buffer first with <see cref="EnsureCapacity"/> when it knows the length. So a
+/// configured session holds a few KB, not MaxMessageSize; growth allocates once per doubling, a session's steady state
+/// nothing.</para>
 /// <para>Header order: 8, 9, 35, then every other header field in ascending tag order (QuickFIX's order). Two
 /// headers exist: <see cref="WriteHeader"/> for a message with a new sequence number, and
 /// <see cref="WritePossDupHeader"/> for a message sent again under the number it replaces (a resent application
@@ -32,6 +37,9 @@ internal sealed class SessionHeaderWriter
     /// <summary>Bytes of the encode buffer beyond MaxMessageSize, for the header and trailer.</summary>
     public const int HeaderAllowanceBytes = 256;
 
+    /// <summary>The encode buffer's first length (most FIX messages are well under 1 KB).</summary>
+    public const int InitialBufferBytes = 4096;
+
     private const int TextScratchBytes = 512;
 
     private readonly byte[] _beginString;
@@ -41,7 +49,8 @@ internal sealed class SessionHeaderWriter
     private readonly UtcTimestampCache _timestampCache = new();
     private readonly bool _writeLastMsgSeqNumProcessed;
     private readonly IMessageStore _store;
-    private readonly byte[] _buffer;
+    private readonly int _maxBufferLength;
+    private byte[] _buffer;
     private readonly byte[] _text = new byte[TextScratchBytes];
 
     /// <summary>Creates the header writer of one session.</summary>
@@ -67,7 +76,8 @@ internal sealed class SessionHeaderWriter
         };
         _writeLastMsgSeqNumProcessed = writeLastMsgSeqNumProcessed;
         _store = store;
-        _buffer = new byte[Math.Max(maxMessageSize, 4096) + HeaderAllowanceBytes];
+        _maxBufferLength = Math.Max(maxMessageSize, 4096) + HeaderAllowanceBytes;
+        _buffer = new byte[Math.Min(InitialBufferBytes, _maxBufferLength)];
     }
 
     /// <summary>BeginString(8) of the session.</summary>
@@ -79,8 +89,30 @@ internal sealed class SessionHeaderWriter
     /// <summary>Our TargetCompID(56).</summary>
     public ReadOnlySpan<byte> TargetCompId => _targetCompId;
 
-    /// <summary>Length of the encode buffer.</summary>
+    /// <summary>Length of the encode buffer now.</summary>
     public int BufferLength => _buffer.Length;
+
+    /// <summary>The length the encode buffer may grow to: MaxMessageSize plus <see cref="HeaderAllowanceBytes"/>.</summary>
+    public int MaxBufferLength => _maxBufferLength;
+
+    /// <summary>After a message did not fit: doubles the encode buffer (at most <see cref="MaxBufferLength"/>), so the
+    /// caller encodes it again. False when it is already that long (the message is too large).</summary>
+    /// <remarks>Writers created before the call keep the old buffer.</remarks>
+    public bool TryGrow()
+    {
+        if (_buffer.Length >= _maxBufferLength) return false;
+        _buffer = new byte[(int)Math.Min((long)_buffer.Length * 2, _maxBufferLength)];
+        return true;
+    }
+
+    /// <summary>Grows the encode buffer, when needed, to hold <paramref name="bytes"/> (at most <see cref="MaxBufferLength"/>).</summary>
+    public void EnsureCapacity(int bytes)
+    {
+        if (bytes <= _buffer.Length || _buffer.Length >= _maxBufferLength) return;
+        long length = _buffer.Length;
+        while (length < bytes) length *= 2;
+        _buffer = new byte[(int)Math.Min(length, _maxBufferLength)];
+    }
 
     /// <summary>A writer over the encode buffer (which holds one message at a time).</summary>
     public FixWriter CreateWriter() => new(_buffer);
