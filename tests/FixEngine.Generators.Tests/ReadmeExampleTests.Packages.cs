@@ -17,6 +17,8 @@ public sealed partial class ReadmeExampleTests
 
     // What a README's example calls the user's application: answers each NewOrderSingle with a filled ExecutionReport.
     private const string FillsSource = """
+        using System;
+
         public sealed class Fills : FixEngine.Session.IApplication
         {
             public void OnLogon(FixEngine.Session.FixSession session) { }
