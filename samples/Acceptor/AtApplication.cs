@@ -1,7 +1,9 @@
 using System;
 using System.Collections.Generic;
+using System.Linq;
 using System.Text;
 using FixEngine.Codec;
+using FixEngine.Dictionary;
 using FixEngine.Session;
 
 namespace FixEngine.Samples.Acceptor;
@@ -10,6 +12,7 @@ namespace FixEngine.Samples.Acceptor;
 internal sealed class AtApplication : IApplication
 {
     private readonly Dictionary<FixSession, HashSet<string>> _clOrdIds = [];
+    private readonly Dictionary<string, DataDictionary> _dictionaries = new(StringComparer.Ordinal);
 
     public void OnLogon(FixSession session)
     {
@@ -29,12 +32,12 @@ internal sealed class AtApplication : IApplication
             HashSet<string> seen = ClOrdIds(session);
             if (possResend && seen.Contains(clOrdId)) return FromAppResult.Accepted;
             seen.Add(clOrdId);
-            Echo(session, message);
+            Echo(session, message, AppDictionary(session));
             return FromAppResult.Accepted;
         }
         if (msgType.SequenceEqual(MsgTypes.SecurityDefinition) || msgType.SequenceEqual(MsgTypes.Email))
         {
-            Echo(session, message);
+            Echo(session, message, AppDictionary(session));
             return FromAppResult.Accepted;
         }
         return FromAppResult.UnsupportedMessageType;
@@ -50,16 +53,55 @@ internal sealed class AtApplication : IApplication
         return set;
     }
 
-    private static void Echo(FixSession session, FixMessage message)
+    // The session's application dictionary (loaded once per file), to find where each repeating group ends.
+    private DataDictionary? AppDictionary(FixSession session)
     {
-        session.Send(message.MsgType, message, static (ref FixWriter w, scoped in FixMessage m) =>
+        string? path = session.Settings.AppDataDictionary ?? session.Settings.DataDictionary;
+        if (path is null) return null;
+        if (!_dictionaries.TryGetValue(path, out DataDictionary? dictionary))
         {
-            for (int i = 0; i < m.Count; i++)
+            dictionary = DataDictionary.Load(path);
+            _dictionaries.Add(path, dictionary);
+        }
+        return dictionary;
+    }
+
+    // Sends the message back as QuickFIX's test application does (it sends a copy of the parsed message): header fields
+    // first, then the body in ascending tag order, each repeating group right after its count field with its entries as
+    // they came. The session writes 8, 9, 35, 34, 49, 52, 56 and 10 itself.
+    private static void Echo(FixSession session, FixMessage message, DataDictionary? dictionary)
+    {
+        var header = new List<(int Start, int End)>();
+        var body = new List<(int Tag, int Start, int End)>();
+        for (int i = 0; i < message.Count; i++)
+        {
+            int tag = message.GetTag(i);
+            if (tag is 8 or 9 or 10 or 34 or 35 or 49 or 52 or 56 or 43 or 122) continue;
+            int end = i + 1;
+            FixGroupDefinition? group = dictionary?.GetFixGroupDefinition(message.MsgType, tag);
+            if (group is not null)
             {
-                int tag = m.GetTag(i);
-                if (tag is 8 or 9 or 10 or 34 or 35 or 49 or 52 or 56 or 43 or 122) continue;
-                w.Write(tag, m.GetValue(i));
+                FixGroup found = message.GetGroup(group);
+                if (found.CountFieldIndex == i && found.EndFieldIndex > end) end = found.EndFieldIndex;
+            }
+            if (dictionary is not null && dictionary.Header.IsAllowed(tag)) header.Add((i, end));
+            else body.Add((tag, i, end));
+            i = end - 1;
+        }
+        var order = new List<(int Start, int End)>(header);
+        order.AddRange(body.OrderBy(u => u.Tag).Select(u => (u.Start, u.End)));
+        session.Send(message.MsgType, new EchoState(message, order), static (ref FixWriter w, scoped in EchoState s) =>
+        {
+            foreach ((int start, int end) in s.Order)
+            {
+                for (int i = start; i < end; i++) w.Write(s.Message.GetTag(i), s.Message.GetValue(i));
             }
         });
+    }
+
+    private readonly ref struct EchoState(FixMessage message, List<(int Start, int End)> order)
+    {
+        public FixMessage Message { get; } = message;
+        public List<(int Start, int End)> Order { get; } = order;
     }
 }

@@ -38,7 +38,7 @@ namespace FixEngine.Generators.Tests;
 /// given <c>message</c> (an order with two parties) and <c>w</c> (a writer); the test checks what it read and wrote.</item>
 /// </list>
 /// </remarks>
-public sealed class ReadmeExampleTests
+public sealed partial class ReadmeExampleTests
 {
     private sealed record Block(string Heading, string Language, string Code);
 

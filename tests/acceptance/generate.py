@@ -129,6 +129,17 @@ def gen(d, begin, target, appl, style, order, news):
     S["21_SeveralDefectsAroundAGroup"] = ["# " + several[5]] + logon() + [
         I(2, several[0]), E(2, reject(2, several[1], several[2], several[3], several[4])),
         I(3, "1|112=OK"), E(3, "0|112=OK")] + logout(4, 4)
+    # A required header field missing after Logon (QuickFIX C++'s Session: SenderCompID/TargetCompID are looked up
+    # before validation, SendingTime and MsgSeqNum by its verify step). Checked against QuickFIX itself (qfat).
+    if old:
+        nocomp = reject(2, "Required tag missing", 56)
+    else:
+        nocomp = "j|45=2|58=Conditionally Required Field Missing (56)|372=D|380=5" + (f"|1137={appl}" if appl else "")
+    S["22_ApplicationMessageWithoutTargetCompID"] = ["# An order without TargetCompID(56): BusinessMessageReject 380=5 from FIX.4.2 on (a Reject 373=1 before), the number consumed"] + logon() + [
+        f"I8={begin}|35=D|34=2|49={target}|52=<TIME>|" + o(1) + "|", E(2, nocomp),
+        I(3, "1|112=OK"), E(3, "0|112=OK")] + logout(4, 4)
+    S["23_MessageWithoutSendingTimeEndsTheConnection"] = ["# An order without SendingTime(52) ends the connection without an answer (its number is not consumed)"] + logon() + [
+        f"I8={begin}|35=D|34=2|49={target}|56=ISLD|" + o(1) + "|", "eDISCONNECT"]
     os.makedirs(os.path.join(root, d), exist_ok=True)
     for name, lines in S.items():
         with open(os.path.join(root, d, name + ".def"), "w") as f:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds qfvalidate against Debian's libquickfix-dev (installing it and g++ when missing). Output: build/qfvalidate.
+# Builds qfvalidate against Debian's libquickfix-dev (installing it and g++ when missing). Output: build/qfvalidate (printed) and build/qfat.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 need=()
@@ -14,4 +14,5 @@ fi
 mkdir -p "$here/build"
 # C++14: QuickFIX 1.15's headers use dynamic exception specifications, removed in C++17.
 g++ -std=c++14 -O1 -Wall -Wextra -Werror -Wno-deprecated -o "$here/build/qfvalidate" "$here/qfvalidate.cpp" -lquickfix -lpthread
+g++ -std=c++14 -O1 -Wall -Wextra -Werror -Wno-deprecated -o "$here/build/qfat" "$here/qfat.cpp" -lquickfix -lpthread
 echo "$here/build/qfvalidate"

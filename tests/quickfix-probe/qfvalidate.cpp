@@ -2,7 +2,7 @@
 // validates an inbound message (the message parsed with the session and application dictionaries, then
 // DataDictionary::validate). Used to record the expected answers in tests/FixEngine.Tests/Session/QuickFixValidationCases.txt.
 //
-// stdin: lines "<session dictionary> <application dictionary or -> <message> ...", the message with | for SOH and
+// stdin: lines "<session dictionary>[,Key=Y...] <application dictionary or -> <message> ...", the message with | for SOH and
 // without BodyLength(9) and CheckSum(10), which are added; dictionaries are file names in <dictionary dir> (argv[1]).
 // Blank lines and lines starting with # are echoed as they are. stdout: "<SessionRejectReason> <RefTagID>", "11 -" for
 // an unknown MsgType, or "valid", one line per input message.
@@ -20,10 +20,29 @@ namespace
 std::string g_dir;
 std::map<std::string, std::shared_ptr<FIX::DataDictionary>> g_dictionaries;
 
-FIX::DataDictionary& dictionary(const std::string& name)
+// name: a file name, optionally followed by ",Key=Y" settings (AllowUnknownMsgFields, ValidateUserDefinedFields,
+// ValidateFieldsHaveValues, ValidateFieldsOutOfOrder) applied as QuickFIX's Session applies them to its dictionaries.
+FIX::DataDictionary& dictionary(const std::string& name, const std::string& options)
 {
-  std::shared_ptr<FIX::DataDictionary>& d = g_dictionaries[name];
-  if (!d) d = std::make_shared<FIX::DataDictionary>(g_dir + "/" + name);
+  std::shared_ptr<FIX::DataDictionary>& d = g_dictionaries[name + options];
+  if (!d)
+  {
+    d = std::make_shared<FIX::DataDictionary>(g_dir + "/" + name);
+    std::istringstream list(options);
+    std::string option;
+    while (std::getline(list, option, ','))
+    {
+      if (option.empty()) continue;
+      std::string::size_type eq = option.find('=');
+      std::string key = option.substr(0, eq);
+      bool on = eq != std::string::npos && option.substr(eq + 1) == "Y";
+      if (key == "AllowUnknownMsgFields") d->allowUnknownMsgFields(on);
+      else if (key == "ValidateUserDefinedFields") d->checkUserDefinedFields(on);
+      else if (key == "ValidateFieldsHaveValues") d->checkFieldsHaveValues(on);
+      else if (key == "ValidateFieldsOutOfOrder") d->checkFieldsOutOfOrder(on);
+      else throw std::runtime_error("unknown option " + key);
+    }
+  }
   return *d;
 }
 
@@ -40,11 +59,18 @@ std::string frame(std::string text)
   return out + "10=" + checksum + "\x01";
 }
 
-std::string answer(const std::string& session, const std::string& app, const std::string& text)
+std::string answer(std::string session, std::string app, const std::string& text)
 {
   try
   {
-    FIX::DataDictionary& s = dictionary(session);
+    std::string options;
+    std::string::size_type comma = session.find(',');
+    if (comma != std::string::npos)
+    {
+      options = session.substr(comma);
+      session = session.substr(0, comma);
+    }
+    FIX::DataDictionary& s = dictionary(session, options);
     if (app == "-")
     {
       FIX::Message message(frame(text), s, false);
@@ -52,7 +78,7 @@ std::string answer(const std::string& session, const std::string& app, const std
     }
     else
     {
-      FIX::DataDictionary& a = dictionary(app);
+      FIX::DataDictionary& a = dictionary(app, options);
       FIX::Message message(frame(text), s, a, false);
       FIX::DataDictionary::validate(message, &s, &a);
     }
@@ -69,6 +95,7 @@ std::string answer(const std::string& session, const std::string& app, const std
   catch (FIX::TagOutOfOrder& e) { return "14 " + std::to_string(e.field); }
   catch (FIX::RepeatingGroupCountMismatch& e) { return "16 " + std::to_string(e.field); }
   catch (FIX::Exception& e) { return std::string("error ") + e.what(); }
+  catch (std::exception& e) { return std::string("error ") + e.what(); }
 }
 }
 

@@ -134,6 +134,11 @@ public sealed partial class FixSession
             }
         }
         if (!CheckSequenceLimits(message, isLogon, epochNs)) return;
+        if (!message.Contains(FixTags.SenderCompID) || !message.Contains(FixTags.TargetCompID))
+        {
+            OnCompIdMissing(message, isLogon, epochNs);
+            return;
+        }
         // Anything but a Logout after our Logon reply: the counterparty accepted our numbers (FixSession.Admin OnLogon).
         if (_tailMayBeLost && IsLoggedOn && !msgType.SequenceEqual(MsgTypes.Logout)) _tailMayBeLost = false;
 
@@ -170,6 +175,35 @@ public sealed partial class FixSession
         OnApplicationMessage(message, epochNs);
     }
 
+    // SenderCompID(49) or TargetCompID(56) missing, found before validation (QuickFIX C++ Session::next): an application
+    // message from FIX.4.2 on gets a BusinessMessageReject 380=5 "Conditionally Required Field Missing (tag)", any other
+    // message a session Reject 373=1; either consumes the number. A Logon without one ends the connection.
+    private void OnCompIdMissing(FixMessage message, bool isLogon, long epochNs)
+    {
+        int tag = message.Contains(FixTags.SenderCompID) ? FixTags.TargetCompID : FixTags.SenderCompID;
+        if (isLogon || !IsLoggedOn)
+        {
+            Disconnect("Required field missing from " + (isLogon ? "Logon" : "the first message") + ": tag " + tag, epochNs);
+            return;
+        }
+        if (message.TryGetInt(FixTags.MsgSeqNum, out int seq) != FixValueStatus.Ok)
+        {
+            // Only a SequenceReset-Reset gets here without MsgSeqNum: QuickFIX's reject could not name it either.
+            _log.OnEvent(Logging.LogLevel.Warning, "Message without MsgSeqNum(34) and tag " + tag + " ignored (no reject can name it)", epochNs);
+            return;
+        }
+        if (_beginStringVersion >= 42 && !IsAdminMsgType(message.MsgType))
+        {
+            SendBusinessReject(message, epochNs, 5, "Conditionally Required Field Missing (" + tag.ToString(System.Globalization.CultureInfo.InvariantCulture) + ")");
+            if (_connection is not null && seq == _store.NextTargetMsgSeqNum) _store.IncrNextTargetMsgSeqNum();
+            return;
+        }
+        RejectAndConsume(message, epochNs, SessionRejectReason.RequiredTagMissing, tag, true);
+    }
+
+    private static bool IsAdminMsgType(ReadOnlySpan<byte> msgType) =>
+        msgType.Length == 1 && msgType[0] is (byte)'0' or (byte)'1' or (byte)'2' or (byte)'3' or (byte)'4' or (byte)'5' or (byte)'A';
+
     // A Reject for a message whose MsgSeqNum is the expected one consumes it (QuickFIX generateReject).
     private void RejectAndConsume(FixMessage message, long epochNs, int reason, int refTagId, bool hasRefTag, string? text = null)
     {
@@ -187,7 +221,16 @@ public sealed partial class FixSession
     /// <returns>True when the message should be processed; false when it was handled (queued, ignored, rejected).</returns>
     private bool Verify(FixMessage message, long epochNs, bool checkTooHigh, bool checkTooLow)
     {
-        int seq = message.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : 0;
+        bool hasSeq = message.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok;
+        int seq = hasSeq ? s : 0;
+        if (!message.Contains(FixTags.SendingTime) || (!hasSeq && (checkTooHigh || checkTooLow)))
+        {
+            // QuickFIX C++ (Session::verify): a message without SendingTime, or without the MsgSeqNum its checks need,
+            // ends the connection without a Logout or Reject; its number is not consumed, so nothing is lost.
+            Disconnect("Required field missing: " + (message.Contains(FixTags.SendingTime) ? "MsgSeqNum(34)" : "SendingTime(52)")
+                + " in a message of type " + Encoding.ASCII.GetString(message.MsgType), epochNs);
+            return false;
+        }
         if (_settings.CheckLatency && !IsGoodTime(message, epochNs))
         {
             _log.OnEvent(Logging.LogLevel.Warning, "SendingTime accuracy problem", epochNs);

@@ -320,8 +320,14 @@ public sealed partial class FixSession
             Disconnect("Reject before Logon: " + (detail ?? SessionRejectReason.GetText(reason)), epochNs);
             return;
         }
+        if (offending.TryGetInt(FixTags.MsgSeqNum, out int s) != FixValueStatus.Ok)
+        {
+            // QuickFIX C++ sends no Reject it cannot give a RefSeqNum(45); the message is not consumed either.
+            _log.OnEvent(Logging.LogLevel.Warning, "Message without MsgSeqNum(34) ignored: " + (detail ?? SessionRejectReason.GetText(reason)), epochNs);
+            return;
+        }
         RoutingFields routing = ReverseRouting(offending);
-        int refSeqNum = offending.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : -1;
+        int refSeqNum = s;
         ReadOnlySpan<byte> refMsgType = _beginStringVersion < 42 ? default : RefMsgType(offending);
         int code = _beginStringVersion switch
         {

@@ -72,7 +72,9 @@ internal sealed record ValidationOptions
 /// message QuickFIX C++ rejects gets the same answer: first the shape (an entry not starting with its delimiter, 373=15;
 /// nested and header group counts, 373=16), then in message order the entries' values (373=4, 6, 5) and the required
 /// members of entries that QuickFIX C++ does not require (373=1). Then the header's required fields, which QuickFIX
-/// C++ leaves to the session.</para>
+/// C++ leaves to the session (MsgSeqNum, SenderCompID, TargetCompID and SendingTime are left to FixSession, which
+/// answers for them as QuickFIX's Session does). Where QuickFIX skips a tag's checks (AllowUnknownMsgFields=Y, or a
+/// user-defined tag with ValidateUserDefinedFields=N) a count field's count is not checked either.</para>
 /// </remarks>
 internal sealed class MessageValidator
 {
@@ -201,6 +203,8 @@ internal sealed class MessageValidator
 
         foreach (int tag in _session.Header.RequiredFields)
         {
+            // The session checks these as QuickFIX's Session does (FixSession OnCompIdMissing, Verify).
+            if (tag is FixTags.MsgSeqNum or FixTags.SenderCompID or FixTags.TargetCompID or FixTags.SendingTime) continue;
             if (!IsAtTopLevel(message, tag, top, count)) return new ValidationError(SessionRejectReason.RequiredTagMissing, tag, true);
         }
         CheckEntryFields(message, bodyDictionary, count);
@@ -482,7 +486,7 @@ internal sealed class MessageValidator
         }
         if (headerOrTrailer)
         {
-            if (_entriesOf[i] >= 0 && !CountMatches(message, i)) Late(new ValidationError(SessionRejectReason.IncorrectNumInGroupCount, tag, true), 1, i);
+            if (_entriesOf[i] >= 0 && IsCountChecked(tag) && !CountMatches(message, i)) Late(new ValidationError(SessionRejectReason.IncorrectNumInGroupCount, tag, true), 1, i);
             return default;
         }
         if (!definition.IsAllowed(tag))
@@ -490,15 +494,17 @@ internal sealed class MessageValidator
             // A user-defined field (5000 and up) the dictionary defines for other messages is accepted anywhere.
             return checkTag && !userDefined ? new ValidationError(SessionRejectReason.TagNotDefinedForMessageType, tag, true) : default;
         }
-        if (_entriesOf[i] >= 0 && !CountMatches(message, i))
+        // QuickFIX skips the count when it skips the tag (AllowUnknownMsgFields=Y, or a user-defined count with
+        // ValidateUserDefinedFields=N): the entries reach the application as they are.
+        if (checkTag && _entriesOf[i] >= 0 && !CountMatches(message, i))
         {
-            var mismatch = new ValidationError(SessionRejectReason.IncorrectNumInGroupCount, tag, true);
-            if (checkTag) return mismatch;
-            // QuickFIX skips the count when it skips the tag (AllowUnknownMsgFields); FixEngine still refuses it, last.
-            Late(mismatch, 1, i);
+            return new ValidationError(SessionRejectReason.IncorrectNumInGroupCount, tag, true);
         }
         return default;
     }
+
+    // Whether a count field's count is compared with its entries: not where QuickFIX skips the tag's checks.
+    private bool IsCountChecked(int tag) => tag >= 5000 ? _options.ValidateUserDefinedFields : !_options.AllowUnknownMsgFields;
 
     // A count field's value against its entries; a count tag repeated at the same level counts the entries of every
     // occurrence (QuickFIX keeps them in one list and compares at the first).
@@ -527,7 +533,7 @@ internal sealed class MessageValidator
             int owner = _owner[i];
             if (owner == 0) continue;
             int tag = message.GetTag(i);
-            if (_entriesOf[i] >= 0 && !CountMatches(message, i))
+            if (_entriesOf[i] >= 0 && IsCountChecked(tag) && !CountMatches(message, i))
             {
                 Late(new ValidationError(SessionRejectReason.IncorrectNumInGroupCount, tag, true), 1, i);
                 continue;

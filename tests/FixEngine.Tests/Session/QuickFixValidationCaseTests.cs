@@ -12,6 +12,7 @@ namespace FixEngine.Tests.Session;
 /// <summary>
 /// Messages with several defects at once get the reject QuickFIX C++ gives them (reason and RefTagID), for every FIX
 /// version: the answers in QuickFixValidationCases.txt were recorded from libquickfix 1.15.1 (tests/quickfix-probe).
+/// Settings written after the session dictionary (",AllowUnknownMsgFields=Y") are applied to both sides.
 /// Where the file marks a deliberate difference (defects inside group entries, which QuickFIX C++ does not check),
 /// FixEngine's own answer is asserted.
 /// </summary>
@@ -34,8 +35,9 @@ public sealed class QuickFixValidationCaseTests
         int own = recorded.IndexOf(" ; fixengine ", StringComparison.Ordinal);
         string expected = own >= 0 ? recorded[(own + " ; fixengine ".Length)..] : recorded;
 
+        string[] session = head[0].Split(',');
         var validator = new MessageValidator(
-            SessionHarness.Dictionary(head[0]), head[1] == "-" ? null : SessionHarness.Dictionary(head[1]), new ValidationOptions());
+            SessionHarness.Dictionary(session[0]), head[1] == "-" ? null : SessionHarness.Dictionary(head[1]), Options(session.Skip(1)));
         Assert.Equal(expected, Answer(validator, head[2]));
     }
 
@@ -47,6 +49,26 @@ public sealed class QuickFixValidationCaseTests
         {
             Assert.True(lines.Count(l => l.StartsWith(version + ":", StringComparison.Ordinal)) >= 10, version);
         }
+    }
+
+    // ",Key=Y" settings written after the session dictionary, as QuickFIX's Session applies them to its dictionaries.
+    private static ValidationOptions Options(IEnumerable<string> settings)
+    {
+        var options = new ValidationOptions();
+        foreach (string setting in settings)
+        {
+            string[] kv = setting.Split('=');
+            bool on = kv[1] == "Y";
+            options = kv[0] switch
+            {
+                "AllowUnknownMsgFields" => options with { AllowUnknownMsgFields = on },
+                "ValidateUserDefinedFields" => options with { ValidateUserDefinedFields = on },
+                "ValidateFieldsHaveValues" => options with { ValidateFieldsHaveValues = on },
+                "ValidateFieldsOutOfOrder" => options with { ValidateFieldsOutOfOrder = on },
+                _ => throw new InvalidOperationException("unknown setting " + kv[0]),
+            };
+        }
+        return options;
     }
 
     internal static string Answer(MessageValidator validator, string text)
