@@ -17,6 +17,7 @@ using FixEngine.Session;
 //   dotnet run --project samples/Acceptor -- --demo [--orders N] [--port P]   (--port 0: the system picks, printed)
 //                                                             acceptor + in-process initiator: N orders round-trip, then exit
 //   dotnet run --project samples/Acceptor -- settings.cfg      acceptor on a QuickFIX-style settings file
+//                                                             (HttpAcceptPort=8089 in it: the web console, docs/console.md)
 //   dotnet run --project samples/Acceptor -- --at settings.cfg acceptance-test application (echo), for .ci/acceptance.sh
 bool demo = false;
 bool at = false;

@@ -29,6 +29,8 @@ public sealed class EngineSessionSystem : IRoundTripSystem, ISessionCounterSourc
     private readonly EngineSessionSpec _spec;
     private readonly int _remoteAcceptorPort;
     private readonly string? _storeRoot;
+    private readonly bool _console;
+    private AdminConsoleLoad? _consoleLoad;
     private FixEngineHost? _acceptorHost;
     private FixEngineHost? _initiatorHost;
     private InitiatorApplication? _initiatorApp;
@@ -43,11 +45,14 @@ public sealed class EngineSessionSystem : IRoundTripSystem, ISessionCounterSourc
     /// <param name="spec">Settings shared with the acceptor.</param>
     /// <param name="remoteAcceptorPort">0 to run the acceptor in this process, else the port of an acceptor running
     /// elsewhere with the same <paramref name="spec"/>.</param>
-    public EngineSessionSystem(string name, EngineSessionSpec spec, int remoteAcceptorPort = 0)
+    /// <param name="console">Run the admin console and health checks over the acceptor (this process), with a monitor
+    /// polling them (<see cref="AdminConsoleLoad"/>).</param>
+    public EngineSessionSystem(string name, EngineSessionSpec spec, int remoteAcceptorPort = 0, bool console = false)
     {
         Name = name;
         _spec = spec;
         _remoteAcceptorPort = remoteAcceptorPort;
+        _console = console;
         if (spec.FileStore) _storeRoot = NewStoreRoot();
     }
 
@@ -71,6 +76,7 @@ public sealed class EngineSessionSystem : IRoundTripSystem, ISessionCounterSourc
         {
             _acceptorHost = _spec.StartAcceptor(_storeRoot, OnEngineEvent);
             port = _acceptorHost.AcceptorPorts[0];
+            if (_console) _consoleLoad = AdminConsoleLoad.Start(_acceptorHost);
         }
         _initiatorApp = new InitiatorApplication(handler);
         _initiatorHost = _spec.StartInitiator(port, _storeRoot, _initiatorApp, OnEngineEvent);
@@ -126,6 +132,8 @@ public sealed class EngineSessionSystem : IRoundTripSystem, ISessionCounterSourc
             string acceptor = _acceptorHost is FixEngineHost a && a.Sessions.Count > 0 ? a.GateWaitsOf(a.Sessions[0].Id).ToString("N0", CultureInfo.InvariantCulture) : "n/a";
             Console.Error.WriteLine($"gate-trace {Name}: gate waits initiator {initiator}, acceptor {acceptor} (whole run)");
         }
+        _consoleLoad?.Dispose();
+        _consoleLoad = null;
         _initiatorHost?.Stop(TimeSpan.FromSeconds(3));
         _initiatorHost?.Dispose();
         _acceptorHost?.Stop(TimeSpan.FromSeconds(3));

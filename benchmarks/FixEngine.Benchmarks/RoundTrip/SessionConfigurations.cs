@@ -61,6 +61,22 @@ public static class SessionConfigurations
                 }
             }
         }
+        // The A/B of the operations surface: the same one-process pairs with the acceptor's admin console and health check
+        // running and polled (AdminConsoleLoad), for the default and the yielding busy-poll configurations.
+        foreach ((string mode, IdleStrategyKind idle, ReceiveMode receive) in new[]
+        {
+            ("default", IdleStrategyKind.Backoff, ReceiveMode.Dedicated),
+            ("yield", IdleStrategyKind.Yielding, ReceiveMode.BusyPoll),
+        })
+        {
+            string key = $"session-{mode}-mem-1proc-console";
+            list.Add(new RoundTripConfiguration(
+                key,
+                $"session-{mode}-mem-1proc with the acceptor's admin console (MapFixEngineAdmin) and health check (AddFixEngineHealthChecks) "
+                    + "in an ASP.NET Core app, the console's tail open and /health and api/sessions polled every second by a curl monitor process",
+                setup => new EngineSessionSystem(key, new EngineSessionSpec(idle, false, receive, setup.OrdersPerRun), console: true),
+                null));
+        }
         // The PostgreSQL store (both sides), one process, yielding busy-poll agents: per-message commit and group commit.
         string? noServer = string.IsNullOrEmpty(System.Environment.GetEnvironmentVariable(EngineSessionSpec.PostgresVariable))
             ? $"needs a PostgreSQL server in {EngineSessionSpec.PostgresVariable} (bash .ci/postgres.sh start)"

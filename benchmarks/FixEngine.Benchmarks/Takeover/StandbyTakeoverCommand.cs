@@ -329,7 +329,7 @@ internal static class StandbyTakeoverCommand
             lock (gate) log.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{DateTime.UtcNow:HH:mm:ss.fff} {line}"));
         }
         Log("starting; waiting for the session lease");
-        using var engine = new FixEngineHost(SettingsFile.Load(args[0]), new DedupFills(), new EngineOptions
+        using var engine = new FixEngineHost(SettingsFile.Load(args[0]), new DedupFillApplication(), new EngineOptions
         {
             MessageStoreFactory = PostgresMessageStoreFactory.Instance,
             Console = Log,
@@ -346,43 +346,6 @@ internal static class StandbyTakeoverCommand
         engine.Stop(TimeSpan.FromSeconds(5));
         Log("stopped");
         return 0;
-    }
-
-    /// <summary>Fills each NewOrderSingle; a resent one (PossDupFlag=Y) whose ExecutionReport is in the store is not
-    /// filled again (the counterparty has it, or gets it by resend), as a venue looks a resent order up by ClOrdID.</summary>
-    private sealed class DedupFills : IApplication
-    {
-        public FromAppResult FromApp(FixSession session, FixMessage message)
-        {
-            if (!message.MsgType.SequenceEqual(MsgTypes.NewOrderSingle)) return FromAppResult.UnsupportedMessageType;
-            message.TryGetSpan(FixTags.ClOrdID, out ReadOnlySpan<byte> clOrdId);
-            if (message.TryGetSpan(FixTags.PossDupFlag, out ReadOnlySpan<byte> possDup) && possDup.SequenceEqual("Y"u8))
-            {
-                var find = new FindReport { Needle = Encoding.ASCII.GetBytes("\u000111=" + Encoding.ASCII.GetString(clOrdId) + "\u0001") };
-                session.Store.ReadRange(1, 0, ref find);
-                if (find.Found) return FromAppResult.Accepted;
-            }
-            session.Send(MsgTypes.ExecutionReport, message, static (ref FixWriter w, scoped in FixMessage o) =>
-            {
-                o.TryGetSpan(FixTags.ClOrdID, out ReadOnlySpan<byte> id);
-                w.Write(FixTags.ClOrdID, id);
-                w.Write(FixTags.ExecType, 'F');
-                w.Write(FixTags.OrdStatus, '2');
-            });
-            return FromAppResult.Accepted;
-        }
-
-        private struct FindReport : IStoredMessageHandler
-        {
-            public byte[] Needle;
-            public bool Found;
-
-            public bool OnMessage(int seqNum, ReadOnlySpan<byte> message)
-            {
-                Found = message.IndexOf("\u000135=8\u0001"u8) >= 0 && message.IndexOf(Needle) >= 0;
-                return !Found;
-            }
-        }
     }
 
     /// <summary>The initiator's application: which orders were stored, the ExecutionReports per ClOrdID, and the

@@ -18,13 +18,16 @@ internal sealed class AdminRequestException(int status, string message) : Except
     public int Status { get; } = status;
 }
 
-/// <summary>One line of the console's live tail.</summary>
-internal sealed record AdminEvent(long Id, string Time, string Session, string Kind, string Text);
+/// <summary>One line of the console's live tail: a session event as the session raised it, with the EventId, name and
+/// properties the ILogger bridge logs it with (SessionEventIds; docs/operations.md, "Session events").</summary>
+internal sealed record AdminEvent(long Id, string Time, string Session, int EventId, string EventName, string Level, string Text,
+    KeyValuePair<string, object?>[] Properties);
 
 /// <summary>What the console does for one engine: snapshots, actions, stored messages, searches and the live tail.
 /// Everything that touches a session runs on the session's own thread through the engine's session commands
-/// (EngineRuntime.RunOnSessionAsync, docs/architecture.md); this class only waits for them, on request threads.</summary>
-internal sealed class AdminService : IDisposable
+/// (EngineRuntime.RunOnSessionAsync, docs/architecture.md); this class only waits for them, on request threads. The
+/// live tail is the sessions' own events (the engine's SessionEventTap), kept from the console's start.</summary>
+internal sealed class AdminService : IDisposable, ISessionEventObserver
 {
     /// <summary>Longest wait for a session command (an application callback may hold the session's thread).</summary>
     private static readonly TimeSpan s_commandTimeout = TimeSpan.FromSeconds(10);
@@ -35,18 +38,15 @@ internal sealed class AdminService : IDisposable
     private readonly Lock _tailLock = new();
     private readonly Queue<AdminEvent> _tail = new();
     private readonly List<Channel<AdminEvent>> _subscribers = [];
-    private readonly Dictionary<string, SessionSnapshot> _last = [];
-    private readonly Timer _poll;
     private long _nextEventId;
-    private int _polling;
     private bool _disposed;
 
     public AdminService(FixEngineHost host)
     {
         _host = host;
-        // Session changes reach the tail by comparing snapshots once a second, only while somebody watches the tail:
-        // an engine with the console mapped but nobody looking runs no session command at all.
-        _poll = new Timer(_ => _ = PollAsync(), null, TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(1));
+        // Every session's events, on the session's thread, as they are raised: events are rare (never one per message),
+        // and the console adds nothing to the message path.
+        Engine.EventTap.Add(this);
     }
 
     public FixEngineHost Host => _host;
@@ -136,20 +136,20 @@ internal sealed class AdminService : IDisposable
             }).ConfigureAwait(false),
             _ => throw new AdminRequestException(404, "unknown action " + action + " (logon, logout, disconnect, reset, seqnum, enable, disable)"),
         };
-        string line = "Operator " + who + ": " + action + Describe(action, text, sender, target) + ": " + done;
+        // The session's AdminAction event (EventId 15): its log, ILogger, the trace and this console's tail.
+        string detail = Describe(action, text, sender, target) + done;
         await RunAsync(id, (slot, now) =>
         {
-            slot.Session.LogOperatorAction(line, now);
+            slot.Session.RecordAdminAction(action, who, detail, now);
             return 0;
         }).ConfigureAwait(false);
-        Publish(id.ToString(), "action", line);
         return done;
     }
 
     private static string Describe(string action, string? text, int? sender, int? target)
     {
-        if (action == "seqnum") return " (sender " + (sender?.ToString(System.Globalization.CultureInfo.InvariantCulture) ?? "unchanged") + ", target " + (target?.ToString(System.Globalization.CultureInfo.InvariantCulture) ?? "unchanged") + ")";
-        return string.IsNullOrWhiteSpace(text) ? "" : " (\"" + text + "\")";
+        if (action == "seqnum") return "sender " + (sender?.ToString(System.Globalization.CultureInfo.InvariantCulture) ?? "unchanged") + ", target " + (target?.ToString(System.Globalization.CultureInfo.InvariantCulture) ?? "unchanged") + "; ";
+        return string.IsNullOrWhiteSpace(text) ? "" : "\"" + text + "\"; ";
     }
 
     /// <summary>Stored (sent) messages from <paramref name="from"/> to <paramref name="to"/>, at most <paramref name="limit"/>.</summary>
@@ -248,13 +248,86 @@ internal sealed class AdminService : IDisposable
 
     // ---- live tail ----
 
-    public void Publish(string session, string kind, string text)
+    /// <summary>Session thread: one event into the tail (Debug and Trace events, e.g. a TestRequest sent, are left out).</summary>
+    public void OnEvent(FixSession session, in SessionEvent e, long epochNs)
+    {
+        if (e.Level < Logging.LogLevel.Information) return;
+        (int eventId, string name) = SessionEventIds.Of(in e);
+        Publish(session.Id.ToString(), epochNs, eventId, name, e.Level.ToString(), e.ToString(), Properties(in e));
+    }
+
+    /// <summary>The event's properties, named as the ILogger bridge names them (SessionEventLog's message templates).</summary>
+    internal static KeyValuePair<string, object?>[] Properties(in SessionEvent e)
+    {
+        var p = new List<KeyValuePair<string, object?>>(8);
+        void Add(string name, object? value) => p.Add(new(name, value));
+        switch (e.Kind)
+        {
+            case SessionEventKind.Connected:
+                break;
+            case SessionEventKind.Disconnected:
+            case SessionEventKind.StoreFailed:
+            case SessionEventKind.StoreHold:
+            case SessionEventKind.TakenOver:
+                Add("Reason", e.Text);
+                break;
+            case SessionEventKind.Logon:
+                Add("ReceivedMsgSeqNum", e.Received);
+                break;
+            case SessionEventKind.Logout:
+                Add("Direction", e.ByCounterparty ? "Received" : "Sent");
+                Add("Reason", e.Text);
+                break;
+            case SessionEventKind.LogonRefused:
+                Add("RefusedBy", e.ByCounterparty ? "counterparty" : e.Expected != 0 ? "sequence" : "application");
+                Add("Reason", e.Text);
+                Add("ExpectedMsgSeqNum", e.Expected);
+                Add("ReceivedMsgSeqNum", e.Received);
+                break;
+            case SessionEventKind.SequenceGap:
+                Add("ExpectedMsgSeqNum", e.Expected);
+                Add("ReceivedMsgSeqNum", e.Received);
+                break;
+            case SessionEventKind.ResendRequest:
+                Add("Direction", e.ByCounterparty ? "Received" : "Sent");
+                Add("BeginSeqNo", e.BeginSeqNo);
+                Add("EndSeqNo", e.EndSeqNo);
+                break;
+            case SessionEventKind.SequenceReset when e.Text is null:
+                Add("ExpectedMsgSeqNum", e.Expected);
+                Add("NewSeqNo", e.Received);
+                break;
+            case SessionEventKind.SequenceReset:
+                Add("Reason", e.Text);
+                break;
+            case SessionEventKind.RejectSent:
+                Add("RefSeqNum", e.RefSeqNum);
+                Add("RefTagId", e.RefTagId);
+                Add("SessionRejectReason", e.RejectReason);
+                Add("Reason", e.Text);
+                break;
+            case SessionEventKind.AdminAction:
+                Add("Action", e.Action);
+                Add("Actor", e.Actor);
+                Add("Detail", e.Text);
+                break;
+            default:
+                Add("Event", e.ToString());
+                return [.. p];
+        }
+        Add("NextSenderMsgSeqNum", e.NextSenderMsgSeqNum);
+        Add("NextTargetMsgSeqNum", e.NextTargetMsgSeqNum);
+        return [.. p];
+    }
+
+    private void Publish(string session, long epochNs, int eventId, string name, string level, string text, KeyValuePair<string, object?>[] properties)
     {
         AdminEvent e;
         Channel<AdminEvent>[] subscribers;
         lock (_tailLock)
         {
-            e = new AdminEvent(++_nextEventId, SessionSnapshot.Time(DateTimeOffset.UtcNow.ToUnixTimeMilliseconds() * 1_000_000)!, session, kind, text);
+            if (_disposed) return;
+            e = new AdminEvent(++_nextEventId, SessionSnapshot.Time(epochNs)!, session, eventId, name, level, text, properties);
             _tail.Enqueue(e);
             while (_tail.Count > TailCapacity) _tail.Dequeue();
             subscribers = [.. _subscribers];
@@ -279,52 +352,6 @@ internal sealed class AdminService : IDisposable
         channel.Writer.TryComplete();
     }
 
-    private bool Watched
-    {
-        get
-        {
-            lock (_tailLock) return _subscribers.Count > 0 && !_disposed;
-        }
-    }
-
-    /// <summary>Compares each session with its last snapshot and publishes what changed (state, numbers, logons, store).</summary>
-    internal async Task PollAsync(bool force = false)
-    {
-        if (!force && !Watched) return;
-        if (Interlocked.Exchange(ref _polling, 1) == 1) return;
-        try
-        {
-            foreach (SessionSnapshot now in await ListAsync().ConfigureAwait(false))
-            {
-                SessionSnapshot? before;
-                lock (_tailLock)
-                {
-                    _last.TryGetValue(now.Id, out before);
-                    _last[now.Id] = now;
-                }
-                if (before is null) continue;
-                if (before.State != now.State) Publish(now.Id, "state", before.State + " -> " + now.State + (now.Peer is null ? "" : " (" + now.Peer + ")"));
-                if (now.NextSender < before.NextSender || now.NextTarget < before.NextTarget)
-                {
-                    Publish(now.Id, "seqnum", "sequence numbers went back: next sender " + before.NextSender + " -> " + now.NextSender + ", next target " + before.NextTarget + " -> " + now.NextTarget);
-                }
-                if (now.Gaps > before.Gaps) Publish(now.Id, "gap", (now.Gaps - before.Gaps) + " sequence gap(s) detected; ResendRequests sent: " + now.ResendRequestsSent);
-                if (now.RejectsSent > before.RejectsSent) Publish(now.Id, "reject", (now.RejectsSent - before.RejectsSent) + " Reject(s) sent");
-                if (now.ResendRequestsReceived > before.ResendRequestsReceived) Publish(now.Id, "resend", (now.ResendRequestsReceived - before.ResendRequestsReceived) + " ResendRequest(s) received");
-                if (before.StoreHealth != now.StoreHealth) Publish(now.Id, "store", "store " + before.StoreHealth + " -> " + now.StoreHealth + (now.StoreProblem is null ? "" : ": " + now.StoreProblem));
-                if (before.Enabled != now.Enabled) Publish(now.Id, "state", now.Enabled ? "enabled" : "disabled");
-            }
-        }
-        catch (Exception e) when (e is AdminRequestException or ObjectDisposedException)
-        {
-            // The engine is busy or gone: the next tick tries again.
-        }
-        finally
-        {
-            Volatile.Write(ref _polling, 0);
-        }
-    }
-
     public void Dispose()
     {
         lock (_tailLock)
@@ -333,6 +360,6 @@ internal sealed class AdminService : IDisposable
             foreach (Channel<AdminEvent> c in _subscribers) c.Writer.TryComplete();
             _subscribers.Clear();
         }
-        _poll.Dispose();
+        Engine.EventTap.Remove(this);
     }
 }

@@ -221,8 +221,6 @@ public static class FixEngineAdminEndpoints
         {
             foreach (AdminEvent e in recent) await WriteEvent(ctx, e).ConfigureAwait(false);
             await ctx.Response.Body.FlushAsync(ctx.RequestAborted).ConfigureAwait(false);
-            // The first comparison right away, so a change shows within a second of opening the page.
-            _ = service.PollAsync(force: true);
             while (!ctx.RequestAborted.IsCancellationRequested)
             {
                 using var keepAlive = CancellationTokenSource.CreateLinkedTokenSource(ctx.RequestAborted);
@@ -260,8 +258,21 @@ public static class FixEngineAdminEndpoints
             w.WriteNumber("id", e.Id);
             w.WriteString("time", e.Time);
             w.WriteString("session", e.Session);
-            w.WriteString("kind", e.Kind);
+            w.WriteNumber("eventId", e.EventId);
+            w.WriteString("eventName", e.EventName);
+            w.WriteString("level", e.Level);
             w.WriteString("text", e.Text);
+            w.WriteStartObject("properties");
+            foreach (KeyValuePair<string, object?> p in e.Properties)
+            {
+                switch (p.Value)
+                {
+                    case int n: w.WriteNumber(p.Key, n); break;
+                    case string t: w.WriteString(p.Key, t); break;
+                    default: w.WriteNull(p.Key); break;
+                }
+            }
+            w.WriteEndObject();
             w.WriteEndObject();
         }
         string json = System.Text.Encoding.UTF8.GetString(buffer.GetBuffer(), 0, (int)buffer.Length);

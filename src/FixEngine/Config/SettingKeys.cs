@@ -120,6 +120,7 @@ internal static class SettingKeys
         Extension("PostgreSQLStoreSync"),
         Extension("PostgreSQLStoreLeaseTimeout"),
         Extension("HttpAcceptPort"),
+        Extension("HttpAcceptAddress"),
         Bool("SocketUseSSL", (s, v) => s with { SocketUseSSL = v }, s => s.SocketUseSSL),
         Alias("SSLEnable", "SocketUseSSL"),
         Str("SSLCertificate", (s, v) => s with { SSLCertificate = v }, s => s.SSLCertificate),
@@ -161,6 +162,7 @@ internal static class SettingKeys
         ["PostgreSQLStoreSync"] = (PostgreSQLPackage, PostgreSQLUsage),
         ["PostgreSQLStoreLeaseTimeout"] = (PostgreSQLPackage, PostgreSQLUsage),
         ["HttpAcceptPort"] = (AspNetCorePackage, AspNetCoreUsage),
+        ["HttpAcceptAddress"] = (AspNetCorePackage, AspNetCoreUsage),
     };
 
     private const string PostgreSQLPackage = "FixEngine.PostgreSQL";

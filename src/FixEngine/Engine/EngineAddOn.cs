@@ -19,6 +19,7 @@ internal interface IEngineAddOn : IDisposable
 internal static class EngineAddOns
 {
     internal const string HttpAcceptPortKey = "HttpAcceptPort";
+    internal const string HttpAcceptAddressKey = "HttpAcceptAddress";
     private const string ConsoleTypeName = "FixEngine.AspNetCore.SettingsFileAdminConsole, FixEngine.AspNetCore";
 
     [UnconditionalSuppressMessage("Trimming", "IL2026", Justification = "The console type is kept by the package (DynamicDependency on its factory).")]
@@ -29,7 +30,7 @@ internal static class EngineAddOns
         SessionSettings? first = null;
         foreach (SessionSettings s in settings)
         {
-            if (s.ExtensionSettings.ContainsKey(HttpAcceptPortKey))
+            if (s.ExtensionSettings.ContainsKey(HttpAcceptPortKey) || s.ExtensionSettings.ContainsKey(HttpAcceptAddressKey))
             {
                 first = s;
                 break;
@@ -40,7 +41,7 @@ internal static class EngineAddOns
         MethodInfo? create = type?.GetMethod("Create", BindingFlags.Static | BindingFlags.Public | BindingFlags.NonPublic);
         if (create is null)
         {
-            throw SettingsOrigin.Error(first, HttpAcceptPortKey, "starts the web console of the FixEngine.AspNetCore package, which this "
+            throw SettingsOrigin.Error(first, first.ExtensionSettings.ContainsKey(HttpAcceptPortKey) ? HttpAcceptPortKey : HttpAcceptAddressKey, "starts the web console of the FixEngine.AspNetCore package, which this "
                 + "application does not reference: reference FixEngine.AspNetCore, or remove the key");
         }
         try

@@ -43,4 +43,6 @@ internal sealed class EngineConsole(Action<string>? sink)
             + $"pause {pause.TotalMilliseconds:F1} ms{(nativeTrimmed ? ", native heap trimmed" : "")}");
 
     public void Listening(int port) => sink?.Invoke($"Listening on port {port}");
+
+    public void WebConsole(Uri address) => sink?.Invoke($"Web console at {address}");
 }

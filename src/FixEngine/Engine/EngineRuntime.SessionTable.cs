@@ -91,6 +91,7 @@ internal sealed partial class EngineRuntime
             session = _factory.Create(settings, _application, _time.EpochNow());
             session.AgentWakeup = _agentWakeup;
             session.Latency = _metrics.CreateSessionLatency(session.Id, _time.EpochNow);
+            session.EventTap = EventTap;
             try
             {
                 slot = NewSlot(session, newPort);

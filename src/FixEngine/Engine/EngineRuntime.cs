@@ -183,10 +183,20 @@ internal sealed partial class EngineRuntime
         _metrics = new FixEngineMetrics(() => _sessions, options.MeterFactory);
         _owned.Add(_metrics);
         // Latency histograms: each session records into them only while a listener is enabled for them.
-        foreach (FixSession session in _sessions) session.Latency = _metrics.CreateSessionLatency(session.Id, _time.EpochNow);
+        foreach (FixSession session in _sessions)
+        {
+            session.Latency = _metrics.CreateSessionLatency(session.Id, _time.EpochNow);
+            session.EventTap = EventTap;
+        }
     }
 
     internal IReadOnlyList<FixSession> Sessions => _sessions;
+
+    /// <summary>The engine's event lines (EngineOptions.Console).</summary>
+    internal EngineConsole Console => _console;
+
+    /// <summary>Observers of every session's events (the admin console's live tail); every session holds it.</summary>
+    internal SessionEventTap EventTap { get; } = new();
 
     /// <summary>Tests: the engine thread's wake-up (disposed by <see cref="Dispose"/>).</summary>
     internal IdleWakeup AgentWakeup => _agentWakeup;

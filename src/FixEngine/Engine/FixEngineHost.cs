@@ -182,11 +182,20 @@ public sealed class FixEngineHost : IDisposable
     /// <summary>Binds the acceptor ports and starts the engine thread.</summary>
     /// <remarks>Returns once the ports are bound and the engine thread runs; initiators connect and log on in the
     /// background.</remarks>
-    /// <exception cref="System.IO.IOException">The web console's <c>HttpAcceptPort</c> (FixEngine.AspNetCore) cannot be bound.</exception>
+    /// <exception cref="ConfigException">The web console's <c>HttpAcceptPort</c> (FixEngine.AspNetCore) cannot be bound
+    /// (the port is taken, or not allowed): the message names the file, line and key; the engine is stopped again.</exception>
     public void Start()
     {
         _engine.Start();
-        _addOn?.Start();
+        try
+        {
+            _addOn?.Start();
+        }
+        catch
+        {
+            _engine.Stop(TimeSpan.Zero);
+            throw;
+        }
     }
 
     /// <summary>Binds the acceptor ports and starts the engine thread (see <see cref="Start"/>); for a generic host's

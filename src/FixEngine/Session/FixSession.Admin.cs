@@ -22,12 +22,12 @@ public sealed partial class FixSession
                 // the new sequence is agreed; its Logon was its message 1.
                 _sentResetSeqNumFlag = false;
                 _store.IncrNextTargetMsgSeqNum();
-                _log.OnEvent(Logging.LogLevel.Warning, "Counterparty accepted the sequence reset: Logon with ResetSeqNumFlag=Y, MsgSeqNum 1", epochNs);
+                Raise(SessionEventKind.Other, Logging.LogLevel.Warning, "Counterparty accepted the sequence reset: Logon with ResetSeqNumFlag=Y, MsgSeqNum 1", epochNs);
                 return;
             }
             if (resetFlag && seq == 1)
             {
-                _log.OnEvent(Logging.LogLevel.Warning, "Logon with ResetSeqNumFlag=Y: resetting sequence numbers", epochNs);
+                Raise(SessionEventKind.Other, Logging.LogLevel.Warning, "Logon with ResetSeqNumFlag=Y: resetting sequence numbers", epochNs);
                 ResetStore(epochNs);
                 int hb = message.TryGetInt(FixTags.HeartBtInt, out int peerHb) == FixValueStatus.Ok ? peerHb : _heartbeat.HeartBtIntSec;
                 _heartbeat.HeartBtIntSec = hb;
@@ -53,7 +53,7 @@ public sealed partial class FixSession
             ResetStore(epochNs);
             // Our Logon opened the new sequence: the peer counts it as 1, so our next message is 2 (never 1 again).
             _store.SetNextSenderMsgSeqNum(2);
-            _log.OnEvent(Logging.LogLevel.Warning, "Peer answered our Logon with ResetSeqNumFlag=Y: sequence numbers reset, our Logon counts as 1", epochNs);
+            Raise(SessionEventKind.Other, Logging.LogLevel.Warning, "Peer answered our Logon with ResetSeqNumFlag=Y: sequence numbers reset, our Logon counts as 1", epochNs);
         }
 
         if (!Verify(message, epochNs, checkTooHigh: false, checkTooLow: true)) return;
@@ -86,7 +86,6 @@ public sealed partial class FixSession
         // refuses it as too low may still move the sender number (OnLogout); any other message clears this (ProcessFrame).
         if (_isInitiator) _tailMayBeLost = false;
         EnterState(SessionState.LoggedOn, epochNs);
-        Raise(SessionEventKind.Logon, Logging.LogLevel.Information, null, epochNs);
 
         if (_settings.EnableNextExpectedMsgSeqNum && _beginStringVersion >= 44
             && message.TryGetInt(FixTags.NextExpectedMsgSeqNum, out int peerExpects) == FixValueStatus.Ok
@@ -105,6 +104,10 @@ public sealed partial class FixSession
         {
             _store.IncrNextTargetMsgSeqNum();
         }
+        // The Logon event (log, live tail, trace activity) once the exchange is complete: our Logon sent (an acceptor's
+        // reply just above, an initiator's before), the counterparty's accepted and numbered (the next target is past
+        // it, or a ResendRequest for the gap is out), so the event's numbers are the ones the session goes on with.
+        Raise(NewEvent(SessionEventKind.Logon, Logging.LogLevel.Information, null) with { Received = seq }, epochNs);
         _counters.OnLogon();
         _application.OnLogon(this);
     }
@@ -194,7 +197,7 @@ public sealed partial class FixSession
         FromAdmin(message);
         if (_settings.IgnorePossDupResendRequests && message.TryGetBool(FixTags.PossDupFlag, out bool possDup) == FixValueStatus.Ok && possDup)
         {
-            _log.OnEvent(Logging.LogLevel.Information, "ResendRequest with PossDupFlag=Y ignored (IgnorePossDupResendRequests)", epochNs);
+            Raise(SessionEventKind.Other, Logging.LogLevel.Information, "ResendRequest with PossDupFlag=Y ignored (IgnorePossDupResendRequests)", epochNs);
         }
         else
         {

@@ -35,6 +35,10 @@ public sealed partial class FixSession
         }, epochNs);
     }
 
+    /// <summary>The engine's observers of session events (the admin console's live tail); set by the engine before the
+    /// session runs.</summary>
+    internal SessionEventTap? EventTap { get; set; }
+
     // An event with its kind and text only (the sequence numbers are added).
     private void Raise(SessionEventKind kind, LogLevel level, string? text, long epochNs) =>
         Raise(NewEvent(kind, level, text), epochNs);
@@ -42,7 +46,7 @@ public sealed partial class FixSession
     private SessionEvent NewEvent(SessionEventKind kind, LogLevel level, string? text) =>
         new(kind, level, text, _store.NextSenderMsgSeqNum, _store.NextTargetMsgSeqNum);
 
-    // Every structured event goes here: state the health checks read, the log, then the ActivitySource (one field read
+    // Every structured event goes here: state the health checks read, the log, the engine's observers, then the ActivitySource (one field read
     // when nobody listens).
     private void Raise(in SessionEvent e, long epochNs)
     {
@@ -56,6 +60,7 @@ public sealed partial class FixSession
                 break;
         }
         _log.OnEvent(in e, epochNs);
+        if (EventTap is { HasObservers: true } tap) tap.Publish(this, in e, epochNs);
         if (SessionTracing.Source.HasListeners()) SessionTracing.OnSessionEvent(this, in e, epochNs);
     }
 }

@@ -57,7 +57,7 @@ public sealed partial class FixSession
     {
         if (_flow.TryHold(bytes, epochNs)) return SendResult.Queued;
         string reason = _flow.LimitReachedReason();
-        _log.OnEvent(Logging.LogLevel.Error, reason, epochNs);
+        Raise(SessionEventKind.Other, Logging.LogLevel.Error, reason, epochNs);
         Disconnect(reason, epochNs);
         return SendResult.Closed;
     }

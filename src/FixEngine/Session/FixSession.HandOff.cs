@@ -98,7 +98,7 @@ public sealed partial class FixSession
             NotStored(token, reason);
             count++;
         }
-        if (count > 0) _log.OnEvent(Logging.LogLevel.Error, count + " handed-over messages not stored (" + reason + "); reported through OnSendNotStored", epochNs);
+        if (count > 0) Raise(SessionEventKind.Other, Logging.LogLevel.Error, count + " handed-over messages not stored (" + reason + "); reported through OnSendNotStored", epochNs);
         return count;
     }
 

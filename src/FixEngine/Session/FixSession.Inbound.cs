@@ -86,7 +86,7 @@ public sealed partial class FixSession
     internal void OnGarbled(ReadOnlySpan<byte> bytes, string reason, long epochNs)
     {
         if (_connection is null) return;
-        _log.OnEvent(Logging.LogLevel.Warning, "Garbled message ignored: " + reason, epochNs);
+        Raise(SessionEventKind.Other, Logging.LogLevel.Warning, "Garbled message ignored: " + reason, epochNs);
         if (!IsLoggedOn) Disconnect("garbled message before Logon: " + reason, epochNs);
     }
 
@@ -154,7 +154,7 @@ public sealed partial class FixSession
         else if (Index.Defect.IsInvalidTagNumber)
         {
             // Strict framing without a dictionary: a field with no valid tag number never reaches the application.
-            _log.OnEvent(Logging.LogLevel.Warning, "Invalid tag number: " + Index.Defect.Describe(frame), epochNs);
+            Raise(SessionEventKind.Other, Logging.LogLevel.Warning, "Invalid tag number: " + Index.Defect.Describe(frame), epochNs);
             RejectAndConsume(message, epochNs, SessionRejectReason.InvalidTagNumber, Index.Defect.Tag, true);
             return;
         }
@@ -233,7 +233,7 @@ public sealed partial class FixSession
         }
         if (_settings.CheckLatency && !IsGoodTime(message, epochNs))
         {
-            _log.OnEvent(Logging.LogLevel.Warning, "SendingTime accuracy problem", epochNs);
+            Raise(SessionEventKind.Other, Logging.LogLevel.Warning, "SendingTime accuracy problem", epochNs);
             SendReject(message, epochNs, SessionRejectReason.SendingTimeAccuracyProblem, 0, false);
             if (_connection is not null) SendLogout(epochNs, null);
             return false;
@@ -260,7 +260,7 @@ public sealed partial class FixSession
         }
         if ((checkTooHigh || checkTooLow) && _resend.IsSatisfiedBy(seq))
         {
-            _log.OnEvent(Logging.LogLevel.Information, "ResendRequest satisfied", epochNs);
+            Raise(SessionEventKind.Other, Logging.LogLevel.Information, "ResendRequest satisfied", epochNs);
             _resend.EndRequest();
         }
         return true;
@@ -288,12 +288,12 @@ public sealed partial class FixSession
         if (_state == SessionState.LogoutSent)
         {
             // After our Logout only what a ResendRequest asks for goes out; the gap is asked for after the next Logon.
-            _log.OnEvent(Logging.LogLevel.Information, "Our Logout was sent: no ResendRequest", epochNs);
+            Raise(SessionEventKind.Other, Logging.LogLevel.Information, "Our Logout was sent: no ResendRequest", epochNs);
             return;
         }
         if (!_settings.SendRedundantResendRequests && _resend.IsAlreadyRequested(seq))
         {
-            _log.OnEvent(Logging.LogLevel.Information, "Already sent ResendRequest from " + _resend.RequestBegin + " to " + _resend.RequestEnd + "; not sending another", epochNs);
+            Raise(SessionEventKind.Other, Logging.LogLevel.Information, "Already sent ResendRequest from " + _resend.RequestBegin + " to " + _resend.RequestEnd + "; not sending another", epochNs);
             return;
         }
         RequestResend(expected, seq - 1, epochNs);
@@ -327,7 +327,7 @@ public sealed partial class FixSession
             if (_connection is not null) SendLogout(epochNs, null);
             return;
         }
-        _log.OnEvent(Logging.LogLevel.Warning, "Duplicate message " + seq + " ignored", epochNs);
+        Raise(SessionEventKind.Other, Logging.LogLevel.Warning, "Duplicate message " + seq + " ignored", epochNs);
     }
 
     // Processes queued early messages that have become the expected one, in order.
@@ -376,7 +376,7 @@ public sealed partial class FixSession
             // for, so the application gets no message it would have to answer. The message is not consumed: its number
             // stays expected and the counterparty resends it after the next Logon (or the peer's reset drops it).
             int n = message.TryGetInt(FixTags.MsgSeqNum, out int ns) == FixValueStatus.Ok ? ns : 0;
-            _log.OnEvent(Logging.LogLevel.Warning, "Application message " + n + " not processed: our Logout was sent; it stays expected (" + _store.NextTargetMsgSeqNum + ")", epochNs);
+            Raise(SessionEventKind.Other, Logging.LogLevel.Warning, "Application message " + n + " not processed: our Logout was sent; it stays expected (" + _store.NextTargetMsgSeqNum + ")", epochNs);
             return;
         }
         if (!Verify(message, epochNs, true, true)) return;
@@ -385,7 +385,7 @@ public sealed partial class FixSession
         // process stopped (the inbound number itself was not yet persisted); the application has processed it.
         if (seq <= _store.LastProcessedInboundSeqNum)
         {
-            _log.OnEvent(Logging.LogLevel.Warning, "Inbound message " + seq + " was processed before a restart (its answer is stored); not handed to the application again", epochNs);
+            Raise(SessionEventKind.Other, Logging.LogLevel.Warning, "Inbound message " + seq + " was processed before a restart (its answer is stored); not handed to the application again", epochNs);
             _store.IncrNextTargetMsgSeqNum();
             return;
         }

@@ -20,9 +20,6 @@ public sealed partial class FixSession
     /// <summary>When the counterparty was last heard (epoch ns; 0 before the first connection).</summary>
     internal long LastReceivedEpochNs => _heartbeat.LastReceivedEpochNs;
 
-    /// <summary>Writes an operator's action to the session's event log (Warning: it changes what the session does).</summary>
-    internal void LogOperatorAction(string text, long epochNs) => _log.OnEvent(Logging.LogLevel.Warning, text, epochNs);
-
     /// <summary>An operator's sequence reset. Logged on (FIX.4.1 and later): an in-session reset, FIX's way: both numbers
     /// go back to 1 and a Logon with ResetSeqNumFlag(141)=Y and MsgSeqNum 1 goes out; the counterparty answers with its
     /// own such Logon (logged "Counterparty accepted the sequence reset"). Not connected: the numbers go back to 1 now and

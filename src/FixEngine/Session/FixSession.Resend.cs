@@ -35,11 +35,11 @@ public sealed partial class FixSession
         if (expected <= _resend.RequestEnd) return;
         if (expected <= gapEnd)
         {
-            _log.OnEvent(Logging.LogLevel.Information, "ResendRequest chunk to " + _resend.RequestEnd + " satisfied", epochNs);
+            Raise(SessionEventKind.Other, Logging.LogLevel.Information, "ResendRequest chunk to " + _resend.RequestEnd + " satisfied", epochNs);
             RequestResend(expected, gapEnd, epochNs);
             return;
         }
-        _log.OnEvent(Logging.LogLevel.Information, "ResendRequest satisfied", epochNs);
+        Raise(SessionEventKind.Other, Logging.LogLevel.Information, "ResendRequest satisfied", epochNs);
         _resend.EndRequest();
     }
 
@@ -62,7 +62,7 @@ public sealed partial class FixSession
         if (end < begin)
         {
             // BeginSeqNo above the last number we sent: there is nothing to resend (and no number a GapFill could carry).
-            _log.OnEvent(Logging.LogLevel.Warning, "Nothing to resend: BeginSeqNo " + begin + " is above the last MsgSeqNum sent, " + (nextSender - 1), epochNs);
+            Raise(SessionEventKind.Other, Logging.LogLevel.Warning, "Nothing to resend: BeginSeqNo " + begin + " is above the last MsgSeqNum sent, " + (nextSender - 1), epochNs);
             return;
         }
         if (!_settings.PersistMessages)

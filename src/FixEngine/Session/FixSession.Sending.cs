@@ -176,7 +176,7 @@ public sealed partial class FixSession
         _lastFinishVetoed = false;
         if (!w.TryFinish(out int length))
         {
-            _log.OnEvent(Logging.LogLevel.Error, "Outbound message did not fit in MaxMessageSize; not sent", epochNs);
+            Raise(SessionEventKind.Other, Logging.LogLevel.Error, "Outbound message did not fit in MaxMessageSize; not sent", epochNs);
             _lastFinishFailed = true;
             return SendResult.Backpressure;
         }
@@ -203,7 +203,7 @@ public sealed partial class FixSession
         {
             // After our Logout nothing but what a ResendRequest asks for goes out: stored, so resent when asked for
             // (after the next Logon), as a message sent while disconnected is.
-            _log.OnEvent(Logging.LogLevel.Warning, "Application message " + seq + " stored, not sent: our Logout was sent", epochNs);
+            Raise(SessionEventKind.Other, Logging.LogLevel.Warning, "Application message " + seq + " stored, not sent: our Logout was sent", epochNs);
             return SendResult.Closed;
         }
         return Transmit(bytes, epochNs);
@@ -219,7 +219,7 @@ public sealed partial class FixSession
         }
         catch (DoNotSendException)
         {
-            _log.OnEvent(Logging.LogLevel.Information, "Message " + seq + " not sent: ToApp vetoed it (DoNotSend)", epochNs);
+            Raise(SessionEventKind.Other, Logging.LogLevel.Information, "Message " + seq + " not sent: ToApp vetoed it (DoNotSend)", epochNs);
             return false;
         }
     }
@@ -241,7 +241,7 @@ public sealed partial class FixSession
                 _counters.OnSendBackpressure();
                 return Hold(bytes, epochNs);
             case SendResult.TooLarge:
-                _log.OnEvent(Logging.LogLevel.Error, "Outbound message of " + bytes.Length + " bytes is larger than the transport's send queue; not sent", epochNs);
+                Raise(SessionEventKind.Other, Logging.LogLevel.Error, "Outbound message of " + bytes.Length + " bytes is larger than the transport's send queue; not sent", epochNs);
                 break;
         }
         return result;

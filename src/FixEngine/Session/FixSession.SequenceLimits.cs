@@ -70,7 +70,7 @@ public sealed partial class FixSession
     // Logout with the reason (when logged on) and disconnect: the message cannot be sequenced.
     private void RefuseSequence(string text, long epochNs)
     {
-        _log.OnEvent(Logging.LogLevel.Error, text, epochNs);
+        Raise(SessionEventKind.Other, Logging.LogLevel.Error, text, epochNs);
         // In answer to the peer's Logon too: the peer learns why (as for a refused Logon). Not before any Logon was
         // exchanged (an initiator connecting) and not twice.
         if (_state is SessionState.LoggedOn or SessionState.AwaitingLogon or SessionState.LogonSent
@@ -129,7 +129,7 @@ public sealed partial class FixSession
             _ => SessionRejectReason.ValueIsIncorrect,
         };
         string text = why ?? InvalidSeqNumText(message, tag, status, value, name);
-        _log.OnEvent(Logging.LogLevel.Warning, "Rejected " + (message.MsgType.SequenceEqual(MsgTypes.ResendRequest) ? "ResendRequest" : "SequenceReset") + ": " + text, epochNs);
+        Raise(SessionEventKind.Other, Logging.LogLevel.Warning, "Rejected " + (message.MsgType.SequenceEqual(MsgTypes.ResendRequest) ? "ResendRequest" : "SequenceReset") + ": " + text, epochNs);
         RejectAndConsume(message, epochNs, reason, tag, true, text);
     }
 }

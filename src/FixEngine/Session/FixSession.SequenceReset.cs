@@ -33,10 +33,10 @@ public sealed partial class FixSession
         _store.Refresh();
         _interruptedInbound = _store.NextTargetMsgSeqNum;
         ForgetRecovery();
-        _log.OnEvent(Logging.LogLevel.Information, "Store refreshed on logon: next sender " + _store.NextSenderMsgSeqNum + ", next target " + _store.NextTargetMsgSeqNum, epochNs);
+        Raise(SessionEventKind.Other, Logging.LogLevel.Information, "Store refreshed on logon: next sender " + _store.NextSenderMsgSeqNum + ", next target " + _store.NextTargetMsgSeqNum, epochNs);
         if (_store.LastRecoveryReport is Store.StoreRecoveryReport report && !ReferenceEquals(report, _raisedRecovery))
         {
-            _log.OnEvent(report.LostData ? Logging.LogLevel.Warning : Logging.LogLevel.Information, report.ToString(), epochNs);
+            Raise(SessionEventKind.Other, report.LostData ? Logging.LogLevel.Warning : Logging.LogLevel.Information, report.ToString(), epochNs);
             RaiseStoreRecovered();
         }
     }

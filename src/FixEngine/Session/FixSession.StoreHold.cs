@@ -119,7 +119,7 @@ public sealed partial class FixSession
         _application.OnStoreResumed(this);
         if (_connection is not null && IsLoggedOn && heldMax >= _store.NextTargetMsgSeqNum)
         {
-            _log.OnEvent(LogLevel.Warning, heldCount + " inbound message(s) were not processed while holding; asking for them again", epochNs);
+            Raise(SessionEventKind.Other, LogLevel.Warning, heldCount + " inbound message(s) were not processed while holding; asking for them again", epochNs);
             try
             {
                 RequestResend(_store.NextTargetMsgSeqNum, heldMax, epochNs);
@@ -159,7 +159,7 @@ public sealed partial class FixSession
         int seq = message.TryGetInt(FixTags.MsgSeqNum, out int s) == FixValueStatus.Ok ? s : 0;
         if (_heldInboundCount++ == 0)
         {
-            _log.OnEvent(LogLevel.Warning, "Inbound MsgSeqNum " + seq + " not processed while holding; the session asks for it again when the store is back", epochNs);
+            Raise(SessionEventKind.Other, LogLevel.Warning, "Inbound MsgSeqNum " + seq + " not processed while holding; the session asks for it again when the store is back", epochNs);
         }
         if (seq > _heldInboundMax) _heldInboundMax = seq;
     }
@@ -185,7 +185,7 @@ public sealed partial class FixSession
         }
         else if (expects > _store.NextSenderMsgSeqNum)
         {
-            _log.OnEvent(LogLevel.Warning, "The counterparty expects MsgSeqNum " + expects + " (NextExpectedMsgSeqNum(789)) but our next is "
+            Raise(SessionEventKind.Other, LogLevel.Warning, "The counterparty expects MsgSeqNum " + expects + " (NextExpectedMsgSeqNum(789)) but our next is "
                 + _store.NextSenderMsgSeqNum + "; not moved: the store does not report that it may have lost sent messages, so the "
                 + "counterparty's number is not trusted over it (an operator who knows it is right sets it through FixSession.Store.SetNextSenderMsgSeqNum)", epochNs);
         }
@@ -225,14 +225,14 @@ public sealed partial class FixSession
         int limit = _settings.MaxSenderSeqNumCatchUp;
         if ((long)expects - next > limit)
         {
-            _log.OnEvent(LogLevel.Error, "The counterparty expects MsgSeqNum " + expects + " (" + source + ") but our next is " + next + ": a jump of "
+            Raise(SessionEventKind.Other, LogLevel.Error, "The counterparty expects MsgSeqNum " + expects + " (" + source + ") but our next is " + next + ": a jump of "
                 + ((long)expects - next) + " exceeds MaxSenderSeqNumCatchUp=" + limit + ", so the sender number is not moved; an operator who knows the "
                 + "counterparty is right sets it (FixSession.Store.SetNextSenderMsgSeqNum) or raises the limit", epochNs);
             return;
         }
         _store.SetNextSenderMsgSeqNum(expects);
         _tailMayBeLost = false;
-        _log.OnEvent(LogLevel.Warning, "The counterparty expects MsgSeqNum " + expects + " (" + source + ") but the store's next was " + next
+        Raise(SessionEventKind.Other, LogLevel.Warning, "The counterparty expects MsgSeqNum " + expects + " (" + source + ") but the store's next was " + next
             + ": the store may have lost the last messages sent before a takeover or crash. Sender sequence number moved up to " + expects
             + "; a ResendRequest for " + next + ".." + (expects - 1) + " is answered with SequenceReset-GapFill (their content is not in the store)", epochNs);
     }

@@ -78,7 +78,7 @@ public sealed partial class FixSession
             case HeartbeatDue.TestRequest:
                 SendTestRequest(epochNs, TestRequestId);
                 _heartbeat.OnTestRequestSent();
-                _log.OnEvent(Logging.LogLevel.Debug, "Sent test request TEST", epochNs);
+                Raise(SessionEventKind.Other, Logging.LogLevel.Debug, "Sent test request TEST", epochNs);
                 return work + 1;
             case HeartbeatDue.Heartbeat:
                 SendHeartbeat(epochNs, default);
@@ -94,7 +94,7 @@ public sealed partial class FixSession
         long created = _store.CreationTimeEpochNs;
         if (_schedule.IsInSession(epochNs) && !_schedule.IsSameSessionPeriod(created, epochNs))
         {
-            _log.OnEvent(Logging.LogLevel.Information, "New session period", epochNs);
+            Raise(SessionEventKind.Other, Logging.LogLevel.Information, "New session period", epochNs);
             ResetStore(epochNs);
         }
     }

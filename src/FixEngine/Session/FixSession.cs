@@ -211,7 +211,7 @@ public sealed partial class FixSession : IDisposable
             });
         }
         _handOff = new SendHandOff(1 << 20);
-        _flow = new OutboundFlowControl(_log, _counters);
+        _flow = new OutboundFlowControl((level, text, epochNs) => Raise(SessionEventKind.Other, level, text, epochNs), _counters);
         _ownerThreadId = Environment.CurrentManagedThreadId;
         _interruptedInbound = store.NextTargetMsgSeqNum;
         _tailMayBeLost = store.MayHaveLostTail;
@@ -227,7 +227,7 @@ public sealed partial class FixSession : IDisposable
         ArgumentNullException.ThrowIfNull(connection);
         if (_storeFault is not null)
         {
-            _log.OnEvent(Logging.LogLevel.Error, "Connection refused: the message store failed (" + _storeFault.Message + ")", epochNs);
+            Raise(SessionEventKind.Other, Logging.LogLevel.Error, "Connection refused: the message store failed (" + _storeFault.Message + ")", epochNs);
             connection.Disconnect("message store failed");
             return;
         }
@@ -239,7 +239,7 @@ public sealed partial class FixSession : IDisposable
             }
             else
             {
-                _log.OnEvent(Logging.LogLevel.Warning, "Connection refused: holding, the message store cannot take writes (" + _storeHold?.Message + ")", epochNs);
+                Raise(SessionEventKind.Other, Logging.LogLevel.Warning, "Connection refused: holding, the message store cannot take writes (" + _storeHold?.Message + ")", epochNs);
                 connection.Disconnect("message store unavailable (holding)");
                 return;
             }

@@ -56,7 +56,7 @@ internal sealed class OutboundFlowControl
     public const long MinLimitBytes = 64 * 1024;
 
     private readonly SendBacklog _backlog = new();
-    private readonly ISessionLog _log;
+    private readonly Action<Logging.LogLevel, string, long> _log;
     private readonly SessionCounters _counters;
     private long _limitBytes = FixSession.DefaultSendBacklogLimitBytes;
     private long _lastProgressNs;
@@ -64,9 +64,9 @@ internal sealed class OutboundFlowControl
     private bool _receivePauseRequested;
 
     /// <summary>Creates the flow control of one session.</summary>
-    /// <param name="log">The session's log (pause decisions and refused messages are logged).</param>
+    /// <param name="log">Raises the session's events (pause decisions and refused messages): level, text, time.</param>
     /// <param name="counters">The session's counters (the backlog's high-water mark).</param>
-    public OutboundFlowControl(ISessionLog log, SessionCounters counters)
+    public OutboundFlowControl(Action<Logging.LogLevel, string, long> log, SessionCounters counters)
     {
         _log = log;
         _counters = counters;
@@ -129,7 +129,7 @@ internal sealed class OutboundFlowControl
         {
             SendResult result = connection.Send(message);
             if (result is SendResult.Backpressure or SendResult.Closed) break;
-            if (result == SendResult.TooLarge) _log.OnEvent(Logging.LogLevel.Error, "Backlogged message larger than the transport's send queue; not sent", epochNs);
+            if (result == SendResult.TooLarge) _log(Logging.LogLevel.Error, "Backlogged message larger than the transport's send queue; not sent", epochNs);
             _backlog.Pop();
             sent++;
         }
@@ -155,7 +155,7 @@ internal sealed class OutboundFlowControl
     {
         if (!_backlog.IsEmpty)
         {
-            _log.OnEvent(Logging.LogLevel.Error, why + ": " + _backlog.Count + " backlogged messages (" + _backlog.Bytes + " bytes) not sent", epochNs);
+            _log(Logging.LogLevel.Error, why + ": " + _backlog.Count + " backlogged messages (" + _backlog.Bytes + " bytes) not sent", epochNs);
         }
         if (release) _backlog.Release();
         else _backlog.Clear();
@@ -174,7 +174,7 @@ internal sealed class OutboundFlowControl
         bool pause = _backlog.Bytes >= ReceivePauseThresholdBytes && epochNs - _lastProgressNs < StallWindowNs;
         if (pause == _receivePauseRequested) return;
         Volatile.Write(ref _receivePauseRequested, pause);
-        _log.OnEvent(Logging.LogLevel.Warning, pause
+        _log(Logging.LogLevel.Warning, pause
             ? "Send backlog " + _backlog.Bytes + " bytes: asking to pause reading inbound messages"
             : "Send backlog " + _backlog.Bytes + " bytes: asking to resume reading inbound messages" + (_backlog.Bytes >= ReceivePauseThresholdBytes ? " (no progress for a second)" : ""), epochNs);
     }

@@ -16,7 +16,10 @@ public enum SessionEventKind : byte
     /// <summary>The connection ended; <see cref="SessionEvent.Text"/> is the reason.</summary>
     Disconnected,
 
-    /// <summary>The Logon exchange completed; the session is logged on.</summary>
+    /// <summary>The Logon exchange completed; the session is logged on. Raised after our Logon was sent and the
+    /// counterparty's was accepted and numbered: <see cref="SessionEvent.Received"/> is its MsgSeqNum(34), and
+    /// <see cref="SessionEvent.NextTargetMsgSeqNum"/> is past it (or, when it was higher than expected, the number the
+    /// ResendRequest just sent starts from).</summary>
     Logon,
 
     /// <summary>A Logout was sent (<see cref="SessionEvent.Text"/> = its Text(58)) or received
@@ -98,7 +101,7 @@ public readonly struct SessionEvent
     /// <summary>The expected MsgSeqNum (gap), or the old expected number (SequenceReset).</summary>
     public int Expected { get; init; }
 
-    /// <summary>The MsgSeqNum received (gap), or the new expected number (SequenceReset).</summary>
+    /// <summary>The MsgSeqNum received (gap, the counterparty's Logon), or the new expected number (SequenceReset).</summary>
     public int Received { get; init; }
 
     /// <summary>BeginSeqNo(7) of a ResendRequest.</summary>
@@ -142,7 +145,7 @@ public readonly struct SessionEvent
             SessionEventKind.RejectSent => "Sent Reject: " + Text + (RefTagId != 0 ? " tag " + RefTagId.ToString(inv) : ""),
             SessionEventKind.StoreFailed => "Message store failed: " + Text + " Disconnecting without a Logout (the store cannot number one); the session refuses further sends",
             SessionEventKind.TakenOver => "Message store failed: " + Text + " Another engine holds the session now: disconnecting without a Logout; the session refuses further sends",
-            SessionEventKind.AdminAction => "Admin action " + Action + " by " + (Actor ?? "(unknown)") + (Text is null ? "" : ": " + Text),
+            SessionEventKind.AdminAction => "Operator " + (Actor ?? "(unknown)") + ": " + Action + (Text is null ? "" : ": " + Text),
             _ => Text ?? Kind.ToString(),
         };
     }

@@ -70,6 +70,9 @@ internal static class SessionTracing
                     activity.SetTag("fix.expected_msg_seq_num", e.Expected);
                     activity.SetTag("fix.received_msg_seq_num", e.Received);
                     break;
+                case SessionEventKind.Logon:
+                    activity.SetTag("fix.received_msg_seq_num", e.Received);
+                    break;
                 case SessionEventKind.ResendRequest:
                     activity.SetTag("fix.begin_seq_no", e.BeginSeqNo);
                     activity.SetTag("fix.end_seq_no", e.EndSeqNo);

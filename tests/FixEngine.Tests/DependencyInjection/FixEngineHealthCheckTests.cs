@@ -121,23 +121,7 @@ public sealed class FixEngineHealthCheckTests
     [Fact]
     public async Task TheRegisteredCheckReportsTheHostedEnginesSessions()
     {
-        HostApplicationBuilder builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
-        builder.Configuration.AddInMemoryCollection(new Dictionary<string, string?>
-        {
-            ["FixEngine:Default:ConnectionType"] = "acceptor",
-            ["FixEngine:Default:SocketAcceptPort"] = "0",
-            ["FixEngine:Default:StartTime"] = "00:00:00",
-            ["FixEngine:Default:EndTime"] = "00:00:00",
-            ["FixEngine:Default:HeartBtInt"] = "30",
-            ["FixEngine:Default:UseDataDictionary"] = "N",
-            ["FixEngine:Default:IdleStrategy"] = "Backoff",
-            ["FixEngine:Sessions:0:BeginString"] = "FIX.4.4",
-            ["FixEngine:Sessions:0:SenderCompID"] = "EXEC",
-            ["FixEngine:Sessions:0:TargetCompID"] = "CLIENT",
-        });
-        builder.Services.AddFixEngine<FillerApp>(builder.Configuration.GetSection("FixEngine"));
-        builder.Services.AddHealthChecks().AddFixEngineHealthChecks();
-        using IHost host = builder.Build();
+        using IHost host = HostedAcceptor.Build(HostedAcceptor.Config(), b => b.Services.AddHealthChecks().AddFixEngineHealthChecks());
         await host.StartAsync();
         HealthCheckService checks = host.Services.GetRequiredService<HealthCheckService>();
 
@@ -146,14 +130,9 @@ public sealed class FixEngineHealthCheckTests
         Assert.Equal(HealthStatus.Degraded, entry.Status);
         Assert.Contains("FIX.4.4:EXEC->CLIENT degraded: not logged on inside its schedule", entry.Description, StringComparison.Ordinal);
 
-        int port = EngineTestSupport.PortOf(host.Services.GetRequiredService<FixEngineHost>());
-        (_, IReadOnlyList<SessionSettings> initiatorSettings) = EngineTestSupport.ExecClientPair("[DEFAULT]\nHeartBtInt=30\nStartTime=00:00:00\nEndTime=00:00:00\nUseDataDictionary=N\nIdleStrategy=Backoff", 0);
-        initiatorSettings = EngineTestSupport.WithConnectPort(initiatorSettings, port);
-        var client = new ClientApp();
-        using (var initiator = new FixEngineHost(initiatorSettings, client))
+        (FixEngineHost initiator, _) = HostedAcceptor.LogOnTo(host);
+        using (initiator)
         {
-            initiator.Start();
-            Assert.True(client.LoggedOn.Wait(EngineTestSupport.Wait), "the initiator logged on");
             HealthReport after = default!;
             Assert.True(EngineTestSupport.WaitFor(() =>
             {

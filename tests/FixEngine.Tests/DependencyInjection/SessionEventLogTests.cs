@@ -16,23 +16,6 @@ namespace FixEngine.Tests.DependencyInjection;
 /// events"), so a log query can select "every Logon refused" or "every gap above N" without parsing text.</summary>
 public sealed class SessionEventLogTests
 {
-    private static SessionSettings Acceptor() => SettingsFile.Parse(
-        "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=5001\nNonStopSession=Y\nUseDataDictionary=N\n" +
-        "[SESSION]\nBeginString=FIX.4.4\nSenderCompID=EXEC\nTargetCompID=CLIENT\n")[0];
-
-    private sealed class Accepting(bool refuseLogon = false) : IApplication
-    {
-        public void FromAdmin(FixSession session, FixMessage message)
-        {
-            if (refuseLogon && message.MsgType.SequenceEqual(MsgTypes.Logon)) throw new RejectLogonException("not today");
-        }
-
-        public FromAppResult FromApp(FixSession session, FixMessage message) => FromAppResult.Accepted;
-    }
-
-    private static byte[] Raw(FixSessionTestPair pair, int seq, string fields) => Transport.FixMessages.Build("FIX.4.4",
-        $"{fields[..fields.IndexOf('|')]}|34={seq}|49=CLIENT|56=EXEC|52={pair.UtcNow.ToString("yyyyMMdd-HH:mm:ss.fff", CultureInfo.InvariantCulture)}|{fields[(fields.IndexOf('|') + 1)..]}|");
-
     private static IReadOnlyList<KeyValuePair<string, object?>> Single(CapturingLoggerProvider logs, int id, string name)
     {
         var matches = logs.Records.Where(r => r.Id.Id == id).ToList();
@@ -55,16 +38,17 @@ public sealed class SessionEventLogTests
     {
         var logs = new CapturingLoggerProvider();
         using var factory = new LoggerSessionLogFactory(logs);
-        using var pair = FixSessionTestPair.Create(Acceptor(), new Accepting(), sessionLogs: factory);
+        using var pair = FixSessionTestPair.Create(LoggedAcceptor.Settings(), new LoggedAcceptor.Accepting(), sessionLogs: factory);
         pair.Connect();
 
         IReadOnlyList<KeyValuePair<string, object?>> logon = Single(logs, 4, "Logon");
-        // Raised as the Logon completes: its own MsgSeqNum (1) is consumed just after.
-        Assert.Equal(1, Property(logon, "NextTargetMsgSeqNum"));
+        // Raised once the exchange is complete: our Logon reply (1) sent, the counterparty's Logon (1) accepted and consumed.
+        Assert.Equal(2, Property(logon, "NextTargetMsgSeqNum"));
         Assert.Equal(2, Property(logon, "NextSenderMsgSeqNum"));
+        Assert.Equal(1, Property(logon, "ReceivedMsgSeqNum"));
 
         // A SequenceReset without NewSeqNo(36): Reject with RefTagID 36, SessionRejectReason 1 (required tag missing).
-        pair.SendRawFromCounterparty(Raw(pair, 2, "35=4|123=N"));
+        pair.SendRawFromCounterparty(LoggedAcceptor.Raw(pair, 2, "35=4|123=N"));
         IReadOnlyList<KeyValuePair<string, object?>> reject = Single(logs, 11, "RejectSent");
         Assert.Equal(2, Property(reject, "RefSeqNum"));
         Assert.Equal(36, Property(reject, "RefTagId"));
@@ -72,7 +56,7 @@ public sealed class SessionEventLogTests
 
         // A gap: expected 2 (a SequenceReset in Reset mode, 123=N, consumes no MsgSeqNum, rejected or not), received 50;
         // the ResendRequest the session sends asks for 2 to the end.
-        pair.SendRawFromCounterparty(Raw(pair, 50, "35=D|11=G1|55=EURUSD|54=1|38=100|40=1|60=20260105-09:00:00"));
+        pair.SendRawFromCounterparty(LoggedAcceptor.Raw(pair, 50, "35=D|11=G1|55=EURUSD|54=1|38=100|40=1|60=20260105-09:00:00"));
         IReadOnlyList<KeyValuePair<string, object?>> gap = Single(logs, 7, "SequenceGap");
         Assert.Equal(2, Property(gap, "ExpectedMsgSeqNum"));
         Assert.Equal(50, Property(gap, "ReceivedMsgSeqNum"));
@@ -98,7 +82,7 @@ public sealed class SessionEventLogTests
     {
         var logs = new CapturingLoggerProvider();
         using var factory = new LoggerSessionLogFactory(logs);
-        using var pair = FixSessionTestPair.Create(Acceptor(), new Accepting(refuseLogon: true), sessionLogs: factory);
+        using var pair = FixSessionTestPair.Create(LoggedAcceptor.Settings(), new LoggedAcceptor.Accepting(refuseLogon: true), sessionLogs: factory);
         pair.Connect();
         IReadOnlyList<KeyValuePair<string, object?>> refused = Single(logs, 6, "LogonRefused");
         Assert.Equal("application", Property(refused, "RefusedBy"));
@@ -112,7 +96,7 @@ public sealed class SessionEventLogTests
     {
         var logs = new CapturingLoggerProvider();
         using var factory = new LoggerSessionLogFactory(logs);
-        using var pair = FixSessionTestPair.Create(Acceptor(), new Accepting(), sessionLogs: factory);
+        using var pair = FixSessionTestPair.Create(LoggedAcceptor.Settings(), new LoggedAcceptor.Accepting(), sessionLogs: factory);
         pair.Connect();
         pair.Session.RecordAdminAction("set-next-sender", "alice", "next sender 40", pair.Session.EpochNs);
         IReadOnlyList<KeyValuePair<string, object?>> action = Single(logs, 15, "AdminAction");
@@ -126,10 +110,10 @@ public sealed class SessionEventLogTests
     {
         var e = new List<string>();
         var log = new TextOnlyLog(e);
-        SessionSettings settings = Acceptor();
-        using var pair = FixSessionTestPair.Create(settings, new Accepting(), sessionLogs: new OneLog(log));
+        SessionSettings settings = LoggedAcceptor.Settings();
+        using var pair = FixSessionTestPair.Create(settings, new LoggedAcceptor.Accepting(), sessionLogs: new OneLog(log));
         pair.Connect();
-        pair.SendRawFromCounterparty(Raw(pair, 9, "35=D|11=G1|55=EURUSD|54=1|38=100|40=1|60=20260105-09:00:00"));
+        pair.SendRawFromCounterparty(LoggedAcceptor.Raw(pair, 9, "35=D|11=G1|55=EURUSD|54=1|38=100|40=1|60=20260105-09:00:00"));
         Assert.Contains("Logon received; logged on", e);
         Assert.Contains("MsgSeqNum too high, expecting 2 but received 9", e);
         Assert.Contains("Sent ResendRequest from 2 to 0", e);

@@ -17,29 +17,12 @@ public sealed class SessionLoggerTests
 {
     private const string Category = "FixEngine.Session.FIX.4.4:EXEC->CLIENT";
 
-    private static SessionSettings Acceptor() => SettingsFile.Parse(
-        "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=5001\nNonStopSession=Y\nUseDataDictionary=N\n" +
-        "[SESSION]\nBeginString=FIX.4.4\nSenderCompID=EXEC\nTargetCompID=CLIENT\n")[0];
-
-    private sealed class Accepting(bool refuseLogon = false) : IApplication
-    {
-        public void FromAdmin(FixSession session, FixMessage message)
-        {
-            if (refuseLogon && message.MsgType.SequenceEqual(MsgTypes.Logon)) throw new RejectLogonException("not today");
-        }
-
-        public FromAppResult FromApp(FixSession session, FixMessage message) => FromAppResult.Accepted;
-    }
-
-    private static byte[] Raw(FixSessionTestPair pair, int seq, string fields) => Transport.FixMessages.Build("FIX.4.4",
-        $"{fields[..fields.IndexOf('|')]}|34={seq}|49=CLIENT|56=EXEC|52={pair.UtcNow.ToString("yyyyMMdd-HH:mm:ss.fff", CultureInfo.InvariantCulture)}|{fields[(fields.IndexOf('|') + 1)..]}|");
-
     [Fact]
     public void SessionEventsGoToTheSessionsCategoryWithTheirLevels()
     {
         var logs = new CapturingLoggerProvider();
         using var factory = new LoggerSessionLogFactory(logs);
-        using var pair = FixSessionTestPair.Create(Acceptor(), new Accepting(), sessionLogs: factory);
+        using var pair = FixSessionTestPair.Create(LoggedAcceptor.Settings(), new LoggedAcceptor.Accepting(), sessionLogs: factory);
         pair.Connect();
         Assert.Equal(Category, LoggerSessionLogFactory.Category(pair.Session.Id));
         Assert.Contains(logs.Lines, l => l.Category == Category && l.Level == LogLevel.Information && l.Text.Contains("logged on", StringComparison.Ordinal));
@@ -49,7 +32,7 @@ public sealed class SessionLoggerTests
         Assert.Contains(logs.Lines, l => l.Category == Category && l.Level == LogLevel.Warning && l.Text.StartsWith("Garbled message ignored", StringComparison.Ordinal));
 
         // A sequence gap: Warning for the gap and for the ResendRequest the session sends.
-        pair.SendRawFromCounterparty(Raw(pair, 50, "35=D|11=G1|55=EURUSD|54=1|38=100|40=1|60=20260105-09:00:00"));
+        pair.SendRawFromCounterparty(LoggedAcceptor.Raw(pair, 50, "35=D|11=G1|55=EURUSD|54=1|38=100|40=1|60=20260105-09:00:00"));
         Assert.Contains(logs.Lines, l => l.Category == Category && l.Level == LogLevel.Warning && l.Text.StartsWith("MsgSeqNum too high", StringComparison.Ordinal));
         Assert.Contains(logs.Lines, l => l.Category == Category && l.Level == LogLevel.Warning && l.Text.StartsWith("Sent ResendRequest", StringComparison.Ordinal));
 
@@ -64,7 +47,7 @@ public sealed class SessionLoggerTests
     {
         var logs = new CapturingLoggerProvider();
         using var factory = new LoggerSessionLogFactory(logs);
-        using var pair = FixSessionTestPair.Create(Acceptor(), new Accepting(refuseLogon: true), sessionLogs: factory);
+        using var pair = FixSessionTestPair.Create(LoggedAcceptor.Settings(), new LoggedAcceptor.Accepting(refuseLogon: true), sessionLogs: factory);
         pair.Connect();
         Assert.False(pair.Session.IsLoggedOn);
         Assert.Contains(logs.Lines, l => l.Category == Category && l.Level == LogLevel.Error && l.Text.Contains("not today", StringComparison.Ordinal));
@@ -76,10 +59,10 @@ public sealed class SessionLoggerTests
     {
         var logs = new CapturingLoggerProvider();
         using var factory = new LoggerSessionLogFactory(logs);
-        SessionSettings settings = Acceptor();
+        SessionSettings settings = LoggedAcceptor.Settings();
         var start = new DateTime(2026, 1, 5, 9, 0, 0, DateTimeKind.Utc);
         long t0 = (start - DateTime.UnixEpoch).Ticks * 100;
-        using var session = new FixSession(settings, new Accepting(), global::FixEngine.Engine.MemoryMessageStoreFactory.Instance.Create(settings, t0), factory.Create(settings));
+        using var session = new FixSession(settings, new LoggedAcceptor.Accepting(), global::FixEngine.Engine.MemoryMessageStoreFactory.Instance.Create(settings, t0), factory.Create(settings));
         var connection = new Tests.Session.FakeConnection();
         session.OnConnected(connection, t0);
         session.OnMessage(Transport.FixMessages.Build("FIX.4.4", $"35=A|34=1|49=CLIENT|56=EXEC|52={start:yyyyMMdd-HH:mm:ss.fff}|98=0|108=30|"), t0);

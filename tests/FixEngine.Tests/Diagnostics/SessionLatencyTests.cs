@@ -57,51 +57,34 @@ public sealed class SessionLatencyTests
     [Fact]
     public void TheMessagePathAllocatesNothingWithOrWithoutAListener()
     {
-        using var h = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false });
-        h.Connection.CaptureEnabled = false;
         using var meterFactory = new TestMeterFactory();
-        using var metrics = new FixEngineMetrics(() => [h.Session], meterFactory);
+        FixEngineMetrics? metrics = null;
         // The clock the latency reads: 3 us (3e-6 s) after the receive time of every message.
-        h.Session.Latency = metrics.CreateSessionLatency(h.Session.Id, () => h.Now + 3_000);
-        h.Session.OnMessage(h.Build("35=A|34=1|98=0|108=30"), h.Now);
-        Assert.True(h.Session.IsLoggedOn);
-        const int count = 5_000;
-        var frames = new byte[count][];
-        for (int i = 0; i < count; i++) frames[i] = h.Build($"35=D|34={i + 2}|11=ID{i}|21=3|38=100|40=1|54=1|55=INTC|60={h.Time()}");
-
-        long RunAll()
+        using var w = new OrderWindows(h =>
         {
-            h.Session.ResetSequenceNumbers(h.Now);
-            h.Store.SetNextTargetMsgSeqNum(2);
-            h.Session.Poll(h.Now);
-            long before = GC.GetAllocatedBytesForCurrentThread();
-            for (int i = 0; i < count; i++) h.Session.OnMessage(frames[i], h.Now);
-            h.Session.Poll(h.Now);
-            return GC.GetAllocatedBytesForCurrentThread() - before;
-        }
-
-        // A per-message allocation shows in every window; a one-time runtime effect (a method's tier-1 code installed
-        // while the window runs) in one at most: the least of three windows must be 0.
-        RunAll();
-        long[] withoutListener = [RunAll(), RunAll(), RunAll()];
-        Assert.Equal(count + 2, h.Session.NextTargetMsgSeqNum);
+            metrics = new FixEngineMetrics(() => [h.Session], meterFactory);
+            h.Session.Latency = metrics.CreateSessionLatency(h.Session.Id, () => h.Now + 3_000);
+        });
+        using FixEngineMetrics ownedMetrics = metrics!;
+        long[] withoutListener = w.Measure();
+        Assert.Equal(OrderWindows.Count + 2, w.H.Session.NextTargetMsgSeqNum);
 
         using var listener = new SummingListener(meterFactory.Meter!);
-        RunAll();
+        w.Run();
         long[] withListener = new long[3];
         for (int i = 0; i < withListener.Length; i++)
         {
             listener.InboundCount = listener.SendCount = 0;
             listener.InboundSumUs = listener.SendSumUs = 0;
-            withListener[i] = RunAll();
+            withListener[i] = w.Run();
         }
 
-        Assert.True(withoutListener.Min() == 0, $"bytes allocated per {count}-message window without a listener: {string.Join(", ", withoutListener)}");
-        Assert.True(withListener.Min() == 0, $"bytes allocated per {count}-message window with a listener: {string.Join(", ", withListener)}");
+        Assert.True(withoutListener.Min() == 0, $"bytes allocated per {OrderWindows.Count}-message window without a listener: {OrderWindows.Describe(withoutListener)}");
+        Assert.True(withListener.Min() == 0, $"bytes allocated per {OrderWindows.Count}-message window with a listener: {OrderWindows.Describe(withListener)}");
         // Every order was measured on its way in, and every reply the application sent from FromApp on its way out.
-        Assert.Equal(count, listener.InboundCount);
+        Assert.Equal(OrderWindows.Count, listener.InboundCount);
         Assert.Equal(3e-6, listener.InboundSumUs / listener.InboundCount, 12);
-        Assert.Equal(count, listener.SendCount);
+        Assert.Equal(OrderWindows.Count, listener.SendCount);
         Assert.True(listener.TagsRight, "every measurement carries the fix.session tag (and a send its fix.send.path)");
     }
 

@@ -35,42 +35,18 @@ public sealed class SessionTracingTests
     [Fact]
     public void TheMessagePathAllocatesNothingWithoutAListener()
     {
-        using var h = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false });
-        h.Connection.CaptureEnabled = false;
-        h.Session.OnMessage(h.Build("35=A|34=1|98=0|108=30"), h.Now);
-        Assert.True(h.Session.IsLoggedOn);
-        const int count = 5_000;
-        var frames = new byte[count][];
-        for (int i = 0; i < count; i++) frames[i] = h.Build($"35=D|34={i + 2}|11=ID{i}|21=3|38=100|40=1|54=1|55=INTC|60={h.Time()}");
-
-        long RunAll()
-        {
-            h.Session.ResetSequenceNumbers(h.Now);
-            h.Store.SetNextTargetMsgSeqNum(2);
-            h.Session.Poll(h.Now);
-            long before = GC.GetAllocatedBytesForCurrentThread();
-            for (int i = 0; i < count; i++) h.Session.OnMessage(frames[i], h.Now);
-            h.Session.Poll(h.Now);
-            return GC.GetAllocatedBytesForCurrentThread() - before;
-        }
-
-        // As in SessionLatencyTests: the least of three windows must be 0 (a per-message allocation shows in every one).
-        RunAll();
-        long[] withoutListener = [RunAll(), RunAll(), RunAll()];
-        Assert.Equal(count + 2, h.Session.NextTargetMsgSeqNum);
+        using var w = new OrderWindows();
+        long[] withoutListener = w.Measure();
+        Assert.Equal(OrderWindows.Count + 2, w.H.Session.NextTargetMsgSeqNum);
         long[] notSampled;
-        using (Listen(ActivitySamplingResult.None))
-        {
-            RunAll();
-            notSampled = [RunAll(), RunAll(), RunAll()];
-        }
-        Assert.True(withoutListener.Min() == 0, $"bytes allocated per {count}-message window without a listener: {string.Join(", ", withoutListener)}");
+        using (Listen(ActivitySamplingResult.None)) notSampled = w.Measure();
+        Assert.True(withoutListener.Min() == 0, $"bytes allocated per {OrderWindows.Count}-message window without a listener: {OrderWindows.Describe(withoutListener)}");
         // With a listener that samples nothing, ActivitySource.StartActivity itself allocates a little per inbound
         // application message before the sampler says no (48 B per message on .NET 10.0.12: docs/operations.md,
         // "Tracing"); the engine adds nothing to it. Bounded here so a growth shows.
-        Assert.True(notSampled.Min() <= 64L * count, $"bytes allocated per {count}-message window with a listener that samples nothing: {string.Join(", ", notSampled)}");
+        Assert.True(notSampled.Min() <= 64L * OrderWindows.Count, $"bytes allocated per {OrderWindows.Count}-message window with a listener that samples nothing: {OrderWindows.Describe(notSampled)}");
         // Every window delivered every order (eight windows).
-        Assert.Equal(8 * count, h.App.FromAppCount);
+        Assert.Equal(8 * OrderWindows.Count, w.H.App.FromAppCount);
     }
 
     [Fact]

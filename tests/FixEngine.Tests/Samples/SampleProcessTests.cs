@@ -135,9 +135,88 @@ public sealed class SampleProcessTests
         }
     }
 
+    [Fact]
+    public async System.Threading.Tasks.Task ASettingsFilesHttpAcceptPortServesTheConsoleUntilTheSampleStops()
+    {
+        // What a settings-file user does: HttpAcceptPort in [DEFAULT] and the sample acceptor on the file (port 0 here:
+        // the system picks one; the engine prints the console's address).
+        string cfg = Path.Combine(Path.GetTempPath(), "fixengine-console-" + Guid.NewGuid().ToString("N") + ".cfg");
+        File.WriteAllText(cfg, "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nHttpAcceptPort=0\nNonStopSession=Y\nUseDataDictionary=N\n"
+            + "[SESSION]\nBeginString=FIX.4.4\nSenderCompID=EXEC\nTargetCompID=CLIENT\n");
+        var console = new System.Threading.Tasks.TaskCompletionSource<Uri>(System.Threading.Tasks.TaskCreationOptions.RunContinuationsAsynchronously);
+        const string Prefix = "[acceptor] Web console at ";
+        using Process acceptor = Start(SampleDll("Acceptor"), line =>
+        {
+            if (line.StartsWith(Prefix, StringComparison.Ordinal)) console.TrySetResult(new Uri(line[Prefix.Length..]));
+        }, out _, cfg);
+        try
+        {
+            Uri address;
+            try
+            {
+                address = await console.Task.WaitAsync(EngineTestSupport.Wait);
+            }
+            catch (TimeoutException)
+            {
+                throw new Xunit.Sdk.XunitException("the sample did not print the console's address" + (acceptor.HasExited ? $" (exited {acceptor.ExitCode})" : ""));
+            }
+            Assert.Equal("127.0.0.1", address.Host);
+            using var http = new System.Net.Http.HttpClient { Timeout = TimeSpan.FromSeconds(30) };
+            string page = await http.GetStringAsync(address);
+            Assert.Contains("<html", page, StringComparison.OrdinalIgnoreCase);
+            using var sessions = System.Text.Json.JsonDocument.Parse(await http.GetStringAsync(new Uri(address, "api/sessions")));
+            System.Text.Json.JsonElement session = Assert.Single(sessions.RootElement.EnumerateArray());
+            Assert.Equal("FIX.4.4:EXEC->CLIENT", session.GetProperty("id").GetString());
+            Assert.Equal("acceptor", session.GetProperty("role").GetString());
+
+            Assert.Equal(0, Kill(acceptor.Id, 15));
+            Assert.True(acceptor.WaitForExit(30_000), "the sample acceptor exited after SIGTERM");
+            Assert.Equal(0, acceptor.ExitCode);
+            // The console stopped with it.
+            await Assert.ThrowsAsync<System.Net.Http.HttpRequestException>(() => http.GetStringAsync(new Uri(address, "api/sessions")));
+        }
+        finally
+        {
+            if (!acceptor.HasExited) acceptor.Kill();
+            File.Delete(cfg);
+        }
+    }
+
+    [Fact]
+    public void TheConsolesSettingsErrorsAreOneLineNamingTheFileLineAndKeyAndExitCode2()
+    {
+        // Another program holds a loopback port.
+        using var other = new System.Net.Sockets.Socket(System.Net.Sockets.AddressFamily.InterNetwork, System.Net.Sockets.SocketType.Stream, System.Net.Sockets.ProtocolType.Tcp);
+        other.Bind(new System.Net.IPEndPoint(System.Net.IPAddress.Loopback, 0));
+        other.Listen(4);
+        int taken = ((System.Net.IPEndPoint)other.LocalEndPoint!).Port;
+        (string Keys, string Expected)[] cases =
+        [
+            ("HttpAcceptPort=web", "(4): HttpAcceptPort: 'web' is not a port (0-65535)"),
+            ($"HttpAcceptPort={taken}", $"(4): HttpAcceptPort: port {taken} is already in use by another listener (on 127.0.0.1:{taken}"),
+            ("HttpAcceptPort=0\nHttpAcceptAddress=0.0.0.0", "(5): HttpAcceptAddress: 0.0.0.0 is not a loopback address, and a settings file gives the console no authorization policy"),
+        ];
+        foreach ((string keys, string expected) in cases)
+        {
+            string cfg = Path.Combine(Path.GetTempPath(), "fixengine-console-bad-" + Guid.NewGuid().ToString("N") + ".cfg");
+            File.WriteAllText(cfg, $"[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\n{keys}\nNonStopSession=Y\nUseDataDictionary=N\n"
+                + "[SESSION]\nBeginString=FIX.4.4\nSenderCompID=EXEC\nTargetCompID=CLIENT\n");
+            try
+            {
+                AssertOneLineFailure(RunToExit(cfg), cfg + expected);
+            }
+            finally
+            {
+                File.Delete(cfg);
+            }
+        }
+    }
+
     private static Process Start(string dll, params string[] args) => Start(dll, out _, args);
 
-    private static Process Start(string dll, out System.Threading.Tasks.Task<int> reportedPort, params string[] args)
+    private static Process Start(string dll, out System.Threading.Tasks.Task<int> reportedPort, params string[] args) => Start(dll, null, out reportedPort, args);
+
+    private static Process Start(string dll, Action<string>? onLine, out System.Threading.Tasks.Task<int> reportedPort, params string[] args)
     {
         // A child inherits ignored signals: a test run started as a background job of a non-interactive shell (`cmd &`)
         // ignores SIGINT and SIGQUIT, so would the sample, and SIGINT could not stop it. `env --default-signal` (GNU
@@ -153,6 +232,7 @@ public sealed class SampleProcessTests
         foreach (string a in args) info.ArgumentList.Add(a);
         Process p = Process.Start(info)!;
         reportedPort = EngineTestSupport.ReportedPort(p);
+        if (onLine is not null) p.OutputDataReceived += (_, e) => onLine(e.Data ?? "");
         p.BeginOutputReadLine();
         return p;
     }

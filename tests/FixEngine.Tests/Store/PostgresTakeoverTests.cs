@@ -5,6 +5,7 @@ using System.IO;
 using System.Linq;
 using System.Text;
 using System.Threading;
+using FixEngine.Benchmarks.Takeover;
 using FixEngine.Codec;
 using FixEngine.Config;
 using FixEngine.Engine;
@@ -191,7 +192,7 @@ public sealed class PostgresTakeoverTests : IDisposable
         string config = Environment.GetEnvironmentVariable(ConfigVariable) ?? throw new InvalidOperationException(ConfigVariable + " is not set");
         output.WriteLine("WAITING for the session lease");
         output.Flush();
-        using var engine = new FixEngineHost(SettingsFile.Load(config), new DedupFillApp(), new EngineOptions
+        using var engine = new FixEngineHost(SettingsFile.Load(config), new DedupFillApplication(), new EngineOptions
         {
             MessageStoreFactory = PostgresMessageStoreFactory.Instance,
             Console = line =>
@@ -206,43 +207,6 @@ public sealed class PostgresTakeoverTests : IDisposable
         output.Flush();
         Console.In.ReadToEnd();
         return 0;
-    }
-
-    /// <summary>Fills each NewOrderSingle once: a resent order (PossDupFlag=Y) whose ExecutionReport is already in the store
-    /// is not filled again (the counterparty has it, or gets it by resend), as a venue dedups by ClOrdID.</summary>
-    private sealed class DedupFillApp : IApplication
-    {
-        public FromAppResult FromApp(FixSession session, FixMessage message)
-        {
-            if (!message.MsgType.SequenceEqual(MsgTypes.NewOrderSingle)) return FromAppResult.UnsupportedMessageType;
-            message.TryGetSpan(FixTags.ClOrdID, out ReadOnlySpan<byte> clOrdId);
-            if (message.TryGetSpan(FixTags.PossDupFlag, out ReadOnlySpan<byte> possDup) && possDup.SequenceEqual("Y"u8))
-            {
-                var find = new FindReport { Needle = Encoding.ASCII.GetBytes("\u000111=" + Encoding.ASCII.GetString(clOrdId) + "\u0001") };
-                session.Store.ReadRange(1, 0, ref find);
-                if (find.Found) return FromAppResult.Accepted;
-            }
-            session.Send(MsgTypes.ExecutionReport, message, static (ref FixWriter w, scoped in FixMessage o) =>
-            {
-                o.TryGetSpan(FixTags.ClOrdID, out ReadOnlySpan<byte> id);
-                w.Write(FixTags.ClOrdID, id);
-                w.Write(FixTags.ExecType, 'F');
-                w.Write(FixTags.OrdStatus, '2');
-            });
-            return FromAppResult.Accepted;
-        }
-
-        private struct FindReport : IStoredMessageHandler
-        {
-            public byte[] Needle;
-            public bool Found;
-
-            public bool OnMessage(int seqNum, ReadOnlySpan<byte> message)
-            {
-                Found = message.IndexOf("\u000135=8\u0001"u8) >= 0 && message.IndexOf(Needle) >= 0;
-                return !Found;
-            }
-        }
     }
 
     /// <summary>The counterparty: counts ExecutionReports per ClOrdID, and those that repeat one without PossDupFlag=Y.</summary>

@@ -131,7 +131,8 @@
     source.onmessage = (m) => {
       const e = JSON.parse(m.data);
       const list = $('#tail');
-      list.prepend(el('li', { class: e.kind }, time(e.time) + ' ' + e.session + ' [' + e.kind + '] ' + e.text));
+      const props = Object.entries(e.properties).map(([k, v]) => k + '=' + v).join(' ');
+      list.prepend(el('li', { class: e.level, title: props }, time(e.time) + ' ' + e.session + ' [' + e.eventName + '] ' + e.text));
       while (list.children.length > 500) list.lastChild.remove();
       refresh();
     };
