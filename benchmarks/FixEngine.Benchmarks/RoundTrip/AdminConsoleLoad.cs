@@ -1,5 +1,6 @@
 using System;
 using System.Diagnostics;
+using System.IO;
 using System.Linq;
 using System.Net;
 using System.Net.Http;
@@ -50,7 +51,7 @@ internal sealed class AdminConsoleLoad : IDisposable
 
         // The page's tail stays open for the whole run; the probe and the poll come once a second. Each answered
         // request prints one line, so the harness knows the monitor is running.
-        string script = $"curl -sN {address}/fix-admin/api/events > /dev/null & "
+        string script = $"exec 2>/dev/null; curl -sN {address}/fix-admin/api/events > /dev/null & "
             + $"while true; do curl -sf {address}/health > /dev/null && curl -sf {address}/fix-admin/api/sessions > /dev/null && echo polled; sleep 1; done";
         var start = new ProcessStartInfo("bash", ["-c", script]) { RedirectStandardOutput = true, UseShellExecute = false };
         Process monitor = Process.Start(start) ?? throw new InvalidOperationException("the console monitor (bash, curl) did not start");
@@ -61,9 +62,21 @@ internal sealed class AdminConsoleLoad : IDisposable
             load.Dispose();
             throw new InvalidOperationException("the console monitor's first poll failed (is curl installed?)");
         }
-        // Keep reading its lines so the pipe never fills.
-        monitor.OutputDataReceived += (_, _) => { };
-        monitor.BeginOutputReadLine();
+        // Keep reading its lines so the pipe never fills (one line a second).
+        var drain = new Thread(() =>
+        {
+            try
+            {
+                while (monitor.StandardOutput.ReadLine() is not null)
+                {
+                }
+            }
+            catch (Exception e) when (e is IOException or ObjectDisposedException or InvalidOperationException)
+            {
+                // The monitor was stopped.
+            }
+        }) { IsBackground = true, Name = "console-monitor-drain" };
+        drain.Start();
         return load;
     }
 
