@@ -76,6 +76,21 @@ internal sealed class LineProcess : IDisposable
     /// <summary>The child's process id.</summary>
     public int Id => _process.Id;
 
+    /// <summary>True once the child has exited (and was not stopped through <see cref="Stop"/>).</summary>
+    public bool HasExited => !_stopped && _process.HasExited;
+
+    /// <summary>How the child ended: "code N", or "signal S (NAME)" for a child the kernel killed (the runtime reports
+    /// those as exit code 128 + S); "still running" when it has not.</summary>
+    public string ExitDescription()
+    {
+        if (!_process.HasExited) return "still running";
+        int code = _process.ExitCode;
+        if (code <= 128 || code > 128 + 64) return "code " + code.ToString(CultureInfo.InvariantCulture);
+        int signal = code - 128;
+        string name = signal switch { 4 => "SIGILL", 6 => "SIGABRT", 7 => "SIGBUS", 9 => "SIGKILL (out of memory?)", 11 => "SIGSEGV", 15 => "SIGTERM", _ => "signal" };
+        return $"signal {signal.ToString(CultureInfo.InvariantCulture)} ({name}; exit code {code.ToString(CultureInfo.InvariantCulture)})";
+    }
+
     /// <summary>The child's peak resident set size so far (Linux VmHWM), or null where it cannot be read.</summary>
     public long? PeakResidentBytes()
     {

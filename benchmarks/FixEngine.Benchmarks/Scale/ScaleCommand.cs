@@ -55,7 +55,10 @@ public static class ScaleCommand
             }
         }
         Console.WriteLine($"scale: done in {wall.Elapsed.TotalMinutes:0.0} min; {Path.Combine(options.OutDirectory, "report.md")}, scale.svg, results.csv");
-        return 0;
+        // A FixEngine acceptor that dies is a defect, not a measurement (a peer that aborts at its limit is a result).
+        var died = results.Where(r => r.AcceptorExited && r.Acceptor is ScaleAcceptorKind.FixEngineMemory or ScaleAcceptorKind.FixEngineFile).ToList();
+        foreach (ScaleResult r in died) Console.Error.WriteLine($"scale: {ScaleOptions.Key(r.Acceptor)} N={r.Sessions}: {r.Error}");
+        return died.Count == 0 ? 0 : 1;
     }
 }
 
@@ -82,7 +85,9 @@ internal static class ScaleRun
             r.RssStartBytes = ProcStats.Read(child.Id).RssBytes;
 
             // Logon of all N from cold.
-            initiators = new ScaleInitiators(n, o.HeartBtInt, port);
+            int sources = o.SourceAddressCount(n);
+            initiators = new ScaleInitiators(n, o.HeartBtInt, port, sources);
+            if (sources > 1) Console.WriteLine($"  {label}: initiators connect from 127.0.0.1 .. 127.0.0.{sources} ({(n + sources - 1) / sources:N0} sessions per address at most)");
             long startNs = HighResTime.NowNs();
             initiators.Start();
             long deadlineNs = startNs + (long)(o.LogonTimeoutSeconds * 1e9);
@@ -90,6 +95,7 @@ internal static class ScaleRun
             while (initiators.LoggedOn < n && HighResTime.NowNs() < deadlineNs)
             {
                 Thread.Sleep(20);
+                ThrowIfExited(child, initiators);
                 if (HighResTime.NowNs() >= nextProgress)
                 {
                     nextProgress += 1_000_000_000L;
@@ -98,6 +104,7 @@ internal static class ScaleRun
                 }
             }
             r.LoggedOn = initiators.LoggedOn;
+            ThrowIfExited(child, initiators);
             if (r.LoggedOn < n)
             {
                 r.Error = $"{r.LoggedOn:N0} of {n:N0} logged on within {o.LogonTimeoutSeconds:0} s";
@@ -111,7 +118,7 @@ internal static class ScaleRun
             Thread.Sleep(2_000);
             ProcSample idleStart = ProcStats.Read(child.Id);
             long idleStartNs = HighResTime.NowNs();
-            SleepWithProgress(label, "idle", o.IdleSeconds, child.Id, initiators);
+            SleepWithProgress(label, "idle", o.IdleSeconds, child, initiators);
             ProcSample idleEnd = ProcStats.Read(child.Id);
             r.CpuIdleSeconds = (idleEnd.CpuSeconds - idleStart.CpuSeconds);
             r.IdleWindowSeconds = (HighResTime.NowNs() - idleStartNs) / 1e9;
@@ -130,6 +137,7 @@ internal static class ScaleRun
                 ProcSample p = ProcStats.Read(child.Id);
                 Console.WriteLine($"  {label}: busy {sent:N0} sent, {initiators.Replies:N0} replies, measured {count:N0} p50 {p50:0} µs p99 {p99:0} µs max {max:0} µs, acceptor RSS {p.RssBytes / 1048576.0:0} MB, {p.Threads} threads");
             });
+            ThrowIfExited(child, initiators);
             ProcSample busyEnd = ProcStats.Read(child.Id);
             r.CpuBusySeconds = busyEnd.CpuSeconds - idleEnd.CpuSeconds;
             r.BusyWindowSeconds = (HighResTime.NowNs() - busyStartNs) / 1e9;
@@ -156,7 +164,11 @@ internal static class ScaleRun
         }
         catch (Exception e) when (e is InvalidOperationException or IOException or FormatException or System.ComponentModel.Win32Exception)
         {
+            // However the failure showed (a command unanswered, a timeout), a dead acceptor is the reason to report.
+            if (child is not null && child.HasExited && e is not AcceptorExitedException) e = new AcceptorExitedException(child, initiators);
             r.Error = e.Message;
+            r.AcceptorExited = e is AcceptorExitedException;
+            if (initiators is not null) r.LoggedOn = Math.Max(r.LoggedOn, initiators.LoggedOn);
             return r;
         }
         finally
@@ -165,6 +177,17 @@ internal static class ScaleRun
             child?.Stop();
             HarnessCleanup.DeleteDirectory(storeRoot);
         }
+    }
+
+    /// <summary>The acceptor process died: how, and after how many logons.</summary>
+    private sealed class AcceptorExitedException(LineProcess child, ScaleInitiators? initiators)
+        : InvalidOperationException($"acceptor exited with {child.ExitDescription()} after {initiators?.Logons ?? 0:N0} logons")
+    {
+    }
+
+    private static void ThrowIfExited(LineProcess child, ScaleInitiators? initiators)
+    {
+        if (child.HasExited) throw new AcceptorExitedException(child, initiators);
     }
 
     private static (long Heap, long Committed) GcStats(LineProcess child)
@@ -180,14 +203,20 @@ internal static class ScaleRun
         return (heap, committed);
     }
 
-    private static void SleepWithProgress(string label, string phase, double seconds, int pid, ScaleInitiators initiators)
+    private static void SleepWithProgress(string label, string phase, double seconds, LineProcess child, ScaleInitiators initiators)
     {
+        int pid = child.Id;
         long endNs = HighResTime.NowNs() + (long)(seconds * 1e9);
+        long nextLineNs = HighResTime.NowNs() + 5_000_000_000L;
         while (true)
         {
             long left = endNs - HighResTime.NowNs();
             if (left <= 0) return;
-            Thread.Sleep((int)Math.Min(5_000, left / 1_000_000 + 1));
+            // A look at the acceptor every second, a progress line every 5 s and at the end.
+            Thread.Sleep((int)Math.Min(1_000, left / 1_000_000 + 1));
+            ThrowIfExited(child, initiators);
+            if (HighResTime.NowNs() < Math.Min(nextLineNs, endNs)) continue;
+            nextLineNs += 5_000_000_000L;
             ProcSample p = ProcStats.Read(pid);
             Console.WriteLine($"  {label}: {phase}, {initiators.LoggedOn:N0} logged on, TestRequests {initiators.TestRequestsReceived} by acceptor / {initiators.TestRequestsSent} by initiators, "
                 + $"{initiators.Logouts} logouts, acceptor RSS {p.RssBytes / 1048576.0:0} MB, {p.Threads} threads, CPU {p.CpuSeconds:0.0} s");

@@ -29,6 +29,7 @@ internal sealed class ScaleInitiators : IApplication, IDisposable
     private long _recordFromNs = long.MaxValue;
     private long _recordToNs = long.MinValue;
     private long _loggedOn;
+    private long _logons;
     private long _lastLogonNs;
     private long _logouts;
     private long _testRequestsReceived;
@@ -37,18 +38,25 @@ internal sealed class ScaleInitiators : IApplication, IDisposable
     private long _replyErrors;
     private long _sent;
 
-    public ScaleInitiators(int sessions, int heartbeat, int acceptorPort)
+    public ScaleInitiators(int sessions, int heartbeat, int acceptorPort, int sourceAddresses)
     {
         _sessions = sessions;
+        SourceAddresses = sourceAddresses;
         // No prewarmed send queues (1 MiB each): the harness's footprint at 10,000 sessions is not what is measured.
-        _host = new FixEngineHost(SettingsFile.Parse(Settings(sessions, heartbeat, acceptorPort), "<scale initiators>"), this,
+        _host = new FixEngineHost(SettingsFile.Parse(Settings(sessions, heartbeat, acceptorPort, sourceAddresses), "<scale initiators>"), this,
             new EngineOptions { PrewarmConnections = false });
     }
 
     /// <summary>CompID of initiator <paramref name="i"/> (1-based).</summary>
     public static string CompId(int i) => "CLIENT" + i.ToString("D5", CultureInfo.InvariantCulture);
 
+    /// <summary>k: the sessions connect from 127.0.0.1 .. 127.0.0.k (SocketLocalHost), dealt round robin.</summary>
+    public int SourceAddresses { get; }
+
     public long LoggedOn => Volatile.Read(ref _loggedOn);
+
+    /// <summary>Logons so far (never decremented: a session that logs on again counts again).</summary>
+    public long Logons => Volatile.Read(ref _logons);
 
     public long LastLogonNs => Volatile.Read(ref _lastLogonNs);
 
@@ -68,7 +76,7 @@ internal sealed class ScaleInitiators : IApplication, IDisposable
 
     public void Start() => _host.Start();
 
-    private static string Settings(int sessions, int heartbeat, int port)
+    private static string Settings(int sessions, int heartbeat, int port, int sourceAddresses)
     {
         var s = new StringBuilder(64 * sessions + 512);
         // Small stores and messages: the harness's own footprint is not what is measured, and 10,000 sessions must fit.
@@ -91,7 +99,11 @@ internal sealed class ScaleInitiators : IApplication, IDisposable
             TargetCompID=BROKER01
 
             """);
-        for (int i = 1; i <= sessions; i++) s.Append("[SESSION]\nSenderCompID=").Append(CompId(i)).Append('\n');
+        for (int i = 1; i <= sessions; i++)
+        {
+            s.Append("[SESSION]\nSenderCompID=").Append(CompId(i)).Append('\n');
+            if (sourceAddresses > 1) s.Append("SocketLocalHost=127.0.0.").Append(1 + (i - 1) % sourceAddresses).Append('\n');
+        }
         return s.ToString();
     }
 
@@ -163,6 +175,7 @@ internal sealed class ScaleInitiators : IApplication, IDisposable
     {
         Volatile.Write(ref _lastLogonNs, HighResTime.NowNs());
         Interlocked.Increment(ref _loggedOn);
+        Interlocked.Increment(ref _logons);
     }
 
     public void OnLogout(FixSession session)

@@ -52,10 +52,27 @@ public sealed record ScaleOptions
 
     public string OutDirectory { get; init; } = "artifacts/scale";
 
+    /// <summary>Loopback source addresses the initiators connect from (127.0.0.1 .. 127.0.0.k), sessions dealt round
+    /// robin; null: as few as keep every address within the acceptor's default MaxUnauthenticatedConnectionsPerAddress,
+    /// so a logon storm of N is never refused by the per-address limit (the limit is a hostile-input protection, and
+    /// thousands of clients of a real gateway arrive from a few NAT addresses, not one).</summary>
+    public int? SourceAddresses { get; init; }
+
+    /// <summary>The largest k of <see cref="SourceAddresses"/> (127.0.0.1 .. 127.0.0.254).</summary>
+    public const int MaxSourceAddresses = 254;
+
+    /// <summary>Source addresses for <paramref name="sessions"/> initiators.</summary>
+    public int SourceAddressCount(int sessions)
+    {
+        if (SourceAddresses is int k) return Math.Min(k, sessions);
+        int perAddress = new Config.SessionSettings().MaxUnauthenticatedConnectionsPerAddress;
+        return Math.Clamp((sessions + perAddress - 1) / perAddress, 1, MaxSourceAddresses);
+    }
+
     public const string Usage =
         "scale [--sessions 1,10,100,1000,10000] [--acceptors fixengine-mem,fixengine-file,qfcpp-reactor,qfcpp-threaded,qfn|all]\n"
         + "      [--busy-share 0.01] [--rate 100] [--heartbeat 5] [--idle-seconds 12] [--warmup-seconds 3] [--busy-seconds 15]\n"
-        + "      [--receive-mode Completion|Dedicated|BusyPoll] [--logon-timeout 90] [--out artifacts/scale]";
+        + "      [--receive-mode Completion|Dedicated|BusyPoll] [--logon-timeout 90] [--source-addresses k] [--out artifacts/scale]";
 
     public static string Key(ScaleAcceptorKind kind) => kind switch
     {
@@ -97,12 +114,17 @@ public sealed record ScaleOptions
                 "--busy-seconds" => o with { BusySeconds = Number(1) },
                 "--logon-timeout" => o with { LogonTimeoutSeconds = Number(1) },
                 "--receive-mode" => o with { ReceiveMode = Value() },
+                "--source-addresses" => o with { SourceAddresses = SourceAddressArgument(name, Number(1)) },
                 "--out" => o with { OutDirectory = Value() },
                 _ => throw new ArgumentException($"unknown option '{name}'"),
             };
         }
         return o;
     }
+
+    private static int SourceAddressArgument(string name, double k) => k == Math.Floor(k) && k <= MaxSourceAddresses
+        ? (int)k
+        : throw new ArgumentException($"{name}: '{k.ToString(CultureInfo.InvariantCulture)}' is not a whole number 1..{MaxSourceAddresses} (127.0.0.1 .. 127.0.0.k)");
 
     private static int[] ParseCounts(string name, string text)
     {

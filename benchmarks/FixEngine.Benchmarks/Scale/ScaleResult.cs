@@ -14,6 +14,9 @@ internal sealed class ScaleResult
 
     public string? Error { get; set; }
 
+    /// <summary>The acceptor process died during the scenario (Error says how and after how many logons).</summary>
+    public bool AcceptorExited { get; set; }
+
     public long LoggedOn { get; set; }
 
     public double? LogonSeconds { get; set; }

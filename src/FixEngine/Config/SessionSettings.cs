@@ -61,6 +61,11 @@ public sealed record SessionSettings
     /// <summary>Port an initiator connects to (1..65535). Required for initiators.</summary>
     public int? SocketConnectPort { get; init; }
 
+    /// <summary>An IP address of this machine that an initiator's socket is bound to before it connects (the source
+    /// address the counterparty sees), e.g. to pick the interface on a multi-homed host; the system's choice when null.
+    /// Acceptors ignore it.</summary>
+    public string? SocketLocalHost { get; init; }
+
     /// <summary>Failover endpoints, from SocketConnectHost1/SocketConnectPort1 .. N, tried in order after the primary.</summary>
     public IReadOnlyList<SocketEndpoint> SocketConnectFailovers { get; init; } = [];
 
@@ -459,6 +464,10 @@ public sealed record SessionSettings
         if (MaxSenderSeqNumCatchUp < 0) return (nameof(MaxSenderSeqNumCatchUp), $"{MaxSenderSeqNumCatchUp} is negative (0 = never move)");
         if (SocketAcceptPort is int ap && ap != 0 && !IsPort(ap)) return (nameof(SocketAcceptPort), $"{ap} is not a port (1..65535, or 0 for one the system picks)");
         if (SocketConnectPort is int cp && !IsPort(cp)) return (nameof(SocketConnectPort), $"{cp} is not a port (1..65535)");
+        if (SocketLocalHost is not null && !System.Net.IPAddress.TryParse(SocketLocalHost, out _))
+        {
+            return (nameof(SocketLocalHost), $"'{SocketLocalHost}' is not an IP address (the address of this machine the initiator connects from)");
+        }
         for (int i = 0; i < SocketConnectFailovers.Count; i++)
         {
             SocketEndpoint ep = SocketConnectFailovers[i];

@@ -45,6 +45,7 @@ internal static class SettingKeys
         Int("SocketAcceptPort", (s, v) => s with { SocketAcceptPort = v }, s => s.SocketAcceptPort),
         Str("SocketConnectHost", (s, v) => s with { SocketConnectHost = v }, s => s.SocketConnectHost),
         Int("SocketConnectPort", (s, v) => s with { SocketConnectPort = v }, s => s.SocketConnectPort),
+        Str("SocketLocalHost", (s, v) => s with { SocketLocalHost = v }, s => s.SocketLocalHost),
         Int("ReconnectInterval", (s, v) => s with { ReconnectInterval = v }, s => s.ReconnectInterval),
         Int("LogonTimeout", (s, v) => s with { LogonTimeout = v }, s => s.LogonTimeout),
         Int("LogoutTimeout", (s, v) => s with { LogoutTimeout = v }, s => s.LogoutTimeout),

@@ -29,6 +29,10 @@ internal sealed class TcpConnectionOptions
     /// <summary>SO_SNDBUF in bytes; the OS default when null.</summary>
     public int? SendBufferSize { get; set; }
 
+    /// <summary>The local address a connecting socket is bound to before it connects (SocketLocalHost); the system's
+    /// choice when null.</summary>
+    public System.Net.IPAddress? LocalAddress { get; set; }
+
     /// <summary>SO_KEEPALIVE. Default false (FIX heartbeats detect dead peers).</summary>
     public bool KeepAlive { get; set; }
 

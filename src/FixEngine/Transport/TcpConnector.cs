@@ -262,7 +262,22 @@ internal static class TcpConnector
         ArgumentNullException.ThrowIfNull(remoteEndPoint);
         ArgumentNullException.ThrowIfNull(options);
         options.Validate();
-        return CreateSocket(remoteEndPoint);
+        Socket socket = CreateSocket(remoteEndPoint);
+        if (options.LocalAddress is { } local)
+        {
+            try
+            {
+                // Port 0: the system picks the source port; the address is the one the counterparty sees.
+                socket.Bind(new IPEndPoint(local, 0));
+            }
+            catch (SocketException ex)
+            {
+                socket.Dispose();
+                throw new TransportConnectException(remoteEndPoint, ex.SocketErrorCode,
+                    $"Connection to {remoteEndPoint} from {local} (SocketLocalHost) failed: cannot bind that address ({ex.SocketErrorCode}).");
+            }
+        }
+        return socket;
     }
 
     /// <summary>A token source cancelled by <paramref name="cancellationToken"/> or after <paramref name="timeout"/> (the caller disposes it).</summary>

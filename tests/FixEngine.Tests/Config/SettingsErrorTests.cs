@@ -70,6 +70,7 @@ public sealed class SettingsErrorTests
     [InlineData("SocketConnectHost=bad host!", "SocketConnectHost", "'bad host!' is not an IP address or a host name")]
     [InlineData("SocketAcceptHost=my host", "SocketAcceptHost", "'my host' is not an IP address or a host name")]
     [InlineData("FileStorePath=", "FileStorePath", "empty value")]
+    [InlineData("SocketLocalHost=gateway", "SocketLocalHost", "'gateway' is not an IP address (the address of this machine the initiator connects from)")]
     public void BadValueNamesLineAndKey(string line, string key, string reason)
         => AssertError(Fails(Acceptor + "\n" + line), 10, key, reason);
 
