@@ -223,8 +223,20 @@ public sealed partial class ReadmeExampleTests
         {
             if (!acceptor.HasExited) Interrupt(acceptor);
         }
-        Assert.True(acceptor.WaitForExit(30_000), "the acceptor did not stop within 30 s of Ctrl+C");
+        bool stopped = acceptor.WaitForExit(30_000);
+        if (!stopped) acceptor.Kill(entireProcessTree: true);   // never leave a child program running after the test
+        Assert.True(stopped, "the acceptor did not stop within 30 s of Ctrl+C" + (SigIntIgnored()
+            ? " (SIGINT is ignored in this test process and so in its children: it was started as a background job without job control)"
+            : ""));
         Assert.Equal(0, acceptor.ExitCode);
+    }
+
+    /// <summary>Whether this process ignores SIGINT (bit 1 of /proc/self/status SigIgn), which its children inherit.</summary>
+    private static bool SigIntIgnored()
+    {
+        if (!OperatingSystem.IsLinux()) return false;
+        string? line = File.ReadLines("/proc/self/status").FirstOrDefault(l => l.StartsWith("SigIgn:", StringComparison.Ordinal));
+        return line is not null && (Convert.ToUInt64(line["SigIgn:".Length..].Trim(), 16) & 2) != 0;
     }
 
     [System.Runtime.InteropServices.DllImport("libc", SetLastError = true)]
