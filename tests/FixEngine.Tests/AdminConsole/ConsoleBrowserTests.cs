@@ -104,7 +104,12 @@ public sealed class ConsoleBrowserTests(ITestOutputHelper output)
         for (int i = 5; i < 8; i++) EngineTestSupport.SendOrder(f.ClientApp.Session!, i);
         Assert.True(EngineTestSupport.WaitFor(() => System.Threading.Interlocked.Read(ref f.ClientApp.Fills) == 8));
         browser.Navigate().GoToUrl(new Uri(f.BaseAddress, "exec-admin/"));
-        wait.Until(d => d.FindElements(By.CssSelector($"tr[data-session='{ConsoleFixture.ExecId}']")).FirstOrDefault())!.Click();
+        wait.Until(d =>
+        {
+            // Found and clicked in one step: the live tail re-renders the list, so a row found a moment ago may be stale.
+            d.FindElement(By.CssSelector($"tr[data-session='{ConsoleFixture.ExecId}']")).Click();
+            return true;
+        });
         wait.Until(d => d.FindElement(By.Id("detail")).Displayed);
         browser.FindElement(By.Id("search-value")).SendKeys("6");
         var quick = new WebDriverWait(browser, TimeSpan.FromSeconds(2));
