@@ -185,7 +185,9 @@ public sealed partial class ReadmeExampleTests
         File.WriteAllBytes(dll, assembly);
         File.WriteAllText(Path.Combine(directory, name + ".runtimeconfig.json"),
             "{\"runtimeOptions\":{\"tfm\":\"net10.0\",\"frameworks\":[{\"name\":\"Microsoft.NETCore.App\",\"version\":\"10.0.0\"},{\"name\":\"Microsoft.AspNetCore.App\",\"version\":\"10.0.0\"}]}}");
-        foreach (string file in Directory.GetFiles(AppContext.BaseDirectory, "FixEngine*.dll").Where(f => !Path.GetFileName(f).StartsWith("FixEngine.Generators", StringComparison.Ordinal)))
+        // The FixEngine assemblies and Npgsql (the PostgreSQL package's one dependency outside the shared frameworks).
+        foreach (string file in Directory.GetFiles(AppContext.BaseDirectory, "FixEngine*.dll").Concat(Directory.GetFiles(AppContext.BaseDirectory, "Npgsql.dll"))
+            .Where(f => !Path.GetFileName(f).StartsWith("FixEngine.Generators", StringComparison.Ordinal)))
         {
             File.Copy(file, Path.Combine(directory, Path.GetFileName(file)), overwrite: true);
         }
