@@ -8,8 +8,8 @@ namespace FixEngine.Tests.Session;
 
 /// <summary>A message with more fields than a default index holds (1,024): a FIX.4.4 MarketDataSnapshotFullRefresh with
 /// 1,000 NoMDEntries entries of four fields (4,000+ fields, ~30 KB) reaches the application whole, and a stored one is
-/// resent whole. Before, the session's index stopped at its capacity: the validator saw a group shorter than its count
-/// (or, without a dictionary, the application got the cut message), and a resend re-encoded the cut message.</summary>
+/// resent whole. Before, the session's index stopped at its capacity: validation and the application saw the message
+/// cut short, and a resend re-encoded only what was indexed.</summary>
 public sealed class LargeMessageSessionTests
 {
     private const int Entries = 1000;
