@@ -13,14 +13,18 @@ namespace FixEngine.Benchmarks.Store;
 /// <remarks>
 /// <code>
 /// dotnet run -c Release --project benchmarks/FixEngine.Benchmarks -- store --dir /work/tmp/lh [--count 10000000]
-///     [--size 230] [--reopens 5] [--read 100000] [--keep]
+///     [--size 230] [--reopens 5] [--read 100000] [--keep] [--skip-write] [--cold]
 /// </code>
+/// <c>--skip-write</c> reopens the journal a run with <c>--keep</c> left; <c>--cold</c> evicts the folder's files from the
+/// page cache before each open (as after a reboot), so the open reads the disk.
+/// With <c>--resend-stall</c> it runs <see cref="ResendStallCommand"/> instead (a ResendRequest for a long history
+/// served by an engine session while another session is probed).
 /// Progress lines go to stderr, one result line per measurement to stdout. The journal stays in the page cache (the
 /// machine has the memory for it): reopen times are warm-cache times, as a restarted process on the same box sees.
 /// Turns the index checkpoint on (FileMessageStoreOptions.IndexCheckpoint); the copy measured on main before it existed
 /// drops that one initialiser.
 /// </remarks>
-public static class LongHistoryCommand
+public static partial class LongHistoryCommand
 {
     public static int Run(string[] args)
     {
@@ -30,6 +34,12 @@ public static class LongHistoryCommand
         int reopens = 5;
         int read = 100_000;
         bool keep = false;
+        bool resendStall = false;
+        bool cold = false;
+        bool skipWrite = false;
+        int messages = 100_000;
+        int baselineMs = 2000;
+        FixEngine.Transport.ReceiveMode mode = FixEngine.Transport.ReceiveMode.Dedicated;
         for (int i = 0; i < args.Length; i++)
         {
             string a = args[i];
@@ -42,6 +52,12 @@ public static class LongHistoryCommand
                 case "--reopens": reopens = int.Parse(Next(), CultureInfo.InvariantCulture); break;
                 case "--read": read = int.Parse(Next(), CultureInfo.InvariantCulture); break;
                 case "--keep": keep = true; break;
+                case "--resend-stall": resendStall = true; break;
+                case "--cold": cold = true; break;
+                case "--skip-write": skipWrite = true; break;
+                case "--messages": messages = int.Parse(Next(), CultureInfo.InvariantCulture); break;
+                case "--baseline-ms": baselineMs = int.Parse(Next(), CultureInfo.InvariantCulture); break;
+                case "--mode": mode = Enum.Parse<FixEngine.Transport.ReceiveMode>(Next()); break;
                 default:
                     Console.Error.WriteLine($"store: unknown argument '{a}'");
                     return 2;
@@ -53,13 +69,16 @@ public static class LongHistoryCommand
             return 2;
         }
         Directory.CreateDirectory(dir);
+        if (resendStall) return ResendStallCommand.Run(dir, messages, size, mode, baselineMs);
         var options = new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS, IndexCheckpoint = true };
         byte[] message = ExecutionReport(size);
         string session = "FIX.4.4:SELLSIDE->BUYSIDE";
 
-        // Write.
+        // Write (or, with --skip-write, reuse the journal a run with --keep left).
         long heapBefore = HeapAfterCollect();
         var sw = Stopwatch.StartNew();
+        if (!skipWrite)
+        {
         using (var store = new FileMessageStore(dir, session, 1, options))
         {
             store.Reset(1);
@@ -71,6 +90,7 @@ public static class LongHistoryCommand
             Console.WriteLine($"write: {count} messages of {message.Length} bytes in {sw.Elapsed.TotalSeconds:F2} s = {count / sw.Elapsed.TotalSeconds:F0}/s, journal {store.JournalLengthInBytes} bytes");
         }
         Console.WriteLine($"write: close at {sw.Elapsed.TotalSeconds:F2} s");
+        }
         GC.KeepAlive(heapBefore);
 
         // Reopen: time and the managed heap it leaves held (the index and buffers).
@@ -79,6 +99,7 @@ public static class LongHistoryCommand
         for (int r = 0; r < reopens; r++)
         {
             long before = HeapAfterCollect();
+            if (cold) DropPageCache(dir);
             sw.Restart();
             var store = new FileMessageStore(dir, session, 1, options);
             times[r] = sw.Elapsed.TotalSeconds;
@@ -104,8 +125,25 @@ public static class LongHistoryCommand
         Array.Sort(times);
         Console.WriteLine($"reopen median: {times[times.Length / 2]:F3} s (min {times[0]:F3}, max {times[^1]:F3}) over {reopens}");
 
-        // Once more without any index checkpoint beside the journal (a journal written by an older version, or a lost
-        // checkpoint): the full replay, then (if the store keeps checkpoints) the reopen after it.
+        // With the checkpoint off (FileStoreIndexCheckpoint=N, the default): every open replays the whole journal.
+        var plain = new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS };
+        var plainTimes = new double[Math.Max(1, reopens / 2)];
+        for (int r = 0; r < plainTimes.Length; r++)
+        {
+            long before = HeapAfterCollect();
+            if (cold) DropPageCache(dir);
+            sw.Restart();
+            using var store = new FileMessageStore(dir, session, 1, plain);
+            plainTimes[r] = sw.Elapsed.TotalSeconds;
+            long heldNow = HeapAfterCollect() - before;
+            Console.WriteLine($"reopen checkpoint off {r + 1}: {plainTimes[r]:F3} s, managed heap held {heldNow} bytes = {(double)heldNow / count:F2} bytes/message, {store.MessageCount} messages");
+            if (store.MessageCount != count) return 1;
+        }
+        Array.Sort(plainTimes);
+        Console.WriteLine($"reopen checkpoint off median: {plainTimes[plainTimes.Length / 2]:F3} s over {plainTimes.Length}");
+
+        // Checkpoint on but no checkpoint file beside the journal (a journal written by an older version, or a lost
+        // checkpoint): the full replay plus writing a whole new checkpoint, then the reopen after it.
         int dropped = 0;
         foreach (string f in Directory.GetFiles(dir, "*.index"))
         {
@@ -115,11 +153,12 @@ public static class LongHistoryCommand
         for (int r = 0; r < (dropped > 0 ? 2 : 1); r++)
         {
             long before = HeapAfterCollect();
+            if (cold) DropPageCache(dir);
             sw.Restart();
             using var store = new FileMessageStore(dir, session, 1, options);
             double s = sw.Elapsed.TotalSeconds;
             long heldNow = HeapAfterCollect() - before;
-            Console.WriteLine($"reopen {(r == 0 ? "without checkpoint" : "after it")}: {s:F3} s, managed heap held {heldNow} bytes = {(double)heldNow / count:F2} bytes/message, {store.MessageCount} messages");
+            Console.WriteLine($"reopen {(r == 0 ? "with checkpoint on, file lost" : "after it")}: {s:F3} s, managed heap held {heldNow} bytes = {(double)heldNow / count:F2} bytes/message, {store.MessageCount} messages");
         }
         if (!keep)
         {
@@ -127,6 +166,24 @@ public static class LongHistoryCommand
         }
         return 0;
     }
+
+    // --cold: writes back and evicts the page cache of every file in the folder (posix_fadvise DONTNEED, this folder's
+    // files only), so the next open reads from the disk, as after a reboot.
+    private static void DropPageCache(string dir)
+    {
+        foreach (string f in Directory.GetFiles(dir))
+        {
+            using Microsoft.Win32.SafeHandles.SafeFileHandle handle = File.OpenHandle(f, FileMode.Open, FileAccess.ReadWrite);
+            RandomAccess.FlushToDisk(handle);
+            int rc = posix_fadvise((int)handle.DangerousGetHandle(), 0, 0, PosixFadvDontNeed);
+            if (rc != 0) Console.Error.WriteLine($"store: posix_fadvise({f}) returned {rc}");
+        }
+    }
+
+    private const int PosixFadvDontNeed = 4;
+
+    [System.Runtime.InteropServices.LibraryImport("libc", SetLastError = false)]
+    private static partial int posix_fadvise(int fd, long offset, long length, int advice);
 
     private static long HeapAfterCollect()
     {

@@ -13,8 +13,11 @@ namespace FixEngine.Session;
 //   its own: allocation-free after the first message on each thread. A nested rent on the same thread (a callback that
 //   makes another session process a message synchronously) finds the slot empty and gets another index, so two
 //   messages never share one.
-// - Every index is created with the same options (the defaults: 1,024 fields, the standard length/data pairs), so
-//   any session can use any of them; Parse resets an index completely.
+// - Every index is created with the same options (the standard length/data pairs; 1,024 fields, or more after Grow),
+//   so any session can use any of them; Parse resets an index completely.
+// - A message with more fields than its index holds (a market-data snapshot with thousands of entries) makes the
+//   session swap its index for one sized to the message (Grow) and drop the small one, so the larger one is what goes
+//   back to the thread's slot: a thread that meets large messages allocates once per larger size, not per message.
 
 /// <summary>The indexes sessions read inbound and stored messages with, shared by all sessions of the process.</summary>
 internal static class FixMessageIndexPool
@@ -52,6 +55,17 @@ internal static class FixMessageIndexPool
         {
             if (s_sharedCount < SharedCapacity) s_shared[s_sharedCount++] = index;
         }
+    }
+
+    /// <summary>A new index with room for every field of <paramref name="message"/> (at least twice the capacity of
+    /// <paramref name="current"/>), for a message <paramref name="current"/> indexed with
+    /// <see cref="FixDefectKind.TooManyFields"/>. The caller uses it in place of <paramref name="current"/>, which it
+    /// drops (not returned: the larger one takes its place in the pool when given back).</summary>
+    public static FixMessageIndex Grow(FixMessageIndex current, ReadOnlySpan<byte> message)
+    {
+        // Each field ends at an SOH (the last one may not: + 1); the frame is at most MaxMessageSize bytes.
+        int fields = message.Count(AsciiParsing.Soh) + 1;
+        return new FixMessageIndex((int)Math.Min(int.MaxValue / 4, Math.Max(fields, 2L * current.MaxFields)));
     }
 
     private static FixMessageIndex RentShared()

@@ -36,6 +36,35 @@ public sealed partial class FixSession
     /// <summary>The index stored messages are read with while resending.</summary>
     private FixMessageIndex ResendIndex => _resendIndex ??= FixMessageIndexPool.Rent();
 
+    /// <summary>Indexes an inbound message with <see cref="Index"/>, swapped for a larger one when the message has more
+    /// fields than the index holds (see <see cref="FixMessageIndexPool.Grow"/>), so a large message (a market-data
+    /// snapshot with thousands of entries) is read whole, never cut at the index's capacity.</summary>
+    private FixMessage IndexInbound(ReadOnlySpan<byte> frame)
+    {
+        FixMessageIndex index = Index;
+        if (!index.Parse(frame) && index.Defect.Kind == FixDefectKind.TooManyFields)
+        {
+            index = FixMessageIndexPool.Grow(index, frame);
+            _index = index;
+            index.Parse(frame);
+        }
+        return new FixMessage(frame, index);
+    }
+
+    /// <summary>Indexes a stored message for a resend with <see cref="ResendIndex"/>, grown as <see cref="IndexInbound"/>
+    /// grows its index: a resent message is re-encoded from its index, so a cut index would resend a cut message.</summary>
+    private FixMessage IndexStored(ReadOnlySpan<byte> stored)
+    {
+        FixMessageIndex index = ResendIndex;
+        if (!index.Parse(stored) && index.Defect.Kind == FixDefectKind.TooManyFields)
+        {
+            index = FixMessageIndexPool.Grow(index, stored);
+            _resendIndex = index;
+            index.Parse(stored);
+        }
+        return new FixMessage(stored, index);
+    }
+
     // Owner thread, outside any message: no FixMessage over the indexes is in use any more.
     private void ReturnIndexes()
     {
@@ -92,8 +121,7 @@ public sealed partial class FixSession
 
     private void ProcessFrame(ReadOnlySpan<byte> frame, long epochNs)
     {
-        Index.Parse(frame);
-        var message = new FixMessage(frame, Index);
+        var message = IndexInbound(frame);
         if (!message.HasStandardPrefix)
         {
             OnGarbled(frame, "the first three fields are not 8, 9, 35", epochNs);
@@ -348,8 +376,7 @@ public sealed partial class FixSession
                 using (buffer)
                 {
                     ReadOnlySpan<byte> frame = buffer.Span;
-                    Index.Parse(frame);
-                    var message = new FixMessage(frame, Index);
+                    var message = IndexInbound(frame);
                     ReadOnlySpan<byte> msgType = message.MsgType;
                     if (msgType.SequenceEqual(MsgTypes.Logon) || msgType.SequenceEqual(MsgTypes.ResendRequest))
                     {

@@ -137,8 +137,7 @@ public sealed partial class FixSession
     // Returns true when the message was an application message and was resent (after a pending GapFill, if any).
     private bool ResendOne(int seqNum, ReadOnlySpan<byte> stored, long epochNs, int gapStart)
     {
-        ResendIndex.Parse(stored);
-        var original = new FixMessage(stored, ResendIndex);
+        var original = IndexStored(stored);
         ReadOnlySpan<byte> msgType = original.MsgType;
         if (!original.HasStandardPrefix || DataDictionaryIsAdmin(msgType)) return false;
         if (!TryEncodeResend(original, stored, msgType, seqNum, epochNs, out int length)) return false;
@@ -148,8 +147,7 @@ public sealed partial class FixSession
         {
             // The GapFill goes first and takes the encode buffer: encode the message again after it.
             SendSequenceResetGapFill(epochNs, gapStart, seqNum);
-            ResendIndex.Parse(stored);
-            original = new FixMessage(stored, ResendIndex);
+            original = IndexStored(stored);
             if (!TryEncodeResend(original, stored, original.MsgType, seqNum, epochNs, out length)) return false;
         }
         Transmit(_header.Encoded(length), epochNs);

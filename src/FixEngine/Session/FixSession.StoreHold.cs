@@ -142,8 +142,7 @@ public sealed partial class FixSession
     // connection (unanswered, for the same reason).
     private void OnMessageWhileHeld(ReadOnlySpan<byte> frame, long epochNs)
     {
-        Index.Parse(frame);
-        var message = new FixMessage(frame, Index);
+        var message = IndexInbound(frame);
         _heartbeat.OnReceived(epochNs);
         if (message.HasStandardPrefix && message.MsgType.SequenceEqual(MsgTypes.Logout))
         {
@@ -167,8 +166,7 @@ public sealed partial class FixSession
     // The frame being processed when the store failed into a hold: not consumed unless the inbound number moved past it.
     private void NoteHeldInbound(ReadOnlySpan<byte> frame, long epochNs)
     {
-        Index.Parse(frame);
-        var message = new FixMessage(frame, Index);
+        var message = IndexInbound(frame);
         if (message.HasStandardPrefix) NoteHeldInbound(message, epochNs);
     }
 
