@@ -253,71 +253,7 @@ internal sealed class AdminService : IDisposable, ISessionEventObserver
     {
         if (e.Level < Logging.LogLevel.Information) return;
         (int eventId, string name) = SessionEventIds.Of(in e);
-        Publish(session.Id.ToString(), epochNs, eventId, name, e.Level.ToString(), e.ToString(), Properties(in e));
-    }
-
-    /// <summary>The event's properties, named as the ILogger bridge names them (SessionEventLog's message templates).</summary>
-    internal static KeyValuePair<string, object?>[] Properties(in SessionEvent e)
-    {
-        var p = new List<KeyValuePair<string, object?>>(8);
-        void Add(string name, object? value) => p.Add(new(name, value));
-        switch (e.Kind)
-        {
-            case SessionEventKind.Connected:
-                break;
-            case SessionEventKind.Disconnected:
-            case SessionEventKind.StoreFailed:
-            case SessionEventKind.StoreHold:
-            case SessionEventKind.TakenOver:
-                Add("Reason", e.Text);
-                break;
-            case SessionEventKind.Logon:
-                Add("ReceivedMsgSeqNum", e.Received);
-                break;
-            case SessionEventKind.Logout:
-                Add("Direction", e.ByCounterparty ? "Received" : "Sent");
-                Add("Reason", e.Text);
-                break;
-            case SessionEventKind.LogonRefused:
-                Add("RefusedBy", e.ByCounterparty ? "counterparty" : e.Expected != 0 ? "sequence" : "application");
-                Add("Reason", e.Text);
-                Add("ExpectedMsgSeqNum", e.Expected);
-                Add("ReceivedMsgSeqNum", e.Received);
-                break;
-            case SessionEventKind.SequenceGap:
-                Add("ExpectedMsgSeqNum", e.Expected);
-                Add("ReceivedMsgSeqNum", e.Received);
-                break;
-            case SessionEventKind.ResendRequest:
-                Add("Direction", e.ByCounterparty ? "Received" : "Sent");
-                Add("BeginSeqNo", e.BeginSeqNo);
-                Add("EndSeqNo", e.EndSeqNo);
-                break;
-            case SessionEventKind.SequenceReset when e.Text is null:
-                Add("ExpectedMsgSeqNum", e.Expected);
-                Add("NewSeqNo", e.Received);
-                break;
-            case SessionEventKind.SequenceReset:
-                Add("Reason", e.Text);
-                break;
-            case SessionEventKind.RejectSent:
-                Add("RefSeqNum", e.RefSeqNum);
-                Add("RefTagId", e.RefTagId);
-                Add("SessionRejectReason", e.RejectReason);
-                Add("Reason", e.Text);
-                break;
-            case SessionEventKind.AdminAction:
-                Add("Action", e.Action);
-                Add("Actor", e.Actor);
-                Add("Detail", e.Text);
-                break;
-            default:
-                Add("Event", e.ToString());
-                return [.. p];
-        }
-        Add("NextSenderMsgSeqNum", e.NextSenderMsgSeqNum);
-        Add("NextTargetMsgSeqNum", e.NextTargetMsgSeqNum);
-        return [.. p];
+        Publish(session.Id.ToString(), epochNs, eventId, name, e.Level.ToString(), e.ToString(), SessionEventProperties.Values(in e));
     }
 
     private void Publish(string session, long epochNs, int eventId, string name, string level, string text, KeyValuePair<string, object?>[] properties)
