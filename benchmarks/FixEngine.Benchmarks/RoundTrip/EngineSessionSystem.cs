@@ -29,7 +29,7 @@ public sealed class EngineSessionSystem : IRoundTripSystem, ISessionCounterSourc
     private readonly EngineSessionSpec _spec;
     private readonly int _remoteAcceptorPort;
     private readonly string? _storeRoot;
-    private readonly bool _console;
+    private readonly ConsoleMonitor? _console;
     private AdminConsoleLoad? _consoleLoad;
     private FixEngineHost? _acceptorHost;
     private FixEngineHost? _initiatorHost;
@@ -45,9 +45,9 @@ public sealed class EngineSessionSystem : IRoundTripSystem, ISessionCounterSourc
     /// <param name="spec">Settings shared with the acceptor.</param>
     /// <param name="remoteAcceptorPort">0 to run the acceptor in this process, else the port of an acceptor running
     /// elsewhere with the same <paramref name="spec"/>.</param>
-    /// <param name="console">Run the admin console and health checks over the acceptor (this process), with a monitor
-    /// polling them (<see cref="AdminConsoleLoad"/>).</param>
-    public EngineSessionSystem(string name, EngineSessionSpec spec, int remoteAcceptorPort = 0, bool console = false)
+    /// <param name="console">Run the admin console and health checks over the acceptor (this process), with this monitor
+    /// (<see cref="AdminConsoleLoad"/>); null: no console.</param>
+    public EngineSessionSystem(string name, EngineSessionSpec spec, int remoteAcceptorPort = 0, ConsoleMonitor? console = null)
     {
         Name = name;
         _spec = spec;
@@ -76,7 +76,7 @@ public sealed class EngineSessionSystem : IRoundTripSystem, ISessionCounterSourc
         {
             _acceptorHost = _spec.StartAcceptor(_storeRoot, OnEngineEvent);
             port = _acceptorHost.AcceptorPorts[0];
-            if (_console) _consoleLoad = AdminConsoleLoad.Start(_acceptorHost);
+            if (_console is ConsoleMonitor monitor) _consoleLoad = AdminConsoleLoad.Start(_acceptorHost, monitor);
         }
         _initiatorApp = new InitiatorApplication(handler);
         _initiatorHost = _spec.StartInitiator(port, _storeRoot, _initiatorApp, OnEngineEvent);

@@ -62,20 +62,24 @@ public static class SessionConfigurations
             }
         }
         // The A/B of the operations surface: the same one-process pairs with the acceptor's admin console and health check
-        // running and polled (AdminConsoleLoad), for the default and the yielding busy-poll configurations.
+        // running and polled (AdminConsoleLoad), for the default and the yielding busy-poll configurations; -console is
+        // the whole monitor, -console-{idle,tail,health,sessions,spawn,keepalive} its parts (ConsoleMonitor).
         foreach ((string mode, IdleStrategyKind idle, ReceiveMode receive) in new[]
         {
             ("default", IdleStrategyKind.Backoff, ReceiveMode.Dedicated),
             ("yield", IdleStrategyKind.Yielding, ReceiveMode.BusyPoll),
         })
         {
-            string key = $"session-{mode}-mem-1proc-console";
-            list.Add(new RoundTripConfiguration(
-                key,
-                $"session-{mode}-mem-1proc with the acceptor's admin console (MapFixEngineAdmin) and health check (AddFixEngineHealthChecks) "
-                    + "in an ASP.NET Core app, the console's tail open and /health and api/sessions polled every second by a curl monitor process",
-                setup => new EngineSessionSystem(key, new EngineSessionSpec(idle, false, receive, setup.OrdersPerRun), console: true),
-                null));
+            foreach (ConsoleMonitor monitor in System.Enum.GetValues<ConsoleMonitor>())
+            {
+                string key = $"session-{mode}-mem-1proc-console{AdminConsoleLoad.Suffix(monitor)}";
+                list.Add(new RoundTripConfiguration(
+                    key,
+                    $"session-{mode}-mem-1proc with the acceptor's admin console (MapFixEngineAdmin) and health check (AddFixEngineHealthChecks) "
+                        + "in an ASP.NET Core app, " + Describe(monitor),
+                    setup => new EngineSessionSystem(key, new EngineSessionSpec(idle, false, receive, setup.OrdersPerRun), console: monitor),
+                    null));
+            }
         }
         // The PostgreSQL store (both sides), one process, yielding busy-poll agents: per-message commit and group commit.
         string? noServer = string.IsNullOrEmpty(System.Environment.GetEnvironmentVariable(EngineSessionSpec.PostgresVariable))
@@ -91,4 +95,15 @@ public static class SessionConfigurations
                 noServer));
         }
     }
+
+    private static string Describe(ConsoleMonitor monitor) => monitor switch
+    {
+        ConsoleMonitor.All => "the console's tail open and /health and api/sessions polled every second by a curl process each",
+        ConsoleMonitor.Idle => "nobody polling",
+        ConsoleMonitor.Tail => "only the console's tail open (one curl process)",
+        ConsoleMonitor.Health => "only /health polled every second by a curl process",
+        ConsoleMonitor.Sessions => "only api/sessions polled every second by a curl process",
+        ConsoleMonitor.Spawn => "two curl processes started every second against a closed port (the monitor's process cost, no server work)",
+        _ => "the console's tail open and /health and api/sessions polled every second by one long-lived curl over a kept-alive connection",
+    };
 }

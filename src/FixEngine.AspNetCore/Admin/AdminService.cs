@@ -24,8 +24,9 @@ internal sealed record AdminEvent(long Id, string Time, string Session, int Even
     KeyValuePair<string, object?>[] Properties);
 
 /// <summary>What the console does for one engine: snapshots, actions, stored messages, searches and the live tail.
-/// Everything that touches a session runs on the session's own thread through the engine's session commands
-/// (EngineRuntime.RunOnSessionAsync, docs/architecture.md); this class only waits for them, on request threads. The
+/// Snapshots read what each session publishes for other threads (<see cref="SessionSnapshot"/>); everything that acts on
+/// a session or reads its store runs on the session's own thread through the engine's session commands
+/// (EngineRuntime.RunOnSessionAsync, docs/architecture.md), which this class only waits for, on request threads. The
 /// live tail is the sessions' own events (the engine's SessionEventTap), kept from the console's start.</summary>
 internal sealed class AdminService : IDisposable, ISessionEventObserver
 {
@@ -35,6 +36,7 @@ internal sealed class AdminService : IDisposable, ISessionEventObserver
     private const int TailCapacity = 500;
 
     private readonly FixEngineHost _host;
+    private readonly SessionSnapshot _snapshots = new();
     private readonly Lock _tailLock = new();
     private readonly Queue<AdminEvent> _tail = new();
     private readonly List<Channel<AdminEvent>> _subscribers = [];
@@ -53,27 +55,16 @@ internal sealed class AdminService : IDisposable, ISessionEventObserver
 
     private EngineRuntime Engine => _host.Runtime;
 
-    public async Task<List<SessionSnapshot>> ListAsync()
-    {
-        IReadOnlyList<FixSession> sessions = _host.Sessions;
-        var tasks = new List<Task<SessionSnapshot>>(sessions.Count);
-        foreach (FixSession s in sessions) tasks.Add(RunAsync(s.Id, SessionSnapshot.Take));
-        var list = new List<SessionSnapshot>(tasks.Count);
-        foreach (Task<SessionSnapshot> t in tasks)
-        {
-            try
-            {
-                list.Add(await t.ConfigureAwait(false));
-            }
-            catch (AdminRequestException)
-            {
-                // Removed meanwhile.
-            }
-        }
-        return list;
-    }
+    /// <summary>Writes every session (a JSON array), read from what the sessions publish, without entering them
+    /// (<see cref="SessionSnapshot"/>).</summary>
+    public void WriteSessions(System.Text.Json.Utf8JsonWriter w) => _snapshots.WriteAll(w, Engine, Engine.EpochNow());
 
-    public Task<SessionSnapshot> GetAsync(SessionId id) => RunAsync(id, SessionSnapshot.Take);
+    /// <summary>Writes one session (a JSON object), as <see cref="WriteSessions"/> does.</summary>
+    public void WriteSession(System.Text.Json.Utf8JsonWriter w, SessionId id)
+    {
+        if (!Engine.TryGetSlot(id, out SessionSlot? slot)) throw new AdminRequestException(404, "no session " + id + " in this engine");
+        _snapshots.Write(w, slot, Engine.EpochNow());
+    }
 
     public SessionId Resolve(string? id)
     {
@@ -253,71 +244,7 @@ internal sealed class AdminService : IDisposable, ISessionEventObserver
     {
         if (e.Level < Logging.LogLevel.Information) return;
         (int eventId, string name) = SessionEventIds.Of(in e);
-        Publish(session.Id.ToString(), epochNs, eventId, name, e.Level.ToString(), e.ToString(), Properties(in e));
-    }
-
-    /// <summary>The event's properties, named as the ILogger bridge names them (SessionEventLog's message templates).</summary>
-    internal static KeyValuePair<string, object?>[] Properties(in SessionEvent e)
-    {
-        var p = new List<KeyValuePair<string, object?>>(8);
-        void Add(string name, object? value) => p.Add(new(name, value));
-        switch (e.Kind)
-        {
-            case SessionEventKind.Connected:
-                break;
-            case SessionEventKind.Disconnected:
-            case SessionEventKind.StoreFailed:
-            case SessionEventKind.StoreHold:
-            case SessionEventKind.TakenOver:
-                Add("Reason", e.Text);
-                break;
-            case SessionEventKind.Logon:
-                Add("ReceivedMsgSeqNum", e.Received);
-                break;
-            case SessionEventKind.Logout:
-                Add("Direction", e.ByCounterparty ? "Received" : "Sent");
-                Add("Reason", e.Text);
-                break;
-            case SessionEventKind.LogonRefused:
-                Add("RefusedBy", e.ByCounterparty ? "counterparty" : e.Expected != 0 ? "sequence" : "application");
-                Add("Reason", e.Text);
-                Add("ExpectedMsgSeqNum", e.Expected);
-                Add("ReceivedMsgSeqNum", e.Received);
-                break;
-            case SessionEventKind.SequenceGap:
-                Add("ExpectedMsgSeqNum", e.Expected);
-                Add("ReceivedMsgSeqNum", e.Received);
-                break;
-            case SessionEventKind.ResendRequest:
-                Add("Direction", e.ByCounterparty ? "Received" : "Sent");
-                Add("BeginSeqNo", e.BeginSeqNo);
-                Add("EndSeqNo", e.EndSeqNo);
-                break;
-            case SessionEventKind.SequenceReset when e.Text is null:
-                Add("ExpectedMsgSeqNum", e.Expected);
-                Add("NewSeqNo", e.Received);
-                break;
-            case SessionEventKind.SequenceReset:
-                Add("Reason", e.Text);
-                break;
-            case SessionEventKind.RejectSent:
-                Add("RefSeqNum", e.RefSeqNum);
-                Add("RefTagId", e.RefTagId);
-                Add("SessionRejectReason", e.RejectReason);
-                Add("Reason", e.Text);
-                break;
-            case SessionEventKind.AdminAction:
-                Add("Action", e.Action);
-                Add("Actor", e.Actor);
-                Add("Detail", e.Text);
-                break;
-            default:
-                Add("Event", e.ToString());
-                return [.. p];
-        }
-        Add("NextSenderMsgSeqNum", e.NextSenderMsgSeqNum);
-        Add("NextTargetMsgSeqNum", e.NextTargetMsgSeqNum);
-        return [.. p];
+        Publish(session.Id.ToString(), epochNs, eventId, name, e.Level.ToString(), e.ToString(), SessionEventProperties.Values(in e));
     }
 
     private void Publish(string session, long epochNs, int eventId, string name, string level, string text, KeyValuePair<string, object?>[] properties)

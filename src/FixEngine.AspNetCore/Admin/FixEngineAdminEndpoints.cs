@@ -73,17 +73,15 @@ public static class FixEngineAdminEndpoints
         group.MapGet("/app.js", Guard(loopbackOnly, ctx => Asset(ctx, "app.js", "text/javascript; charset=utf-8")));
         group.MapGet("/app.css", Guard(loopbackOnly, ctx => Asset(ctx, "app.css", "text/css; charset=utf-8")));
 
-        group.MapGet("/api/sessions", new RequestDelegate(ctx => Handle(ctx, loopbackOnly, async w =>
+        group.MapGet("/api/sessions", new RequestDelegate(ctx => Handle(ctx, loopbackOnly, w =>
         {
-            List<SessionSnapshot> list = await service.ListAsync().ConfigureAwait(false);
-            w.WriteStartArray();
-            foreach (SessionSnapshot s in list) s.Write(w);
-            w.WriteEndArray();
+            service.WriteSessions(w);
+            return Task.CompletedTask;
         })));
-        group.MapGet("/api/session", new RequestDelegate(ctx => Handle(ctx, loopbackOnly, async w =>
+        group.MapGet("/api/session", new RequestDelegate(ctx => Handle(ctx, loopbackOnly, w =>
         {
-            SessionSnapshot s = await service.GetAsync(service.Resolve(ctx.Request.Query["id"])).ConfigureAwait(false);
-            s.Write(w);
+            service.WriteSession(w, service.Resolve(ctx.Request.Query["id"]));
+            return Task.CompletedTask;
         })));
         group.MapGet("/api/messages", new RequestDelegate(ctx => Handle(ctx, loopbackOnly, async w =>
         {

@@ -1,8 +1,8 @@
 using System;
 using System.Collections.Generic;
 using System.Globalization;
+using System.Runtime.CompilerServices;
 using System.Text.Json;
-using System.Text.Json.Serialization;
 using FixEngine.Config;
 using FixEngine.Engine;
 using FixEngine.Session;
@@ -10,71 +10,177 @@ using FixEngine.Store;
 
 namespace FixEngine.AspNetCore;
 
-/// <summary>One session as the console shows it, taken on the session's own thread (a session command), so every value
-/// is from the same moment. Written as JSON by <see cref="AdminJson"/> (property names in camelCase, in this order).</summary>
-internal sealed record SessionSnapshot(
-    string Id, string Role, string State, bool Enabled, bool LoggedOn, string Schedule, bool InSchedule, string Endpoint,
-    string? Peer, int NextSender, int NextTarget, string? LastSent, string? LastReceived, long MessagesSent,
-    long MessagesReceived, long Logons, long Disconnects, long Gaps, long RejectsSent, long ResendRequestsSent,
-    long ResendRequestsReceived, long SendBacklogBytes, int QueuedMessages, string Store, string StoreHealth,
-    string? StoreProblem, string? StoreCreated, int HeartBtInt)
+/// <summary>Writes sessions as the console shows them (JSON, camelCase, in this order: id, role, state, enabled, loggedOn,
+/// schedule, inSchedule, endpoint, peer, nextSender, nextTarget, lastSent, lastReceived, messagesSent, messagesReceived,
+/// logons, disconnects, gaps, rejectsSent, resendRequestsSent, resendRequestsReceived, sendBacklogBytes, queuedMessages,
+/// store, storeHealth, storeProblem, storeCreated, heartBtInt).</summary>
+/// <remarks>
+/// Read on the request's thread from what each session publishes for other threads (its counters, state, sequence numbers,
+/// times and store health: the values the health check and the metrics read), without entering the session: a poll
+/// neither wakes the engine agent nor takes the session's gate, so a message arriving meanwhile never waits for it. Each
+/// value is recent; they are not all from one instant (a counter may be one message ahead of another). Writing a
+/// session allocates nothing: the text that does not change (its id, schedule, endpoint, store type) is kept per session,
+/// the peer's address per connection, and times are formatted on the stack (SessionSnapshotAllocationTests).
+/// </remarks>
+internal sealed class SessionSnapshot
 {
-    /// <summary>Session thread only (inside a session command).</summary>
-    public static SessionSnapshot Take(SessionSlot slot, long epochNs)
+    private static readonly JsonEncodedText s_id = JsonEncodedText.Encode("id");
+    private static readonly JsonEncodedText s_role = JsonEncodedText.Encode("role");
+    private static readonly JsonEncodedText s_state = JsonEncodedText.Encode("state");
+    private static readonly JsonEncodedText s_enabled = JsonEncodedText.Encode("enabled");
+    private static readonly JsonEncodedText s_loggedOn = JsonEncodedText.Encode("loggedOn");
+    private static readonly JsonEncodedText s_schedule = JsonEncodedText.Encode("schedule");
+    private static readonly JsonEncodedText s_inSchedule = JsonEncodedText.Encode("inSchedule");
+    private static readonly JsonEncodedText s_endpoint = JsonEncodedText.Encode("endpoint");
+    private static readonly JsonEncodedText s_peer = JsonEncodedText.Encode("peer");
+    private static readonly JsonEncodedText s_nextSender = JsonEncodedText.Encode("nextSender");
+    private static readonly JsonEncodedText s_nextTarget = JsonEncodedText.Encode("nextTarget");
+    private static readonly JsonEncodedText s_lastSent = JsonEncodedText.Encode("lastSent");
+    private static readonly JsonEncodedText s_lastReceived = JsonEncodedText.Encode("lastReceived");
+    private static readonly JsonEncodedText s_messagesSent = JsonEncodedText.Encode("messagesSent");
+    private static readonly JsonEncodedText s_messagesReceived = JsonEncodedText.Encode("messagesReceived");
+    private static readonly JsonEncodedText s_logons = JsonEncodedText.Encode("logons");
+    private static readonly JsonEncodedText s_disconnects = JsonEncodedText.Encode("disconnects");
+    private static readonly JsonEncodedText s_gaps = JsonEncodedText.Encode("gaps");
+    private static readonly JsonEncodedText s_rejectsSent = JsonEncodedText.Encode("rejectsSent");
+    private static readonly JsonEncodedText s_resendRequestsSent = JsonEncodedText.Encode("resendRequestsSent");
+    private static readonly JsonEncodedText s_resendRequestsReceived = JsonEncodedText.Encode("resendRequestsReceived");
+    private static readonly JsonEncodedText s_sendBacklogBytes = JsonEncodedText.Encode("sendBacklogBytes");
+    private static readonly JsonEncodedText s_queuedMessages = JsonEncodedText.Encode("queuedMessages");
+    private static readonly JsonEncodedText s_store = JsonEncodedText.Encode("store");
+    private static readonly JsonEncodedText s_storeHealth = JsonEncodedText.Encode("storeHealth");
+    private static readonly JsonEncodedText s_storeProblem = JsonEncodedText.Encode("storeProblem");
+    private static readonly JsonEncodedText s_storeCreated = JsonEncodedText.Encode("storeCreated");
+    private static readonly JsonEncodedText s_heartBtInt = JsonEncodedText.Encode("heartBtInt");
+    private static readonly JsonEncodedText[] s_states = States();
+
+    private readonly ConditionalWeakTable<FixSession, Fixed> _fixed = new();
+
+    private static JsonEncodedText[] States()
+    {
+        SessionState[] states = Enum.GetValues<SessionState>();
+        var text = new JsonEncodedText[states.Length];
+        foreach (SessionState s in states) text[(int)s] = JsonEncodedText.Encode(s.ToString());
+        return text;
+    }
+
+    /// <summary>Writes every session of <paramref name="engine"/> (in its order) as a JSON array.</summary>
+    public void WriteAll(Utf8JsonWriter w, EngineRuntime engine, long epochNs)
+    {
+        IReadOnlyList<FixSession> sessions = engine.Sessions;
+        w.WriteStartArray();
+        for (int i = 0; i < sessions.Count; i++)
+        {
+            // Removed meanwhile: left out.
+            if (engine.TryGetSlot(sessions[i].Id, out SessionSlot? slot)) Write(w, slot, epochNs);
+        }
+        w.WriteEndArray();
+    }
+
+    /// <summary>Writes one session as a JSON object (any thread).</summary>
+    public void Write(Utf8JsonWriter w, SessionSlot slot, long epochNs)
     {
         FixSession s = slot.Session;
-        SessionSettings settings = s.Settings;
         IMessageStore store = s.Store;
-        string endpoint = s.IsInitiator
-            ? string.Join(", ", Endpoints(settings.SocketConnectEndpoints))
-            : "port " + (settings.SocketAcceptPort?.ToString(CultureInfo.InvariantCulture) ?? "?");
-        MessageStoreException? problem = s.StoreFailure ?? s.StoreHoldReason ?? store.CurrentFailure;
-        string health = s.StoreFailure is not null ? "failed" : s.IsStoreHeld ? "holding" : problem is not null ? "unavailable" : "ok";
-        return new SessionSnapshot(
-            Id: s.Id.ToString(),
-            Role: s.IsInitiator ? "initiator" : "acceptor",
-            State: s.State.ToString(),
-            Enabled: !slot.Disabled,
-            LoggedOn: s.IsLoggedOn,
-            Schedule: s.Schedule.ToString(),
-            InSchedule: s.IsSessionTime(epochNs),
-            Endpoint: endpoint,
-            Peer: (s.Connection as IEngineConnection)?.RemoteEndPoint,
-            NextSender: store.NextSenderMsgSeqNum,
-            NextTarget: store.NextTargetMsgSeqNum,
-            LastSent: Time(s.LastSentEpochNs),
-            LastReceived: Time(s.LastReceivedEpochNs),
-            MessagesSent: s.MessagesSent,
-            MessagesReceived: s.MessagesReceived,
-            Logons: s.LogonCount,
-            Disconnects: s.DisconnectCount,
-            Gaps: s.GapsDetected,
-            RejectsSent: s.RejectsSent,
-            ResendRequestsSent: s.ResendRequestsSent,
-            ResendRequestsReceived: s.ResendRequestsReceived,
-            SendBacklogBytes: s.SendBacklogBytes,
-            QueuedMessages: s.QueuedMessageCount,
-            Store: store.GetType().Name,
-            StoreHealth: health,
-            StoreProblem: problem?.Message,
-            StoreCreated: Time(store.CreationTimeEpochNs),
-            HeartBtInt: s.HeartBtIntSec);
+        Fixed text = _fixed.GetValue(s, static session => new Fixed(session));
+        MessageStoreException? failed = s.StoreFailure;
+        bool held = s.IsStoreHeld;
+        MessageStoreException? problem = failed ?? s.StoreHoldReason ?? store.CurrentFailure;
+        SessionState state = s.State;
+        w.WriteStartObject();
+        w.WriteString(s_id, text.Id);
+        w.WriteString(s_role, s.IsInitiator ? "initiator" : "acceptor");
+        w.WriteString(s_state, s_states[(int)state]);
+        w.WriteBoolean(s_enabled, !slot.Disabled);
+        w.WriteBoolean(s_loggedOn, state is SessionState.LoggedOn or SessionState.LogoutSent);
+        w.WriteString(s_schedule, text.Schedule);
+        w.WriteBoolean(s_inSchedule, s.IsSessionTime(epochNs));
+        w.WriteString(s_endpoint, text.Endpoint);
+        w.WriteString(s_peer, text.PeerOf(s.Connection as IEngineConnection));
+        w.WriteNumber(s_nextSender, store.NextSenderMsgSeqNum);
+        w.WriteNumber(s_nextTarget, store.NextTargetMsgSeqNum);
+        WriteTime(w, s_lastSent, s.LastSentEpochNs);
+        WriteTime(w, s_lastReceived, s.LastReceivedEpochNs);
+        w.WriteNumber(s_messagesSent, s.MessagesSent);
+        w.WriteNumber(s_messagesReceived, s.MessagesReceived);
+        w.WriteNumber(s_logons, s.LogonCount);
+        w.WriteNumber(s_disconnects, s.DisconnectCount);
+        w.WriteNumber(s_gaps, s.GapsDetected);
+        w.WriteNumber(s_rejectsSent, s.RejectsSent);
+        w.WriteNumber(s_resendRequestsSent, s.ResendRequestsSent);
+        w.WriteNumber(s_resendRequestsReceived, s.ResendRequestsReceived);
+        w.WriteNumber(s_sendBacklogBytes, s.SendBacklogBytes);
+        w.WriteNumber(s_queuedMessages, s.QueuedMessageCount);
+        w.WriteString(s_store, text.Store);
+        w.WriteString(s_storeHealth, failed is not null ? "failed" : held ? "holding" : problem is not null ? "unavailable" : "ok");
+        w.WriteString(s_storeProblem, problem?.Message);
+        WriteTime(w, s_storeCreated, store.CreationTimeEpochNs);
+        w.WriteNumber(s_heartBtInt, s.HeartBtIntSec);
+        w.WriteEndObject();
     }
 
-    private static IEnumerable<string> Endpoints(IReadOnlyList<SocketEndpoint> endpoints)
+    private static void WriteTime(Utf8JsonWriter w, JsonEncodedText name, long epochNs)
     {
-        foreach (SocketEndpoint e in endpoints) yield return e.Host + ":" + e.Port.ToString(CultureInfo.InvariantCulture);
+        Span<char> text = stackalloc char[32];
+        if (TryFormatTime(epochNs, text, out int length)) w.WriteString(name, text[..length]);
+        else w.WriteNull(name);
     }
 
-    public void Write(Utf8JsonWriter w) => JsonSerializer.Serialize(w, this, AdminJson.Default.SessionSnapshot);
+    /// <summary>ISO-8601 UTC with milliseconds (<c>2026-12-06T07:55:01.120Z</c>); false for 0 (never).</summary>
+    public static bool TryFormatTime(long epochNs, Span<char> destination, out int length)
+    {
+        length = 0;
+        return epochNs > 0
+            && DateTimeOffset.FromUnixTimeMilliseconds(epochNs / 1_000_000).UtcDateTime
+                .TryFormat(destination, out length, "yyyy-MM-dd'T'HH:mm:ss.fff'Z'", CultureInfo.InvariantCulture);
+    }
 
-    /// <summary>ISO-8601 UTC with milliseconds, or null for 0 (never).</summary>
+    /// <summary>The time as <see cref="TryFormatTime"/> formats it, or null for 0 (allocates).</summary>
     public static string? Time(long epochNs)
-        => epochNs <= 0 ? null
-            : DateTimeOffset.FromUnixTimeMilliseconds(epochNs / 1_000_000).UtcDateTime.ToString("yyyy-MM-dd'T'HH:mm:ss.fff'Z'", CultureInfo.InvariantCulture);
-}
+    {
+        Span<char> text = stackalloc char[32];
+        return TryFormatTime(epochNs, text, out int length) ? new string(text[..length]) : null;
+    }
 
-/// <summary>The console's JSON shapes, source-generated (no reflection; the package is trimmable).</summary>
-[JsonSourceGenerationOptions(PropertyNamingPolicy = JsonKnownNamingPolicy.CamelCase)]
-[JsonSerializable(typeof(SessionSnapshot))]
-internal sealed partial class AdminJson : JsonSerializerContext;
+    // A session's text that does not change, and the peer of its current connection (replaced once per connection).
+    private sealed class Fixed(FixSession s)
+    {
+        public string Id { get; } = s.Id.ToString();
+
+        public string Schedule { get; } = s.Schedule.ToString();
+
+        public string Endpoint { get; } = s.IsInitiator
+            ? string.Join(", ", Endpoints(s.Settings.SocketConnectEndpoints))
+            : "port " + (s.Settings.SocketAcceptPort?.ToString(CultureInfo.InvariantCulture) ?? "?");
+
+        public string Store { get; } = s.Store.GetType().Name;
+
+        private Peer? _peer;
+
+        public string? PeerOf(IEngineConnection? connection)
+        {
+            if (connection is null) return null;
+            Peer? peer = System.Threading.Volatile.Read(ref _peer);
+            if (peer is not null && ReferenceEquals(peer.Connection, connection)) return peer.Text;
+            string text;
+            try
+            {
+                text = connection.RemoteEndPoint;
+            }
+            catch (ObjectDisposedException)
+            {
+                // Closed meanwhile (this thread is not the session's).
+                return null;
+            }
+            System.Threading.Volatile.Write(ref _peer, new Peer(connection, text));
+            return text;
+        }
+
+        private static IEnumerable<string> Endpoints(IReadOnlyList<SocketEndpoint> endpoints)
+        {
+            foreach (SocketEndpoint e in endpoints) yield return e.Host + ":" + e.Port.ToString(CultureInfo.InvariantCulture);
+        }
+    }
+
+    private sealed record Peer(IEngineConnection Connection, string Text);
+}

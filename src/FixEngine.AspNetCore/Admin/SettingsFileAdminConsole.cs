@@ -2,16 +2,10 @@ using System;
 using System.Collections.Generic;
 using System.Diagnostics.CodeAnalysis;
 using System.Globalization;
-using System.Linq;
 using System.Net;
 using FixEngine.Config;
 using FixEngine.Engine;
 using Microsoft.AspNetCore.Builder;
-using Microsoft.AspNetCore.Hosting;
-using Microsoft.AspNetCore.Hosting.Server;
-using Microsoft.AspNetCore.Hosting.Server.Features;
-using Microsoft.Extensions.DependencyInjection;
-using Microsoft.Extensions.Logging;
 
 namespace FixEngine.AspNetCore;
 
@@ -97,33 +91,29 @@ internal sealed class SettingsFileAdminConsole : IEngineAddOn
 
     public void Start()
     {
-        WebApplicationBuilder builder = WebApplication.CreateSlimBuilder();
-        builder.Logging.ClearProviders();
-        builder.WebHost.ConfigureKestrel(k => k.Listen(_address, _port));
-        WebApplication app = builder.Build();
         _service = new AdminService(_host);
-        FixEngineAdminEndpoints.Map(app, _service, "/fix-admin", authorizationPolicy: null);
-        app.MapGet("/", new Microsoft.AspNetCore.Http.RequestDelegate(ctx =>
-        {
-            ctx.Response.Redirect("/fix-admin/");
-            return System.Threading.Tasks.Task.CompletedTask;
-        }));
+        AdminService service = _service;
         try
         {
-            app.StartAsync().GetAwaiter().GetResult();
+            (_app, Uri bound) = ConsoleWebApp.StartAsync(_address, _port, null, app =>
+            {
+                FixEngineAdminEndpoints.Map(app, service, "/fix-admin", authorizationPolicy: null);
+                app.MapGet("/", new Microsoft.AspNetCore.Http.RequestDelegate(ctx =>
+                {
+                    ctx.Response.Redirect("/fix-admin/");
+                    return System.Threading.Tasks.Task.CompletedTask;
+                }));
+            }).GetAwaiter().GetResult();
+            Address = new Uri(bound, "fix-admin/");
         }
         catch (Exception e) when (e is System.IO.IOException or InvalidOperationException or System.Net.Sockets.SocketException)
         {
             _service.Dispose();
-            ((IDisposable)app).Dispose();
             var endPoint = new IPEndPoint(_address, _port);
             throw SettingsOrigin.Error(_origin, EngineAddOns.HttpAcceptPortKey, InUse(e)
                 ? $"port {_port} is already in use by another listener (on {endPoint}: another program, or another engine's console)"
                 : $"the console cannot listen on {endPoint}: {Innermost(e).Message}");
         }
-        _app = app;
-        string bound = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
-        Address = new Uri(bound.TrimEnd('/') + "/fix-admin/");
         _host.Runtime.Console.WebConsole(Address);
     }
 
@@ -142,17 +132,14 @@ internal sealed class SettingsFileAdminConsole : IEngineAddOn
         while (e.InnerException is not null) e = e.InnerException;
         return e;
     }
+
     public void Dispose()
     {
         _service?.Dispose();
         if (_app is WebApplication app)
         {
             _app = null;
-            using (var timeout = new System.Threading.CancellationTokenSource(TimeSpan.FromSeconds(5)))
-            {
-                app.StopAsync(timeout.Token).GetAwaiter().GetResult();
-            }
-            app.DisposeAsync().AsTask().GetAwaiter().GetResult();
+            ConsoleWebApp.Stop(app);
         }
     }
 }

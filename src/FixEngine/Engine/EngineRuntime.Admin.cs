@@ -34,6 +34,13 @@ internal sealed partial class EngineRuntime
         return command.Task;
     }
 
+    /// <summary>The session's slot (any thread; the console reads what the session publishes through it), false when the
+    /// engine has no such session.</summary>
+    internal bool TryGetSlot(SessionId id, [System.Diagnostics.CodeAnalysis.NotNullWhen(true)] out SessionSlot? slot) => _byId.TryGetValue(id, out slot);
+
+    /// <summary>Now, epoch nanoseconds, on the engine's clock (any thread).</summary>
+    internal long EpochNow() => _time.EpochNow();
+
     /// <summary>True unless an operator disabled the session.</summary>
     internal bool IsEnabled(SessionId id) => _byId.TryGetValue(id, out SessionSlot? slot) && !slot.Disabled;
 }

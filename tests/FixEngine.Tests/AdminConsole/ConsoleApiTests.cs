@@ -19,6 +19,8 @@ public sealed class ConsoleApiTests
         Assert.True(f.ClientApp.LoggedOn.Wait(EngineTestSupport.Wait), "the initiator logged on");
         for (int i = 0; i < 3; i++) EngineTestSupport.SendOrder(f.ClientApp.Session!, i);
         Assert.True(EngineTestSupport.WaitFor(() => System.Threading.Interlocked.Read(ref f.ClientApp.Fills) == 3));
+        // The list reads what the session publishes: the last fill's number is counted once its FromApp returned.
+        Assert.True(await WaitForAsync(async () => await Numbers(f, "fix-admin") == (5, 5)), "the initiator's numbers after the fills");
 
         JsonElement list = await f.GetJsonAsync("fix-admin/api/sessions");
         JsonElement client = Assert.Single(list.EnumerateArray());
@@ -36,6 +38,39 @@ public sealed class ConsoleApiTests
         JsonElement exec = Assert.Single((await f.GetJsonAsync("exec-admin/api/sessions")).EnumerateArray());
         Assert.Equal("acceptor", exec.GetProperty("role").GetString());
         Assert.Contains("127.0.0.1", exec.GetProperty("peer").GetString());
+    }
+
+    [Fact]
+    public async Task TheSessionListAnswersWhileAnApplicationCallbackHoldsTheSession()
+    {
+        await using ConsoleFixture f = await ConsoleFixture.StartAsync();
+        Assert.True(f.ClientApp.LoggedOn.Wait(EngineTestSupport.Wait), "the initiator logged on");
+        using var inside = new System.Threading.ManualResetEventSlim();
+        using var release = new System.Threading.ManualResetEventSlim();
+        f.ClientApp.HoldFills = new FillHold(inside, release);
+        try
+        {
+            EngineTestSupport.SendOrder(f.ClientApp.Session!, 0);
+            Assert.True(inside.Wait(EngineTestSupport.Wait), "the fill reached FromApp");
+            // The receiving thread is inside the session (it holds the session's gate) until FromApp returns. The list
+            // and the one-session view read what the session publishes instead of entering it: they answer now (a
+            // snapshot taken inside the session would wait for the gate, and answer 504 after 10 s).
+            JsonElement client = Assert.Single((await f.GetJsonAsync("fix-admin/api/sessions")).EnumerateArray());
+            Assert.Equal("LoggedOn", client.GetProperty("state").GetString());
+            // Logon and the fill counted as they arrived; the fill's number is taken once FromApp returns.
+            Assert.Equal(2, client.GetProperty("messagesReceived").GetInt64());
+            Assert.Equal(2, client.GetProperty("nextTarget").GetInt32());
+            JsonElement one = await f.GetJsonAsync("fix-admin/api/session?id=" + Uri.EscapeDataString(ConsoleFixture.ClientId));
+            Assert.Equal(ConsoleFixture.ClientId, one.GetProperty("id").GetString());
+            Assert.Equal(0, System.Threading.Interlocked.Read(ref f.ClientApp.Fills));
+        }
+        finally
+        {
+            f.ClientApp.HoldFills = null;
+            release.Set();
+        }
+        Assert.True(EngineTestSupport.WaitFor(() => System.Threading.Interlocked.Read(ref f.ClientApp.Fills) == 1), "the fill went on");
+        Assert.True(await WaitForAsync(async () => await Numbers(f, "fix-admin") == (3, 3)), "then counted");
     }
 
     [Fact]
@@ -57,7 +92,8 @@ public sealed class ConsoleApiTests
         // Trading goes on in the new sequence, in order.
         EngineTestSupport.SendOrder(f.ClientApp.Session!, 3);
         Assert.True(EngineTestSupport.WaitFor(() => System.Threading.Interlocked.Read(ref f.ClientApp.Fills) == 4));
-        Assert.Equal((3, 3), await Numbers(f, "fix-admin"));
+        // The list reads what the session publishes: the fill's number is counted as the receiving thread finishes it.
+        Assert.True(await WaitForAsync(async () => await Numbers(f, "fix-admin") == (3, 3)), "the initiator's numbers after the next fill");
         // The one break in the numbering the client's application saw: fills 2-4, the reset, the next fill is 2.
         Assert.Equal("MsgSeqNum 2 after 4", Assert.Single(f.ClientApp.Problems));
         Assert.Equal(1L, exec.LogonCount);

@@ -1,6 +1,5 @@
 using System;
 using System.Collections.Generic;
-using System.Linq;
 using System.Net;
 using System.Net.Http;
 using System.Text.Json;
@@ -11,11 +10,6 @@ using FixEngine.Config;
 using FixEngine.Engine;
 using FixEngine.Tests.Engine;
 using Microsoft.AspNetCore.Builder;
-using Microsoft.AspNetCore.Hosting;
-using Microsoft.AspNetCore.Hosting.Server;
-using Microsoft.AspNetCore.Hosting.Server.Features;
-using Microsoft.Extensions.DependencyInjection;
-using Microsoft.Extensions.Logging;
 
 namespace FixEngine.Tests.AdminConsole;
 
@@ -55,15 +49,12 @@ internal sealed class ConsoleFixture : IAsyncDisposable
         var initiator = new FixEngineHost(initiatorSettings, client);
         initiator.Start();
 
-        WebApplicationBuilder builder = WebApplication.CreateSlimBuilder();
-        builder.Logging.ClearProviders();
-        builder.WebHost.ConfigureKestrel(k => k.Listen(IPAddress.Loopback, 0));
-        WebApplication app = builder.Build();
-        app.MapFixEngineAdmin(initiator);
-        app.MapFixEngineAdmin(acceptor, "/exec-admin");
-        await app.StartAsync();
-        string address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
-        var fixture = new ConsoleFixture(acceptor, initiator, app, new Uri(address.TrimEnd('/') + "/"), logDir);
+        (WebApplication app, Uri address) = await ConsoleWebApp.StartAsync(IPAddress.Loopback, 0, null, web =>
+        {
+            web.MapFixEngineAdmin(initiator);
+            web.MapFixEngineAdmin(acceptor, "/exec-admin");
+        });
+        var fixture = new ConsoleFixture(acceptor, initiator, app, address, logDir);
         fixture._exec = exec;
         fixture._client = client;
         return fixture;

@@ -8,6 +8,7 @@ using FixEngine.Config;
 using FixEngine.DependencyInjection;
 using FixEngine.Engine;
 using FixEngine.Session;
+using FixEngine.Tests.DependencyInjection;
 using FixEngine.Tests.Engine;
 using FixEngine.Tests.Infrastructure;
 using Microsoft.AspNetCore.Builder;
@@ -23,24 +24,10 @@ namespace FixEngine.Tests.AspNetCore;
 /// filled, and the host's shutdown logs the session out.</summary>
 public sealed class KestrelAcceptorTests
 {
-    private static Dictionary<string, string?> AcceptorConfig(int port) => new()
-    {
-        ["FixEngine:Default:ConnectionType"] = "acceptor",
-        ["FixEngine:Default:SocketAcceptPort"] = port.ToString(System.Globalization.CultureInfo.InvariantCulture),
-        ["FixEngine:Default:StartTime"] = "00:00:00",
-        ["FixEngine:Default:EndTime"] = "00:00:00",
-        ["FixEngine:Default:HeartBtInt"] = "30",
-        ["FixEngine:Default:UseDataDictionary"] = "N",
-        ["FixEngine:Default:IdleStrategy"] = "Backoff",
-        ["FixEngine:Sessions:0:BeginString"] = "FIX.4.4",
-        ["FixEngine:Sessions:0:SenderCompID"] = "EXEC",
-        ["FixEngine:Sessions:0:TargetCompID"] = "CLIENT",
-    };
-
     private static WebApplication BuildApp(int port, CapturingLoggerProvider logs, System.Security.Cryptography.X509Certificates.X509Certificate2? tls = null)
     {
         WebApplicationBuilder builder = WebApplication.CreateSlimBuilder();
-        builder.Configuration.AddInMemoryCollection(AcceptorConfig(port));
+        builder.Configuration.AddInMemoryCollection(HostedAcceptor.Config(port));
         builder.Logging.ClearProviders();
         builder.Logging.AddProvider(logs);
         builder.Logging.SetMinimumLevel(LogLevel.Debug);

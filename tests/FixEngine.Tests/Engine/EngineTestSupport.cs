@@ -278,16 +278,28 @@ internal sealed class FillerApp : RecordingApp
     }
 }
 
+/// <summary>What <see cref="ClientApp.HoldFills"/> signals and waits for.</summary>
+internal sealed record FillHold(ManualResetEventSlim Inside, ManualResetEventSlim Release);
+
 /// <summary>Initiator side: counts ExecutionReports, checks their ClOrdIDs come back in order; counts News by Headline order.</summary>
 internal sealed class ClientApp : RecordingApp
 {
     public long Fills;
     public long News;
 
+    /// <summary>When set, FromApp of each ExecutionReport signals <c>Inside</c> and blocks (at most 60 s) until
+    /// <c>Release</c> is set: the receiving thread holds the session meanwhile.</summary>
+    public volatile FillHold? HoldFills;
+
     protected override FromAppResult OnApp(FixSession session, FixMessage message)
     {
         if (message.MsgType.SequenceEqual(MsgTypes.ExecutionReport))
         {
+            if (HoldFills is FillHold hold)
+            {
+                hold.Inside.Set();
+                hold.Release.Wait(TimeSpan.FromSeconds(60));
+            }
             message.TryGetLong(FixTags.ClOrdID, out long id);
             if (id != Volatile.Read(ref Fills))
             {
