@@ -24,6 +24,15 @@ namespace FixEngine.Engine;
 //   message is being processed on its receive thread) is skipped this duty cycle (SessionSlot.EnterForService), within
 //   a bound of SessionSlot.MaxServiceDelayNs. The skip is not work (the agent idles as usual rather than spin on the
 //   gate); the receiving thread wakes the agent on leaving the gate if messages were handed over meanwhile.
+// - Sweeps: servicing every connection and session is O(N) (tens of ns each; about 1 ms for 10,000 sessions), and the
+//   idle strategy runs the duty cycle every millisecond at most when idle and back to back after work, so at 10,000
+//   sessions the sweeps alone took most of a core and delayed the busy sessions' messages. With more than
+//   SweepEveryCycleItems connections and sessions, a duty cycle sweeps them all only when something asks for it (a
+//   connection or session change, a command, a stop, a removal, a thread that signalled the agent's IdleWakeup) or
+//   SweepIntervalNs has passed (0.5 µs per item, at most MaxSweepIntervalNs: 10 ms for 10,000 sessions, which the
+//   sessions' second-granular timers do not notice); in between it services only the hot list: the sessions that did
+//   work on their last visit (a replay in progress, a backlog draining) or whose gate was busy, until they are idle.
+//   With a busy-poll connection or session (the agent alone receives for it) every duty cycle sweeps, as before.
 
 // - Sessions added or removed on a running engine (FixEngineHost.AddSession/RemoveSession, an unknown session's Logon)
 //   are handed over as SessionChange objects through _changes; only the agent changes _slots and _initiators, at the
@@ -74,9 +83,27 @@ internal sealed class EngineAgent : IAgent
     private readonly bool _prewarm;
     private readonly SurgeMemoryReclaim _reclaim;
     private volatile int _stopState;
+    private readonly Timing.IdleWakeup _wakeup;
+    private List<SessionSlot> _hot = [];
+    private List<SessionSlot> _hotNext = [];
+    private long _lastSweepNs = long.MinValue / 2;
+    private bool _sweepEveryCycle = true;
+    private int _unguardedConnections;
+    private JournalHandleBudget? _journals;
+    private long _nowNs;
 
-    public EngineAgent(List<SessionSlot> slots, EpochAnchor time, EngineConsole console, int logonTimeoutSeconds, bool prewarm, int reclaimSurgeConnections = 0)
+    /// <summary>Up to this many connections and sessions, every duty cycle sweeps them all (see the design note).</summary>
+    internal const int SweepEveryCycleItems = 256;
+
+    /// <summary>Longest time between two full sweeps when nothing asks for one (10 ms).</summary>
+    internal const long MaxSweepIntervalNs = 10_000_000L;
+
+    private const long SweepNsPerItem = 500;
+
+    public EngineAgent(List<SessionSlot> slots, EpochAnchor time, EngineConsole console, int logonTimeoutSeconds, bool prewarm, int reclaimSurgeConnections = 0,
+        Timing.IdleWakeup? wakeup = null)
     {
+        _wakeup = wakeup ?? new Timing.IdleWakeup();
         _reclaim = new SurgeMemoryReclaim(reclaimSurgeConnections, console);
         _slots = slots;
         _time = time;
@@ -141,37 +168,33 @@ internal sealed class EngineAgent : IAgent
     public int DoWork(long nowNs)
     {
         long epochNs = _time.BeginCycle(nowNs);
+        _nowNs = nowNs;
         int work = _changes.IsEmpty ? 0 : ApplyChanges(nowNs);
         if (!_commands.IsEmpty) work += RunCommands(epochNs);
         work += TakeIncoming(nowNs, epochNs);
+
+        bool stopping = _stopState != Running;
+        // A full pass over every connection and session is O(N); see the design note (sweeps).
+        bool sweep = work > 0 || stopping || _removing.Count > 0 || _sweepEveryCycle || _wakeup.TakeServiceRequest()
+            || nowNs - _lastSweepNs >= SweepIntervalNs(_slots.Count + _connections.Count);
+        if (!sweep)
+        {
+            return ServiceHot(nowNs, epochNs);
+        }
+        _lastSweepNs = nowNs;
+        _hot.Clear();
         work += PollConnections(nowNs, out int waiting, out int closedBeforeLogon);
         if (_reclaim.Observe(waiting, closedBeforeLogon, nowNs)) _reclaim.Start();
 
-        bool stopping = _stopState != Running;
         bool anyConnected = false;
+        bool everyCycle = _unguardedConnections > 0;
         for (int i = 0; i < _slots.Count; i++)
         {
             SessionSlot slot = _slots[i];
-            using (SessionScope scope = slot.EnterForService(epochNs, nowNs))
-            {
-                if (scope.Entered)
-                {
-                    work += ServiceSession(slot, scope.EpochNs, stopping, ref anyConnected);
-                }
-                else
-                {
-                    // A receiving thread is in the session (so it is connected): serviced on a later duty cycle. Not
-                    // counted as work: spinning on the gate while a message is processed (or fsynced) takes the core the
-                    // receiving thread and the peer need. Messages handed over meanwhile are not left waiting for the
-                    // idle strategy: the receiving thread sends them as it leaves (FixSession.Leave), or wakes the agent.
-                    anyConnected = true;
-                }
-            }
-            // Outside the scope: a completion-mode resume dispatches waiting messages on this thread, entering the
-            // session itself. The connection may be a duty cycle stale: pausing or resuming one the session has just
-            // dropped is harmless.
-            if (slot.Session.Connection is IEngineConnection connection) connection.SyncReceivePause(slot.Session);
+            if (!slot.Guarded) everyCycle = true;
+            work += ServiceSlot(slot, nowNs, epochNs, stopping, ref anyConnected, hotOnWork: true);
         }
+        _sweepEveryCycle = everyCycle;
         if (_removing.Count > 0) work += ServiceRemovals(nowNs, epochNs);
         if (stopping)
         {
@@ -185,6 +208,65 @@ internal sealed class EngineAgent : IAgent
         }
 
         for (int i = 0; i < _initiators.Count; i++) work += _initiators[i].Poll(nowNs, epochNs);
+        return work;
+    }
+
+    /// <summary>How long the agent may go between full sweeps when nothing asks for one: about 0.5 µs per connection
+    /// and session (a sweep costs tens of nanoseconds for each), at most <see cref="MaxSweepIntervalNs"/>.</summary>
+    internal static long SweepIntervalNs(int items) =>
+        items <= SweepEveryCycleItems ? 0 : System.Math.Min(MaxSweepIntervalNs, items * SweepNsPerItem);
+
+    /// <summary>Constructor only (before the agent runs): the journal descriptor budget of the engine's file stores, or null.</summary>
+    internal JournalHandleBudget? Journals
+    {
+        get => _journals;
+        set => _journals = value;
+    }
+
+    // Between sweeps: only the sessions that did work (or whose gate was busy) on their last visit, until they are idle.
+    private int ServiceHot(long nowNs, long epochNs)
+    {
+        int count = _hot.Count;
+        if (count == 0) return 0;
+        int work = 0;
+        bool anyConnected = false;
+        // Swap lists: a session that still has work goes back on the (new) hot list.
+        (_hot, _hotNext) = (_hotNext, _hot);
+        _hot.Clear();
+        for (int i = 0; i < count; i++)
+        {
+            SessionSlot slot = _hotNext[i];
+            if (slot.Removed) continue;
+            work += ServiceSlot(slot, nowNs, epochNs, stopping: false, ref anyConnected, hotOnWork: true);
+        }
+        _hotNext.Clear();
+        return work;
+    }
+
+    private int ServiceSlot(SessionSlot slot, long nowNs, long epochNs, bool stopping, ref bool anyConnected, bool hotOnWork)
+    {
+        int work = 0;
+        using (SessionScope scope = slot.EnterForService(epochNs, nowNs))
+        {
+            if (scope.Entered)
+            {
+                work = ServiceSession(slot, scope.EpochNs, stopping, ref anyConnected);
+            }
+            else
+            {
+                // A receiving thread is in the session (so it is connected): serviced on a later duty cycle. Not
+                // counted as work: spinning on the gate while a message is processed (or fsynced) takes the core the
+                // receiving thread and the peer need. Messages handed over meanwhile are not left waiting for the
+                // idle strategy: the receiving thread sends them as it leaves (FixSession.Leave), or wakes the agent.
+                anyConnected = true;
+                if (hotOnWork) _hot.Add(slot);
+            }
+        }
+        if (work > 0 && hotOnWork) _hot.Add(slot);
+        // Outside the scope: a completion-mode resume dispatches waiting messages on this thread, entering the
+        // session itself. The connection may be a duty cycle stale: pausing or resuming one the session has just
+        // dropped is harmless.
+        if (slot.Session.Connection is IEngineConnection connection) connection.SyncReceivePause(slot.Session);
         return work;
     }
 
@@ -338,9 +420,11 @@ internal sealed class EngineAgent : IAgent
         int work = 0;
         waiting = 0;
         closedBeforeLogon = 0;
+        int unguarded = 0;
         for (int i = _connections.Count - 1; i >= 0; i--)
         {
             SessionConnection c = _connections[i];
+            if (!c.Guarded) unguarded++;
             work += c.Poll(nowNs);
             if (c.Slot is null && !c.IsClosed && nowNs - c.AcceptedNs > _logonTimeoutNs) c.Close("no Logon received");
             if (c.Transport.IsClosing)
@@ -359,6 +443,7 @@ internal sealed class EngineAgent : IAgent
                 waiting++;
             }
         }
+        _unguardedConnections = unguarded;
         return work;
     }
 
@@ -367,6 +452,7 @@ internal sealed class EngineAgent : IAgent
     {
         FixSession session = slot.Session;
         int work = 0;
+        _journals?.Visit(session, _nowNs);
         if (session.Connection is IEngineConnection c && c.IsClosed)
         {
             bool wasLoggedOn = session.IsLoggedOn;

@@ -42,6 +42,15 @@ internal sealed class EngineConsole(Action<string>? sink)
         sink?.Invoke($"Reclaimed memory after a surge of {closedBeforeLogon} connections that closed without a Logon: GC committed {committedBefore >> 20} MB -> {committedAfter >> 20} MB, "
             + $"pause {pause.TotalMilliseconds:F1} ms{(nativeTrimmed ? ", native heap trimmed" : "")}");
 
+    /// <summary>A process limit the configured sessions exceed: on the console, or on standard error when there is none
+    /// (the engine must say it before the limit is hit).</summary>
+    public void ResourceLimit(string what)
+    {
+        string line = "FixEngine resource limit: " + what;
+        if (sink is not null) sink(line);
+        else System.Console.Error.WriteLine(line);
+    }
+
     public void Listening(int port) => sink?.Invoke($"Listening on port {port}");
 
     public void WebConsole(Uri address) => sink?.Invoke($"Web console at {address}");

@@ -78,4 +78,8 @@ public sealed class EngineOptions
 
     /// <summary>Tests: resolves an initiator's host names instead of DNS (the addresses, in the order to try them).</summary>
     internal Func<string, System.Threading.Tasks.Task<System.Net.IPAddress[]>>? ResolveHost { get; init; }
+
+    /// <summary>Tests: the open-files limit the engine plans its descriptors against instead of the process's
+    /// (JournalHandleBudget).</summary>
+    internal long? OpenFilesLimitForTesting { get; init; }
 }

@@ -108,7 +108,7 @@ internal sealed partial class EngineRuntime
         Dictionary<int, List<SessionSettings>> ports = EngineConfiguration.AcceptorPorts(settings);
         int logonTimeoutSeconds = EngineConfiguration.PendingLogonTimeoutSeconds(settings);
         _pendingLogonTimeout = TimeSpan.FromSeconds(logonTimeoutSeconds);
-        _agent = new EngineAgent([], _time, _console, logonTimeoutSeconds, _prewarm, options.MemoryReclaimSurgeConnections);
+        _agent = new EngineAgent([], _time, _console, logonTimeoutSeconds, _prewarm, options.MemoryReclaimSurgeConnections, _agentWakeup);
         _router = new AcceptorRouter(_agent, _console, _prewarm);
         if (options.UnknownSessionHandler is not null) _router.Unknown = CreateUnknownSession;
         bool listen = options.ListenOnAcceptorPorts;
@@ -119,6 +119,8 @@ internal sealed partial class EngineRuntime
         }
         _preLogonMaxBodyLength = preLogon;
 
+        JournalHandleBudget? journals = JournalHandleBudget.Create(settings, _console, options.OpenFilesLimitForTesting);
+        _agent.Journals = journals;
         var sessions = new List<FixSession>();
         var byId = new Dictionary<SessionId, SessionSlot>();
         try
@@ -137,6 +139,7 @@ internal sealed partial class EngineRuntime
             {
                 FixSession session = _factory.Create(s, application, epochNs);
                 sessions.Add(session);
+                journals?.ParkNew(session);
                 SessionSlot slot = NewSlot(session);
                 _all.Add(slot);
                 byId.Add(session.Id, slot);

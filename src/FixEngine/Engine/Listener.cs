@@ -98,7 +98,7 @@ internal sealed class Listener(IReadOnlyList<IPAddress> addresses, int port, Tcp
             _tls.Add(acceptor);
             return acceptor.LocalEndPoint;
         }
-        var tcp = new TcpAcceptor(endPoint, options, OnAccepted);
+        var tcp = new TcpAcceptor(endPoint, options, OnAccepted) { AcceptFailed = console.ResourceLimit };
         tcp.Start();
         _tcp.Add(tcp);
         return tcp.LocalEndPoint;

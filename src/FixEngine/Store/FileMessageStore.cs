@@ -255,6 +255,7 @@ public sealed partial class FileMessageStore : IMessageStore
     public int ReadRange<THandler>(int beginSeqNo, int endSeqNo, ref THandler handler) where THandler : struct, IStoredMessageHandler
     {
         if (_disposed) Internal.ThrowHelper.ThrowObjectDisposed(nameof(FileMessageStore));
+        Touch(MessageStoreOperation.Read);
         uint last = endSeqNo <= 0 ? uint.MaxValue : (uint)endSeqNo;
         int begin = Math.Max(beginSeqNo, 1);
         int delivered = 0;
@@ -336,6 +337,7 @@ public sealed partial class FileMessageStore : IMessageStore
     {
         if (_disposed) Internal.ThrowHelper.ThrowObjectDisposed(nameof(FileMessageStore));
         ThrowIfFaulted(MessageStoreOperation.Reset);
+        Touch(MessageStoreOperation.Reset);
         if (_options.ArchiveDirectory is not null && !_options.SharedAccess) ArchiveJournal();
         try
         {
@@ -397,6 +399,7 @@ public sealed partial class FileMessageStore : IMessageStore
     public void Refresh()
     {
         if (_disposed) Internal.ThrowHelper.ThrowObjectDisposed(nameof(FileMessageStore));
+        Touch(MessageStoreOperation.Refresh);
         Replay(MessageStoreOperation.Refresh);
     }
 
@@ -407,6 +410,18 @@ public sealed partial class FileMessageStore : IMessageStore
     private void DisposeCore(bool flush)
     {
         if (_disposed) return;
+        // A parked store opens its files once more to force its records to disk as a close does, and to write the
+        // checkpoint entries not yet written (a failure there only makes the next open slower).
+        if (_parked && _fault is null && ((flush && _unsyncedRecords != 0) || (_indexParked && (_pendingCount > 0 || _blockFrom != _fileLength))))
+        {
+            try
+            {
+                Unpark(MessageStoreOperation.Flush);
+            }
+            catch (MessageStoreException)
+            {
+            }
+        }
         _disposed = true;
         try
         {
@@ -443,6 +458,7 @@ public sealed partial class FileMessageStore : IMessageStore
     /// from the kernel) and returns the handle it used before.</summary>
     internal SafeFileHandle SwapHandleForTesting(SafeFileHandle handle)
     {
+        if (_parked) Unpark(MessageStoreOperation.Open);
         SafeFileHandle previous = _handle;
         _handle = handle;
         _window.Invalidate();
@@ -462,6 +478,7 @@ public sealed partial class FileMessageStore : IMessageStore
     {
         if (_disposed) Internal.ThrowHelper.ThrowObjectDisposed(nameof(FileMessageStore));
         if (_fault is not null) ThrowFaulted(operation);
+        Touch(operation);
         int size = JournalFormat.RecordSize(type, payload.Length);
         if (size > _writeBuffer.Length) GrowWriteBuffer(size);
         JournalFormat.Write(_writeBuffer, type, seqNum, payload, state);

@@ -27,12 +27,14 @@ public sealed class IdleWakeup : IDisposable
     private readonly ManualResetEventSlim _event = new(false, 0);
     private int _pending;
     private int _parked;
+    private int _serviceRequested;
     private volatile bool _disposed;
 
     /// <summary>Tells the loop there is work: wakes it if it is parked, or makes its next park return at once.</summary>
     /// <remarks>Any thread, at any time, including during and after <see cref="Dispose"/> (then it wakes nobody).</remarks>
     public void Signal()
     {
+        Volatile.Write(ref _serviceRequested, 1);
         Interlocked.Exchange(ref _pending, 1);
         if (Volatile.Read(ref _parked) != 0) Wake();
     }
@@ -87,6 +89,10 @@ public sealed class IdleWakeup : IDisposable
         if (Volatile.Read(ref _pending) == 0) Thread.Sleep(milliseconds);
         return Interlocked.Exchange(ref _pending, 0) != 0;
     }
+
+    /// <summary>Loop thread: whether <see cref="Signal"/> was called since the last call, whether or not a park consumed
+    /// it (the engine agent sweeps all its sessions when it was). Clears the request.</summary>
+    internal bool TakeServiceRequest() => Volatile.Read(ref _serviceRequested) != 0 && Interlocked.Exchange(ref _serviceRequested, 0) != 0;
 
     /// <summary>Whether a signal is pending (for tests and diagnostics).</summary>
     public bool IsSignalled => Volatile.Read(ref _pending) != 0;

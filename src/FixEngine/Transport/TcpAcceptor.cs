@@ -11,6 +11,10 @@ namespace FixEngine.Transport;
 //   completion thread. Only one accept is ever outstanding, so the accept handler is never called concurrently.
 // - Stop sets _stopped and disposes the listener, which aborts the pending accept; the loop then disposes the
 //   accept args. Connections already handed out are owned by their handlers and are not closed by Stop.
+// - Out of descriptors (EMFILE/ENFILE: SocketError.TooManyOpenSockets): the connection stays in the kernel's backlog,
+//   so accepting again at once fails again at once, a spin on the accept thread. The loop instead says so through
+//   AcceptFailed (at most once per OutOfDescriptorsReportNs) and posts the next accept OutOfDescriptorsPauseMs later,
+//   from a timer; the backlog holds the waiting connections (or the peers time out and retry).
 
 /// <summary>Listens on a TCP end point and hands every accepted connection to an <see cref="IAcceptHandler"/>.</summary>
 /// <remarks>
@@ -30,6 +34,22 @@ internal sealed class TcpAcceptor : IDisposable
     private long _accepted;
     private long _refused;
     private long _acceptErrors;
+    private long _outOfDescriptors;
+    private long _lastOutOfDescriptorsReport = long.MinValue;
+    private Timer? _retryTimer;
+
+    /// <summary>How long accepting pauses after the process ran out of descriptors.</summary>
+    internal const int OutOfDescriptorsPauseMs = 50;
+
+    /// <summary>Least time between two reports of running out of descriptors.</summary>
+    internal const long OutOfDescriptorsReportNs = 10_000_000_000L;
+
+    /// <summary>Told (on the accepting thread) when accepting failed because the process has no descriptor left: the text
+    /// names the limit; at most once per 10 s. Set before <see cref="Start"/>.</summary>
+    public Action<string>? AcceptFailed { get; init; }
+
+    /// <summary>Accepts that failed because the process had no descriptor left.</summary>
+    public long OutOfDescriptorFailures => Interlocked.Read(ref _outOfDescriptors);
 
     /// <summary>Creates an acceptor (not yet listening).</summary>
     /// <param name="endPoint">Address and port to bind (port 0 picks a free one; see <see cref="LocalEndPoint"/>).</param>
@@ -100,6 +120,7 @@ internal sealed class TcpAcceptor : IDisposable
         {
             return;
         }
+        _retryTimer?.Dispose();
         _listener?.Dispose();
     }
 
@@ -121,6 +142,12 @@ internal sealed class TcpAcceptor : IDisposable
                 else if (args.SocketError is SocketError.OperationAborted or SocketError.Interrupted || Volatile.Read(ref _stopped) != 0)
                 {
                     break;
+                }
+                else if (args.SocketError == SocketError.TooManyOpenSockets)
+                {
+                    Interlocked.Increment(ref _acceptErrors);
+                    OutOfDescriptors(args);
+                    return;
                 }
                 else
                 {
@@ -149,6 +176,53 @@ internal sealed class TcpAcceptor : IDisposable
         }
         args.AcceptSocket?.Dispose();
         args.Dispose();
+    }
+
+    // The accepting thread: report (rate-limited) and accept again after a pause, from a timer thread.
+    private void OutOfDescriptors(SocketAsyncEventArgs args)
+    {
+        long count = Interlocked.Increment(ref _outOfDescriptors);
+        long now = System.Diagnostics.Stopwatch.GetTimestamp();
+        long last = Interlocked.Read(ref _lastOutOfDescriptorsReport);
+        if ((last == long.MinValue || System.Diagnostics.Stopwatch.GetElapsedTime(last, now).Ticks * 100 >= OutOfDescriptorsReportNs)
+            && Interlocked.CompareExchange(ref _lastOutOfDescriptorsReport, now, last) == last)
+        {
+            AcceptFailed?.Invoke($"cannot accept a connection on {_endPoint}: the process has no file descriptor left (the open-files limit, ulimit -n / "
+                + $"LimitNOFILE=, is {OpenFilesLimitText()}); {count} accept(s) failed so far, accepting again every {OutOfDescriptorsPauseMs} ms");
+        }
+        if (Volatile.Read(ref _stopped) != 0)
+        {
+            args.Dispose();
+            return;
+        }
+        Timer timer = _retryTimer ??= new Timer(static state =>
+        {
+            var self = (TcpAcceptor)state!;
+            SocketAsyncEventArgs? pending = self._acceptArgs;
+            if (pending is null || Volatile.Read(ref self._stopped) != 0) return;
+            self.AcceptLoop(pending, completed: false);
+        }, this, Timeout.Infinite, Timeout.Infinite);
+        timer.Change(OutOfDescriptorsPauseMs, Timeout.Infinite);
+    }
+
+    private static string OpenFilesLimitText()
+    {
+        try
+        {
+            foreach (string line in System.IO.File.ReadLines("/proc/self/limits"))
+            {
+                if (line.StartsWith("Max open files", StringComparison.Ordinal))
+                {
+                    string[] parts = line.Substring(14).Split(' ', StringSplitOptions.RemoveEmptyEntries);
+                    if (parts.Length > 0) return parts[0];
+                }
+            }
+        }
+        catch (Exception e) when (e is System.IO.IOException or UnauthorizedAccessException)
+        {
+            // Not Linux, or no /proc: the limit is not known here.
+        }
+        return "unknown here";
     }
 
     private void OnAccepted(Socket socket)

@@ -1,0 +1,129 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.IO;
+using FixEngine.Config;
+using FixEngine.Session;
+using FixEngine.Store;
+
+namespace FixEngine.Engine;
+
+// Design:
+// - Why: every connected session holds a socket, and a file-store session holds its journal (and its index checkpoint
+//   when FileStoreIndexCheckpoint=Y) open, so an engine with N file-store sessions needs about 2N descriptors (3N) plus
+//   the runtime's own. A process's descriptors are bounded by its open-files limit (RLIMIT_NOFILE: `ulimit -n`,
+//   `LimitNOFILE=` of a systemd unit, `--ulimit nofile` of a container); past it accept() fails with EMFILE and the
+//   .NET runtime aborts ("Out of memory.") once it cannot open a file of its own. Measured: 10,000 file-store sessions
+//   under a limit of 20,000 aborted after 9,929 logons (docs/benchmarks/2026-12-06-scale.md).
+// - At construction the engine compares what its configured sessions need (Plan) with the soft open-files limit (read
+//   from /proc/self/limits; elsewhere unknown, nothing is done). When the need is above the limit it says so in one
+//   console line (naming the limit, the need and the settings) and makes a budget: each file store is parked right
+//   after it is opened (its descriptors closed, Store/FileMessageStore.Parking.cs), and on every sweep the agent parks
+//   the journals whose last use is at least IdleNs old. A session's journal is then open only while the session writes
+//   or reads it (for a heartbeat-only session about IdleNs per heartbeat), so the descriptors follow the busy sessions,
+//   not the configured ones. When even the sockets do not fit, a second line says how many sessions can connect.
+// - Owner: the engine agent, inside each session's scope (Visit); the constructor's thread for Park at creation.
+//   Allocation-free per visit.
+// - Not counted: sessions added later (AddSession, unknown sessions), log files, TLS, the admin console: the reserve
+//   (RuntimeReserve) covers the runtime and a few files; the budget parks every idle journal anyway.
+
+/// <summary>Keeps the engine's file-store journals within the process's open-files limit (see the design note).</summary>
+internal sealed class JournalHandleBudget
+{
+    /// <summary>A journal unused for this long is parked (1 s).</summary>
+    public const long IdleNs = 1_000_000_000L;
+
+    /// <summary>Descriptors counted for the runtime, listeners, logs and the like.</summary>
+    public const int RuntimeReserve = 256;
+
+    private JournalHandleBudget(long limit, int need)
+    {
+        Limit = limit;
+        Need = need;
+    }
+
+    /// <summary>The process's soft open-files limit.</summary>
+    public long Limit { get; }
+
+    /// <summary>The descriptors the configured sessions would need with every journal open.</summary>
+    public int Need { get; }
+
+    /// <summary>Journals parked so far (agent; for tests and diagnostics).</summary>
+    public long Parked { get; private set; }
+
+    /// <summary>What <paramref name="settings"/> need: a socket per session, a journal per file-store session and an index
+    /// checkpoint per session that keeps one, plus <see cref="RuntimeReserve"/>.</summary>
+    public static (int Sockets, int Journals, int Indexes, int Need) Plan(IReadOnlyList<SessionSettings> settings)
+    {
+        int journals = 0;
+        int indexes = 0;
+        foreach (SessionSettings s in settings)
+        {
+            if (s.FileStorePath is null) continue;
+            journals++;
+            if (s.FileStoreIndexCheckpoint && !s.RefreshOnLogon) indexes++;
+        }
+        return (settings.Count, journals, indexes, settings.Count + journals + indexes + RuntimeReserve);
+    }
+
+    /// <summary>Compares the plan with the limit (<paramref name="limit"/>, or the process's when null); says so on the
+    /// console and returns a budget when the journals must be parked, else null.</summary>
+    public static JournalHandleBudget? Create(IReadOnlyList<SessionSettings> settings, EngineConsole console, long? limit = null)
+    {
+        (int sockets, int journals, int indexes, int need) = Plan(settings);
+        long max = limit ?? ReadOpenFilesLimit();
+        if (max <= 0 || need <= max) return null;
+        string files = indexes > 0 ? $"{journals:N0} file-store journals and {indexes:N0} index checkpoints" : $"{journals:N0} file-store journals";
+        if (sockets + RuntimeReserve > max)
+        {
+            console.ResourceLimit(string.Create(CultureInfo.InvariantCulture,
+                $"{sockets:N0} sessions need {sockets + RuntimeReserve:N0} file descriptors for their connections alone, above this process's open-files limit of {max:N0} "
+                + $"(ulimit -n; LimitNOFILE= of a systemd service): at most about {Math.Max(0, max - RuntimeReserve):N0} can connect at once; raise the limit"));
+        }
+        if (journals == 0) return null;
+        console.ResourceLimit(string.Create(CultureInfo.InvariantCulture,
+            $"{sockets:N0} sessions need about {need:N0} file descriptors ({sockets:N0} sockets, {files}, {RuntimeReserve} for the runtime), above this process's "
+            + $"open-files limit of {max:N0} (ulimit -n; LimitNOFILE= of a systemd service): the journal of a session idle for 1 s is closed and opened again "
+            + $"when it is next written; raise the limit above {need:N0} to keep them open"));
+        return new JournalHandleBudget(max, need);
+    }
+
+    /// <summary>The constructor's thread: parks a session's file store right after it was opened.</summary>
+    public void ParkNew(FixSession session)
+    {
+        if (session.Store is FileMessageStore store && store.TryPark()) Parked++;
+    }
+
+    /// <summary>Agent, inside the session's scope: parks its journal once unused for <see cref="IdleNs"/>.</summary>
+    public void Visit(FixSession session, long nowNs)
+    {
+        if (session.Store is not FileMessageStore store || store.IsParked) return;
+        long uses = store.Uses;
+        if (uses != store.BudgetSeenUses)
+        {
+            store.BudgetSeenUses = uses;
+            store.BudgetIdleSinceNs = nowNs;
+            return;
+        }
+        if (nowNs - store.BudgetIdleSinceNs >= IdleNs && store.TryPark()) Parked++;
+    }
+
+    /// <summary>The soft open-files limit of this process (RLIMIT_NOFILE), from /proc/self/limits; -1 when unknown or unlimited.</summary>
+    public static long ReadOpenFilesLimit()
+    {
+        if (!OperatingSystem.IsLinux()) return -1;
+        try
+        {
+            foreach (string line in File.ReadLines("/proc/self/limits"))
+            {
+                if (!line.StartsWith("Max open files", StringComparison.Ordinal)) continue;
+                string[] parts = line.Substring("Max open files".Length).Split(' ', StringSplitOptions.RemoveEmptyEntries);
+                return parts.Length > 0 && long.TryParse(parts[0], NumberStyles.None, CultureInfo.InvariantCulture, out long soft) ? soft : -1;
+            }
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+        }
+        return -1;
+    }
+}

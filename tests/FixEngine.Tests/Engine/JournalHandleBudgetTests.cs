@@ -1,0 +1,133 @@
+using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Linq;
+using System.Text;
+using FixEngine.Config;
+using FixEngine.Engine;
+using FixEngine.Session;
+using FixEngine.Store;
+using FixEngine.Tests.Store;
+using static FixEngine.Tests.Engine.DynamicSessionTests;
+using static FixEngine.Tests.Engine.EngineTestSupport;
+
+namespace FixEngine.Tests.Engine;
+
+/// <summary>An engine whose file-store sessions would need more descriptors than the process's open-files limit says so
+/// in one line naming the limit, and keeps only the journals of sessions in use open (Engine/JournalHandleBudget.cs):
+/// the per-session descriptor cost is then the socket alone.</summary>
+public sealed class JournalHandleBudgetTests
+{
+    private const int Sessions = 24;
+
+    private static IReadOnlyList<SessionSettings> Acceptors(int port, string storeDir)
+    {
+        var s = new StringBuilder($"[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort={port}\nHeartBtInt=30\nStartTime=00:00:00\nEndTime=00:00:00\n"
+            + $"UseDataDictionary=N\nReceiveMode=Completion\nBeginString=FIX.4.4\nSenderCompID=GW\nFileStorePath={storeDir}\n");
+        for (int i = 1; i <= Sessions; i++) s.Append($"[SESSION]\nTargetCompID=C{i:D2}\n");
+        return SettingsFile.Parse(s.ToString(), "<acceptors>");
+    }
+
+    private static IReadOnlyList<SessionSettings> Initiators(int port)
+    {
+        var s = new StringBuilder($"[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\nReconnectInterval=1\nHeartBtInt=30\n"
+            + "StartTime=00:00:00\nEndTime=00:00:00\nUseDataDictionary=N\nReceiveMode=Completion\nBeginString=FIX.4.4\nTargetCompID=GW\n");
+        for (int i = 1; i <= Sessions; i++) s.Append($"[SESSION]\nSenderCompID=C{i:D2}\n");
+        return SettingsFile.Parse(s.ToString(), "<initiators>");
+    }
+
+    [Fact]
+    public void TheNeedIsCountedPerSocketJournalAndIndex()
+    {
+        IReadOnlyList<SessionSettings> settings = SettingsFile.Parse(
+            "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=1\nStartTime=00:00:00\nEndTime=00:00:00\nBeginString=FIX.4.4\nSenderCompID=GW\n"
+            + "[SESSION]\nTargetCompID=A\nFileStorePath=/tmp/x\n[SESSION]\nTargetCompID=B\nFileStorePath=/tmp/x\nFileStoreIndexCheckpoint=Y\n[SESSION]\nTargetCompID=M\n", "<plan>");
+        Assert.Equal((3, 2, 1, 3 + 2 + 1 + JournalHandleBudget.RuntimeReserve), JournalHandleBudget.Plan(settings));
+        var lines = new List<string>();
+        Assert.Null(JournalHandleBudget.Create(settings, new EngineConsole(lines.Add), limit: 3 + 2 + 1 + JournalHandleBudget.RuntimeReserve));
+        Assert.Empty(lines);
+        Assert.NotNull(JournalHandleBudget.Create(settings, new EngineConsole(lines.Add), limit: 3 + 2 + JournalHandleBudget.RuntimeReserve));
+        Assert.Single(lines);
+    }
+
+    [Fact]
+    public void UnderATightLimitIdleJournalsAreClosedAndTheSessionsCarryOnWithoutLosingAMessage()
+    {
+        if (!OperatingSystem.IsLinux()) return;
+        string storeDir = TempDirectory("fe-budget-");
+        try
+        {
+            var lines = new ConcurrentQueue<string>();
+            long limit = Sessions + Sessions + JournalHandleBudget.RuntimeReserve - 1;
+            var gatewayApp = new MultiApp();
+            var clientApp = new MultiApp();
+            List<(SessionId Id, int NextSender, int NextTarget)> finalState;
+            using (var gateway = new FixEngineHost(Acceptors(0, storeDir), gatewayApp, new EngineOptions { Console = lines.Enqueue, OpenFilesLimitForTesting = limit }))
+            {
+                // One line before anything connects, naming the limit, the need and the settings to change.
+                string warning = Assert.Single(lines, l => l.StartsWith("FixEngine resource limit:", StringComparison.Ordinal));
+                Assert.Contains($"open-files limit of {limit:N0}", warning, StringComparison.Ordinal);
+                Assert.Contains("ulimit -n", warning, StringComparison.Ordinal);
+                Assert.Contains($"{Sessions} file-store journals", warning, StringComparison.Ordinal);
+                // Every store was opened (its journal replayed) and parked at once.
+                Assert.Equal(0, JournalParkingTests.OpenDescriptorsUnder(storeDir));
+
+                gateway.Start();
+                int port = PortOf(gateway);
+                using var clients = new FixEngineHost(Initiators(port), clientApp);
+                clients.Start();
+                Assert.True(WaitFor(() => gatewayApp.Logons.Count == Sessions && clientApp.Logons.Count == Sessions), "not all sessions logged on");
+
+                // Idle (HeartBtInt=30): within a second or two of the last write every journal is closed again.
+                Assert.True(WaitFor(() => JournalParkingTests.OpenDescriptorsUnder(storeDir) == 0),
+                    $"{JournalParkingTests.OpenDescriptorsUnder(storeDir)} journals still open while idle");
+
+                // Orders on every session: each store opens its journal again, stores and answers in sequence.
+                FixSession[] sessions = [.. clients.Sessions];
+                for (int round = 1; round <= 3; round++)
+                {
+                    foreach (FixSession s in sessions) SendOrder(s, round);
+                }
+                Assert.True(WaitFor(() => sessions.All(s => clientApp.FillsOf(s.Id) == 3)), "not every order was answered");
+                Assert.Empty(gatewayApp.Logouts);
+                Assert.True(WaitFor(() => JournalParkingTests.OpenDescriptorsUnder(storeDir) == 0), "journals not closed again after the orders");
+                finalState = [.. gateway.Sessions.Select(s => (s.Id, s.Store.NextSenderMsgSeqNum, s.Store.NextTargetMsgSeqNum))];
+                clients.Stop(TimeSpan.FromSeconds(5));
+                gateway.Stop(TimeSpan.FromSeconds(5));
+            }
+            Assert.Equal(0, JournalParkingTests.OpenDescriptorsUnder(storeDir));
+            // On disk: the sequence numbers the sessions had (Logon, three orders and answers, Logout each way at least).
+            foreach ((SessionId id, int nextSender, int nextTarget) in finalState)
+            {
+                using var store = new FileMessageStore(storeDir, id.ToString(), 1);
+                Assert.True(store.NextSenderMsgSeqNum >= nextSender && nextSender >= 5, $"{id}: sender {store.NextSenderMsgSeqNum} vs {nextSender}");
+                Assert.True(store.NextTargetMsgSeqNum >= nextTarget && nextTarget >= 5, $"{id}: target {store.NextTargetMsgSeqNum} vs {nextTarget}");
+                Assert.Equal(3, StoreTestData.ReadAll(store).Count(m => Encoding.ASCII.GetString(m.Bytes).Contains("\u000135=8\u0001", StringComparison.Ordinal)));
+            }
+        }
+        finally
+        {
+            DeleteDirectory(storeDir);
+        }
+    }
+
+    [Fact]
+    public void WithDescriptorsToSpareEveryJournalStaysOpen()
+    {
+        if (!OperatingSystem.IsLinux()) return;
+        string storeDir = TempDirectory("fe-budget-spare-");
+        try
+        {
+            var lines = new ConcurrentQueue<string>();
+            using (var gateway = new FixEngineHost(Acceptors(0, storeDir), new MultiApp(), new EngineOptions { Console = lines.Enqueue, OpenFilesLimitForTesting = 100_000 }))
+            {
+                Assert.DoesNotContain(lines, l => l.StartsWith("FixEngine resource limit:", StringComparison.Ordinal));
+                Assert.Equal(Sessions, JournalParkingTests.OpenDescriptorsUnder(storeDir));
+            }
+        }
+        finally
+        {
+            DeleteDirectory(storeDir);
+        }
+    }
+}
