@@ -1,4 +1,5 @@
 using System;
+using System.Diagnostics;
 using System.IO;
 using System.Linq;
 using System.Reflection;
@@ -8,8 +9,8 @@ namespace FixEngine.Generators.Tests;
 
 /// <summary>
 /// The ```csharp blocks of the other packages' READMEs, read from the markdown so they cannot drift: FixEngine.Testing's
-/// example is compiled and run (against a small filling application); FixEngine.Extensions.Hosting's program and the
-/// FixEngine.Messages README's line are compiled.
+/// example is compiled and run (against a small filling application); FixEngine.Extensions.Hosting's program runs as a
+/// process the root README's initiator trades with; the FixEngine.Messages README's line (a using directive) is compiled.
 /// </summary>
 public sealed partial class ReadmeExampleTests
 {
@@ -83,12 +84,27 @@ public sealed partial class ReadmeExampleTests
     }
 
     [Fact]
-    public void TheHostingPackageProgramCompiles()
+    public void TheHostingPackageProgramRunsWithAppSettingsAndTradesWithTheRootInitiator()
     {
         Block block = Assert.Single(Blocks(ReadmeOf("src", "FixEngine.Extensions.Hosting")), b => b.Language == "csharp");
-        // A worker project's implicit usings (Microsoft.NET.Sdk.Worker), which the README's program relies on.
-        string program = "using Microsoft.Extensions.Hosting;\nusing Microsoft.Extensions.DependencyInjection;\nusing System.Threading.Tasks;\n" + block.Code;
-        Build("HostingReadme", OutputKind.ConsoleApplication, [program, FillsSource]);
+        string dir = TempDirectory();
+        try
+        {
+            // The root README's appsettings.json (port 0, read back from the host's start line); a worker project's implicit
+            // usings (Microsoft.NET.Sdk.Worker), which the README's program relies on; the Fills class it names.
+            File.WriteAllText(Path.Combine(dir, "appsettings.json"), Other(RootReadme, "In a generic host, on Kestrel, in tests", "json").Code.Replace("5001", "0"));
+            string program = "using System;\nusing Microsoft.Extensions.Hosting;\nusing Microsoft.Extensions.DependencyInjection;\nusing System.Threading.Tasks;\n"
+                + block.Code + FillsSource.Replace("using System;\n", "", StringComparison.Ordinal);
+            string host = Program(Path.Combine(dir, "host"), "HostingReadme", program);
+            var output = new ChildOutput();
+            using Process server = Start(host, dir, output);
+            RunPair(server, () => Program(Path.Combine(dir, "initiator"), "ReadmeInitiator",
+                CSharp(RootReadme, "An initiator, sending from any thread").Code.Replace("5001", ReportedPort(server, output, HostStartedLine).ToString())), dir);
+        }
+        finally
+        {
+            Cleanup(dir);
+        }
     }
 
     [Fact]
