@@ -249,17 +249,16 @@ internal sealed class AdminService : IDisposable, ISessionEventObserver
 
     private void Publish(string session, long epochNs, int eventId, string name, string level, string text, KeyValuePair<string, object?>[] properties)
     {
-        AdminEvent e;
-        Channel<AdminEvent>[] subscribers;
+        // Numbered and written to every page under one lock, so each page sees the events in id order even when two
+        // threads raise them (TryWrite on a DropOldest channel never waits; readers continue on the pool).
         lock (_tailLock)
         {
             if (_disposed) return;
-            e = new AdminEvent(++_nextEventId, SessionSnapshot.Time(epochNs)!, session, eventId, name, level, text, properties);
+            var e = new AdminEvent(++_nextEventId, SessionSnapshot.Time(epochNs)!, session, eventId, name, level, text, properties);
             _tail.Enqueue(e);
             while (_tail.Count > TailCapacity) _tail.Dequeue();
-            subscribers = [.. _subscribers];
+            foreach (Channel<AdminEvent> c in _subscribers) c.Writer.TryWrite(e);
         }
-        foreach (Channel<AdminEvent> c in subscribers) c.Writer.TryWrite(e);
     }
 
     /// <summary>The recent events and a channel of the next ones (bounded: a reader that stops reading loses the oldest).</summary>

@@ -118,10 +118,32 @@ public sealed class TlsBackpressureEngineTests : IDisposable
             long last = -1;
             int stuckPolls = 0;
             var timeline = new List<string>();
-            while (!heldBack && Volatile.Read(ref written) < Orders && writer.IsAlive && watch.Elapsed < Wait)
+            // Bounded by progress, not by a fixed time: on a loaded machine (the suite beside CPU hogs, the thread pool
+            // busy with other tests) the acceptor may read slowly, so the peer may need far longer than usual to write
+            // the ~1 MiB of reports that make the acceptor pause. The loop ends when the writer has made no progress for
+            // Wait (held back without a pause: the failure this test looks for) or after four times Wait in all.
+            long progressAt = 0;
+            long progressCount = 0;
+            long nextSample = 1000;
+            while (!heldBack && Volatile.Read(ref written) < Orders && writer.IsAlive && watch.Elapsed < 4 * Wait)
             {
                 if (!pauseSeen)
                 {
+                    long count = Volatile.Read(ref written);
+                    if (count != progressCount)
+                    {
+                        progressCount = count;
+                        progressAt = watch.ElapsedMilliseconds;
+                    }
+                    else if (watch.ElapsedMilliseconds - progressAt > Wait.TotalMilliseconds)
+                    {
+                        break;
+                    }
+                    if (watch.ElapsedMilliseconds >= nextSample)
+                    {
+                        nextSample += 1000;
+                        timeline.Add($"{watch.ElapsedMilliseconds}ms w={count} (before a pause) b={filler.Session?.SendBacklogBytes}");
+                    }
                     if (filler.Session is not { IsReceivePauseRequested: true })
                     {
                         Thread.Sleep(1);
@@ -150,7 +172,8 @@ public sealed class TlsBackpressureEngineTests : IDisposable
             var reports = new ExecutionReportChecker();
             byte[] buffer = new byte[1 << 20];
             int length = 0;
-            while (reports.Reports < Orders && watch.Elapsed < Wait + Wait)
+            var reading = Stopwatch.StartNew();
+            while (reports.Reports < Orders && reading.Elapsed < Wait + Wait)
             {
                 int n = ssl.Read(buffer, length, buffer.Length - length);
                 Assert.True(n > 0, "the acceptor closed the connection");
