@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # FIX session acceptance suite: builds the sample acceptor, starts it in --at mode (QuickFIX's test
 # application) with one session per version on one port (ISLD and TW40 FIX.4.0, TW41 FIX.4.1, TW42 FIX.4.2,
-# TW43 FIX.4.3, TW44 FIX.4.4, and FIXT.1.1 with TW50 FIX.5.0, TW50SP1 FIX.5.0SP1, TW50SP2 FIX.5.0SP2), runs
+# TW43 FIX.4.3, TW44 FIX.4.4, and FIXT.1.1 with TW50 FIX.5.0, TW50SP1 FIX.5.0SP1, TW50SP2 FIX.5.0SP2, and TW50MIX
+# FIX.5.0SP2 with a FIX.4.4 dictionary for ApplVerID 6), runs
 # ../shared/fix-at/run_at.py in strict mode (QuickFIX C++'s own comparison: every field, in order) over QuickFIX's definitions/fix42 and this repository's own
 # scenarios for every other version (tests/acceptance/<version>), in one run, stops the acceptor, prints the
 # runner's output (ending with one "N passed, N failed" line) and exits non-zero on failure.
@@ -86,6 +87,14 @@ TargetCompID=TW50SP2
 DefaultApplVerID=FIX.5.0SP2
 TransportDataDictionary=$dictionaries/FIXT11.xml
 AppDataDictionary=$dictionaries/FIX50SP2.xml
+
+[SESSION]
+BeginString=FIXT.1.1
+TargetCompID=TW50MIX
+DefaultApplVerID=FIX.5.0SP2
+TransportDataDictionary=$dictionaries/FIXT11.xml
+AppDataDictionary=$dictionaries/FIX50SP2.xml
+AppDataDictionary.FIX.4.4=$dictionaries/FIX44.xml
 CFG
 
 if [ "$acceptor_kind" = quickfix ]; then
@@ -117,7 +126,8 @@ done
 
 python3 "$shared/fix-at/run_at.py" --port "$port" --mode strict "$@" "$shared/fix-at/definitions/fix42" \
   "$root"/tests/acceptance/fix40 "$root"/tests/acceptance/fix41 "$root"/tests/acceptance/fix43 "$root"/tests/acceptance/fix44 \
-  "$root"/tests/acceptance/fix50 "$root"/tests/acceptance/fix50sp1 "$root"/tests/acceptance/fix50sp2
+  "$root"/tests/acceptance/fix50 "$root"/tests/acceptance/fix50sp1 "$root"/tests/acceptance/fix50sp2 \
+  "$root"/tests/acceptance/fixt-multi
 status=$?
 cleanup
 trap - EXIT

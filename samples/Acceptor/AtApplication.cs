@@ -32,12 +32,12 @@ internal sealed class AtApplication : IApplication
             HashSet<string> seen = ClOrdIds(session);
             if (possResend && seen.Contains(clOrdId)) return FromAppResult.Accepted;
             seen.Add(clOrdId);
-            Echo(session, message, AppDictionary(session));
+            Echo(session, message, AppDictionary(session), HeaderDictionary(session));
             return FromAppResult.Accepted;
         }
         if (msgType.SequenceEqual(MsgTypes.SecurityDefinition) || msgType.SequenceEqual(MsgTypes.Email))
         {
-            Echo(session, message, AppDictionary(session));
+            Echo(session, message, AppDictionary(session), HeaderDictionary(session));
             return FromAppResult.Accepted;
         }
         return FromAppResult.UnsupportedMessageType;
@@ -54,9 +54,14 @@ internal sealed class AtApplication : IApplication
     }
 
     // The session's application dictionary (loaded once per file), to find where each repeating group ends.
-    private DataDictionary? AppDictionary(FixSession session)
+    private DataDictionary? AppDictionary(FixSession session) => Load(session.Settings.AppDataDictionary ?? session.Settings.DataDictionary);
+
+    // The dictionary that defines the header: the transport dictionary on FIXT.1.1 (FIX.5.0's application
+    // dictionaries have an empty header, so ApplVerID(1128) is a header field only there).
+    private DataDictionary? HeaderDictionary(FixSession session) => Load(session.Settings.TransportDataDictionary ?? session.Settings.DataDictionary);
+
+    private DataDictionary? Load(string? path)
     {
-        string? path = session.Settings.AppDataDictionary ?? session.Settings.DataDictionary;
         if (path is null) return null;
         if (!_dictionaries.TryGetValue(path, out DataDictionary? dictionary))
         {
@@ -69,7 +74,7 @@ internal sealed class AtApplication : IApplication
     // Sends the message back as QuickFIX's test application does (it sends a copy of the parsed message): header fields
     // first, then the body in ascending tag order, each repeating group right after its count field with its entries as
     // they came. The session writes 8, 9, 35, 34, 49, 52, 56 and 10 itself.
-    private static void Echo(FixSession session, FixMessage message, DataDictionary? dictionary)
+    private static void Echo(FixSession session, FixMessage message, DataDictionary? dictionary, DataDictionary? headerDictionary)
     {
         var header = new List<(int Start, int End)>();
         var body = new List<(int Tag, int Start, int End)>();
@@ -84,7 +89,7 @@ internal sealed class AtApplication : IApplication
                 FixGroup found = message.GetGroup(group);
                 if (found.CountFieldIndex == i && found.EndFieldIndex > end) end = found.EndFieldIndex;
             }
-            if (dictionary is not null && dictionary.Header.IsAllowed(tag)) header.Add((i, end));
+            if (headerDictionary is not null && headerDictionary.Header.IsAllowed(tag)) header.Add((i, end));
             else body.Add((tag, i, end));
             i = end - 1;
         }

@@ -139,8 +139,8 @@ internal static class CompatibilityKeys
 
     private static readonly Dictionary<string, Warned> s_warned = IndexWarned();
 
-    /// <summary>The refused key <paramref name="key"/> (including <c>SocketConnectSourceHost&lt;n&gt;</c>/<c>Port&lt;n&gt;</c>
-    /// and <c>AppDataDictionary.&lt;ApplVerID&gt;</c>), or null. Keys that <see cref="SettingKeys"/> supports are not refused.</summary>
+    /// <summary>The refused key <paramref name="key"/> (including <c>SocketConnectSourceHost&lt;n&gt;</c>/<c>Port&lt;n&gt;</c>),
+    /// or null. Keys that <see cref="SettingKeys"/> supports are not refused.</summary>
     public static Refused? FindRefused(string key)
     {
         if (SettingKeys.Find(key) is not null) return null;
@@ -150,12 +150,6 @@ internal static class CompatibilityKeys
         foreach (Refused r in RefusedKeys)
         {
             if (r.Name.Equals(name, StringComparison.OrdinalIgnoreCase)) return r;
-        }
-        if (key.StartsWith("AppDataDictionary.", StringComparison.OrdinalIgnoreCase) && key.Length > "AppDataDictionary.".Length)
-        {
-            return new Refused(key, ValueKind.Text,
-                "per-ApplVerID application dictionaries are not supported: every application message of the session is validated against"
-                + " AppDataDictionary (its DefaultApplVerID's); run one session per application version, or validate in the application");
         }
         return null;
     }

@@ -135,6 +135,26 @@ public sealed record SessionSettings
     /// <summary>Application (FIX.5.x) dictionary path.</summary>
     public string? AppDataDictionary { get; init; }
 
+    /// <summary>Application dictionaries for further application versions of a FIXT.1.1 session (QuickFIX's
+    /// <c>AppDataDictionary.&lt;version&gt;</c> keys, e.g. <c>AppDataDictionary.FIX.4.4=FIX44.xml</c>): the key is the
+    /// version's name as QuickFIX spells it (<c>FIX.4.0</c> ... <c>FIX.4.4</c>, <c>FIX.5.0</c>, <c>FIX.5.0SP1</c>,
+    /// <c>FIX.5.0SP2</c>), the value the dictionary's path. Empty by default.</summary>
+    /// <remarks>
+    /// <para>With entries here, each application message is validated against the dictionary of its version, as QuickFIX
+    /// C++ chooses it: ApplVerID(1128) of its header, or when it has none the counterparty's DefaultApplVerID(1137) from
+    /// its Logon. <see cref="AppDataDictionary"/> is the dictionary of <see cref="DefaultApplVerID"/>'s version. A
+    /// message whose version has no dictionary is answered with a session Reject, SessionRejectReason(373) 18
+    /// (Invalid/unsupported application version) naming ApplVerID(1128), and not handed to the application.</para>
+    /// <para>Without entries (only <see cref="AppDataDictionary"/>) every application message is validated against
+    /// <see cref="AppDataDictionary"/>, whatever version it names, as QuickFIX/n does.</para>
+    /// <para>FIXT.1.1 sessions only; a version may not be named both here and by <see cref="DefaultApplVerID"/> with
+    /// <see cref="AppDataDictionary"/> set. Set it in code with a dictionary keyed by the version name
+    /// (<c>new Dictionary&lt;string, string&gt; { ["FIX.4.4"] = "FIX44.xml" }</c>).</para>
+    /// </remarks>
+    public IReadOnlyDictionary<string, string> AppDataDictionaries { get; init; } = NoAppDataDictionaries;
+
+    private static readonly IReadOnlyDictionary<string, string> NoAppDataDictionaries = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase);
+
     /// <summary>Validate incoming messages against the dictionary. Default Y.</summary>
     public bool UseDataDictionary { get; init; } = true;
 
@@ -451,6 +471,8 @@ public sealed record SessionSettings
         if (string.IsNullOrEmpty(TargetCompID)) return (nameof(TargetCompID), "missing");
         if (BeginString == "FIXT.1.1" && string.IsNullOrEmpty(DefaultApplVerID)) return (nameof(DefaultApplVerID), "missing (required with FIXT.1.1)");
 
+        if (FindAppDataDictionariesError() is (string appKey, string appReason)) return (appKey, appReason);
+
         if (ConnectionType == Config.ConnectionType.Acceptor)
         {
             if (SocketAcceptPort is null) return (nameof(SocketAcceptPort), "missing (required for acceptors)");
@@ -519,6 +541,28 @@ public sealed record SessionSettings
         if (SocketUseSSL && ReceiveMode == ReceiveMode.BusyPoll)
         {
             return (nameof(ReceiveMode), "BusyPoll cannot be used with SocketUseSSL=Y (TLS connections are completion-driven)");
+        }
+        return null;
+    }
+
+    // AppDataDictionary.<version>: FIXT.1.1 only, known version names, a path each, and no second dictionary for the
+    // DefaultApplVerID's version.
+    private (string Key, string Reason)? FindAppDataDictionariesError()
+    {
+        foreach ((string version, string path) in AppDataDictionaries)
+        {
+            string key = SettingKeys.AppDictionaryPrefix + version;
+            if (!SettingKeys.TryParseAppDictionaryKey(key, out string? name) || name is null) return (key, SettingKeys.UnknownApplVersion(key));
+            if (BeginString != "FIXT.1.1")
+            {
+                return (key, $"applies to FIXT.1.1 sessions only; this session is {BeginString} (its messages are validated against DataDictionary): "
+                    + "remove it, or move it from [DEFAULT] to the FIXT.1.1 sessions");
+            }
+            if (string.IsNullOrEmpty(path)) return (key, "empty value");
+            if (AppDataDictionary is not null && SettingKeys.ToApplVerId(name) == SettingKeys.ToApplVerId(DefaultApplVerID))
+            {
+                return (key, $"names the same version as DefaultApplVerID={DefaultApplVerID}, whose dictionary is AppDataDictionary; keep one of them");
+            }
         }
         return null;
     }

@@ -241,6 +241,51 @@ internal static class SettingKeys
         return previous[b.Length];
     }
 
+    /// <summary>The prefix of QuickFIX's per-version application dictionary keys (<c>AppDataDictionary.FIX.4.4</c>).</summary>
+    internal const string AppDictionaryPrefix = "AppDataDictionary.";
+
+    /// <summary>The application versions an <c>AppDataDictionary.&lt;version&gt;</c> key may name, as QuickFIX spells
+    /// them (BeginString-style), in ApplVerID(1128) order: FIX.4.0 is 2 ... FIX.5.0SP2 is 9.</summary>
+    internal static readonly string[] ApplVersionNames = ["FIX.4.0", "FIX.4.1", "FIX.4.2", "FIX.4.3", "FIX.4.4", "FIX.5.0", "FIX.5.0SP1", "FIX.5.0SP2"];
+
+    /// <summary>Splits <c>AppDataDictionary.FIX.4.4</c>: true for any key with the prefix and something after it;
+    /// <paramref name="version"/> is the version's name as <see cref="ApplVersionNames"/> spells it (the key ignores
+    /// case), or null when the text after the dot names no application version.</summary>
+    internal static bool TryParseAppDictionaryKey(string key, out string? version)
+    {
+        version = null;
+        if (key.Length <= AppDictionaryPrefix.Length || !key.StartsWith(AppDictionaryPrefix, StringComparison.OrdinalIgnoreCase)) return false;
+        string rest = key.Substring(AppDictionaryPrefix.Length);
+        foreach (string name in ApplVersionNames)
+        {
+            if (name.Equals(rest, StringComparison.OrdinalIgnoreCase)) version = name;
+        }
+        return true;
+    }
+
+    /// <summary>Why the text after <c>AppDataDictionary.</c> is refused.</summary>
+    internal static string UnknownApplVersion(string key)
+        => $"'{key.Substring(AppDictionaryPrefix.Length)}' is not an application version: name one as QuickFIX does, "
+            + $"{string.Join(", ", ApplVersionNames)} (e.g. AppDataDictionary.FIX.4.4)";
+
+    /// <summary>The ApplVerID(1128) enum value of a version name or DefaultApplVerID setting (<c>FIX.5.0SP2</c> or
+    /// <c>9</c>); other text is returned as it is, an empty string for null.</summary>
+    internal static string ToApplVerId(string? setting) => setting switch
+    {
+        null or "" => "",
+        "FIX.2.7" => "0",
+        "FIX.3.0" => "1",
+        "FIX.4.0" => "2",
+        "FIX.4.1" => "3",
+        "FIX.4.2" => "4",
+        "FIX.4.3" => "5",
+        "FIX.4.4" => "6",
+        "FIX.5.0" => "7",
+        "FIX.5.0SP1" => "8",
+        "FIX.5.0SP2" => "9",
+        _ => setting,
+    };
+
     /// <summary>Splits <c>SocketConnectHost3</c> into ("SocketConnectHost", 3); false for other keys.</summary>
     public static bool TryParseFailoverKey(string key, out bool isHost, out int index)
     {

@@ -85,6 +85,12 @@ public static class SettingsFile
             string? value = key.Format(settings);
             if (value is not null) sb.Append(key.Name).Append('=').Append(value).Append('\n');
         }
+        var versions = new List<string>(settings.AppDataDictionaries.Keys);
+        versions.Sort(StringComparer.Ordinal);
+        foreach (string version in versions)
+        {
+            sb.Append(SettingKeys.AppDictionaryPrefix).Append(version).Append('=').Append(settings.AppDataDictionaries[version]).Append('\n');
+        }
         for (int i = 0; i < settings.SocketConnectFailovers.Count; i++)
         {
             SocketEndpoint ep = settings.SocketConnectFailovers[i];
@@ -178,6 +184,7 @@ public static class SettingsFile
         private static bool IsKnown(string key)
             => SettingKeys.Find(key) is not null
                 || SettingKeys.TryParseFailoverKey(key, out _, out _)
+                || SettingKeys.TryParseAppDictionaryKey(key, out _)
                 || CompatibilityKeys.FindWarned(key) is not null
                 || CompatibilityKeys.FindRefused(key) is not null
                 || CompatibilityKeys.FindRoleKey(key) is not null
@@ -216,6 +223,7 @@ public static class SettingsFile
             var hosts = new SortedDictionary<int, Entry>();
             var ports = new SortedDictionary<int, Entry>();
             var deferred = new List<Entry>();
+            var appDictionaries = new SortedDictionary<string, string>(StringComparer.Ordinal);
             var ordered = new List<Entry>(effective.Values);
             ordered.Sort((a, b) => a.Line.CompareTo(b.Line));
             foreach (Entry e in ordered)
@@ -223,6 +231,13 @@ public static class SettingsFile
                 if (SettingKeys.TryParseFailoverKey(e.Key, out bool isHost, out int index))
                 {
                     (isHost ? hosts : ports)[index] = e;
+                    continue;
+                }
+                if (SettingKeys.TryParseAppDictionaryKey(e.Key, out string? version))
+                {
+                    if (version is null) throw new ConfigException(fileName, e.Line, e.Key, SettingKeys.UnknownApplVersion(e.Key));
+                    if (e.Value.Length == 0) throw new ConfigException(fileName, e.Line, e.Key, "empty value");
+                    appDictionaries[version] = e.Value;
                     continue;
                 }
                 try
@@ -253,6 +268,7 @@ public static class SettingsFile
             // QuickFIX C++ TLS keys depend on the role, known only now.
             foreach (Entry e in deferred) settings = ApplyRoleKey(settings, e, origin, warnings);
             settings = settings with { SocketConnectFailovers = BuildFailovers(section, hosts, ports) };
+            if (appDictionaries.Count > 0) settings = settings with { AppDataDictionaries = new Dictionary<string, string>(appDictionaries, StringComparer.OrdinalIgnoreCase) };
             settings = ImplySsl(settings, origin, warnings);
             settings = settings with { Origin = origin };
 
@@ -388,7 +404,7 @@ public static class SettingsFile
             if (!s.UseDataDictionary) return;
             string? missing = s.BeginString == "FIXT.1.1"
                 ? s.TransportDataDictionary is null ? nameof(SessionSettings.TransportDataDictionary)
-                    : s.AppDataDictionary is null ? nameof(SessionSettings.AppDataDictionary) : null
+                    : s.AppDataDictionary is null && s.AppDataDictionaries.Count == 0 ? nameof(SessionSettings.AppDataDictionary) : null
                 : s.DataDictionary is null ? nameof(SessionSettings.DataDictionary) : null;
             if (missing is null) return;
             const string Key = nameof(SessionSettings.UseDataDictionary);

@@ -55,10 +55,12 @@ internal sealed class SessionFactory : IDisposable
         _stores.Validate(settings);
         DataDictionary? sessionDictionary = null;
         DataDictionary? appDictionary = null;
+        ApplicationDictionaries? appVersions = null;
         if (settings.BeginString == "FIXT.1.1")
         {
             if (settings.TransportDataDictionary is string t) sessionDictionary = Load(settings, nameof(SessionSettings.TransportDataDictionary), t);
             if (settings.AppDataDictionary is string a) appDictionary = Load(settings, nameof(SessionSettings.AppDataDictionary), a);
+            appVersions = LoadVersions(settings, appDictionary);
         }
         else if (settings.DataDictionary is string d)
         {
@@ -83,7 +85,22 @@ internal sealed class SessionFactory : IDisposable
             log?.OnEvent(Logging.LogLevel.Warning, "The message store is in memory (no FileStorePath or other persistent store): sent messages and "
                 + "sequence numbers do not survive a restart of this process, which then starts again from MsgSeqNum 1", epochNs);
         }
-        return new FixSession(settings, application, store, log, sessionDictionary, appDictionary);
+        return new FixSession(settings, application, store, log, sessionDictionary, appDictionary, appVersions);
+    }
+
+    // AppDataDictionary.<version> (with AppDataDictionary as the DefaultApplVerID's): the dictionary of each application
+    // version, by ApplVerID(1128) value; null when the session names none (AppDataDictionary alone serves every version).
+    private ApplicationDictionaries? LoadVersions(SessionSettings settings, DataDictionary? appDictionary)
+    {
+        if (settings.AppDataDictionaries.Count == 0) return null;
+        var byApplVerId = new Dictionary<string, DataDictionary>(StringComparer.Ordinal);
+        if (appDictionary is not null) byApplVerId[SettingKeys.ToApplVerId(settings.DefaultApplVerID)] = appDictionary;
+        foreach ((string version, string path) in settings.AppDataDictionaries)
+        {
+            SettingKeys.TryParseAppDictionaryKey(SettingKeys.AppDictionaryPrefix + version, out string? name);
+            byApplVerId[SettingKeys.ToApplVerId(name)] = Load(settings, SettingKeys.AppDictionaryPrefix + name, path);
+        }
+        return new ApplicationDictionaries(byApplVerId);
     }
 
     // A dictionary a settings key names: a file that is missing, unreadable or malformed is a ConfigException naming the

@@ -2,6 +2,7 @@ using System;
 using System.Text;
 using FixEngine.Buffers;
 using FixEngine.Codec;
+using FixEngine.Dictionary;
 
 namespace FixEngine.Session;
 
@@ -170,9 +171,28 @@ public sealed partial class FixSession
         // Anything but a Logout after our Logon reply: the counterparty accepted our numbers (FixSession.Admin OnLogon).
         if (_tailMayBeLost && IsLoggedOn && !msgType.SequenceEqual(MsgTypes.Logout)) _tailMayBeLost = false;
 
+        // FIXT.1.1 with several application versions: the counterparty's DefaultApplVerID(1137) chooses the dictionary of
+        // its application messages without ApplVerID(1128) (QuickFIX C++ Session::next).
+        if (isLogon && _appVersions is not null) NoteCounterpartyApplVerId(message, epochNs);
+
         if (_validator is not null)
         {
-            ValidationError error = _validator.Validate(message);
+            ValidationError error;
+            if (_appVersions is not null && !IsAdminMsgType(msgType))
+            {
+                bool named = message.TryGetSpan(FixTags.ApplVerID, out ReadOnlySpan<byte> applVerId);
+                DataDictionary? app = named ? _appVersions.Find(applVerId) : _counterpartyAppDictionary;
+                if (app is null)
+                {
+                    RejectUnsupportedApplVersion(message, named, epochNs);
+                    return;
+                }
+                error = _validator.Validate(message, app);
+            }
+            else
+            {
+                error = _validator.Validate(message);
+            }
             if (error.IsError)
             {
                 RejectAndConsume(message, epochNs, error.Reason, error.RefTagId, error.HasRefTag);
@@ -201,6 +221,32 @@ public sealed partial class FixSession
             }
         }
         OnApplicationMessage(message, epochNs);
+    }
+
+    // The counterparty's DefaultApplVerID(1137) from its Logon: the application version of its messages without
+    // ApplVerID(1128). One without a dictionary is logged now; each such message is rejected when it comes.
+    private void NoteCounterpartyApplVerId(FixMessage logon, long epochNs)
+    {
+        if (!logon.TryGetSpan(FixTags.DefaultApplVerID, out ReadOnlySpan<byte> value)) return;
+        _counterpartyAppDictionary = _appVersions!.Find(value);
+        _counterpartyApplVerId = Encoding.ASCII.GetString(value);
+        if (_counterpartyAppDictionary is null)
+        {
+            Raise(SessionEventKind.Other, Logging.LogLevel.Warning, "The counterparty's DefaultApplVerID(1137) " + _counterpartyApplVerId
+                + " has no application dictionary (this session has ApplVerID " + _appVersions.Versions
+                + "): its application messages without ApplVerID(1128) will be rejected", epochNs);
+        }
+    }
+
+    // An application message whose version (its ApplVerID(1128), else the counterparty's DefaultApplVerID) has no
+    // dictionary: session Reject 373=18, consumed like any other rejected message, not handed to the application.
+    private void RejectUnsupportedApplVersion(FixMessage message, bool named, long epochNs)
+    {
+        string version = named && message.TryGetSpan(FixTags.ApplVerID, out ReadOnlySpan<byte> v)
+            ? "ApplVerID(1128) " + Encoding.ASCII.GetString(v)
+            : "DefaultApplVerID(1137) " + (_counterpartyApplVerId ?? "(none)");
+        RejectAndConsume(message, epochNs, SessionRejectReason.InvalidUnsupportedApplicationVersion, FixTags.ApplVerID, named,
+            "Invalid/unsupported application version: " + version + " has no dictionary (this session has ApplVerID " + _appVersions!.Versions + ")");
     }
 
     // SenderCompID(49) or TargetCompID(56) missing, found before validation (QuickFIX C++ Session::next): an application

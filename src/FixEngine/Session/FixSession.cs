@@ -80,6 +80,11 @@ public sealed partial class FixSession : IDisposable
     private readonly ISessionLog _log;
     private readonly MessageValidator? _validator;
     private readonly DataDictionary? _sessionDictionary;
+    // FIXT.1.1 with AppDataDictionary.<version> keys: the application dictionary of each version, and the one of the
+    // counterparty's DefaultApplVerID(1137) (from its Logon; ours until then), for messages without ApplVerID(1128).
+    private readonly ApplicationDictionaries? _appVersions;
+    private DataDictionary? _counterpartyAppDictionary;
+    private string? _counterpartyApplVerId;
     private readonly SessionSchedule _schedule;
     private readonly byte[] _defaultApplVerId;
     private readonly bool _isFixt;
@@ -174,9 +179,12 @@ public sealed partial class FixSession : IDisposable
     /// <param name="store">Sequence numbers and sent messages; the session owns and disposes it.</param>
     /// <param name="log">Message and event log, or null for none.</param>
     /// <param name="sessionDictionary">Header/trailer/admin dictionary (FIX4x.xml or FIXT11.xml), or null without validation.</param>
-    /// <param name="appDictionary">Application dictionary for FIXT (FIX50SP2.xml); null for FIX.4.x.</param>
+    /// <param name="appDictionary">Application dictionary for FIXT (FIX50SP2.xml), the DefaultApplVerID's; null for FIX.4.x.</param>
+    /// <param name="appVersions">FIXT.1.1 with several application versions: every application dictionary by ApplVerID
+    /// (including <paramref name="appDictionary"/>); each application message is validated against its version's, and one
+    /// whose version has none is rejected. Null: every application message is validated against <paramref name="appDictionary"/>.</param>
     internal FixSession(SessionSettings settings, IApplication application, IMessageStore store, ISessionLog? log = null,
-        DataDictionary? sessionDictionary = null, DataDictionary? appDictionary = null)
+        DataDictionary? sessionDictionary = null, DataDictionary? appDictionary = null, ApplicationDictionaries? appVersions = null)
     {
         ArgumentNullException.ThrowIfNull(settings);
         ArgumentNullException.ThrowIfNull(application);
@@ -199,6 +207,11 @@ public sealed partial class FixSession : IDisposable
         _heartbeat = new HeartbeatMonitor(settings.HeartBtInt ?? 30);
         _sessionDictionary = sessionDictionary;
         ApplicationDictionary = appDictionary;
+        if (_isFixt && appVersions is not null)
+        {
+            _appVersions = appVersions;
+            _counterpartyAppDictionary = appVersions.Find(_defaultApplVerId);
+        }
         if (settings.UseDataDictionary && sessionDictionary is not null)
         {
             _validator = new MessageValidator(sessionDictionary, appDictionary, new ValidationOptions
@@ -391,19 +404,5 @@ public sealed partial class FixSession : IDisposable
     /// <summary>Maps a DefaultApplVerID setting (<c>FIX.5.0SP2</c> or <c>9</c>) to the ApplVerID(1128) enum value.</summary>
     /// <param name="setting">The setting value.</param>
     /// <returns>The enum value, or an empty string when <paramref name="setting"/> is null.</returns>
-    internal static string ToApplVerId(string? setting) => setting switch
-    {
-        null or "" => "",
-        "FIX.2.7" => "0",
-        "FIX.3.0" => "1",
-        "FIX.4.0" => "2",
-        "FIX.4.1" => "3",
-        "FIX.4.2" => "4",
-        "FIX.4.3" => "5",
-        "FIX.4.4" => "6",
-        "FIX.5.0" => "7",
-        "FIX.5.0SP1" => "8",
-        "FIX.5.0SP2" => "9",
-        _ => setting,
-    };
+    internal static string ToApplVerId(string? setting) => SettingKeys.ToApplVerId(setting);
 }

@@ -132,7 +132,15 @@ internal sealed class MessageValidator
     /// <summary>Validates <paramref name="message"/>.</summary>
     /// <param name="message">A whole message with the standard 8, 9, 35 prefix.</param>
     /// <returns>The defect QuickFIX would report first, or a valid result.</returns>
-    public ValidationError Validate(FixMessage message)
+    public ValidationError Validate(FixMessage message) => Validate(message, _app);
+
+    /// <summary>Validates <paramref name="message"/>, an application message's body against <paramref name="appDictionary"/>
+    /// (the dictionary of its application version on a FIXT.1.1 session with several).</summary>
+    /// <param name="message">A whole message with the standard 8, 9, 35 prefix.</param>
+    /// <param name="appDictionary">The dictionary for an application message's body; admin messages use the session
+    /// dictionary whatever it is.</param>
+    /// <returns>The defect QuickFIX would report first, or a valid result.</returns>
+    public ValidationError Validate(FixMessage message, DataDictionary appDictionary)
     {
         FixMessageIndex index = message.Index;
         FixDefect defect = index.Defect;
@@ -169,10 +177,10 @@ internal sealed class MessageValidator
         ReadOnlySpan<byte> msgType = message.MsgType;
         MessageDefinition? definition = _session.GetMessage(msgType);
         DataDictionary bodyDictionary = _session;
-        if (definition is null || (!definition.IsAdmin && !ReferenceEquals(_session, _app)))
+        if (definition is null || (!definition.IsAdmin && !ReferenceEquals(_session, appDictionary)))
         {
-            definition = _app.GetMessage(msgType);
-            bodyDictionary = _app;
+            definition = appDictionary.GetMessage(msgType);
+            bodyDictionary = appDictionary;
         }
         if (definition is null) return new ValidationError(SessionRejectReason.InvalidMsgType, 0, false);
 

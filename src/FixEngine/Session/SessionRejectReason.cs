@@ -51,6 +51,10 @@ public static class SessionRejectReason
     /// <summary>16: Incorrect NumInGroup count for repeating group.</summary>
     public const int IncorrectNumInGroupCount = 16;
 
+    /// <summary>18: Invalid/unsupported application version (FIXT.1.1): the ApplVerID(1128) of an application message,
+    /// or the counterparty's DefaultApplVerID(1137) it defaults to, names a version the session has no dictionary for.</summary>
+    public const int InvalidUnsupportedApplicationVersion = 18;
+
     /// <summary>99: Other.</summary>
     public const int Other = 99;
 
@@ -75,6 +79,7 @@ public static class SessionRejectReason
         TagSpecifiedOutOfRequiredOrder => "Tag specified out of required order",
         RepeatingGroupFieldsOutOfOrder => "Repeating group fields out of order",
         IncorrectNumInGroupCount => "Incorrect NumInGroup count for repeating group",
+        InvalidUnsupportedApplicationVersion => "Invalid/unsupported application version",
         _ => "Other",
     };
 

@@ -435,7 +435,6 @@ public sealed class QuickFixSettingsTests
     [InlineData("RedactFieldsInLogs=554", "RedactFieldsInLogs", "ISessionLog")]
     [InlineData("RedactionLogText=***", "RedactionLogText", "ISessionLog")]
     [InlineData("ContinueInitializationOnError=Y", "ContinueInitializationOnError", "fix or remove that session")]
-    [InlineData("AppDataDictionary.FIX.5.0SP1=FIX50SP1.xml", "AppDataDictionary.FIX.5.0SP1", "one session per application version")]
     [InlineData("PostgreSQLStoreDatabase=fix", "PostgreSQLStoreDatabase", "PostgreSQLStoreConnectionString")]
     [InlineData("PostgreSQLStoreUser=fix", "PostgreSQLStoreUser", "PostgreSQLStoreConnectionString")]
     [InlineData("PostgreSQLStorePassword=secret", "PostgreSQLStorePassword", "PostgreSQLStoreConnectionString")]

@@ -100,7 +100,7 @@ public sealed class SessionHarness : IDisposable
     private static readonly Dictionary<string, DataDictionary> s_dictionaries = [];
 
     public SessionHarness(string beginString = "FIX.4.2", Func<SessionSettings, SessionSettings>? configure = null, IMessageStore? store = null, bool connect = true, IApplication? application = null,
-        ISessionLog? log = null)
+        ISessionLog? log = null, IReadOnlyDictionary<string, DataDictionary>? appVersions = null)
     {
         BeginString = beginString;
         (Sender, Target) = ("ISLD", beginString switch { "FIX.4.4" => "TW44", "FIXT.1.1" => "TW50SP2", _ => "TW42" });
@@ -129,7 +129,8 @@ public sealed class SessionHarness : IDisposable
         {
             session = Dictionary(beginString.Replace("FIX.", "FIX").Replace(".", "") + ".xml");
         }
-        Session = new FixEngine.Session.FixSession(settings, application ?? App, Store, log, session, app);
+        Session = new FixEngine.Session.FixSession(settings, application ?? App, Store, log, session, app,
+            appVersions is null ? null : new ApplicationDictionaries(appVersions));
         if (connect) Connect();
     }
 
