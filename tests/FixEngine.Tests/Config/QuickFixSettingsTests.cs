@@ -432,11 +432,6 @@ public sealed class QuickFixSettingsTests
     [InlineData("AllowedRemoteAddresses=10.0.0.1", "AllowedRemoteAddresses", "firewall")]
     [InlineData("RedactFieldsInLogs=554", "RedactFieldsInLogs", "ISessionLog")]
     [InlineData("RedactionLogText=***", "RedactionLogText", "ISessionLog")]
-    [InlineData("PostgreSQLStoreDatabase=fix", "PostgreSQLStoreDatabase", "PostgreSQLStoreConnectionString")]
-    [InlineData("PostgreSQLStoreUser=fix", "PostgreSQLStoreUser", "PostgreSQLStoreConnectionString")]
-    [InlineData("PostgreSQLStorePassword=secret", "PostgreSQLStorePassword", "PostgreSQLStoreConnectionString")]
-    [InlineData("PostgreSQLStoreHost=db", "PostgreSQLStoreHost", "PostgreSQLStoreConnectionString")]
-    [InlineData("PostgreSQLStorePort=5432", "PostgreSQLStorePort", "PostgreSQLStoreConnectionString")]
     public void KeysFixEngineCannotApplyAreRefusedWithTheReasonAndTheAlternative(string line, string key, string alternative)
     {
         ConfigException e = Assert.Throws<ConfigException>(() => One(Acceptor + "\n" + line));
