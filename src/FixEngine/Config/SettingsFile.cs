@@ -90,6 +90,8 @@ public static class SettingsFile
             SocketEndpoint ep = settings.SocketConnectFailovers[i];
             sb.Append("SocketConnectHost").Append(i + 1).Append('=').Append(ep.Host).Append('\n');
             sb.Append("SocketConnectPort").Append(i + 1).Append('=').Append(ep.Port.ToString(CultureInfo.InvariantCulture)).Append('\n');
+            if (ep.SourceHost is not null) sb.Append("SocketConnectSourceHost").Append(i + 1).Append('=').Append(ep.SourceHost).Append('\n');
+            if (ep.SourcePort is int sp) sb.Append("SocketConnectSourcePort").Append(i + 1).Append('=').Append(sp.ToString(CultureInfo.InvariantCulture)).Append('\n');
         }
         return sb.ToString();
     }
@@ -178,6 +180,7 @@ public static class SettingsFile
         private static bool IsKnown(string key)
             => SettingKeys.Find(key) is not null
                 || SettingKeys.TryParseFailoverKey(key, out _, out _)
+                || SettingKeys.TryParseFailoverSourceKey(key, out _, out _)
                 || CompatibilityKeys.FindWarned(key) is not null
                 || CompatibilityKeys.FindRefused(key) is not null
                 || CompatibilityKeys.FindRoleKey(key) is not null
@@ -215,6 +218,8 @@ public static class SettingsFile
             var settings = new SessionSettings();
             var hosts = new SortedDictionary<int, Entry>();
             var ports = new SortedDictionary<int, Entry>();
+            var sourceHosts = new SortedDictionary<int, Entry>();
+            var sourcePorts = new SortedDictionary<int, Entry>();
             var deferred = new List<Entry>();
             var ordered = new List<Entry>(effective.Values);
             ordered.Sort((a, b) => a.Line.CompareTo(b.Line));
@@ -223,6 +228,11 @@ public static class SettingsFile
                 if (SettingKeys.TryParseFailoverKey(e.Key, out bool isHost, out int index))
                 {
                     (isHost ? hosts : ports)[index] = e;
+                    continue;
+                }
+                if (SettingKeys.TryParseFailoverSourceKey(e.Key, out bool isSourceHost, out int sourceIndex))
+                {
+                    (isSourceHost ? sourceHosts : sourcePorts)[sourceIndex] = e;
                     continue;
                 }
                 try
@@ -252,12 +262,17 @@ public static class SettingsFile
             }
             // QuickFIX C++ TLS keys depend on the role, known only now.
             foreach (Entry e in deferred) settings = ApplyRoleKey(settings, e, origin, warnings);
-            settings = settings with { SocketConnectFailovers = BuildFailovers(section, hosts, ports) };
+            settings = settings with { SocketConnectFailovers = BuildFailovers(section, hosts, ports, sourceHosts, sourcePorts) };
             settings = ImplySsl(settings, origin, warnings);
             settings = settings with { Origin = origin };
 
             if (settings.FindError() is (string errorKey, string errorReason))
             {
+                // Name the key as the file spells it (QuickFIX C++ SocketConnectSourceHost for SocketLocalHost ...).
+                foreach ((string alias, string canonical) in s_writtenAs)
+                {
+                    if (errorKey == canonical && !origin.Has(canonical) && origin.Has(alias)) errorKey = alias;
+                }
                 throw new ConfigException(fileName, origin.LineOf(errorKey), errorKey, errorReason);
             }
             CheckDictionaries(settings, origin, warnings);
@@ -360,6 +375,12 @@ public static class SettingsFile
             return settings;
         }
 
+        private static readonly (string Alias, string Canonical)[] s_writtenAs =
+        [
+            ("SocketConnectSourceHost", nameof(SessionSettings.SocketLocalHost)),
+            ("SocketConnectSourcePort", nameof(SessionSettings.SocketLocalPort)),
+        ];
+
         private static readonly string[] s_tlsKeys =
         [
             nameof(SessionSettings.SSLCertificateKeyFile), nameof(SessionSettings.SSLCertificatePassword), nameof(SessionSettings.SSLServerName),
@@ -418,8 +439,21 @@ public static class SettingsFile
             }
         }
 
-        private SocketEndpoint[] BuildFailovers(Section section, SortedDictionary<int, Entry> hosts, SortedDictionary<int, Entry> ports)
+        private SocketEndpoint[] BuildFailovers(Section section, SortedDictionary<int, Entry> hosts, SortedDictionary<int, Entry> ports,
+            SortedDictionary<int, Entry> sourceHosts, SortedDictionary<int, Entry> sourcePorts)
         {
+            // QuickFIX C++: SocketConnectSourceHost<n>/SocketConnectSourcePort<n> bind the socket for failover n.
+            foreach (SortedDictionary<int, Entry> source in (SortedDictionary<int, Entry>[])[sourceHosts, sourcePorts])
+            {
+                foreach ((int index, Entry e) in source)
+                {
+                    if (!hosts.ContainsKey(index))
+                    {
+                        throw new ConfigException(fileName, e.Line, e.Key, $"failover {index} has no SocketConnectHost{index}: set it, or remove this key");
+                    }
+                    if (e.Value.Length == 0) throw new ConfigException(fileName, e.Line, e.Key, "empty value");
+                }
+            }
             var list = new List<SocketEndpoint>();
             int expected = 1;
             foreach ((int index, Entry host) in hosts)
@@ -442,7 +476,20 @@ public static class SettingsFile
                 {
                     throw new ConfigException(fileName, port.Line, port.Key, ex.Message);
                 }
-                list.Add(new SocketEndpoint(host.Value, portNumber));
+                int? sourcePort = null;
+                if (sourcePorts.TryGetValue(index, out Entry sp))
+                {
+                    try
+                    {
+                        sourcePort = SettingKeys.ParseInt(sp.Value);
+                    }
+                    catch (SettingKeys.BadValueException ex)
+                    {
+                        throw new ConfigException(fileName, sp.Line, sp.Key, ex.Message);
+                    }
+                }
+                string? sourceHost = sourceHosts.TryGetValue(index, out Entry sh) ? sh.Value : null;
+                list.Add(new SocketEndpoint(host.Value, portNumber) { SourceHost = sourceHost, SourcePort = sourcePort });
                 expected++;
             }
             foreach ((int index, Entry port) in ports)
