@@ -31,6 +31,8 @@ public sealed class EngineSessionSystem : IRoundTripSystem, ISessionCounterSourc
     private readonly string? _storeRoot;
     private readonly ConsoleMonitor? _console;
     private AdminConsoleLoad? _consoleLoad;
+    private readonly bool _tracingListener;
+    private System.Diagnostics.ActivityListener? _listener;
     private FixEngineHost? _acceptorHost;
     private FixEngineHost? _initiatorHost;
     private InitiatorApplication? _initiatorApp;
@@ -47,8 +49,12 @@ public sealed class EngineSessionSystem : IRoundTripSystem, ISessionCounterSourc
     /// elsewhere with the same <paramref name="spec"/>.</param>
     /// <param name="console">Run the admin console and health checks over the acceptor (this process), with this monitor
     /// (<see cref="AdminConsoleLoad"/>); null: no console.</param>
-    public EngineSessionSystem(string name, EngineSessionSpec spec, int remoteAcceptorPort = 0, ConsoleMonitor? console = null)
+    /// <param name="tracingListener">While the system runs, an <see cref="System.Diagnostics.ActivityListener"/> listens to
+    /// the engine's ActivitySource and samples nothing (a tracing SDK wired up with its sampler keeping no trace): the
+    /// cost of tracing's hooks on both sides' message path when nothing is recorded.</param>
+    public EngineSessionSystem(string name, EngineSessionSpec spec, int remoteAcceptorPort = 0, ConsoleMonitor? console = null, bool tracingListener = false)
     {
+        _tracingListener = tracingListener;
         Name = name;
         _spec = spec;
         _remoteAcceptorPort = remoteAcceptorPort;
@@ -71,6 +77,15 @@ public sealed class EngineSessionSystem : IRoundTripSystem, ISessionCounterSourc
     /// <inheritdoc/>
     public void Start(IReplyHandler handler)
     {
+        if (_tracingListener)
+        {
+            _listener = new System.Diagnostics.ActivityListener
+            {
+                ShouldListenTo = source => source.Name == FixEngine.Diagnostics.FixEngineMetrics.ActivitySourceName,
+                Sample = static (ref System.Diagnostics.ActivityCreationOptions<System.Diagnostics.ActivityContext> _) => System.Diagnostics.ActivitySamplingResult.None,
+            };
+            System.Diagnostics.ActivitySource.AddActivityListener(_listener);
+        }
         int port = _remoteAcceptorPort;
         if (port == 0)
         {
@@ -141,6 +156,9 @@ public sealed class EngineSessionSystem : IRoundTripSystem, ISessionCounterSourc
         _initiatorHost = null;
         _acceptorHost = null;
         _session = null;
+        // After the hosts: the configurations that run next in this process are measured without it.
+        _listener?.Dispose();
+        _listener = null;
         HarnessCleanup.DeleteDirectory(_storeRoot);
     }
 

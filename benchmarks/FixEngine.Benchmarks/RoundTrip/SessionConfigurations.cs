@@ -81,6 +81,14 @@ public static class SessionConfigurations
                     null));
             }
         }
+        // The A/B of tracing's hooks: the same one-process pair with an ActivityListener on the engine's source that samples
+        // nothing (both sides' message path asks it per inbound application message and records nothing).
+        list.Add(new RoundTripConfiguration(
+            "session-default-mem-1proc-tracing",
+            "session-default-mem-1proc with an ActivityListener on the FixEngine ActivitySource that samples nothing (tracing wired, no trace kept)",
+            setup => new EngineSessionSystem("session-default-mem-1proc-tracing",
+                new EngineSessionSpec(IdleStrategyKind.Backoff, false, ReceiveMode.Dedicated, setup.OrdersPerRun), tracingListener: true),
+            null));
         // The PostgreSQL store (both sides), one process, yielding busy-poll agents: per-message commit and group commit.
         string? noServer = string.IsNullOrEmpty(System.Environment.GetEnvironmentVariable(EngineSessionSpec.PostgresVariable))
             ? $"needs a PostgreSQL server in {EngineSessionSpec.PostgresVariable} (bash .ci/postgres.sh start)"

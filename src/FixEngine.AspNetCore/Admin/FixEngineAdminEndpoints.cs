@@ -36,8 +36,9 @@ public static class FixEngineAdminEndpoints
     /// (FixEngine.Extensions.Hosting's <c>AddFixEngine</c> registers one).</param>
     /// <param name="pattern">Where the console lives (default <c>/fix-admin</c>).</param>
     /// <param name="authorizationPolicy">The ASP.NET Core authorization policy every page and action requires. Without one
-    /// the console serves loopback connections only, and the application stops at start (one critical log line) when
-    /// the server listens on an address that is not loopback.</param>
+    /// the console serves loopback connections only, and the application stops at start with exit code 1 when the server
+    /// listens on an address that is not loopback (one line naming the address, logged as Critical and written to
+    /// standard error).</param>
     /// <returns>The route group, for further conventions.</returns>
     /// <exception cref="InvalidOperationException">No engine given and none registered.</exception>
     /// <remarks>Every action runs on the session's own thread (the engine's session commands) and is written to the
@@ -287,6 +288,10 @@ public static class FixEngineAdminEndpoints
         ILogger logger = services.GetService<ILoggerFactory>()?.CreateLogger("FixEngine.AspNetCore.Admin") ?? Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance;
         string message = $"MapFixEngineAdmin(\"{pattern}\"): no authorization policy, but the server listens on {open}: give MapFixEngineAdmin an authorizationPolicy, or listen on loopback only; stopping";
         logger.LogCritical("{Message}", message);
+        // Also on standard error: an application without logging providers (or with only an exporter) would otherwise
+        // exit 1 with nothing on its terminal. Not an exception: the addresses are known only once the server runs, and
+        // the host catches and logs (only) what an ApplicationStarted callback throws.
+        Console.Error.WriteLine(message);
         Environment.ExitCode = 1;
         lifetime.StopApplication();
     }

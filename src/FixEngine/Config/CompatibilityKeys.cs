@@ -119,11 +119,6 @@ internal static class CompatibilityKeys
 
     public static readonly Refused[] RefusedKeys =
     [
-        new("LogonTime", ValueKind.Text, "a logon window inside the session's StartTime-EndTime is not supported; use StartTime/EndTime for the hours the session is connected"),
-        new("LogoutTime", ValueKind.Text, "a logon window inside the session's StartTime-EndTime is not supported; use StartTime/EndTime for the hours the session is connected"),
-        new("LogonDay", ValueKind.Text, "a logon window inside the session's StartDay-EndDay is not supported; use StartDay/EndDay (or Weekdays) with StartTime/EndTime"),
-        new("LogoutDay", ValueKind.Text, "a logon window inside the session's StartDay-EndDay is not supported; use StartDay/EndDay (or Weekdays) with StartTime/EndTime"),
-        new("ContinueInitializationOnError", ValueKind.Bool, "a session whose settings or files fail to load stops the whole engine from starting; fix or remove that session (FixEngineHost.AddSession adds one later, with its own error)", "N"),
         new("PostgreSQLStoreDatabase", ValueKind.Text, PostgresKeys),
         new("PostgreSQLStoreUser", ValueKind.Text, PostgresKeys),
         new("PostgreSQLStorePassword", ValueKind.Text, PostgresKeys),

@@ -60,7 +60,7 @@ public sealed class FixEngineMetrics : IDisposable
         _sessions = sessions;
         _meter = meterFactory?.Create(MeterName) ?? new Meter(MeterName);
         Counter("fix.messages.received", "{message}", "Inbound messages handed to the session", s => s.MessagesReceived);
-        Counter("fix.messages.sent", "{message}", "Outbound messages written to the transport, resends included, from every send path", s => s.MessagesSent);
+        Counter("fix.messages.sent", "{message}", "Outbound messages handed to the transport (or held in the send backlog for it), each once, from every send path: Send, TrySendFromAnyThread, admin messages, Rejects, resends and GapFills", s => s.MessagesSent);
         Counter("fix.rejects.sent", "{message}", "Session Rejects and BusinessMessageRejects sent", s => s.RejectsSent);
         Counter("fix.logons", "{logon}", "Completed Logon exchanges", s => s.LogonCount);
         Counter("fix.disconnects", "{disconnect}", "Connections that ended", s => s.DisconnectCount);

@@ -427,9 +427,6 @@ public sealed class QuickFixSettingsTests
     }
 
     [Theory]
-    [InlineData("LogonTime=08:00:00", "LogonTime", "use StartTime/EndTime")]
-    [InlineData("LogoutDay=Friday", "LogoutDay", "use StartDay/EndDay")]
-    [InlineData("ContinueInitializationOnError=Y", "ContinueInitializationOnError", "fix or remove that session")]
     [InlineData("AppDataDictionary.FIX.5.0SP1=FIX50SP1.xml", "AppDataDictionary.FIX.5.0SP1", "one session per application version")]
     [InlineData("PostgreSQLStoreDatabase=fix", "PostgreSQLStoreDatabase", "PostgreSQLStoreConnectionString")]
     [InlineData("PostgreSQLStoreUser=fix", "PostgreSQLStoreUser", "PostgreSQLStoreConnectionString")]
