@@ -114,17 +114,8 @@ internal static class CompatibilityKeys
     /// <param name="Honoured">The value that matches FixEngine's own behaviour (accepted silently), or null to always refuse.</param>
     internal sealed record Refused(string Name, ValueKind Kind, string Reason, string? Honoured = null);
 
-    private const string PostgresKeys = "QuickFIX C++'s PostgreSQL store keys are not read: FixEngine's PostgreSQL store takes one connection string,"
-        + " PostgreSQLStoreConnectionString (e.g. Host=db;Port=5432;Database=fix;Username=fix;Password=...), see docs/postgres-store.md";
-
     public static readonly Refused[] RefusedKeys =
     [
-        new("PostgreSQLStoreDatabase", ValueKind.Text, PostgresKeys),
-        new("PostgreSQLStoreUser", ValueKind.Text, PostgresKeys),
-        new("PostgreSQLStorePassword", ValueKind.Text, PostgresKeys),
-        new("PostgreSQLStoreHost", ValueKind.Text, PostgresKeys),
-        new("PostgreSQLStorePort", ValueKind.Int, PostgresKeys),
-        new("PostgreSQLStoreUseConnectionPool", ValueKind.Bool, PostgresKeys),
     ];
 
     private static readonly Dictionary<string, Warned> s_warned = IndexWarned();

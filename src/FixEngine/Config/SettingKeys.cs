@@ -134,6 +134,13 @@ internal static class SettingKeys
         Extension("PostgreSQLStoreTablePrefix"),
         Extension("PostgreSQLStoreSync"),
         Extension("PostgreSQLStoreLeaseTimeout"),
+        // QuickFIX C++'s PostgreSQL store keys: FixEngine.PostgreSQL builds its connection string from them.
+        Extension("PostgreSQLStoreDatabase"),
+        Extension("PostgreSQLStoreUser"),
+        Extension("PostgreSQLStorePassword"),
+        Extension("PostgreSQLStoreHost"),
+        Extension("PostgreSQLStorePort"),
+        Extension("PostgreSQLStoreUseConnectionPool"),
         Extension("HttpAcceptPort"),
         Extension("HttpAcceptAddress"),
         Bool("SocketUseSSL", (s, v) => s with { SocketUseSSL = v }, s => s.SocketUseSSL),
@@ -178,6 +185,12 @@ internal static class SettingKeys
         ["PostgreSQLStoreTablePrefix"] = (PostgreSQLPackage, PostgreSQLUsage),
         ["PostgreSQLStoreSync"] = (PostgreSQLPackage, PostgreSQLUsage),
         ["PostgreSQLStoreLeaseTimeout"] = (PostgreSQLPackage, PostgreSQLUsage),
+        ["PostgreSQLStoreDatabase"] = (PostgreSQLPackage, PostgreSQLUsage),
+        ["PostgreSQLStoreUser"] = (PostgreSQLPackage, PostgreSQLUsage),
+        ["PostgreSQLStorePassword"] = (PostgreSQLPackage, PostgreSQLUsage),
+        ["PostgreSQLStoreHost"] = (PostgreSQLPackage, PostgreSQLUsage),
+        ["PostgreSQLStorePort"] = (PostgreSQLPackage, PostgreSQLUsage),
+        ["PostgreSQLStoreUseConnectionPool"] = (PostgreSQLPackage, PostgreSQLUsage),
         ["HttpAcceptPort"] = (AspNetCorePackage, AspNetCoreUsage),
         ["HttpAcceptAddress"] = (AspNetCorePackage, AspNetCoreUsage),
     };
@@ -196,6 +209,13 @@ internal static class SettingKeys
     /// that is not an integration package's.</summary>
     public static (string Package, string Usage)? ExtensionOwner(string name)
         => s_extensionOwners.TryGetValue(name, out (string Package, string Usage) owner) ? owner : null;
+
+    /// <summary>True for an integration key that selects that package's store (a connection string, or one of QuickFIX
+    /// C++'s PostgreSQL connection keys); the package's other keys only tune its store.</summary>
+    public static bool SelectsStore(string name)
+        => name.EndsWith("ConnectionString", StringComparison.OrdinalIgnoreCase)
+            || (name.StartsWith("PostgreSQLStore", StringComparison.OrdinalIgnoreCase)
+                && name.Substring("PostgreSQLStore".Length).ToUpperInvariant() is "HOST" or "PORT" or "DATABASE" or "USER" or "PASSWORD" or "USECONNECTIONPOOL");
 
     private static readonly Dictionary<string, Key> s_byName = Index();
 

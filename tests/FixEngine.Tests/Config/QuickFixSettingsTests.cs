@@ -428,11 +428,6 @@ public sealed class QuickFixSettingsTests
 
     [Theory]
     [InlineData("AppDataDictionary.FIX.5.0SP1=FIX50SP1.xml", "AppDataDictionary.FIX.5.0SP1", "one session per application version")]
-    [InlineData("PostgreSQLStoreDatabase=fix", "PostgreSQLStoreDatabase", "PostgreSQLStoreConnectionString")]
-    [InlineData("PostgreSQLStoreUser=fix", "PostgreSQLStoreUser", "PostgreSQLStoreConnectionString")]
-    [InlineData("PostgreSQLStorePassword=secret", "PostgreSQLStorePassword", "PostgreSQLStoreConnectionString")]
-    [InlineData("PostgreSQLStoreHost=db", "PostgreSQLStoreHost", "PostgreSQLStoreConnectionString")]
-    [InlineData("PostgreSQLStorePort=5432", "PostgreSQLStorePort", "PostgreSQLStoreConnectionString")]
     public void KeysFixEngineCannotApplyAreRefusedWithTheReasonAndTheAlternative(string line, string key, string alternative)
     {
         ConfigException e = Assert.Throws<ConfigException>(() => One(Acceptor + "\n" + line));
