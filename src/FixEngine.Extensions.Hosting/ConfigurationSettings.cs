@@ -71,14 +71,25 @@ public static class ConfigurationSettings
         }
         // A problem found later (a store factory's key, a certificate at engine start) names the session's path and the
         // key, not a line of the text built here.
+        // Each session by its own [SESSION] header line (sessions left out under ContinueInitializationOnError=Y leave gaps).
         var result = new SessionSettings[parsed.Count];
         for (int i = 0; i < parsed.Count; i++)
         {
-            result[i] = parsed[i].Origin is SettingsOrigin origin && i < sessionPaths.Count
-                ? parsed[i] with { Origin = origin.WithoutLines(sessionPaths[i]) }
+            result[i] = parsed[i].Origin is SettingsOrigin origin && origin.SectionLine > 0 && origin.SectionLine <= lineOrigins.Count
+                ? parsed[i] with { Origin = origin.WithoutLines(lineOrigins[origin.SectionLine - 1]) }
                 : parsed[i];
         }
-        return result;
+        IReadOnlyList<SkippedSession> skipped = SettingsFile.SkippedOf(parsed);
+        if (skipped.Count == 0) return result;
+        var named = new SkippedSession[skipped.Count];
+        for (int i = 0; i < skipped.Count; i++)
+        {
+            SkippedSession k = skipped[i];
+            named[i] = k.Error is ConfigException e && e.LineNumber > 0 && e.LineNumber <= lineOrigins.Count
+                ? new SkippedSession(k.Session, new ConfigException(lineOrigins[e.LineNumber - 1], 0, e.Key, e.Reason))
+                : k;
+        }
+        return new SettingsFile.LoadedSessions(result, named);
     }
 
     private static void AppendBlock(StringBuilder text, List<string> origins, string header, IConfigurationSection block, string blockPath)

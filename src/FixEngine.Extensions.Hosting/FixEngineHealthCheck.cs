@@ -85,11 +85,15 @@ public sealed class FixEngineHealthCheck : IHealthCheck
             return (HealthStatus.Degraded, "holding for its message store: " + why);
         }
         bool inSchedule = session.Schedule.IsInSession(utcEpochNs);
+        // Inside the session time but outside its logon window (LogonTime-LogoutTime): not logged on by design.
+        bool inLogonWindow = inSchedule && session.IsLogonTime(utcEpochNs);
         if (loggedOn)
         {
-            return (HealthStatus.Healthy, inSchedule ? "logged on" : "logged on (outside its schedule: logging out)");
+            return (HealthStatus.Healthy, !inSchedule ? "logged on (outside its schedule: logging out)"
+                : !inLogonWindow ? "logged on (outside its logon window: logging out)" : "logged on");
         }
         if (!inSchedule) return (HealthStatus.Healthy, "outside its schedule");
+        if (!inLogonWindow) return (HealthStatus.Healthy, "outside its logon window (" + session.Settings.DescribeLogonWindow() + ")");
         return state switch
         {
             SessionState.AwaitingLogon => (HealthStatus.Degraded, "connected, waiting for the counterparty's Logon"),

@@ -24,6 +24,11 @@ internal sealed class FixEngineHostedService(FixEngineHost engine, FixEngineHost
             _logger.LogInformation("FIX engine started: {Count} session(s), acceptor port(s) [{Ports}]", engine.Sessions.Count, string.Join(", ", engine.AcceptorPorts));
             foreach (FixSession session in engine.Sessions) _logger.LogInformation("Session {Session} ({Role})", session.Id, session.IsInitiator ? "initiator" : "acceptor");
         }
+        // ContinueInitializationOnError=Y: each session left out is an error in the host's log.
+        foreach (Config.SkippedSession skipped in engine.SkippedSessions)
+        {
+            _logger?.LogError("Session {Session} not started (ContinueInitializationOnError=Y): {Error}", skipped.Session, skipped.Error.Message);
+        }
     }
 
     public async Task StopAsync(CancellationToken cancellationToken)

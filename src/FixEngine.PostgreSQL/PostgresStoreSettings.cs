@@ -22,8 +22,19 @@ public sealed record PostgresStoreSettings
     /// <summary>Key: the lease, in seconds.</summary>
     public const string LeaseTimeoutKey = "PostgreSQLStoreLeaseTimeout";
 
-    /// <summary>Npgsql connection string of the session's PostgreSQL store (<c>PostgreSQLStoreConnectionString</c>); null
-    /// when the session does not store in PostgreSQL.</summary>
+    // QuickFIX C++'s keys for the database: a session that sets any of them (and no ConnectionStringKey) stores in
+    // PostgreSQL, with a connection string built from them and QuickFIX C++'s defaults for the others (database quickfix,
+    // user postgres, no password, host localhost, port 5432).
+    private static readonly string[] QuickFixConnectionKeys =
+    [
+        "PostgreSQLStoreDatabase", "PostgreSQLStoreUser", "PostgreSQLStorePassword", "PostgreSQLStoreHost", "PostgreSQLStorePort",
+        "PostgreSQLStoreUseConnectionPool",
+    ];
+
+    /// <summary>Npgsql connection string of the session's PostgreSQL store (<c>PostgreSQLStoreConnectionString</c>, or
+    /// built from QuickFIX C++'s <c>PostgreSQLStoreHost</c>/<c>Port</c>/<c>Database</c>/<c>User</c>/<c>Password</c>/
+    /// <c>UseConnectionPool</c> with its defaults: host localhost, port 5432, database quickfix, user postgres); null when
+    /// the session does not store in PostgreSQL.</summary>
     public string? ConnectionString { get; init; }
 
     /// <summary>Prefix of the store's tables (<c>PostgreSQLStoreTablePrefix</c>: lower-case letters, digits, '_').
@@ -48,6 +59,7 @@ public sealed record PostgresStoreSettings
         ArgumentNullException.ThrowIfNull(settings);
         var result = new PostgresStoreSettings();
         if (Value(settings, ConnectionStringKey) is string connection) result = result with { ConnectionString = connection };
+        if (QuickFixConnectionString(settings) is string built) result = result with { ConnectionString = built };
         if (Value(settings, TablePrefixKey) is string prefix)
         {
             if (!IsTablePrefix(prefix))
@@ -71,6 +83,52 @@ public sealed record PostgresStoreSettings
             throw SettingsOrigin.Error(settings, SyncKey, "LocalJournalFirst needs FileStorePath (the folder of the local journal)");
         }
         return result;
+    }
+
+    // QuickFIX C++'s separate keys, as one Npgsql connection string (null when none is set).
+    private static string? QuickFixConnectionString(SessionSettings settings)
+    {
+        string? first = null;
+        foreach (string key in QuickFixConnectionKeys)
+        {
+            if (Value(settings, key) is not null)
+            {
+                first = key;
+                break;
+            }
+        }
+        if (first is null) return null;
+        if (Value(settings, ConnectionStringKey) is not null)
+        {
+            throw SettingsOrigin.Error(settings, first,
+                $"set either {ConnectionStringKey} or QuickFIX C++'s separate keys ({string.Join(", ", QuickFixConnectionKeys)}), not both");
+        }
+        var builder = new Npgsql.NpgsqlConnectionStringBuilder
+        {
+            Host = Value(settings, "PostgreSQLStoreHost") ?? "localhost",
+            Database = Value(settings, "PostgreSQLStoreDatabase") ?? "quickfix",
+            Username = Value(settings, "PostgreSQLStoreUser") ?? "postgres",
+            Port = 5432,
+        };
+        if (Value(settings, "PostgreSQLStorePassword") is string password) builder.Password = password;
+        if (Value(settings, "PostgreSQLStorePort") is string portText)
+        {
+            if (!int.TryParse(portText, NumberStyles.None, CultureInfo.InvariantCulture, out int port) || port > 65535)
+            {
+                throw SettingsOrigin.Error(settings, "PostgreSQLStorePort", $"'{portText}' is not a port (0-65535; 0 is PostgreSQL's default, 5432)");
+            }
+            if (port != 0) builder.Port = port;
+        }
+        if (Value(settings, "PostgreSQLStoreUseConnectionPool") is string pool)
+        {
+            builder.Pooling = pool.ToUpperInvariant() switch
+            {
+                "Y" or "YES" or "TRUE" or "1" => true,
+                "N" or "NO" or "FALSE" or "0" => false,
+                _ => throw SettingsOrigin.Error(settings, "PostgreSQLStoreUseConnectionPool", $"'{pool}' is not Y or N"),
+            };
+        }
+        return builder.ConnectionString;
     }
 
     private static string? Value(SessionSettings settings, string key)

@@ -112,7 +112,7 @@ public static class CodecBenchmarkMessages
         w.Write(FixTags.PartyRole, 11);
         w.Write(FixTags.PartyID, "XNAS"u8);
         w.Write(FixTags.PartyIDSource, 'G');
-        w.Write(FixTags.PartyRole, 64);
+        w.Write(FixTags.PartyRole, 22);
         w.Write(FixTags.Text, "partial fill on venue"u8);
         return w.Finish();
     }

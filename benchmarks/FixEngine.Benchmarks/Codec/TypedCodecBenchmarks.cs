@@ -21,7 +21,7 @@ public class TypedCodecBenchmarks
     [
         new("BROKER-DESK-1"u8.ToArray()) { PartyIDSource = Fix44.PartyIDSource.Proprietary, PartyRole = Fix44.PartyRole.ExecutingFirm },
         new("CLIENT-TRADER-9"u8.ToArray()) { PartyIDSource = Fix44.PartyIDSource.Proprietary, PartyRole = (Fix44.PartyRole)11 },
-        new("XNAS"u8.ToArray()) { PartyIDSource = Fix44.PartyIDSource.Mic, PartyRole = (Fix44.PartyRole)64 },
+        new("XNAS"u8.ToArray()) { PartyIDSource = Fix44.PartyIDSource.Mic, PartyRole = (Fix44.PartyRole)22 },
     ];
 
     private readonly byte[] _buffer = new byte[4096];
@@ -155,7 +155,7 @@ public class TypedCodecBenchmarks
             .NoPartyIDs(3)
                 .PartyID("BROKER-DESK-1"u8).PartyIDSource(Fix44.PartyIDSource.Proprietary).PartyRole(Fix44.PartyRole.ExecutingFirm)
                 .PartyID("CLIENT-TRADER-9"u8).PartyIDSource(Fix44.PartyIDSource.Proprietary).PartyRole((Fix44.PartyRole)11)
-                .PartyID("XNAS"u8).PartyIDSource(Fix44.PartyIDSource.Mic).PartyRole((Fix44.PartyRole)64)
+                .PartyID("XNAS"u8).PartyIDSource(Fix44.PartyIDSource.Mic).PartyRole((Fix44.PartyRole)22)
                 .EndNoPartyIDs()
             .ExecID("EXEC-0000077"u8)
             .ExecType(Fix44.ExecType.Trade)
@@ -331,7 +331,7 @@ public class TypedCodecBenchmarks
         w.Write(FixTags.PartyRole, 11);
         w.Write(FixTags.PartyID, "XNAS"u8);
         w.Write(FixTags.PartyIDSource, 'G');
-        w.Write(FixTags.PartyRole, 64);
+        w.Write(FixTags.PartyRole, 22);
         w.Write(FixTags.Text, "partial fill on venue"u8);
     }
 
@@ -346,7 +346,7 @@ public class TypedCodecBenchmarks
             .NoPartyIDs(3)
                 .PartyID("BROKER-DESK-1"u8).PartyIDSource(Fix44.PartyIDSource.Proprietary).PartyRole(Fix44.PartyRole.ExecutingFirm)
                 .PartyID("CLIENT-TRADER-9"u8).PartyIDSource(Fix44.PartyIDSource.Proprietary).PartyRole((Fix44.PartyRole)11)
-                .PartyID("XNAS"u8).PartyIDSource(Fix44.PartyIDSource.Mic).PartyRole((Fix44.PartyRole)64)
+                .PartyID("XNAS"u8).PartyIDSource(Fix44.PartyIDSource.Mic).PartyRole((Fix44.PartyRole)22)
                 .EndNoPartyIDs()
             .ExecID("EXEC-0000077"u8)
             .ExecType(Fix44.ExecType.Trade)

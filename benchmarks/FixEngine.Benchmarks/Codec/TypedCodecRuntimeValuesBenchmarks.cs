@@ -116,7 +116,7 @@ public class TypedCodecRuntimeValuesBenchmarks
         public readonly byte[] Party2 = "CLIENT-TRADER-9"u8.ToArray();
         public readonly byte[] Party3 = "XNAS"u8.ToArray();
         public Fix44.PartyIDSource Source1 = Fix44.PartyIDSource.Proprietary, Source2 = Fix44.PartyIDSource.Proprietary, Source3 = Fix44.PartyIDSource.Mic;
-        public Fix44.PartyRole Role1 = Fix44.PartyRole.ExecutingFirm, Role2 = (Fix44.PartyRole)11, Role3 = (Fix44.PartyRole)64;
+        public Fix44.PartyRole Role1 = Fix44.PartyRole.ExecutingFirm, Role2 = (Fix44.PartyRole)11, Role3 = (Fix44.PartyRole)22;
         public Fix44.ExecType ExecType = Fix44.ExecType.Trade;
         public Fix44.OrdStatus OrdStatus = Fix44.OrdStatus.PartiallyFilled;
         public Fix44.Side Side = Fix44.Side.Buy;

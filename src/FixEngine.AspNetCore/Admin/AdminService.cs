@@ -89,7 +89,9 @@ internal sealed class AdminService : IDisposable, ISessionEventObserver
                 if (slot.Initiator is InitiatorConnector initiator)
                 {
                     initiator.ConnectNow();
-                    return slot.Session.IsSessionTime(now) ? "connecting now; the Logon goes out once connected" : "enabled, but outside the schedule: it connects when the schedule opens";
+                    return slot.Session.IsLogonTime(now) ? "connecting now; the Logon goes out once connected"
+                        : slot.Session.IsSessionTime(now) ? "enabled, but outside the logon window (" + slot.Session.Settings.DescribeLogonWindow() + "): it connects when the window opens"
+                        : "enabled, but outside the schedule: it connects when the schedule opens";
                 }
                 return "enabled; an acceptor waits for the counterparty to connect and log on";
             }).ConfigureAwait(false),

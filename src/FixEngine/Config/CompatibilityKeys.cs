@@ -114,27 +114,13 @@ internal static class CompatibilityKeys
     /// <param name="Honoured">The value that matches FixEngine's own behaviour (accepted silently), or null to always refuse.</param>
     internal sealed record Refused(string Name, ValueKind Kind, string Reason, string? Honoured = null);
 
-    private const string PostgresKeys = "QuickFIX C++'s PostgreSQL store keys are not read: FixEngine's PostgreSQL store takes one connection string,"
-        + " PostgreSQLStoreConnectionString (e.g. Host=db;Port=5432;Database=fix;Username=fix;Password=...), see docs/postgres-store.md";
-
     public static readonly Refused[] RefusedKeys =
     [
-        new("LogonTime", ValueKind.Text, "a logon window inside the session's StartTime-EndTime is not supported; use StartTime/EndTime for the hours the session is connected"),
-        new("LogoutTime", ValueKind.Text, "a logon window inside the session's StartTime-EndTime is not supported; use StartTime/EndTime for the hours the session is connected"),
-        new("LogonDay", ValueKind.Text, "a logon window inside the session's StartDay-EndDay is not supported; use StartDay/EndDay (or Weekdays) with StartTime/EndTime"),
-        new("LogoutDay", ValueKind.Text, "a logon window inside the session's StartDay-EndDay is not supported; use StartDay/EndDay (or Weekdays) with StartTime/EndTime"),
         new("SocketConnectSourceHost", ValueKind.Text, "binding an initiator to a local address is not supported (the OS picks it); choose the source address with the host's routing (ip route ... src)"),
         new("SocketConnectSourcePort", ValueKind.Int, "binding an initiator to a local port is not supported (the OS picks it); open the peer's firewall for the host's ephemeral range"),
         new("AllowedRemoteAddresses", ValueKind.Text, "an address allow-list is not supported; restrict who can connect with a firewall (acceptors also identify peers by their Logon CompIDs, and MaxUnauthenticatedConnectionsPerAddress limits each address)"),
         new("RedactFieldsInLogs", ValueKind.Text, "log redaction is not supported: FileLogPath logs messages as sent and received; leave FileLogPath unset, or log through your own ISessionLog that redacts"),
         new("RedactionLogText", ValueKind.Text, "log redaction is not supported: FileLogPath logs messages as sent and received; leave FileLogPath unset, or log through your own ISessionLog that redacts"),
-        new("ContinueInitializationOnError", ValueKind.Bool, "a session whose settings or files fail to load stops the whole engine from starting; fix or remove that session (FixEngineHost.AddSession adds one later, with its own error)", "N"),
-        new("PostgreSQLStoreDatabase", ValueKind.Text, PostgresKeys),
-        new("PostgreSQLStoreUser", ValueKind.Text, PostgresKeys),
-        new("PostgreSQLStorePassword", ValueKind.Text, PostgresKeys),
-        new("PostgreSQLStoreHost", ValueKind.Text, PostgresKeys),
-        new("PostgreSQLStorePort", ValueKind.Int, PostgresKeys),
-        new("PostgreSQLStoreUseConnectionPool", ValueKind.Bool, PostgresKeys),
     ];
 
     private static readonly Dictionary<string, Warned> s_warned = IndexWarned();

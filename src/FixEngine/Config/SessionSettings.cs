@@ -104,6 +104,32 @@ public sealed record SessionSettings
     /// <summary>The session never ends; StartTime/EndTime are ignored. Default N.</summary>
     public bool NonStopSession { get; init; }
 
+    /// <summary>QuickFIX <c>LogonTime</c>: start of the logon window inside the session time, in the session's time zone
+    /// (<see cref="TimeZone"/> or <see cref="UseLocalTime"/>). Outside the window (but inside StartTime-EndTime) an
+    /// initiator does not connect and an acceptor answers a Logon with a Logout; the sequence numbers carry on (they are
+    /// reset only when a new session period starts). Default <see cref="StartTime"/>.</summary>
+    public TimeOnly? LogonTime { get; init; }
+
+    /// <summary>QuickFIX <c>LogoutTime</c>: end of the logon window (inclusive); a logged-on session sends a Logout once it
+    /// has passed, and keeps its sequence numbers. Default <see cref="EndTime"/>.</summary>
+    public TimeOnly? LogoutTime { get; init; }
+
+    /// <summary>QuickFIX <c>LogonDay</c>: the day the logon window opens (with <see cref="LogonTime"/>), for a weekly window.
+    /// Default <see cref="StartDay"/>; a daily session (no StartDay) with a weekly window sets it together with
+    /// <see cref="LogoutDay"/>.</summary>
+    public DayOfWeek? LogonDay { get; init; }
+
+    /// <summary>QuickFIX <c>LogoutDay</c>: the day the logon window closes (with <see cref="LogoutTime"/>). Default
+    /// <see cref="EndDay"/>.</summary>
+    public DayOfWeek? LogoutDay { get; init; }
+
+    /// <summary>QuickFIX/J <c>ContinueInitializationOnError</c>: when Y, a session whose settings or files (data
+    /// dictionary, store) fail to load is left out with its error reported (the engine's console line and
+    /// <see cref="Engine.FixEngineHost.SkippedSessions"/>) and the other sessions start; the engine still fails to start
+    /// when every session fails. Usually set in [DEFAULT]. Default N: any failing session stops the engine from
+    /// starting.</summary>
+    public bool ContinueInitializationOnError { get; init; }
+
     /// <summary>Directory of the file message store; memory store when null.</summary>
     public string? FileStorePath { get; init; }
 
@@ -425,6 +451,97 @@ public sealed record SessionSettings
             : new SessionSchedule(StartTime!.Value, EndTime!.Value, UseLocalTime ? TimeZoneInfo.Local : ResolveTimeZone(TimeZone)!, StartDay, EndDay, Weekdays);
     }
 
+    /// <summary>The logon window (LogonTime-LogoutTime, LogonDay-LogoutDay) when it is narrower than the session time, or
+    /// null when it is the session time itself (no logon key set, the keys equal the session's, or a non-stop session).</summary>
+    /// <exception cref="ConfigException">The settings are invalid.</exception>
+    internal SessionSchedule? CreateLogonWindow()
+    {
+        Validate();
+        if (NonStopSession || !HasLogonKeys) return null;
+        (TimeOnly on, TimeOnly off, DayOfWeek? onDay, DayOfWeek? offDay) = EffectiveLogonWindow();
+        if (on == StartTime && off == EndTime && onDay == StartDay && offDay == EndDay) return null;
+        return new SessionSchedule(on, off, UseLocalTime ? TimeZoneInfo.Local : ResolveTimeZone(TimeZone)!, onDay, offDay);
+    }
+
+    /// <summary>The logon window as text for logs and Logout texts, e.g. <c>LogonTime 08:00:00 - LogoutTime 17:00:00 UTC</c>.</summary>
+    internal string DescribeLogonWindow()
+    {
+        (TimeOnly on, TimeOnly off, DayOfWeek? onDay, DayOfWeek? offDay) = EffectiveLogonWindow();
+        string zone = UseLocalTime ? "local time" : TimeZone;
+        return onDay is null
+            ? $"LogonTime {FormatTime(on)} - LogoutTime {FormatTime(off)} {zone}"
+            : $"LogonDay {onDay} {FormatTime(on)} - LogoutDay {offDay} {FormatTime(off)} {zone}";
+    }
+
+    private static string FormatTime(TimeOnly t)
+        => t.ToString(t.Ticks % TimeSpan.TicksPerSecond == 0 ? "HH:mm:ss" : "HH:mm:ss.FFFFFFF", System.Globalization.CultureInfo.InvariantCulture);
+
+    private bool HasLogonKeys => LogonTime is not null || LogoutTime is not null || LogonDay is not null || LogoutDay is not null;
+
+    // QuickFIX: each end of the logon window defaults to the session time's (LogonTime to StartTime, LogonDay to StartDay ...).
+    private (TimeOnly On, TimeOnly Off, DayOfWeek? OnDay, DayOfWeek? OffDay) EffectiveLogonWindow()
+        => (LogonTime ?? StartTime!.Value, LogoutTime ?? EndTime!.Value, LogonDay ?? StartDay, LogoutDay ?? EndDay);
+
+    private const long TicksPerWeek = 7 * TimeSpan.TicksPerDay;
+
+    // The logon window must lie inside one period of the session time (QuickFIX: "LogonTime must be between StartTime and
+    // EndTime"), and close after it opens. Called once StartTime/EndTime/StartDay/EndDay are known to be valid.
+    private (string Key, string Reason)? FindLogonWindowError()
+    {
+        if (!HasLogonKeys) return null;
+        if (StartDay is null && LogonDay is null != LogoutDay is null)
+        {
+            return LogonDay is null
+                ? (nameof(LogonDay), "missing (LogoutDay is set; a weekly logon window in a daily session needs both)")
+                : (nameof(LogoutDay), "missing (LogonDay is set; a weekly logon window in a daily session needs both)");
+        }
+        (TimeOnly on, TimeOnly off, DayOfWeek? onDay, DayOfWeek? offDay) = EffectiveLogonWindow();
+        TimeOnly start = StartTime!.Value;
+        TimeOnly end = EndTime!.Value;
+        if (on == start && off == end && onDay == StartDay && offDay == EndDay) return null;
+        string onKey = LogonDay is not null && LogonTime is null ? nameof(LogonDay) : nameof(LogonTime);
+        string offKey = LogoutDay is not null && LogoutTime is null ? nameof(LogoutDay) : nameof(LogoutTime);
+        string session = StartDay is null
+            ? $"StartTime {Format(start)} - EndTime {Format(end)}"
+            : $"StartDay {StartDay} {Format(start)} - EndDay {EndDay} {Format(end)}";
+        if (onDay is null || StartDay is null)
+        {
+            // A daily window in a daily session, or (as QuickFIX) the times of a weekly window in a daily session.
+            long length = Mod(end.Ticks - start.Ticks, TimeSpan.TicksPerDay);
+            if (length == 0) length = TimeSpan.TicksPerDay;
+            long l = Mod(on.Ticks - start.Ticks, TimeSpan.TicksPerDay);
+            long o = Mod(off.Ticks - start.Ticks, TimeSpan.TicksPerDay);
+            if (l > length) return (onKey, $"{Format(on)} is outside the session time {session} (LogonTime must be between StartTime and EndTime)");
+            if (o > length) return (offKey, $"{Format(off)} is outside the session time {session} (LogoutTime must be between StartTime and EndTime)");
+            if (onDay is null && o <= l)
+            {
+                return (offKey, $"{Format(off)} is not after LogonTime {Format(on)} within one session period ({session}): the logon window must close after it opens, before the session's end");
+            }
+            if (onDay is not null && onDay == offDay && on == off)
+            {
+                return (offKey, $"LogoutDay {offDay} {Format(off)} equals LogonDay {onDay} {Format(on)}: the logon window would be empty");
+            }
+            return null;
+        }
+        // A weekly window in a weekly session: positions in the week, counted from the session's start.
+        long weekStart = WeekTicks(StartDay.Value, start);
+        long weekLength = Mod(WeekTicks(EndDay!.Value, end) - weekStart, TicksPerWeek);
+        if (weekLength == 0) weekLength = TicksPerWeek;
+        long wl = Mod(WeekTicks(onDay.Value, on) - weekStart, TicksPerWeek);
+        long wo = Mod(WeekTicks(offDay!.Value, off) - weekStart, TicksPerWeek);
+        if (wl > weekLength) return (onKey, $"{onDay} {Format(on)} is outside the session time {session} (LogonDay/LogonTime must be between StartDay/StartTime and EndDay/EndTime)");
+        if (wo > weekLength) return (offKey, $"{offDay} {Format(off)} is outside the session time {session} (LogoutDay/LogoutTime must be between StartDay/StartTime and EndDay/EndTime)");
+        if (wo <= wl)
+        {
+            return (offKey, $"{offDay} {Format(off)} is not after LogonDay/LogonTime {onDay} {Format(on)} within one session period ({session}): the logon window must close after it opens");
+        }
+        return null;
+
+        static long Mod(long a, long m) => ((a % m) + m) % m;
+        static long WeekTicks(DayOfWeek d, TimeOnly t) => (int)d * TimeSpan.TicksPerDay + t.Ticks;
+        static string Format(TimeOnly t) => FormatTime(t);
+    }
+
     internal static TimeZoneInfo? ResolveTimeZone(string id)
     {
         if (string.Equals(id, "UTC", StringComparison.OrdinalIgnoreCase)) return TimeZoneInfo.Utc;
@@ -511,6 +628,7 @@ public sealed record SessionSettings
             return (nameof(TimeZone), $"'{TimeZone}' conflicts with UseLocalTime=Y (set one of them)");
         }
         if (Weekdays.Count > 0 && StartDay is not null) return (nameof(Weekdays), "cannot be combined with StartDay/EndDay");
+        if (!NonStopSession && FindLogonWindowError() is (string windowKey, string windowReason)) return (windowKey, windowReason);
 
         if (SocketUseSSL && ConnectionType == Config.ConnectionType.Acceptor && string.IsNullOrEmpty(SSLCertificate))
         {

@@ -57,6 +57,11 @@ internal static class SettingKeys
         new("EndDay", (s, v) => s with { EndDay = ParseDay(v) }, s => s.EndDay?.ToString()),
         new("Weekdays", (s, v) => s with { Weekdays = ParseDays(v) }, s => s.Weekdays.Count == 0 ? null : string.Join(",", s.Weekdays)),
         Bool("NonStopSession", (s, v) => s with { NonStopSession = v }, s => s.NonStopSession),
+        new("LogonTime", (s, v) => s with { LogonTime = ParseTime(v) }, s => FormatTime(s.LogonTime)),
+        new("LogoutTime", (s, v) => s with { LogoutTime = ParseTime(v) }, s => FormatTime(s.LogoutTime)),
+        new("LogonDay", (s, v) => s with { LogonDay = ParseDay(v) }, s => s.LogonDay?.ToString()),
+        new("LogoutDay", (s, v) => s with { LogoutDay = ParseDay(v) }, s => s.LogoutDay?.ToString()),
+        Bool("ContinueInitializationOnError", (s, v) => s with { ContinueInitializationOnError = v }, s => s.ContinueInitializationOnError),
         Str("FileStorePath", (s, v) => s with { FileStorePath = v }, s => s.FileStorePath),
         Str("FileStoreArchivePath", (s, v) => s with { FileStoreArchivePath = v }, s => s.FileStoreArchivePath),
         Bool("FileStoreIndexCheckpoint", (s, v) => s with { FileStoreIndexCheckpoint = v }, s => s.FileStoreIndexCheckpoint),
@@ -120,6 +125,13 @@ internal static class SettingKeys
         Extension("PostgreSQLStoreTablePrefix"),
         Extension("PostgreSQLStoreSync"),
         Extension("PostgreSQLStoreLeaseTimeout"),
+        // QuickFIX C++'s PostgreSQL store keys: FixEngine.PostgreSQL builds its connection string from them.
+        Extension("PostgreSQLStoreDatabase"),
+        Extension("PostgreSQLStoreUser"),
+        Extension("PostgreSQLStorePassword"),
+        Extension("PostgreSQLStoreHost"),
+        Extension("PostgreSQLStorePort"),
+        Extension("PostgreSQLStoreUseConnectionPool"),
         Extension("HttpAcceptPort"),
         Extension("HttpAcceptAddress"),
         Bool("SocketUseSSL", (s, v) => s with { SocketUseSSL = v }, s => s.SocketUseSSL),
@@ -162,6 +174,12 @@ internal static class SettingKeys
         ["PostgreSQLStoreTablePrefix"] = (PostgreSQLPackage, PostgreSQLUsage),
         ["PostgreSQLStoreSync"] = (PostgreSQLPackage, PostgreSQLUsage),
         ["PostgreSQLStoreLeaseTimeout"] = (PostgreSQLPackage, PostgreSQLUsage),
+        ["PostgreSQLStoreDatabase"] = (PostgreSQLPackage, PostgreSQLUsage),
+        ["PostgreSQLStoreUser"] = (PostgreSQLPackage, PostgreSQLUsage),
+        ["PostgreSQLStorePassword"] = (PostgreSQLPackage, PostgreSQLUsage),
+        ["PostgreSQLStoreHost"] = (PostgreSQLPackage, PostgreSQLUsage),
+        ["PostgreSQLStorePort"] = (PostgreSQLPackage, PostgreSQLUsage),
+        ["PostgreSQLStoreUseConnectionPool"] = (PostgreSQLPackage, PostgreSQLUsage),
         ["HttpAcceptPort"] = (AspNetCorePackage, AspNetCoreUsage),
         ["HttpAcceptAddress"] = (AspNetCorePackage, AspNetCoreUsage),
     };
@@ -180,6 +198,13 @@ internal static class SettingKeys
     /// that is not an integration package's.</summary>
     public static (string Package, string Usage)? ExtensionOwner(string name)
         => s_extensionOwners.TryGetValue(name, out (string Package, string Usage) owner) ? owner : null;
+
+    /// <summary>True for an integration key that selects that package's store (a connection string, or one of QuickFIX
+    /// C++'s PostgreSQL connection keys); the package's other keys only tune its store.</summary>
+    public static bool SelectsStore(string name)
+        => name.EndsWith("ConnectionString", StringComparison.OrdinalIgnoreCase)
+            || (name.StartsWith("PostgreSQLStore", StringComparison.OrdinalIgnoreCase)
+                && name.Substring("PostgreSQLStore".Length).ToUpperInvariant() is "HOST" or "PORT" or "DATABASE" or "USER" or "PASSWORD" or "USECONNECTIONPOOL");
 
     private static readonly Dictionary<string, Key> s_byName = Index();
 

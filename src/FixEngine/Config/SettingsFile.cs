@@ -12,7 +12,10 @@ namespace FixEngine.Config;
 /// all DEFAULT sections and may override them. Keys are case-insensitive. Every documented QuickFIX/n and QuickFIX C++ key
 /// is accepted: with its QuickFIX meaning, or, where it cannot apply, with a <see cref="ConfigWarning"/> in
 /// <see cref="SessionSettings.Warnings"/> (docs/quickfix-compatibility.md lists which). An unknown key is an error that
-/// names the closest known key. Load-time only; thread-safe (no shared state).
+/// names the closest known key. With <c>ContinueInitializationOnError=Y</c> a [SESSION] whose keys fail (a bad value, an
+/// unknown or duplicate key, a missing required key) is left out and the others load; the engine reports it
+/// (<see cref="Engine.FixEngineHost.SkippedSessions"/>); a file whose every session fails still throws the first error.
+/// Load-time only; thread-safe (no shared state).
 /// </remarks>
 public static class SettingsFile
 {
@@ -101,7 +104,23 @@ public static class SettingsFile
         public int Line { get; } = line;
 
         public List<Entry> Entries { get; } = [];
+
+        // The first error inside the section (unknown or duplicate key): the section fails, and with
+        // ContinueInitializationOnError=Y only the section.
+        public ConfigException? Error { get; set; }
     }
+
+    /// <summary>The sessions of a file, with those left out under ContinueInitializationOnError=Y.</summary>
+    internal sealed class LoadedSessions(IList<SessionSettings> sessions, IReadOnlyList<SkippedSession> skipped)
+        : System.Collections.ObjectModel.ReadOnlyCollection<SessionSettings>(sessions)
+    {
+        public IReadOnlyList<SkippedSession> Skipped { get; } = skipped;
+    }
+
+    /// <summary>The sessions a settings file left out under ContinueInitializationOnError=Y (empty for settings built in
+    /// code or a file without such sessions).</summary>
+    internal static IReadOnlyList<SkippedSession> SkippedOf(IReadOnlyList<SessionSettings> sessions)
+        => sessions is LoadedSessions loaded ? loaded.Skipped : [];
 
     private sealed class Parser(string fileName)
     {
@@ -144,26 +163,47 @@ public static class SettingsFile
                 string key = line.Substring(0, eq).Trim();
                 string value = line.Substring(eq + 1).Trim();
                 if (target is null) throw new ConfigException(fileName, lineNumber, key, "key outside of a [DEFAULT] or [SESSION] section");
+                ConfigException? error = null;
                 if (!IsKnown(key))
                 {
                     string? suggestion = SettingKeys.Suggest(key);
-                    throw new ConfigException(fileName, lineNumber, key, suggestion is null ? "unknown key" : $"unknown key (did you mean {suggestion}?)");
+                    error = new ConfigException(fileName, lineNumber, key, suggestion is null ? "unknown key" : $"unknown key (did you mean {suggestion}?)");
                 }
                 foreach (Entry e in target)
                 {
-                    if (e.Key.Equals(key, StringComparison.OrdinalIgnoreCase))
+                    if (error is null && e.Key.Equals(key, StringComparison.OrdinalIgnoreCase))
                     {
-                        throw new ConfigException(fileName, lineNumber, key, $"duplicate key (first set on line {e.Line})");
+                        error = new ConfigException(fileName, lineNumber, key, $"duplicate key (first set on line {e.Line})");
                     }
+                }
+                if (error is not null)
+                {
+                    // In a [SESSION], only that session fails (ContinueInitializationOnError may leave it out).
+                    if (current is null) throw error;
+                    current.Error ??= error;
+                    continue;
                 }
                 target.Add(new Entry(key, value, lineNumber));
             }
 
             var result = new List<SessionSettings>();
+            var skipped = new List<SkippedSession>();
+            ConfigException? firstError = null;
             var seen = new Dictionary<SessionId, int>();
             foreach (Section section in sessions)
             {
-                SessionSettings settings = Build(section, defaults);
+                SessionSettings settings;
+                try
+                {
+                    if (section.Error is not null) throw section.Error;
+                    settings = Build(section, defaults);
+                }
+                catch (ConfigException e) when (ContinuesOnError(section, defaults))
+                {
+                    firstError ??= e;
+                    skipped.Add(new SkippedSession(NameOf(section, defaults), e));
+                    continue;
+                }
                 SessionId id = settings.SessionId;
                 if (seen.TryGetValue(id, out int firstLine))
                 {
@@ -172,7 +212,50 @@ public static class SettingsFile
                 seen.Add(id, section.Line);
                 result.Add(settings);
             }
-            return result;
+            // Every session failed: nothing to start, as QuickFIX/J.
+            if (result.Count == 0 && firstError is not null) throw firstError;
+            return skipped.Count == 0 ? result : new LoadedSessions(result, skipped.ToArray());
+        }
+
+        // ContinueInitializationOnError=Y for this section (its own value, or [DEFAULT]'s); a malformed value is not Y.
+        private static bool ContinuesOnError(Section section, List<Entry> defaults)
+        {
+            string? value = ValueOf("ContinueInitializationOnError", section, defaults);
+            if (value is null) return false;
+            try
+            {
+                return SettingKeys.ParseBool(value);
+            }
+            catch (SettingKeys.BadValueException)
+            {
+                return false;
+            }
+        }
+
+        private static string? ValueOf(string key, Section section, List<Entry> defaults)
+        {
+            foreach (Entry e in section.Entries)
+            {
+                if (e.Key.Equals(key, StringComparison.OrdinalIgnoreCase)) return e.Value;
+            }
+            foreach (Entry e in defaults)
+            {
+                if (e.Key.Equals(key, StringComparison.OrdinalIgnoreCase)) return e.Value;
+            }
+            return null;
+        }
+
+        // The SessionID as far as the section's keys give it, else where the section is.
+        private string NameOf(Section section, List<Entry> defaults)
+        {
+            string? begin = ValueOf("BeginString", section, defaults);
+            string? sender = ValueOf("SenderCompID", section, defaults);
+            string? target = ValueOf("TargetCompID", section, defaults);
+            if (string.IsNullOrEmpty(begin) || string.IsNullOrEmpty(sender) || string.IsNullOrEmpty(target))
+            {
+                return $"[SESSION] at {fileName}({section.Line})";
+            }
+            return new SessionId(begin, sender, target, ValueOf("SessionQualifier", section, defaults) ?? "").ToString();
         }
 
         private static bool IsKnown(string key)
@@ -372,7 +455,7 @@ public static class SettingsFile
         private void WarnNonStopSchedule(SessionSettings settings, SettingsOrigin origin, List<ConfigWarning> warnings)
         {
             if (!settings.NonStopSession) return;
-            foreach (string key in (string[])["StartTime", "EndTime", "StartDay", "EndDay", "Weekdays", "UseLocalTime", "TimeZone"])
+            foreach (string key in (string[])["StartTime", "EndTime", "StartDay", "EndDay", "Weekdays", "UseLocalTime", "TimeZone", "LogonTime", "LogoutTime", "LogonDay", "LogoutDay"])
             {
                 if (origin.Has(key))
                 {

@@ -51,6 +51,15 @@ internal sealed class EngineConsole(Action<string>? sink)
         else System.Console.Error.WriteLine(line);
     }
 
+    /// <summary>A session left out under ContinueInitializationOnError=Y: on the console, or on standard error when there
+    /// is none (it must not go unseen).</summary>
+    public void SessionSkipped(SkippedSession skipped)
+    {
+        string line = $"Session {skipped.Session} not started (ContinueInitializationOnError=Y): {skipped.Error.Message}";
+        if (sink is not null) sink(line);
+        else System.Console.Error.WriteLine(line);
+    }
+
     public void Listening(int port) => sink?.Invoke($"Listening on port {port}");
 
     public void WebConsole(Uri address) => sink?.Invoke($"Web console at {address}");

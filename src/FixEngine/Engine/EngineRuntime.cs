@@ -87,16 +87,16 @@ internal sealed partial class EngineRuntime
         ArgumentNullException.ThrowIfNull(application);
         ArgumentNullException.ThrowIfNull(options);
         if (settings.Count == 0) throw new ArgumentException("no sessions configured (a settings file needs at least one [SESSION] section)", nameof(settings));
-        foreach (SessionSettings s in settings)
-        {
-            ArgumentNullException.ThrowIfNull(s, nameof(settings));
-            s.Validate();
-        }
+        foreach (SessionSettings s in settings) ArgumentNullException.ThrowIfNull(s, nameof(settings));
         _application = application;
         _options = options;
         IClock clock = options.Clock ?? SystemClock.Instance;
         _prewarm = options.PrewarmConnections;
         _console = new EngineConsole(options.Console);
+        // ContinueInitializationOnError=Y: a session whose settings or files fail is left out (and reported), the others
+        // start; every session failing still fails the start.
+        foreach (SkippedSession skipped in SettingsFile.SkippedOf(settings)) Skip(skipped);
+        settings = WithoutFailing(settings, static s => s.Validate());
         foreach (ConfigWarning warning in SettingsFile.Warnings(settings)) _console.Warning(warning);
         _time = new EpochAnchor(clock);
         IdleStrategy = EngineConfiguration.ResolveIdleStrategy(settings, options);
@@ -104,7 +104,8 @@ internal sealed partial class EngineRuntime
         CpuAffinity = cpus;
 
         _factory = new SessionFactory(options.MessageStoreFactory, options.SessionLogFactory);
-        foreach (SessionSettings s in settings) _factory.ValidateStore(s);
+        // Store settings and data dictionaries are checked before any port or store is opened.
+        settings = WithoutFailing(settings, _factory.ValidateStoreAndDictionaries);
         Dictionary<int, List<SessionSettings>> ports = EngineConfiguration.AcceptorPorts(settings);
         int logonTimeoutSeconds = EngineConfiguration.PendingLogonTimeoutSeconds(settings);
         _pendingLogonTimeout = TimeSpan.FromSeconds(logonTimeoutSeconds);
@@ -135,12 +136,31 @@ internal sealed partial class EngineRuntime
             }
 
             long epochNs = _time.EpochNow();
+            Exception? firstFailure = null;
             foreach (SessionSettings s in settings)
             {
-                FixSession session = _factory.Create(s, application, epochNs);
-                sessions.Add(session);
-                journals?.ParkNew(session);
-                SessionSlot slot = NewSlot(session);
+                FixSession? session = null;
+                SessionSlot slot;
+                try
+                {
+                    session = _factory.Create(s, application, epochNs);
+                    sessions.Add(session);
+                    journals?.ParkNew(session);
+                    slot = NewSlot(session);
+                }
+                catch (Exception e) when (s.ContinueInitializationOnError && e is ConfigException or Store.MessageStoreException)
+                {
+                    // Its store cannot be opened, or its initiator certificate loaded: leave it out.
+                    if (session is not null)
+                    {
+                        sessions.Remove(session);
+                        session.Dispose();
+                        ReleaseLog(session);
+                    }
+                    firstFailure ??= e;
+                    Skip(new SkippedSession(s.SessionId.ToString(), e));
+                    continue;
+                }
                 _all.Add(slot);
                 byId.Add(session.Id, slot);
                 _agent.AddInitial(slot);
@@ -149,6 +169,16 @@ internal sealed partial class EngineRuntime
                     // Hosted acceptors (ListenOnAcceptorPorts = false) have no engine port: a server such as Kestrel owns it.
                     if (_ports.TryGetValue(s.SocketAcceptPort!.Value, out Port? port)) port.Sessions++;
                     _router.Add(s, slot);
+                }
+            }
+            if (sessions.Count == 0 && firstFailure is not null) System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(firstFailure);
+            // A port whose every session was left out is not listened on (unless unknown sessions may come to it).
+            foreach ((int number, Port port) in new List<KeyValuePair<int, Port>>(_ports))
+            {
+                if (port.Sessions == 0 && options.UnknownSessionHandler is null)
+                {
+                    port.Listener.Stop();
+                    _ports.Remove(number);
                 }
             }
         }
@@ -194,6 +224,47 @@ internal sealed partial class EngineRuntime
     }
 
     internal IReadOnlyList<FixSession> Sessions => _sessions;
+
+    private readonly List<SkippedSession> _skipped = [];
+
+    /// <summary>The sessions left out at start-up under ContinueInitializationOnError=Y.</summary>
+    internal IReadOnlyList<SkippedSession> Skipped => _skipped;
+
+    private void Skip(SkippedSession skipped)
+    {
+        _skipped.Add(skipped);
+        _console.SessionSkipped(skipped);
+    }
+
+    // The settings whose check passes; a session with ContinueInitializationOnError=Y whose check fails is left out
+    // (reported); any other failure propagates, and so does the first when every session fails.
+    private IReadOnlyList<SessionSettings> WithoutFailing(IReadOnlyList<SessionSettings> settings, Action<SessionSettings> check)
+    {
+        List<SessionSettings>? kept = null;
+        Exception? first = null;
+        for (int i = 0; i < settings.Count; i++)
+        {
+            SessionSettings s = settings[i];
+            try
+            {
+                check(s);
+                kept?.Add(s);
+            }
+            catch (Exception e) when (s.ContinueInitializationOnError && e is ConfigException or Store.MessageStoreException)
+            {
+                if (kept is null)
+                {
+                    kept = [];
+                    for (int j = 0; j < i; j++) kept.Add(settings[j]);
+                }
+                first ??= e;
+                Skip(new SkippedSession(s.SessionId.ToString(), e));
+            }
+        }
+        if (kept is null) return settings;
+        if (kept.Count == 0) System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(first!);
+        return kept;
+    }
 
     /// <summary>The engine's event lines (EngineOptions.Console).</summary>
     internal EngineConsole Console => _console;

@@ -99,6 +99,11 @@ public sealed class FixEngineHost : IDisposable
     /// mode: docs/architecture.md.</remarks>
     public IReadOnlyList<FixSession> Sessions => _engine.Sessions;
 
+    /// <summary>The sessions left out at start-up because <c>ContinueInitializationOnError=Y</c> and their settings or
+    /// files (data dictionary, message store, certificate) failed to load, each with its error (also written to the
+    /// console, <see cref="EngineOptions.Console"/>, or to standard error without one); empty when every session started.</summary>
+    public IReadOnlyList<SkippedSession> SkippedSessions => _engine.Skipped;
+
     /// <summary>Tests: the engine thread's wake-up (disposed by <see cref="Dispose"/>).</summary>
     internal IdleWakeup AgentWakeup => _engine.AgentWakeup;
 

@@ -50,7 +50,8 @@ internal sealed class InitiatorConnector(SessionSlot slot, IReadOnlyList<SocketE
     /// <summary>Completion-mode or TLS: the session is entered from completion threads, so it has a gate.</summary>
     public static bool IsGuarded(TcpConnectionOptions transport, bool tls) => tls || transport.ReceiveMode != ReceiveMode.BusyPoll;
 
-    /// <summary>Agent: starts a connect when the session is disconnected, in its schedule and its reconnect time has come.</summary>
+    /// <summary>Agent: starts a connect when the session is disconnected, in its schedule and logon window (LogonTime-LogoutTime)
+    /// and its reconnect time has come.</summary>
     /// <returns>1 when an attempt started, else 0.</returns>
     public int Poll(long nowNs, long epochNs)
     {
@@ -59,7 +60,7 @@ internal sealed class InitiatorConnector(SessionSlot slot, IReadOnlyList<SocketE
         // attempt by a duty cycle; only the agent attaches initiator connections.
         if (_tlsRefusals != 0 && s.IsLoggedOn) Volatile.Write(ref _tlsRefusals, 0);
         if (_connecting || slot.Disabled || s.IsConnected || endpoints.Count == 0 || (_attempted && nowNs - _lastAttemptNs < RetryIntervalNs(s.Settings.ReconnectInterval))
-            || !s.IsSessionTime(epochNs)) return 0;
+            || !s.IsLogonTime(epochNs)) return 0;
         if (s.StoreFailure is { } failure)
         {
             // The session refuses every connection once its store failed (until the engine restarts): dialling again would

@@ -58,7 +58,8 @@ public interface ISessionLogFactory
 /// <summary>The built-in store choice: a <see cref="FileMessageStore"/> under <c>FileStorePath</c> when it is set, else a
 /// <see cref="MemoryMessageStore"/> (<c>StoreIndexCapacity</c>, <c>MemoryStoreCapacityBytes</c>, <c>FileStoreSync</c>).</summary>
 /// <remarks>Stores of integration packages are not made here: a session whose settings name one (the
-/// <c>PostgreSQLStoreConnectionString</c> of FixEngine.PostgreSQL) fails <see cref="Validate"/> with an error naming the
+/// <c>PostgreSQLStoreConnectionString</c> of FixEngine.PostgreSQL, or QuickFIX C++'s <c>PostgreSQLStoreHost</c> and its
+/// siblings) fails <see cref="Validate"/> with an error naming the
 /// key, its file and line, and the package to reference; that package's factory handles those sessions and hands the
 /// others to this one.</remarks>
 public sealed class SettingsMessageStoreFactory : IMessageStoreFactory
@@ -75,7 +76,7 @@ public sealed class SettingsMessageStoreFactory : IMessageStoreFactory
         foreach (string key in settings.ExtensionSettings.Keys)
         {
             // A key that selects a store this factory does not know; the package's other keys only tune that store.
-            if (!key.EndsWith("ConnectionString", StringComparison.OrdinalIgnoreCase)) continue;
+            if (!SettingKeys.SelectsStore(key)) continue;
             if (SettingKeys.ExtensionOwner(key) is not (string package, string usage)) continue;
             throw SettingsOrigin.Error(settings, key, $"names a store of the {package} package, which this engine does not use: "
                 + $"reference {package} and use its factory ({usage})");

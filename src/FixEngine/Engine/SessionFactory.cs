@@ -41,6 +41,24 @@ internal sealed class SessionFactory : IDisposable
     /// <exception cref="ConfigException">A store setting is invalid.</exception>
     public void ValidateStore(SessionSettings settings) => _stores.Validate(settings);
 
+    /// <summary>Checks a session's store settings and loads (once) its data dictionaries, before any store is opened.</summary>
+    /// <param name="settings">The session's settings.</param>
+    /// <exception cref="ConfigException">A store setting is invalid, or a dictionary is missing or malformed (naming the
+    /// settings file, line and key).</exception>
+    public void ValidateStoreAndDictionaries(SessionSettings settings)
+    {
+        _stores.Validate(settings);
+        if (settings.BeginString == "FIXT.1.1")
+        {
+            if (settings.TransportDataDictionary is string t) Load(settings, nameof(SessionSettings.TransportDataDictionary), t);
+            if (settings.AppDataDictionary is string a) Load(settings, nameof(SessionSettings.AppDataDictionary), a);
+        }
+        else if (settings.DataDictionary is string d)
+        {
+            Load(settings, nameof(SessionSettings.DataDictionary), d);
+        }
+    }
+
     /// <summary>Creates a session.</summary>
     /// <param name="settings">Its settings (validated here).</param>
     /// <param name="application">Application callbacks.</param>

@@ -18,11 +18,18 @@ namespace FixEngine.Session;
 // - A message with more fields than its index holds (a market-data snapshot with thousands of entries) makes the
 //   session swap its index for one sized to the message (Grow) and drop the small one, so the larger one is what goes
 //   back to the thread's slot: a thread that meets large messages allocates once per larger size, not per message.
+// - Only indexes up to RetainMaxFields are kept when given back: a larger one (a message of tens of thousands of fields,
+//   up to MaxMessageSize; a hostile peer can send one) is dropped after its message, so no thread holds megabytes of
+//   index for the rest of its life. A session that really receives messages that large allocates an index per message.
 
 /// <summary>The indexes sessions read inbound and stored messages with, shared by all sessions of the process.</summary>
 internal static class FixMessageIndexPool
 {
     private const int SharedCapacity = 32;
+
+    /// <summary>The largest index kept for reuse (16 times the default: a 1,000-entry market-data snapshot fits; about 0.7 MB
+    /// of tables); larger ones are dropped when given back.</summary>
+    internal const int RetainMaxFields = 16 * FixMessageIndex.DefaultMaxFields;
 
     [ThreadStatic]
     private static FixMessageIndex? t_cached;
@@ -46,6 +53,7 @@ internal static class FixMessageIndexPool
     /// <summary>Gives back an index from <see cref="Rent"/> (no message read through it may be used afterwards).</summary>
     public static void Return(FixMessageIndex index)
     {
+        if (index.MaxFields > RetainMaxFields) return;
         if (t_cached is null)
         {
             t_cached = index;

@@ -40,6 +40,16 @@ public sealed partial class FixSession
             return;
         }
 
+        if (!_isInitiator && _logonWindow is not null && !_logonWindow.IsInSession(epochNs))
+        {
+            // Inside the session time but outside its logon window (LogonTime-LogoutTime): refuse without touching the
+            // sequence numbers (no reset, the Logon not consumed). Not a LogonRefused event: the session is not at fault.
+            string text = "Logon outside the logon window (" + _logonWindowText + ")";
+            Raise(SessionEventKind.Other, Logging.LogLevel.Warning, "Logon refused: " + text, epochNs);
+            SendLogout(epochNs, text);
+            Disconnect("Logon refused: outside the logon window", epochNs);
+            return;
+        }
         if (!_isInitiator && _settings.RefreshOnLogon)
         {
             RefreshStore(epochNs);

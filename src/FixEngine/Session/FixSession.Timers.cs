@@ -43,6 +43,13 @@ public sealed partial class FixSession
             if (_state == SessionState.LoggedOn) SendLogout(epochNs, "Session end time reached");
             else if (_state != SessionState.LogoutSent) Disconnect("outside the session schedule", epochNs);
         }
+        else if (_logonWindow is not null && !_logonWindow.IsInSession(epochNs))
+        {
+            // LogoutTime passed (or not yet LogonTime): log out, but keep the sequence numbers; only a new session
+            // period resets them (CheckSchedule).
+            if (_state == SessionState.LoggedOn) SendLogout(epochNs, "Logout time reached");
+            else if (_state is SessionState.LogonSent) Disconnect("outside the logon window", epochNs);
+        }
         switch (_state)
         {
             case SessionState.AwaitingLogon:
@@ -103,4 +110,13 @@ public sealed partial class FixSession
     /// <param name="epochNs">Now, epoch nanoseconds.</param>
     /// <returns>True inside the session window.</returns>
     internal bool IsSessionTime(long epochNs) => _schedule.IsNonStop || _schedule.IsInSession(epochNs);
+
+    /// <summary>True when the session may log on at <paramref name="epochNs"/>: inside the session time and inside the
+    /// logon window (LogonTime-LogoutTime, LogonDay-LogoutDay), which is the session time when not configured.</summary>
+    /// <param name="epochNs">Now, epoch nanoseconds.</param>
+    /// <returns>True when an initiator connects and an acceptor accepts a Logon.</returns>
+    internal bool IsLogonTime(long epochNs) => IsSessionTime(epochNs) && (_logonWindow is null || _logonWindow.IsInSession(epochNs));
+
+    /// <summary>The logon window when it is narrower than the session time (for the console and health checks), else null.</summary>
+    internal Config.SessionSchedule? LogonWindow => _logonWindow;
 }

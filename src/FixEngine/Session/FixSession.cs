@@ -34,7 +34,10 @@ namespace FixEngine.Session;
 /// AwaitingLogon  Logon refused (RejectLogonException) or its       send Logout, disconnect         Disconnected
 ///  or LogonSent   MsgSeqNum too low
 /// LoggedOn       Logout(), end of the schedule, SendingTime or     send Logout                     LogoutSent
-///                 CompID problem (after the Reject)
+///                 CompID problem (after the Reject), LogoutTime
+///                 passed (numbers kept)
+/// AwaitingLogon  Logon outside the logon window (LogonTime-        send Logout naming the window,  Disconnected
+///                 LogoutTime) inside the schedule                   disconnect (numbers kept)
 /// LogoutSent     SendingTime or CompID problem                     send Logout again (timer anew)  LogoutSent
 /// LoggedOn       peer's Logout                                     send Logout, disconnect         Disconnected
 /// LogoutSent     peer's Logout                                     disconnect                      Disconnected
@@ -54,6 +57,7 @@ namespace FixEngine.Session;
 ///  LogoutSent     TestRequest at 1.2 x)
 /// LogonSent,     outside the schedule                              disconnect                      Disconnected
 ///  AwaitingLogon
+/// LogonSent      outside the logon window                          disconnect                      Disconnected
 /// any connected  OnDisconnected, Disconnect(), send backlog limit, disconnect                      Disconnected
 ///                 Logout() while not LoggedOn
 /// </code>
@@ -81,6 +85,8 @@ public sealed partial class FixSession : IDisposable
     private readonly MessageValidator? _validator;
     private readonly DataDictionary? _sessionDictionary;
     private readonly SessionSchedule _schedule;
+    private readonly SessionSchedule? _logonWindow;
+    private readonly string? _logonWindowText;
     private readonly byte[] _defaultApplVerId;
     private readonly bool _isFixt;
     private readonly int _beginStringVersion;
@@ -188,6 +194,8 @@ public sealed partial class FixSession : IDisposable
         _log = log ?? NullSessionLog.Instance;
         Id = settings.SessionId;
         _schedule = settings.CreateSchedule();
+        _logonWindow = settings.CreateLogonWindow();
+        _logonWindowText = _logonWindow is null ? null : settings.DescribeLogonWindow();
         _isFixt = settings.BeginString == "FIXT.1.1";
         _beginStringVersion = VersionOf(settings.BeginString!);
         // FIX.4.0 and FIX.4.1 timestamps have no fraction: SendingTime and OrigSendingTime go to the second there, as

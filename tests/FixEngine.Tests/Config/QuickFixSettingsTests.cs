@@ -427,20 +427,12 @@ public sealed class QuickFixSettingsTests
     }
 
     [Theory]
-    [InlineData("LogonTime=08:00:00", "LogonTime", "use StartTime/EndTime")]
-    [InlineData("LogoutDay=Friday", "LogoutDay", "use StartDay/EndDay")]
     [InlineData("SocketConnectSourceHost=10.0.0.1", "SocketConnectSourceHost", "ip route")]
     [InlineData("SocketConnectSourcePort1=4000", "SocketConnectSourcePort1", "firewall")]
     [InlineData("AllowedRemoteAddresses=10.0.0.1", "AllowedRemoteAddresses", "firewall")]
     [InlineData("RedactFieldsInLogs=554", "RedactFieldsInLogs", "ISessionLog")]
     [InlineData("RedactionLogText=***", "RedactionLogText", "ISessionLog")]
-    [InlineData("ContinueInitializationOnError=Y", "ContinueInitializationOnError", "fix or remove that session")]
     [InlineData("AppDataDictionary.FIX.5.0SP1=FIX50SP1.xml", "AppDataDictionary.FIX.5.0SP1", "one session per application version")]
-    [InlineData("PostgreSQLStoreDatabase=fix", "PostgreSQLStoreDatabase", "PostgreSQLStoreConnectionString")]
-    [InlineData("PostgreSQLStoreUser=fix", "PostgreSQLStoreUser", "PostgreSQLStoreConnectionString")]
-    [InlineData("PostgreSQLStorePassword=secret", "PostgreSQLStorePassword", "PostgreSQLStoreConnectionString")]
-    [InlineData("PostgreSQLStoreHost=db", "PostgreSQLStoreHost", "PostgreSQLStoreConnectionString")]
-    [InlineData("PostgreSQLStorePort=5432", "PostgreSQLStorePort", "PostgreSQLStoreConnectionString")]
     public void KeysFixEngineCannotApplyAreRefusedWithTheReasonAndTheAlternative(string line, string key, string alternative)
     {
         ConfigException e = Assert.Throws<ConfigException>(() => One(Acceptor + "\n" + line));

@@ -7,6 +7,8 @@ using FixEngine.Config;
 using FixEngine.Engine;
 using FixEngine.Session;
 using FixEngine.Store;
+using FixEngine.Tests.Infrastructure;
+using FixEngine.Tests.Session;
 using FixEngine.Tests.Store;
 using static FixEngine.Tests.Engine.DynamicSessionTests;
 using static FixEngine.Tests.Engine.EngineTestSupport;
@@ -129,5 +131,49 @@ public sealed class JournalHandleBudgetTests
         {
             DeleteDirectory(storeDir);
         }
+    }
+}
+
+/// <summary>The agent visits every session's journal on each sweep when the budget is on: a visit allocates nothing,
+/// whether the journal is parked, in use (its use count moved since the last visit) or idle but not yet for a second.</summary>
+[Collection(nameof(AllocationMeasurement))]
+public sealed class JournalHandleBudgetAllocationTests : IDisposable
+{
+    private readonly TempDirectory _directory = new();
+
+    public void Dispose() => _directory.Dispose();
+
+    [Fact]
+    public void AVisitAllocatesNothing()
+    {
+        if (!OperatingSystem.IsLinux()) return;
+        IReadOnlyList<SessionSettings> settings = SettingsFile.Parse(
+            "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=1\nStartTime=00:00:00\nEndTime=00:00:00\nBeginString=FIX.4.4\nSenderCompID=GW\n"
+            + $"FileStorePath={_directory.Path}\n[SESSION]\nTargetCompID=A\n[SESSION]\nTargetCompID=B\n", "<budget>");
+        JournalHandleBudget budget = JournalHandleBudget.Create(settings, new EngineConsole(_ => { }), limit: 1)!;
+        var options = new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS };
+        var parkedStore = new FileMessageStore(_directory.Path, "parked", 5, options);
+        var busyStore = new FileMessageStore(_directory.Path, "busy", 5, options);
+        using var parked = new SessionHarness("FIX.4.4", store: parkedStore);
+        using var busy = new SessionHarness("FIX.4.4", store: busyStore);
+        Assert.True(parkedStore.TryPark());
+        byte[] message = StoreTestData.Message(1);
+        int seq = busyStore.NextSenderMsgSeqNum;
+        long now = 1_000_000_000L;
+        long allocated = Allocations.Measure(() =>
+        {
+            now += 1_000; // far less than IdleNs between visits: nothing is parked
+            budget.Visit(parked.Session, now);
+            budget.Visit(busy.Session, now);
+            budget.Visit(busy.Session, now);
+            busyStore.AppendAndIncrement(seq++, message);
+        }, warmup: 100, iterations: 1_000);
+        Assert.Equal(0, allocated);
+        Assert.True(parkedStore.IsParked);
+        Assert.False(busyStore.IsParked);
+        // The same budget parks the busy journal once it has been idle for a second: the visits above did look at it.
+        budget.Visit(busy.Session, now);
+        budget.Visit(busy.Session, now + JournalHandleBudget.IdleNs);
+        Assert.True(busyStore.IsParked);
     }
 }

@@ -2,6 +2,7 @@ using System;
 using System.Text;
 using FixEngine.Codec;
 using FixEngine.Session;
+using FixEngine.Tests.Infrastructure;
 using FixEngine.Transport;
 
 namespace FixEngine.Tests.Session;
@@ -114,5 +115,104 @@ public sealed class LargeMessageSessionTests
         int n = 0;
         for (int i = text.IndexOf(what, StringComparison.Ordinal); i >= 0; i = text.IndexOf(what, i + 1, StringComparison.Ordinal)) n++;
         return n;
+    }
+}
+
+/// <summary>The grown index's cost: a session that keeps receiving large snapshots allocates nothing after the first
+/// (the grown index is reused), and an index larger than <see cref="FixMessageIndexPool.RetainMaxFields"/> (a message
+/// of tens of thousands of fields, as a hostile peer can send) is not kept after its message.</summary>
+[Collection(nameof(AllocationMeasurement))]
+public sealed class LargeMessageAllocationTests
+{
+    private static readonly FixGroupDefinition MDEntries = new(268, 269, [269, 270, 271, 290]);
+
+    /// <summary>Reads every entry of a snapshot's group without allocating.</summary>
+    private sealed class CountingApp : IApplication
+    {
+        public long Entries;
+
+        public FromAppResult FromApp(FixEngine.Session.FixSession session, FixMessage message)
+        {
+            if (!message.MsgType.SequenceEqual("W"u8)) return FromAppResult.UnsupportedMessageType;
+            foreach (FixMessage entry in message.GetGroup(MDEntries))
+            {
+                if (entry.TryGetLong(271, out _) == FixValueStatus.Ok) Entries++;
+            }
+            return FromAppResult.Accepted;
+        }
+    }
+
+    private static string Snapshot(int seq, int entries)
+    {
+        var sb = new StringBuilder("35=W|34=").Append(seq).Append("|262=MDREQ-1|55=MSFT|268=").Append(entries);
+        for (int i = 0; i < entries; i++) sb.Append("|269=").Append(i & 1).Append("|270=").Append(200 + i).Append(".25|271=").Append(100 * (i + 1)).Append("|290=1");
+        return sb.ToString();
+    }
+
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public void RepeatedSnapshotsLargerThanTheDefaultIndexAllocateNothingAfterTheFirst(bool dictionary)
+    {
+        const int Entries = 1000, Warmup = 3, PerWindow = 4, Rounds = 3;
+        var app = new CountingApp();
+        using var h = new SessionHarness("FIX.4.4", s => s with { UseDataDictionary = dictionary }, application: app);
+        h.Logon();
+        h.Connection.CaptureEnabled = false;
+        // Built before measuring (the harness builds messages as strings): seq 2 on.
+        var frames = new byte[Warmup + PerWindow * Rounds][];
+        for (int i = 0; i < frames.Length; i++) frames[i] = h.Build(Snapshot(2 + i, Entries));
+        int next = 0;
+        for (; next < Warmup; next++) h.Session.OnMessage(frames[next], h.Now);
+        long allocated = Allocations.BestWindow(() =>
+        {
+            for (int i = 0; i < PerWindow; i++, next++) h.Session.OnMessage(frames[next], h.Now);
+        }, rounds: Rounds);
+        Assert.Equal(0, allocated);
+        Assert.True(app.Entries >= (long)Entries * (Warmup + PerWindow), $"the application read {app.Entries} entries");
+        Assert.True(h.Session.NextTargetMsgSeqNum >= 2 + Warmup + PerWindow, "every snapshot was taken in");
+    }
+
+    [Fact]
+    public void AnIndexOverTheRetainLimitIsNotKeptAfterItsMessage()
+    {
+        // 5,000 entries: 20,000+ fields, past the 16,384 kept; the message reaches the application whole.
+        const int Entries = 5000;
+        var app = new CountingApp();
+        using var h = new SessionHarness("FIX.4.4", s => s with { UseDataDictionary = false }, application: app);
+        h.Logon();
+        h.Connection.CaptureEnabled = false;
+        byte[] first = h.Build(Snapshot(2, Entries));
+        byte[] second = h.Build(Snapshot(3, Entries));
+        h.Session.OnMessage(first, h.Now);
+        Assert.Equal(Entries, app.Entries);
+        // Had the first message's index been kept, the second would be read with it, allocating nothing.
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        h.Session.OnMessage(second, h.Now);
+        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+        Assert.Equal(2L * Entries, app.Entries);
+        Assert.True(allocated > 16L * FixMessageIndexPool.RetainMaxFields, $"{allocated} B: the large index was kept for reuse");
+    }
+
+    [Fact]
+    public void ThePoolKeepsAnIndexUpToTheLimitAndDropsALargerOne()
+    {
+        FixMessageIndex held = FixMessageIndexPool.Rent(); // empties this thread's slot
+        var kept = new FixMessageIndex(FixMessageIndexPool.RetainMaxFields);
+        FixMessageIndexPool.Return(kept);
+        FixMessageIndex again = FixMessageIndexPool.Rent();
+        Assert.Same(kept, again);
+
+        var dropped = new FixMessageIndex(FixMessageIndexPool.RetainMaxFields + 1);
+        FixMessageIndexPool.Return(dropped);
+        var rented = new FixMessageIndex[40];
+        for (int i = 0; i < rented.Length; i++)
+        {
+            rented[i] = FixMessageIndexPool.Rent();
+            Assert.NotSame(dropped, rented[i]);
+        }
+        foreach (FixMessageIndex r in rented) FixMessageIndexPool.Return(r);
+        FixMessageIndexPool.Return(again);
+        FixMessageIndexPool.Return(held);
     }
 }

@@ -152,6 +152,68 @@ public sealed class PostgresStoreSettingsTests
             session.Dispose();
         }
     }
+
+    [Fact]
+    public void QuickFixCppsSeparateKeysMakeTheConnectionStringWithItsDefaults()
+    {
+        SessionSettings s = Assert.Single(SettingsFile.Parse(Session + "\nPostgreSQLStoreHost=db7\nPostgreSQLStorePort=6543\nPostgreSQLStoreUser=fix\n"
+            + "PostgreSQLStorePassword=s3cret\nPostgreSQLStoreDatabase=venue\nPostgreSQLStoreUseConnectionPool=N", "venue.cfg"));
+        var built = new Npgsql.NpgsqlConnectionStringBuilder(PostgresStoreSettings.Parse(s).ConnectionString);
+        Assert.Equal(("db7", 6543, "venue", "fix", "s3cret", false), (built.Host, built.Port, built.Database, built.Username, built.Password, built.Pooling));
+        PostgresMessageStoreFactory.Instance.Validate(s);
+
+        // One key is enough to store in PostgreSQL; QuickFIX C++'s defaults fill the rest (port 0 is PostgreSQL's default).
+        var defaults = new Npgsql.NpgsqlConnectionStringBuilder(PostgresStoreSettings.Parse(
+            Assert.Single(SettingsFile.Parse(Session + "\nPostgreSQLStorePort=0"))).ConnectionString);
+        Assert.Equal(("localhost", 5432, "quickfix", "postgres"), (defaults.Host, defaults.Port, defaults.Database, defaults.Username));
+        Assert.True(defaults.Pooling);
+        // Loaded without the package, the keys name it as the connection string does.
+        ConfigException e = Assert.Throws<ConfigException>(() => SettingsMessageStoreFactory.Instance.Validate(s));
+        Assert.Contains("FixEngine.PostgreSQL", e.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("PostgreSQLStoreConnectionString=Host=db1\nPostgreSQLStoreHost=db2", "PostgreSQLStoreHost", "not both")]
+    [InlineData("PostgreSQLStorePort=54x", "PostgreSQLStorePort", "'54x' is not a port")]
+    [InlineData("PostgreSQLStorePort=70000", "PostgreSQLStorePort", "'70000' is not a port")]
+    [InlineData("PostgreSQLStoreUseConnectionPool=maybe", "PostgreSQLStoreUseConnectionPool", "'maybe' is not Y or N")]
+    public void QuickFixCppKeysThatDoNotFitNameTheKey(string lines, string key, string reason)
+    {
+        SessionSettings settings = Assert.Single(SettingsFile.Parse(Session + "\n" + lines, "venue.cfg"));
+        ConfigException e = Assert.Throws<ConfigException>(() => PostgresStoreSettings.Parse(settings));
+        Assert.StartsWith($"venue.cfg(", e.Message, StringComparison.Ordinal);
+        Assert.Contains($"): {key}: ", e.Message, StringComparison.Ordinal);
+        Assert.Contains(reason, e.Message, StringComparison.Ordinal);
+    }
+
+    [PostgresFact]
+    public void ASessionConfiguredWithQuickFixCppsKeysStoresInPostgreSql()
+    {
+        var server = new Npgsql.NpgsqlConnectionStringBuilder(PostgresTestServer.ConnectionString);
+        string target = "QF" + Guid.NewGuid().ToString("N")[..10];
+        SessionSettings settings = Assert.Single(SettingsFile.Parse(Session.Replace("TargetCompID=TW", "TargetCompID=" + target) + $"""
+
+            PostgreSQLStoreHost={server.Host}
+            PostgreSQLStorePort={server.Port}
+            PostgreSQLStoreDatabase={server.Database}
+            PostgreSQLStoreUser={server.Username}
+            PostgreSQLStoreTablePrefix=fixengine_test_
+            """ + (string.IsNullOrEmpty(server.Password) ? "" : "\nPostgreSQLStorePassword=" + server.Password)));
+        using var factory = new SessionFactory(PostgresMessageStoreFactory.Instance, null);
+        FixSession session = factory.Create(settings, new NoApp(), 1_700_000_000_000_000_000);
+        try
+        {
+            var store = Assert.IsType<PostgresMessageStore>(session.Store);
+            store.AppendAndIncrement(1, StoreTestData.Message(1));
+            store.Flush();
+            Assert.Equal(2, PostgresTestSupport.Scalar<int>(
+                "SELECT next_sender_seq_num FROM fixengine_test_sessions WHERE session_id = $1", settings.SessionId.ToString()));
+        }
+        finally
+        {
+            session.Dispose();
+        }
+    }
 }
 
 /// <summary>The sample primary/standby configuration loads and selects the PostgreSQL store.</summary>
