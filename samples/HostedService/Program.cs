@@ -26,7 +26,8 @@ builder.Services.AddOpenTelemetry()
     // The fix.* instruments (docs/operations.md, "Metrics"), durations in seconds.
     .WithMetrics(metrics => metrics.AddMeter(FixEngineMetrics.MeterName).AddOtlpExporter())
     // Session lifecycle events always; inbound messages and their replies as the sampler decides: here 1 in 1,000
-    // traces (each sampled message allocates its activities; unsampled ones cost the sampler's call).
+    // traces (each sampled message allocates its activities; an unsampled one costs the sampler's call and the trace
+    // id the SDK has created to sample it, about 88 B: docs/operations.md, "Tracing").
     .WithTracing(tracing => tracing
         .AddSource(FixEngineMetrics.ActivitySourceName)
         .SetSampler(new LifecycleAndRatioSampler(0.001))

@@ -116,26 +116,18 @@ internal static class CompatibilityKeys
 
     public static readonly Refused[] RefusedKeys =
     [
-        new("SocketConnectSourceHost", ValueKind.Text, "binding an initiator to a local address is not supported (the OS picks it); choose the source address with the host's routing (ip route ... src)"),
-        new("SocketConnectSourcePort", ValueKind.Int, "binding an initiator to a local port is not supported (the OS picks it); open the peer's firewall for the host's ephemeral range"),
-        new("AllowedRemoteAddresses", ValueKind.Text, "an address allow-list is not supported; restrict who can connect with a firewall (acceptors also identify peers by their Logon CompIDs, and MaxUnauthenticatedConnectionsPerAddress limits each address)"),
-        new("RedactFieldsInLogs", ValueKind.Text, "log redaction is not supported: FileLogPath logs messages as sent and received; leave FileLogPath unset, or log through your own ISessionLog that redacts"),
-        new("RedactionLogText", ValueKind.Text, "log redaction is not supported: FileLogPath logs messages as sent and received; leave FileLogPath unset, or log through your own ISessionLog that redacts"),
     ];
 
     private static readonly Dictionary<string, Warned> s_warned = IndexWarned();
 
-    /// <summary>The refused key <paramref name="key"/> (including <c>SocketConnectSourceHost&lt;n&gt;</c>/<c>Port&lt;n&gt;</c>),
-    /// or null. Keys that <see cref="SettingKeys"/> supports are not refused.</summary>
+    /// <summary>The refused key <paramref name="key"/>, or null. Keys that <see cref="SettingKeys"/> supports are not
+    /// refused.</summary>
     public static Refused? FindRefused(string key)
     {
         if (SettingKeys.Find(key) is not null) return null;
-        string name = key;
-        string trimmed = key.TrimEnd('0', '1', '2', '3', '4', '5', '6', '7', '8', '9');
-        if (trimmed.Length < key.Length && trimmed.StartsWith("SocketConnectSource", StringComparison.OrdinalIgnoreCase)) name = trimmed;
         foreach (Refused r in RefusedKeys)
         {
-            if (r.Name.Equals(name, StringComparison.OrdinalIgnoreCase)) return r;
+            if (r.Name.Equals(key, StringComparison.OrdinalIgnoreCase)) return r;
         }
         return null;
     }

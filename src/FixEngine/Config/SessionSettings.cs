@@ -63,10 +63,22 @@ public sealed record SessionSettings
 
     /// <summary>An IP address of this machine that an initiator's socket is bound to before it connects (the source
     /// address the counterparty sees), e.g. to pick the interface on a multi-homed host; the system's choice when null.
-    /// Acceptors ignore it.</summary>
+    /// Settings keys <c>SocketLocalHost</c> (QuickFIX/J) or <c>SocketConnectSourceHost</c> (QuickFIX C++; one of the two).
+    /// It applies to the primary endpoint and to every failover that has no <c>SocketConnectSourceHost&lt;n&gt;</c> of its
+    /// own. Acceptors ignore it.</summary>
     public string? SocketLocalHost { get; init; }
 
-    /// <summary>Failover endpoints, from SocketConnectHost1/SocketConnectPort1 .. N, tried in order after the primary.</summary>
+    /// <summary>The local port (1..65535) an initiator's socket is bound to before it connects to the primary endpoint
+    /// (SocketConnectHost), for a counterparty whose firewall admits one source port; an ephemeral port the system picks
+    /// when null. Settings keys <c>SocketLocalPort</c> (QuickFIX/J) or <c>SocketConnectSourcePort</c> (QuickFIX C++; one of
+    /// the two); failover n takes its own <c>SocketConnectSourcePort&lt;n&gt;</c> (<see cref="SocketEndpoint.SourcePort"/>).
+    /// The socket is bound with SO_REUSEADDR so a reconnect can bind the port while the previous connection from it is in
+    /// TIME_WAIT; a reconnect to the same counterparty address and port can still be refused by the system until that
+    /// TIME_WAIT ends (about 60 s on Linux): the initiator logs it and tries again at ReconnectInterval. Acceptors ignore it.</summary>
+    public int? SocketLocalPort { get; init; }
+
+    /// <summary>Failover endpoints, from SocketConnectHost1/SocketConnectPort1 .. N (with their own
+    /// SocketConnectSourceHost&lt;n&gt;/SocketConnectSourcePort&lt;n&gt;, if any), tried in order after the primary.</summary>
     public IReadOnlyList<SocketEndpoint> SocketConnectFailovers { get; init; } = [];
 
     /// <summary>Seconds between reconnect attempts of an initiator. Default 30.</summary>
@@ -145,6 +157,19 @@ public sealed record SessionSettings
 
     /// <summary>Directory of the file log; no file log when null.</summary>
     public string? FileLogPath { get; init; }
+
+    /// <summary>Tags whose values the message log under <see cref="FileLogPath"/> writes as <see cref="RedactionLogText"/>
+    /// (QuickFIX/n <c>RedactFieldsInLogs</c>, comma-separated tag numbers, e.g. <c>553,554</c> for Username and Password).
+    /// Only the log's copy is redacted: the store, the wire and the application see the values. Events and logs of your own
+    /// <see cref="Session.ISessionLog"/> are not redacted. Empty (nothing redacted) by default.</summary>
+    public IReadOnlyList<int> RedactFieldsInLogs { get; init; } = [];
+
+    /// <summary>The text written in place of a value of a <see cref="RedactFieldsInLogs"/> tag (QuickFIX/n
+    /// <c>RedactionLogText</c>); printable ASCII. Default <c>&lt;redacted&gt;</c>.</summary>
+    public string RedactionLogText { get; init; } = DefaultRedactionLogText;
+
+    /// <summary>The default <see cref="RedactionLogText"/>, as QuickFIX/n's.</summary>
+    internal const string DefaultRedactionLogText = "<redacted>";
 
     /// <summary>How the file log under <see cref="FileLogPath"/> is laid out: <see cref="SessionLogLayout.SharedFile"/>
     /// (default: every session naming the directory writes to its <c>fixengine.log</c>) or
@@ -436,6 +461,14 @@ public sealed record SessionSettings
     /// and sends nothing gives its place among the connections without a Logon back after it. Default 10.</summary>
     public int SSLHandshakeTimeout { get; init; } = 10;
 
+    /// <summary>The peers an acceptor session takes a Logon from (QuickFIX/J <c>AllowedRemoteAddresses</c>, comma-separated):
+    /// IP addresses or host names, a name standing for every address it resolves to when the engine starts (or the session
+    /// is added). A Logon for the session from any other address is answered with a Logout naming the address and the
+    /// connection closed; a connection from an address that no session on its port allows is closed as soon as it is
+    /// accepted, before a byte is read (unless a session on the port has no list, or EngineOptions.UnknownSessionHandler
+    /// may add sessions). Empty (any address) by default. Initiators cannot have one.</summary>
+    public IReadOnlyList<string> AllowedRemoteAddresses { get; init; } = [];
+
     /// <summary>Log session events verbosely (QuickFIX/n <c>Verbose</c>). Default N.</summary>
     public bool Verbose { get; init; }
 
@@ -448,8 +481,14 @@ public sealed record SessionSettings
         get
         {
             var list = new List<SocketEndpoint>();
-            if (SocketConnectHost is not null && SocketConnectPort is int port) list.Add(new SocketEndpoint(SocketConnectHost, port));
-            list.AddRange(SocketConnectFailovers);
+            if (SocketConnectHost is not null && SocketConnectPort is int port)
+            {
+                list.Add(new SocketEndpoint(SocketConnectHost, port) { SourceHost = SocketLocalHost, SourcePort = SocketLocalPort });
+            }
+            foreach (SocketEndpoint failover in SocketConnectFailovers)
+            {
+                list.Add(failover.SourceHost is null ? failover with { SourceHost = SocketLocalHost } : failover);
+            }
             return list;
         }
     }
@@ -607,11 +646,37 @@ public sealed record SessionSettings
         {
             return (nameof(SocketLocalHost), $"'{SocketLocalHost}' is not an IP address (the address of this machine the initiator connects from)");
         }
+        if (SocketLocalPort is int lp && !IsPort(lp)) return (nameof(SocketLocalPort), $"{lp} is not a port (1..65535)");
         for (int i = 0; i < SocketConnectFailovers.Count; i++)
         {
             SocketEndpoint ep = SocketConnectFailovers[i];
             if (string.IsNullOrEmpty(ep.Host)) return (nameof(SocketConnectHost) + (i + 1), "missing host of failover " + (i + 1));
             if (!IsPort(ep.Port)) return (nameof(SocketConnectPort) + (i + 1), $"{ep.Port} is not a port (1..65535)");
+            if (ep.SourceHost is not null && !System.Net.IPAddress.TryParse(ep.SourceHost, out _))
+            {
+                return ("SocketConnectSourceHost" + (i + 1), $"'{ep.SourceHost}' is not an IP address (the address of this machine the initiator connects to failover {i + 1} from)");
+            }
+            if (ep.SourcePort is int sp && !IsPort(sp)) return ("SocketConnectSourcePort" + (i + 1), $"{sp} is not a port (1..65535)");
+        }
+        if (AllowedRemoteAddresses.Count > 0)
+        {
+            if (ConnectionType == Config.ConnectionType.Initiator)
+            {
+                return (nameof(AllowedRemoteAddresses), "applies to acceptors (the peers they take a Logon from); an initiator chooses its peer with SocketConnectHost");
+            }
+            foreach (string a in AllowedRemoteAddresses)
+            {
+                if (!HostResolver.IsHostSyntax(a)) return (nameof(AllowedRemoteAddresses), $"'{a}' is not an IP address or a host name");
+            }
+        }
+        foreach (int tag in RedactFieldsInLogs)
+        {
+            if (tag < 1) return (nameof(RedactFieldsInLogs), $"{tag} is not a tag number (1 or more)");
+        }
+        if (string.IsNullOrEmpty(RedactionLogText)) return (nameof(RedactionLogText), "empty (the text written in place of a redacted value)");
+        foreach (char c in RedactionLogText)
+        {
+            if (c is < ' ' or > '~') return (nameof(RedactionLogText), $"'{RedactionLogText}' holds a character that is not printable ASCII");
         }
 
         if (HeartBtInt is int hb && hb < 1) return (nameof(HeartBtInt), $"{hb} must be at least 1");

@@ -46,6 +46,11 @@ internal static class SettingKeys
         Str("SocketConnectHost", (s, v) => s with { SocketConnectHost = v }, s => s.SocketConnectHost),
         Int("SocketConnectPort", (s, v) => s with { SocketConnectPort = v }, s => s.SocketConnectPort),
         Str("SocketLocalHost", (s, v) => s with { SocketLocalHost = v }, s => s.SocketLocalHost),
+        Alias("SocketConnectSourceHost", "SocketLocalHost"),
+        Int("SocketLocalPort", (s, v) => s with { SocketLocalPort = v }, s => s.SocketLocalPort),
+        Alias("SocketConnectSourcePort", "SocketLocalPort"),
+        new("AllowedRemoteAddresses", (s, v) => s with { AllowedRemoteAddresses = ParseList(v) },
+            s => s.AllowedRemoteAddresses.Count == 0 ? null : string.Join(",", s.AllowedRemoteAddresses)),
         Int("ReconnectInterval", (s, v) => s with { ReconnectInterval = v }, s => s.ReconnectInterval),
         Int("LogonTimeout", (s, v) => s with { LogonTimeout = v }, s => s.LogonTimeout),
         Int("LogoutTimeout", (s, v) => s with { LogoutTimeout = v }, s => s.LogoutTimeout),
@@ -67,6 +72,10 @@ internal static class SettingKeys
         Bool("FileStoreIndexCheckpoint", (s, v) => s with { FileStoreIndexCheckpoint = v }, s => s.FileStoreIndexCheckpoint),
         Str("FileLogPath", (s, v) => s with { FileLogPath = v }, s => s.FileLogPath),
         Enum("FileLogLayout", (s, v) => s with { FileLogLayout = v }, s => s.FileLogLayout),
+        new("RedactFieldsInLogs", (s, v) => s with { RedactFieldsInLogs = ParseTags(v) },
+            s => s.RedactFieldsInLogs.Count == 0 ? null : string.Join(",", s.RedactFieldsInLogs)),
+        Str("RedactionLogText", (s, v) => s with { RedactionLogText = v },
+            s => s.RedactionLogText == SessionSettings.DefaultRedactionLogText ? null : s.RedactionLogText),
         Str("DataDictionary", (s, v) => s with { DataDictionary = v }, s => s.DataDictionary),
         Str("TransportDataDictionary", (s, v) => s with { TransportDataDictionary = v }, s => s.TransportDataDictionary),
         Str("AppDataDictionary", (s, v) => s with { AppDataDictionary = v }, s => s.AppDataDictionary),
@@ -164,6 +173,8 @@ internal static class SettingKeys
         ["AllowUnknownFieldValues"] = "AllowUnknownEnumValues",
         ["SSLProtocol"] = "SSLProtocols",
         ["PostgreSQLStoreFailurePolicy"] = "StoreFailurePolicy",
+        ["SocketConnectSourceHost"] = "SocketLocalHost",
+        ["SocketConnectSourcePort"] = "SocketLocalPort",
     };
 
     /// <summary>The package that reads each integration key, with the way to use it (named in the error a session gets
@@ -331,6 +342,55 @@ internal static class SettingKeys
             return false;
         }
         return rest.Length > 0 && int.TryParse(rest, NumberStyles.None, CultureInfo.InvariantCulture, out index) && index >= 1;
+    }
+
+    /// <summary>Splits <c>SocketConnectSourceHost3</c> into ("SocketConnectSourceHost", 3) (QuickFIX C++: the local
+    /// address and port failover n is connected from); false for other keys, including the unnumbered ones.</summary>
+    public static bool TryParseFailoverSourceKey(string key, out bool isHost, out int index)
+    {
+        isHost = false;
+        index = 0;
+        string rest;
+        if (key.StartsWith("SocketConnectSourceHost", StringComparison.OrdinalIgnoreCase))
+        {
+            isHost = true;
+            rest = key.Substring("SocketConnectSourceHost".Length);
+        }
+        else if (key.StartsWith("SocketConnectSourcePort", StringComparison.OrdinalIgnoreCase))
+        {
+            rest = key.Substring("SocketConnectSourcePort".Length);
+        }
+        else
+        {
+            return false;
+        }
+        return rest.Length > 0 && int.TryParse(rest, NumberStyles.None, CultureInfo.InvariantCulture, out index) && index >= 1;
+    }
+
+    /// <summary>A comma-separated list (QuickFIX/J <c>AllowedRemoteAddresses</c>); entries are trimmed, empty ones refused.</summary>
+    internal static IReadOnlyList<string> ParseList(string v)
+    {
+        string[] parts = v.Split(',', StringSplitOptions.TrimEntries);
+        foreach (string p in parts)
+        {
+            if (p.Length == 0) throw new BadValueException($"'{v}' has an empty entry (a comma-separated list of addresses or host names)");
+        }
+        return parts;
+    }
+
+    /// <summary>Comma-separated tag numbers (QuickFIX/n <c>RedactFieldsInLogs</c>), each 1 or more.</summary>
+    internal static IReadOnlyList<int> ParseTags(string v)
+    {
+        var tags = new List<int>();
+        foreach (string p in v.Split(',', StringSplitOptions.TrimEntries))
+        {
+            if (!int.TryParse(p, NumberStyles.None, CultureInfo.InvariantCulture, out int tag) || tag < 1)
+            {
+                throw new BadValueException($"'{p}' is not a tag number (RedactFieldsInLogs is a comma-separated list like 553,554)");
+            }
+            if (!tags.Contains(tag)) tags.Add(tag);
+        }
+        return tags.ToArray();
     }
 
     // A second spelling of an existing key: same parsing, nothing written back.

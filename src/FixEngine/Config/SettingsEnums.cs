@@ -43,6 +43,15 @@ public enum StoreFailurePolicy
 /// <param name="Port">TCP port, 1..65535.</param>
 public readonly record struct SocketEndpoint(string Host, int Port)
 {
+    /// <summary>The IP address of this machine the socket is bound to before it connects to this endpoint (QuickFIX C++
+    /// <c>SocketConnectSourceHost&lt;n&gt;</c> for failover n); null: the system picks it, or for a failover the session's
+    /// <see cref="SessionSettings.SocketLocalHost"/>.</summary>
+    public string? SourceHost { get; init; }
+
+    /// <summary>The local port the socket is bound to before it connects to this endpoint, 1..65535 (QuickFIX C++
+    /// <c>SocketConnectSourcePort&lt;n&gt;</c>); null: the system picks an ephemeral port.</summary>
+    public int? SourcePort { get; init; }
+
     /// <summary><c>host:port</c>.</summary>
     public override string ToString() => $"{Host}:{Port}";
 }

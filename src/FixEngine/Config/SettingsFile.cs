@@ -99,6 +99,8 @@ public static class SettingsFile
             SocketEndpoint ep = settings.SocketConnectFailovers[i];
             sb.Append("SocketConnectHost").Append(i + 1).Append('=').Append(ep.Host).Append('\n');
             sb.Append("SocketConnectPort").Append(i + 1).Append('=').Append(ep.Port.ToString(CultureInfo.InvariantCulture)).Append('\n');
+            if (ep.SourceHost is not null) sb.Append("SocketConnectSourceHost").Append(i + 1).Append('=').Append(ep.SourceHost).Append('\n');
+            if (ep.SourcePort is int sp) sb.Append("SocketConnectSourcePort").Append(i + 1).Append('=').Append(sp.ToString(CultureInfo.InvariantCulture)).Append('\n');
         }
         return sb.ToString();
     }
@@ -268,6 +270,7 @@ public static class SettingsFile
             => SettingKeys.Find(key) is not null
                 || SettingKeys.TryParseFailoverKey(key, out _, out _)
                 || SettingKeys.TryParseAppDictionaryKey(key, out _)
+                || SettingKeys.TryParseFailoverSourceKey(key, out _, out _)
                 || CompatibilityKeys.FindWarned(key) is not null
                 || CompatibilityKeys.FindRefused(key) is not null
                 || CompatibilityKeys.FindRoleKey(key) is not null
@@ -305,6 +308,8 @@ public static class SettingsFile
             var settings = new SessionSettings();
             var hosts = new SortedDictionary<int, Entry>();
             var ports = new SortedDictionary<int, Entry>();
+            var sourceHosts = new SortedDictionary<int, Entry>();
+            var sourcePorts = new SortedDictionary<int, Entry>();
             var deferred = new List<Entry>();
             var appDictionaries = new SortedDictionary<string, string>(StringComparer.Ordinal);
             var ordered = new List<Entry>(effective.Values);
@@ -321,6 +326,11 @@ public static class SettingsFile
                     if (version is null) throw new ConfigException(fileName, e.Line, e.Key, SettingKeys.UnknownApplVersion(e.Key));
                     if (e.Value.Length == 0) throw new ConfigException(fileName, e.Line, e.Key, "empty value");
                     appDictionaries[version] = e.Value;
+                    continue;
+                }
+                if (SettingKeys.TryParseFailoverSourceKey(e.Key, out bool isSourceHost, out int sourceIndex))
+                {
+                    (isSourceHost ? sourceHosts : sourcePorts)[sourceIndex] = e;
                     continue;
                 }
                 try
@@ -350,13 +360,18 @@ public static class SettingsFile
             }
             // QuickFIX C++ TLS keys depend on the role, known only now.
             foreach (Entry e in deferred) settings = ApplyRoleKey(settings, e, origin, warnings);
-            settings = settings with { SocketConnectFailovers = BuildFailovers(section, hosts, ports) };
+            settings = settings with { SocketConnectFailovers = BuildFailovers(section, hosts, ports, sourceHosts, sourcePorts) };
             if (appDictionaries.Count > 0) settings = settings with { AppDataDictionaries = new Dictionary<string, string>(appDictionaries, StringComparer.OrdinalIgnoreCase) };
             settings = ImplySsl(settings, origin, warnings);
             settings = settings with { Origin = origin };
 
             if (settings.FindError() is (string errorKey, string errorReason))
             {
+                // Name the key as the file spells it (QuickFIX C++ SocketConnectSourceHost for SocketLocalHost ...).
+                foreach ((string alias, string canonical) in s_writtenAs)
+                {
+                    if (errorKey == canonical && !origin.Has(canonical) && origin.Has(alias)) errorKey = alias;
+                }
                 throw new ConfigException(fileName, origin.LineOf(errorKey), errorKey, errorReason);
             }
             CheckDictionaries(settings, origin, warnings);
@@ -459,6 +474,12 @@ public static class SettingsFile
             return settings;
         }
 
+        private static readonly (string Alias, string Canonical)[] s_writtenAs =
+        [
+            ("SocketConnectSourceHost", nameof(SessionSettings.SocketLocalHost)),
+            ("SocketConnectSourcePort", nameof(SessionSettings.SocketLocalPort)),
+        ];
+
         private static readonly string[] s_tlsKeys =
         [
             nameof(SessionSettings.SSLCertificateKeyFile), nameof(SessionSettings.SSLCertificatePassword), nameof(SessionSettings.SSLServerName),
@@ -517,8 +538,21 @@ public static class SettingsFile
             }
         }
 
-        private SocketEndpoint[] BuildFailovers(Section section, SortedDictionary<int, Entry> hosts, SortedDictionary<int, Entry> ports)
+        private SocketEndpoint[] BuildFailovers(Section section, SortedDictionary<int, Entry> hosts, SortedDictionary<int, Entry> ports,
+            SortedDictionary<int, Entry> sourceHosts, SortedDictionary<int, Entry> sourcePorts)
         {
+            // QuickFIX C++: SocketConnectSourceHost<n>/SocketConnectSourcePort<n> bind the socket for failover n.
+            foreach (SortedDictionary<int, Entry> source in (SortedDictionary<int, Entry>[])[sourceHosts, sourcePorts])
+            {
+                foreach ((int index, Entry e) in source)
+                {
+                    if (!hosts.ContainsKey(index))
+                    {
+                        throw new ConfigException(fileName, e.Line, e.Key, $"failover {index} has no SocketConnectHost{index}: set it, or remove this key");
+                    }
+                    if (e.Value.Length == 0) throw new ConfigException(fileName, e.Line, e.Key, "empty value");
+                }
+            }
             var list = new List<SocketEndpoint>();
             int expected = 1;
             foreach ((int index, Entry host) in hosts)
@@ -541,7 +575,20 @@ public static class SettingsFile
                 {
                     throw new ConfigException(fileName, port.Line, port.Key, ex.Message);
                 }
-                list.Add(new SocketEndpoint(host.Value, portNumber));
+                int? sourcePort = null;
+                if (sourcePorts.TryGetValue(index, out Entry sp))
+                {
+                    try
+                    {
+                        sourcePort = SettingKeys.ParseInt(sp.Value);
+                    }
+                    catch (SettingKeys.BadValueException ex)
+                    {
+                        throw new ConfigException(fileName, sp.Line, sp.Key, ex.Message);
+                    }
+                }
+                string? sourceHost = sourceHosts.TryGetValue(index, out Entry sh) ? sh.Value : null;
+                list.Add(new SocketEndpoint(host.Value, portNumber) { SourceHost = sourceHost, SourcePort = sourcePort });
                 expected++;
             }
             foreach ((int index, Entry port) in ports)

@@ -124,6 +124,16 @@ internal sealed class AcceptorRouter(EngineAgent agent, EngineConsole console, b
             connection.Close($"{session.Id} is disabled by an operator");
             return;
         }
+        if (slot.AllowedAddresses is { } allowed && RemoteAddress(connection) is var address
+            && (address is null || Array.IndexOf(allowed, address) < 0))
+        {
+            // QuickFIX/J refuses such a Logon too; the peer learns why from the Logout (nothing of the session's state is
+            // used or changed: MsgSeqNum 1, like the refusal of an unknown session), and the close is logged with the reason.
+            string shown = address?.ToString() ?? connection.RemoteEndPoint;
+            SendRefusal(connection, session.Id, $"Logon from {shown} not allowed for this session", epochNs);
+            connection.Close($"Logon for {session.Id} refused: {shown} is not in its AllowedRemoteAddresses");
+            return;
+        }
         // The previous connection may be closed without the agent having noticed yet: let the reconnect in now.
         if (session.Connection is IEngineConnection previous && previous.IsClosed) session.OnDisconnected(previous.CloseReason, epochNs);
         if (session.IsConnected)
@@ -147,4 +157,30 @@ internal sealed class AcceptorRouter(EngineAgent agent, EngineConsole console, b
     }
 
     private static string Key(string beginString, string ourSender, string ourTarget) => beginString + "\u0001" + ourSender + "\u0001" + ourTarget;
+
+    /// <summary>The peer's IP address (IPv4-mapped shown as IPv4), or null when the connection does not say (a hosted
+    /// connection whose server gave no address).</summary>
+    internal static System.Net.IPAddress? RemoteAddress(IEngineConnection connection)
+    {
+        if (connection is SessionConnection { Transport: { } transport }) return UnauthenticatedGate.Key(transport.RemoteEndPoint);
+        return System.Net.IPEndPoint.TryParse(connection.RemoteEndPoint, out System.Net.IPEndPoint? ep)
+            ? UnauthenticatedGate.Key(ep)
+            : null;
+    }
+
+    /// <summary>Answers a refused Logon with a Logout (MsgSeqNum 1, our CompIDs from <paramref name="id"/>, Text = the
+    /// reason) without touching any session's state; the caller closes the connection.</summary>
+    internal static void SendRefusal(IEngineConnection connection, SessionId id, string reason, long epochNs)
+    {
+        string text = reason.Replace('\u0001', ' ').Replace('\r', ' ').Replace('\n', ' ');
+        Span<byte> buffer = stackalloc byte[1024];
+        var w = new FixWriter(buffer);
+        w.Begin(Encoding.ASCII.GetBytes(id.BeginString), "5"u8);
+        w.Write(FixTags.MsgSeqNum, 1);
+        w.Write(FixTags.SenderCompID, id.SenderCompID);
+        w.Write(FixTags.TargetCompID, id.TargetCompID);
+        w.WriteTimestamp(FixTags.SendingTime, epochNs, TimestampPrecision.Millis);
+        w.Write(FixTags.Text, text.Length > 512 ? text[..512] : text);
+        if (w.TryFinish(out int length)) connection.Send(buffer[..length]);
+    }
 }

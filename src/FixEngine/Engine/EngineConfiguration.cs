@@ -111,7 +111,6 @@ internal static class EngineConfiguration
         ReceiveBufferSize = s.SocketReceiveBufferSize > 0 ? s.SocketReceiveBufferSize : null,
         SendBufferSize = s.SocketSendBufferSize > 0 ? s.SocketSendBufferSize : null,
         KeepAlive = s.SocketKeepAlive,
-        LocalAddress = s.ConnectionType == ConnectionType.Initiator && s.SocketLocalHost is { } local ? System.Net.IPAddress.Parse(local) : null,
     };
 
     private static string EngineScope(string option) =>

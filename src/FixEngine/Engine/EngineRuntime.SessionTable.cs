@@ -121,6 +121,7 @@ internal sealed partial class EngineRuntime
         {
             _ports[settings.SocketAcceptPort!.Value].Sessions++;
             _router.Add(settings, slot);
+            RefreshAllowList(settings.SocketAcceptPort!.Value);
         }
         _console.SessionAdded(id);
         return slot;
@@ -157,13 +158,58 @@ internal sealed partial class EngineRuntime
             // A hosted connection's thread (no engine listener on the port) enters the session through its gate, so such a
             // session always has one.
             Port? port = newPort ?? (_ports.TryGetValue(s.SocketAcceptPort!.Value, out Port? existing) ? existing : null);
-            return new SessionSlot(session, port?.Listener.Guarded ?? true, _time.EpochNow);
+            return new SessionSlot(session, port?.Listener.Guarded ?? true, _time.EpochNow) { AllowedAddresses = ResolveAllowed(s) };
         }
         TcpConnectionOptions transport = EngineConfiguration.TransportOptions(s, s.MaxMessageSize);
         EngineTls.InitiatorTls? tls = s.SocketUseSSL ? EngineTls.ForInitiator(s, _owned) : null;
         var slot = new SessionSlot(session, InitiatorConnector.IsGuarded(transport, tls is not null), _time.EpochNow);
         slot.Initiator = new InitiatorConnector(slot, s.SocketConnectEndpoints, transport, tls, _agent, _time, _console, _prewarm, _options.ResolveHost);
         return slot;
+    }
+
+    // AllowedRemoteAddresses: every address of every entry (a name resolves now; one that does not is a ConfigException
+    // naming the file, line and key); null when the session has no list.
+    private static IPAddress[]? ResolveAllowed(SessionSettings s)
+    {
+        if (s.AllowedRemoteAddresses.Count == 0) return null;
+        var addresses = new List<IPAddress>();
+        foreach (string entry in s.AllowedRemoteAddresses)
+        {
+            foreach (IPAddress a in HostResolver.Resolve(entry, s, nameof(SessionSettings.AllowedRemoteAddresses)))
+            {
+                IPAddress address = UnauthenticatedGate.Key(new IPEndPoint(a, 0));
+                if (!addresses.Contains(address)) addresses.Add(address);
+            }
+        }
+        return [.. addresses];
+    }
+
+    // Under _control (or in the constructor): a port refuses at accept the addresses no session on it takes a Logon from;
+    // any address when a session on it has no AllowedRemoteAddresses or an UnknownSessionHandler may add sessions to it.
+    private void RefreshAllowList(int portNumber)
+    {
+        if (!_ports.TryGetValue(portNumber, out Port? port)) return;
+        IPAddress[]? union = null;
+        if (_options.UnknownSessionHandler is null)
+        {
+            var addresses = new List<IPAddress>();
+            foreach (SessionSlot slot in _all)
+            {
+                SessionSettings s = slot.Session.Settings;
+                if (s.ConnectionType != ConnectionType.Acceptor || s.SocketAcceptPort != portNumber) continue;
+                if (slot.AllowedAddresses is null)
+                {
+                    addresses.Clear();
+                    break;
+                }
+                foreach (IPAddress a in slot.AllowedAddresses)
+                {
+                    if (!addresses.Contains(a)) addresses.Add(a);
+                }
+            }
+            if (addresses.Count > 0) union = [.. addresses];
+        }
+        port.Listener.AllowList = union;
     }
 
     // The receiving thread of a connection whose Logon names a session the engine does not run (AcceptorRouter.Route):
@@ -236,7 +282,7 @@ internal sealed partial class EngineRuntime
                 reason = decision.RefusalReason ?? "unknown session";
             }
         }
-        RefuseLogon(connection, begin, id, reason, epochNs);
+        RefuseLogon(connection, id, reason, epochNs);
         return null;
     }
 
@@ -253,18 +299,10 @@ internal sealed partial class EngineRuntime
 
     // Answers a refused Logon with a Logout (MsgSeqNum 1, Text = the reason) and closes once it has left; the agent logs the
     // close with the peer's address and this reason.
-    private void RefuseLogon(SessionConnection connection, string beginString, SessionId id, string reason, long epochNs)
+    private void RefuseLogon(SessionConnection connection, SessionId id, string reason, long epochNs)
     {
         string text = reason.Replace('\u0001', ' ').Replace('\r', ' ').Replace('\n', ' ');
-        Span<byte> buffer = stackalloc byte[1024];
-        var w = new FixWriter(buffer);
-        w.Begin(Encoding.ASCII.GetBytes(beginString), "5"u8);
-        w.Write(FixTags.MsgSeqNum, 1);
-        w.Write(FixTags.SenderCompID, id.SenderCompID);
-        w.Write(FixTags.TargetCompID, id.TargetCompID);
-        w.WriteTimestamp(FixTags.SendingTime, epochNs, TimestampPrecision.Millis);
-        w.Write(FixTags.Text, text.Length > 512 ? text[..512] : text);
-        if (w.TryFinish(out int length)) connection.Send(buffer[..length]);
+        AcceptorRouter.SendRefusal(connection, id, text, epochNs);
         connection.Close($"Logon for unknown session {id} refused: {text}");
     }
 

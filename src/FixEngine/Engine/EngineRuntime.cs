@@ -195,6 +195,7 @@ internal sealed partial class EngineRuntime
         }
         _sessions = [.. sessions];
         _byId = byId;
+        foreach (int port in _ports.Keys) RefreshAllowList(port);
 
         // Application threads hand messages to the agent (TrySendFromAnyThread): they end its idle park.
         foreach (FixSession session in _sessions) session.AgentWakeup = _agentWakeup;
@@ -335,6 +336,7 @@ internal sealed partial class EngineRuntime
                 }
             }
             _all.Remove(slot);
+            if (s.ConnectionType == ConnectionType.Acceptor) RefreshAllowList(s.SocketAcceptPort!.Value);
             Publish();
             change = new SessionChange(slot, remove: true);
             _agent.Submit(change);

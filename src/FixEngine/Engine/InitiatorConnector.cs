@@ -135,12 +135,13 @@ internal sealed class InitiatorConnector(SessionSlot slot, IReadOnlyList<SocketE
         {
             var remote = new IPEndPoint(addresses[i], ep.Port);
             var connection = new SessionConnection(router: null, time, IsGuarded(transport, tls is not null)) { Slot = slot };
+            LocalBinding? local = Binding(ep, endpointIndex, remote.Address, slot.Session.Settings);
             TransportConnection transportConnection;
             try
             {
                 transportConnection = tls is not null
-                    ? await TlsConnection.ConnectAsync(remote, ConnectTimeout, transport, tls.For(ep.Host), connection).ConfigureAwait(false)
-                    : await TcpConnector.ConnectAsync(remote, ConnectTimeout, transport, connection).ConfigureAwait(false);
+                    ? await TlsConnection.ConnectAsync(remote, ConnectTimeout, transport, tls.For(ep.Host), connection, local: local).ConfigureAwait(false)
+                    : await TcpConnector.ConnectAsync(remote, ConnectTimeout, transport, connection, local: local).ConfigureAwait(false);
             }
             catch (Exception e) when (e is SocketException or OperationCanceledException or TransportConnectException
                 or AuthenticationException or IOException)
@@ -164,4 +165,30 @@ internal sealed class InitiatorConnector(SessionSlot slot, IReadOnlyList<SocketE
         if (tlsRefusal is not null) TlsRefused(tlsRefusal);
         _connecting = false;
     }
+
+    /// <summary>The local address and port to connect to endpoint <paramref name="endpointIndex"/> from (SocketLocalHost /
+    /// SocketConnectSourceHost, SocketLocalPort / SocketConnectSourcePort, or failover n's SocketConnectSourceHost&lt;n&gt; /
+    /// SocketConnectSourcePort&lt;n&gt;), or null when the system picks both.</summary>
+    internal static LocalBinding? Binding(SocketEndpoint ep, int endpointIndex, IPAddress remote, SessionSettings s)
+    {
+        if (ep.SourceHost is null && ep.SourcePort is null) return null;
+        IPAddress address = ep.SourceHost is null
+            ? remote.AddressFamily == AddressFamily.InterNetworkV6 ? IPAddress.IPv6Any : IPAddress.Any
+            : IPAddress.Parse(ep.SourceHost);
+        var keys = new List<string>(2);
+        bool ownHost = endpointIndex > 0 && s.SocketConnectFailovers[endpointIndex - 1].SourceHost is not null;
+        if (ep.SourceHost is not null)
+        {
+            keys.Add(ownHost ? "SocketConnectSourceHost" + endpointIndex : Written(s, nameof(SessionSettings.SocketLocalHost), "SocketConnectSourceHost"));
+        }
+        if (ep.SourcePort is not null)
+        {
+            keys.Add(endpointIndex > 0 ? "SocketConnectSourcePort" + endpointIndex : Written(s, nameof(SessionSettings.SocketLocalPort), "SocketConnectSourcePort"));
+        }
+        return new LocalBinding(new IPEndPoint(address, ep.SourcePort ?? 0), string.Join(", ", keys));
+    }
+
+    // The spelling the settings file used for a key with two names.
+    private static string Written(SessionSettings s, string ours, string quickFixCpp)
+        => s.Origin is { } origin && !origin.Has(ours) && origin.Has(quickFixCpp) ? quickFixCpp : ours;
 }

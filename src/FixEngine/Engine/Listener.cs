@@ -86,7 +86,7 @@ internal sealed class Listener(IReadOnlyList<IPAddress> addresses, int port, Tcp
         {
             var events = new TlsAcceptorEvents
             {
-                Admit = remote => gate.Admit(remote) is not null,
+                Admit = remote => Allowed(remote) && gate.Admit(remote) is not null,
                 HandshakeFailed = (remote, reason) =>
                 {
                     console.Refused(remote?.ToString() ?? "?", "TLS handshake failed: " + reason);
@@ -113,6 +113,22 @@ internal sealed class Listener(IReadOnlyList<IPAddress> addresses, int port, Tcp
     /// <summary>The cap on connections without a Logon.</summary>
     public UnauthenticatedGate Gate => gate;
 
+    /// <summary>The peer addresses some session on the port takes a Logon from (the union of their AllowedRemoteAddresses);
+    /// null: any address (a session on the port has no list, or sessions may be added for unknown Logons). Replaced whole
+    /// by the engine when sessions are added or removed (any thread); read on the acceptor's thread.</summary>
+    public volatile IPAddress[]? AllowList;
+
+    // Acceptor thread: false (and logged) when no session on the port takes a Logon from this peer's address.
+    private bool Allowed(EndPoint? remote)
+    {
+        IPAddress[]? allow = AllowList;
+        if (allow is null) return true;
+        IPAddress address = UnauthenticatedGate.Key(remote);
+        if (Array.IndexOf(allow, address) >= 0) return true;
+        console.Refused(remote?.ToString() ?? "?", $"refused at accept: {address} is in the AllowedRemoteAddresses of no session on port {BoundPort}");
+        return false;
+    }
+
     // The thread that finished the TLS handshake; the connection's place was taken before the handshake (Admit).
     private IConnectionHandler? OnTlsAccepted(TransportConnection transport)
     {
@@ -132,7 +148,7 @@ internal sealed class Listener(IReadOnlyList<IPAddress> addresses, int port, Tcp
     // and the send side is prewarmed when the Logon binds the connection (AcceptorRouter).
     private IConnectionHandler? OnAccepted(TransportConnection transport)
     {
-        if (gate.Admit(transport.RemoteEndPoint) is not IPAddress address) return null;
+        if (!Allowed(transport.RemoteEndPoint) || gate.Admit(transport.RemoteEndPoint) is not IPAddress address) return null;
         return Publish(transport, address);
     }
 

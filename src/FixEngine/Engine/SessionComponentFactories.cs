@@ -219,6 +219,8 @@ public sealed class FileSessionLogFactory : ISessionLogFactory, IDisposable
                 if (directory.Sessions == 0) CloseDirectory(directory);
                 throw;
             }
+            // RedactFieldsInLogs/RedactionLogText: the drain writes those values redacted.
+            if (settings.RedactFieldsInLogs.Count > 0) log.Redaction = new Logging.LogRedaction(settings.RedactFieldsInLogs, settings.RedactionLogText);
             directory.Sessions++;
             _created.Add(log, directory);
             return log;

@@ -45,6 +45,10 @@ internal sealed class SessionSlot
     /// <summary>The initiator's connect/reconnect state; null for an acceptor session (set once, before the slot is published).</summary>
     public InitiatorConnector? Initiator { get; set; }
 
+    /// <summary>The peer addresses an acceptor session takes a Logon from (AllowedRemoteAddresses, names resolved when the
+    /// slot was made; IPv4 as IPv4, never IPv4-mapped); null: any address (set once, before the slot is published).</summary>
+    public System.Net.IPAddress[]? AllowedAddresses { get; set; }
+
     /// <summary>How many times a thread entering the session with <see cref="Enter"/> waited for its gate (any thread).</summary>
     public long GateWaits => Interlocked.Read(ref Session.GateWaits);
 

@@ -11,6 +11,9 @@ internal struct LogEntryHeader
     public const byte FlagTruncated = 1;
     public const byte FlagTimestampNs = 2;
 
+    /// <summary>The payload is a FIX message (LogProducer.LogMessage): the producer's <see cref="LogRedaction"/> applies.</summary>
+    public const byte FlagFixMessage = 4;
+
     /// <summary>
     /// Monotonic time of the call: a raw <see cref="Timing.TscClock.GetTimestamp"/> value when the log has no clock, the
     /// clock's NowNs otherwise; or, with <see cref="FlagTimestampNs"/>, the caller's own monotonic ns (LogProducer.LogAt).

@@ -50,7 +50,9 @@ internal sealed class LogFormatter
             return;
         }
         EventTemplate? template = (uint)header.EventId < (uint)Events.Length ? Events[header.EventId] : null;
-        int needed = FixedLineChars + producer.Name.Length + MaxEscapedChars * payload.Length * Math.Max(1, template?.PayloadSlots ?? 1)
+        LogRedaction? redaction = (header.Flags & LogEntryHeader.FlagFixMessage) != 0 ? producer.Redaction : null;
+        int needed = FixedLineChars + producer.Name.Length
+            + (MaxEscapedChars * payload.Length + (redaction?.ExtraChars(payload) ?? 0)) * Math.Max(1, template?.PayloadSlots ?? 1)
             + 4 * MaxLongChars + (template is null ? 32 : template.LiteralLength + (template.Parts.Length * MaxLongChars));
         Span<char> line = Reserve(needed);
         int n = WritePrefix(line, EpochNsOf(in header), header.Level, producer.Name);
@@ -66,7 +68,7 @@ internal sealed class LogFormatter
             if (!payload.IsEmpty)
             {
                 line[n++] = ' ';
-                n += AppendPayload(line[n..], payload);
+                n += AppendPayload(line[n..], payload, redaction);
             }
         }
         else
@@ -79,7 +81,7 @@ internal sealed class LogFormatter
                 }
                 else if (part.Slot == EventTemplate.PayloadSlot)
                 {
-                    n += AppendPayload(line[n..], payload);
+                    n += AppendPayload(line[n..], payload, redaction);
                 }
                 else
                 {
@@ -89,7 +91,7 @@ internal sealed class LogFormatter
             if (!template.HasPayload && !payload.IsEmpty)
             {
                 line[n++] = ' ';
-                n += AppendPayload(line[n..], payload);
+                n += AppendPayload(line[n..], payload, redaction);
             }
         }
         if ((header.Flags & LogEntryHeader.FlagTruncated) != 0)
@@ -269,6 +271,35 @@ internal sealed class LogFormatter
                     destination[n++] = HexDigit(b & 0xF);
                     break;
             }
+        }
+        return n;
+    }
+
+    /// <summary>Writes a FIX message as <see cref="AppendPayload(Span{char}, ReadOnlySpan{byte})"/> does, with the value
+    /// of each field whose tag <paramref name="redaction"/> lists written as its text (no allocation).</summary>
+    /// <returns>Characters written (at most <see cref="MaxEscapedChars"/> per byte plus
+    /// <see cref="LogRedaction.ExtraChars"/>).</returns>
+    internal int AppendPayload(Span<char> destination, ReadOnlySpan<byte> payload, LogRedaction? redaction)
+    {
+        if (redaction is null) return AppendPayload(destination, payload);
+        int n = 0;
+        int at = 0;
+        while (at < payload.Length)
+        {
+            int soh = payload[at..].IndexOf((byte)1);
+            int end = soh < 0 ? payload.Length : at + soh;
+            if (LogRedaction.FieldTag(payload, at, out int tag, out int valueStart) && redaction.Redacts(tag))
+            {
+                n += AppendPayload(destination[n..], payload[at..valueStart]);
+                n += Append(destination[n..], redaction.Text);
+            }
+            else
+            {
+                n += AppendPayload(destination[n..], payload[at..end]);
+            }
+            if (soh < 0) break;
+            n += AppendPayload(destination[n..], payload.Slice(end, 1));
+            at = end + 1;
         }
         return n;
     }

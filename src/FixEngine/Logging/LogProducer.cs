@@ -174,6 +174,26 @@ public sealed class LogProducer
         if (_log.IsEnabled(level)) Write(ReadTimestamp(), 0, level, eventId, 0, 0, 0, 0, 0, payload);
     }
 
+    /// <summary>Logs a FIX message as the payload of an event (the drain writes it through the producer's
+    /// <see cref="Redaction"/>, if any).</summary>
+    /// <param name="level">Severity.</param>
+    /// <param name="eventId">An id from <see cref="FixLog.RegisterEvent"/>.</param>
+    /// <param name="message">The message, SOH kept, copied into the ring as is.</param>
+    internal void LogMessage(LogLevel level, int eventId, ReadOnlySpan<byte> message)
+    {
+        if (_log.IsEnabled(level)) Write(ReadTimestamp(), LogEntryHeader.FlagFixMessage, level, eventId, 0, 0, 0, 0, 0, message);
+    }
+
+    /// <summary>Tags whose values the drain writes as a replacement text in the messages logged with
+    /// <see cref="LogMessage"/>; null: none. Set before the first message is logged.</summary>
+    internal LogRedaction? Redaction
+    {
+        get => Volatile.Read(ref _redaction);
+        set => Volatile.Write(ref _redaction, value);
+    }
+
+    private LogRedaction? _redaction;
+
     /// <summary>Logs an event with one argument and a byte payload.</summary>
     /// <param name="level">Severity.</param>
     /// <param name="eventId">An id from <see cref="FixLog.RegisterEvent"/>.</param>

@@ -89,6 +89,14 @@ public sealed class FixLogSessionLog : ISessionLog, IDisposable
         return new FixLogSessionLog(log, messages, events);
     }
 
+    /// <summary>Writes the values of these tags as a replacement text in the messages this log writes (the engine sets it
+    /// from RedactFieldsInLogs/RedactionLogText before the session logs anything); events are not redacted.</summary>
+    internal LogRedaction? Redaction
+    {
+        get => _messages.Redaction;
+        set => _messages.Redaction = value;
+    }
+
     /// <summary>Whether <see cref="Dispose"/> was called.</summary>
     public bool IsDisposed => _messages.IsRetired;
 
@@ -133,7 +141,7 @@ public sealed class FixLogSessionLog : ISessionLog, IDisposable
     {
         if (!_messages.IsEnabled(LogLevel.Information)) return;
         SessionLogClock.Set(epochNs);
-        _messages.Log(LogLevel.Information, _incoming, message);
+        _messages.LogMessage(LogLevel.Information, _incoming, message);
     }
 
     /// <inheritdoc/>
@@ -141,7 +149,7 @@ public sealed class FixLogSessionLog : ISessionLog, IDisposable
     {
         if (!_messages.IsEnabled(LogLevel.Information)) return;
         SessionLogClock.Set(epochNs);
-        _messages.Log(LogLevel.Information, _outgoing, message);
+        _messages.LogMessage(LogLevel.Information, _outgoing, message);
     }
 
     /// <inheritdoc/>

@@ -27,6 +27,12 @@ internal sealed class TransportConnectException : Exception
     public SocketError SocketError { get; }
 }
 
+/// <summary>The local address and port a connecting socket is bound to, and the settings keys that chose them (named in
+/// errors).</summary>
+/// <param name="EndPoint">The local address (Any for only a port) and port (0: the system picks one).</param>
+/// <param name="Keys">The settings keys, e.g. <c>SocketConnectSourceHost2, SocketConnectSourcePort2</c>.</param>
+internal sealed record LocalBinding(IPEndPoint EndPoint, string Keys);
+
 /// <summary>Opens outbound TCP connections with a timeout.</summary>
 /// <remarks>
 /// Thread-safe. The blocking variants wait for the connect on the calling thread (no thread-pool thread is needed).
@@ -114,15 +120,17 @@ internal static class TcpConnector
     /// <returns>The connection (not started).</returns>
     /// <exception cref="TransportConnectException">Refused, timed out or otherwise failed.</exception>
     /// <exception cref="OperationCanceledException">The token was cancelled.</exception>
+    /// <param name="local">The local address and port to connect from, or null for <see cref="TcpConnectionOptions.LocalAddress"/>
+    /// (or the system's choice).</param>
     public static async Task<TcpConnection> ConnectAsync(EndPoint remoteEndPoint, TimeSpan timeout, TcpConnectionOptions options, IConnectionHandler handler,
-        CancellationToken cancellationToken = default)
+        CancellationToken cancellationToken = default, LocalBinding? local = null)
     {
         ArgumentNullException.ThrowIfNull(remoteEndPoint);
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(handler);
         Socket socket = remoteEndPoint is IPEndPoint ip
-            ? await ConnectPolledAsync(ip, timeout, options, cancellationToken).ConfigureAwait(false)
-            : await ConnectSocketAsync(remoteEndPoint, timeout, options, cancellationToken).ConfigureAwait(false);
+            ? await ConnectPolledAsync(ip, timeout, options, cancellationToken, local).ConfigureAwait(false)
+            : await ConnectSocketAsync(remoteEndPoint, timeout, options, cancellationToken, local).ConfigureAwait(false);
         SocketError error = Wrap(socket, options, handler, out TcpConnection? connection);
         if (error != SocketError.Success)
         {
@@ -132,9 +140,10 @@ internal static class TcpConnector
     }
 
     /// <summary>Connects a raw socket (for TLS, and under <see cref="ConnectAsync"/>), throwing <see cref="TransportConnectException"/> on failure.</summary>
-    internal static async Task<Socket> ConnectSocketAsync(EndPoint remoteEndPoint, TimeSpan timeout, TcpConnectionOptions options, CancellationToken cancellationToken)
+    internal static async Task<Socket> ConnectSocketAsync(EndPoint remoteEndPoint, TimeSpan timeout, TcpConnectionOptions options, CancellationToken cancellationToken,
+        LocalBinding? local = null)
     {
-        Socket socket = CreateCheckedSocket(remoteEndPoint, options);
+        Socket socket = CreateCheckedSocket(remoteEndPoint, options, local);
         using CancellationTokenSource timeoutSource = TimeoutSource(timeout, cancellationToken);
         try
         {
@@ -150,7 +159,7 @@ internal static class TcpConnector
         catch (SocketException ex)
         {
             socket.Dispose();
-            throw CreateException(remoteEndPoint, timeout, ex.SocketErrorCode);
+            throw CreateException(remoteEndPoint, timeout, ex.SocketErrorCode, local);
         }
         catch
         {
@@ -167,9 +176,10 @@ internal static class TcpConnector
     /// thread and queues a thread-pool work item that finds nothing to do, although a dedicated or busy-poll connection
     /// reads with its own <c>poll</c>/<c>recv</c>: two extra thread wake-ups per inbound message, a large share of an
     /// initiator's round trip on a small machine (measured in docs/benchmarks/roundtrip-comparison.md).</remarks>
-    internal static async Task<Socket> ConnectPolledAsync(IPEndPoint remoteEndPoint, TimeSpan timeout, TcpConnectionOptions options, CancellationToken cancellationToken)
+    internal static async Task<Socket> ConnectPolledAsync(IPEndPoint remoteEndPoint, TimeSpan timeout, TcpConnectionOptions options, CancellationToken cancellationToken,
+        LocalBinding? local = null)
     {
-        Socket socket = CreateCheckedSocket(remoteEndPoint, options);
+        Socket socket = CreateCheckedSocket(remoteEndPoint, options, local);
         using CancellationTokenSource timeoutSource = TimeoutSource(timeout, cancellationToken);
         SocketError error;
         try
@@ -198,7 +208,7 @@ internal static class TcpConnector
         if (error != SocketError.Success)
         {
             socket.Dispose();
-            throw CreateException(remoteEndPoint, timeout, error);
+            throw CreateException(remoteEndPoint, timeout, error, local);
         }
         socket.NoDelay = options.NoDelay;
         return socket;
@@ -257,28 +267,35 @@ internal static class TcpConnector
     }
 
     /// <summary>The asynchronous connects' common start: checks the arguments and options, then creates the socket.</summary>
-    private static Socket CreateCheckedSocket(EndPoint remoteEndPoint, TcpConnectionOptions options)
+    private static Socket CreateCheckedSocket(EndPoint remoteEndPoint, TcpConnectionOptions options, LocalBinding? binding)
     {
         ArgumentNullException.ThrowIfNull(remoteEndPoint);
         ArgumentNullException.ThrowIfNull(options);
         options.Validate();
         Socket socket = CreateSocket(remoteEndPoint);
-        if (options.LocalAddress is { } local)
+        binding ??= options.LocalAddress is { } address ? new LocalBinding(new IPEndPoint(address, 0), "SocketLocalHost") : null;
+        if (binding is not null)
         {
+            IPEndPoint local = binding.EndPoint;
             try
             {
+                // A fixed source port: SO_REUSEADDR lets a reconnect bind it while the previous connection from it is in
+                // TIME_WAIT (Unix; on Windows the option would let another socket take the port, so it is not set there).
+                if (local.Port != 0 && !OperatingSystem.IsWindows()) socket.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
                 // Port 0: the system picks the source port; the address is the one the counterparty sees.
-                socket.Bind(new IPEndPoint(local, 0));
+                socket.Bind(local);
             }
             catch (SocketException ex)
             {
                 socket.Dispose();
                 throw new TransportConnectException(remoteEndPoint, ex.SocketErrorCode,
-                    $"Connection to {remoteEndPoint} from {local} (SocketLocalHost) failed: cannot bind that address ({ex.SocketErrorCode}).");
+                    $"Connection to {remoteEndPoint} from {Describe(local)} ({binding.Keys}) failed: cannot bind that {(local.Port == 0 ? "address" : "address and port")} ({ex.SocketErrorCode}).");
             }
         }
         return socket;
     }
+
+    private static string Describe(IPEndPoint local) => local.Port == 0 ? local.Address.ToString() : local.ToString();
 
     /// <summary>A token source cancelled by <paramref name="cancellationToken"/> or after <paramref name="timeout"/> (the caller disposes it).</summary>
     private static CancellationTokenSource TimeoutSource(TimeSpan timeout, CancellationToken cancellationToken)
@@ -309,6 +326,15 @@ internal static class TcpConnector
                 ? SocketError.ConnectionReset
                 : ex.SocketErrorCode;
         }
+    }
+
+    private static TransportConnectException CreateException(EndPoint remoteEndPoint, TimeSpan timeout, SocketError error, LocalBinding? local)
+    {
+        if (local is null || local.EndPoint.Port == 0) return CreateException(remoteEndPoint, timeout, error);
+        // A fixed source port: the system refuses a connection whose address pair is still in TIME_WAIT from the last one.
+        TransportConnectException e = CreateException(remoteEndPoint, timeout, error);
+        return new TransportConnectException(remoteEndPoint, error, e.Message.TrimEnd('.') + $" (from {local.EndPoint}, {local.Keys}"
+            + (error == SocketError.AddressNotAvailable ? "; the last connection between these two address/port pairs may still be in TIME_WAIT" : "") + ").");
     }
 
     private static TransportConnectException CreateException(EndPoint remoteEndPoint, TimeSpan timeout, SocketError error) => error switch

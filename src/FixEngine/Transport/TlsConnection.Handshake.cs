@@ -26,12 +26,14 @@ internal sealed partial class TlsConnection
     /// <exception cref="TransportConnectException">The TCP connect failed.</exception>
     /// <exception cref="AuthenticationException">The handshake failed: a <see cref="TlsHandshakeException"/> naming the reason
     /// (the peer's certificate and what is wrong with it, a protocol mismatch, a timeout) whenever it is known.</exception>
+    /// <param name="local">The local address and port to connect from, or null for <see cref="TcpConnectionOptions.LocalAddress"/>
+    /// (or the system's choice).</param>
     public static async Task<TlsConnection> ConnectAsync(EndPoint remoteEndPoint, TimeSpan timeout, TcpConnectionOptions options, TlsOptions tls,
-        IConnectionHandler handler, CancellationToken cancellationToken = default)
+        IConnectionHandler handler, CancellationToken cancellationToken = default, LocalBinding? local = null)
     {
         ArgumentNullException.ThrowIfNull(tls);
         ArgumentNullException.ThrowIfNull(handler);
-        Socket socket = await TcpConnector.ConnectSocketAsync(remoteEndPoint, timeout, options, cancellationToken).ConfigureAwait(false);
+        Socket socket = await TcpConnector.ConnectSocketAsync(remoteEndPoint, timeout, options, cancellationToken, local).ConfigureAwait(false);
         SocketSetup.ApplyOptions(socket, options, nonBlocking: false);
         var stream = new TlsSocketStream(socket);
         var ssl = new SslStream(stream, leaveInnerStreamOpen: false);

@@ -34,6 +34,15 @@ public sealed class ConsoleApiTests
         Assert.Equal(5, client.GetProperty("nextTarget").GetInt32());
         Assert.Equal("ok", client.GetProperty("storeHealth").GetString());
         Assert.NotNull(client.GetProperty("lastReceived").GetString());
+        Assert.NotNull(client.GetProperty("lastSent").GetString());
+        // The schedule as configured (StartTime = EndTime: always open) and whether it is open now.
+        Assert.False(string.IsNullOrEmpty(client.GetProperty("schedule").GetString()));
+        Assert.True(client.GetProperty("inSchedule").GetBoolean());
+        // The counters: at least the Logon and the 3 orders each way (a Heartbeat may add one), one logon, no gap.
+        Assert.InRange(client.GetProperty("messagesSent").GetInt64(), 4, 6);
+        Assert.InRange(client.GetProperty("messagesReceived").GetInt64(), 4, 6);
+        Assert.Equal(1, client.GetProperty("logons").GetInt64());
+        Assert.Equal(0, client.GetProperty("gaps").GetInt64());
 
         JsonElement exec = Assert.Single((await f.GetJsonAsync("exec-admin/api/sessions")).EnumerateArray());
         Assert.Equal("acceptor", exec.GetProperty("role").GetString());
@@ -173,6 +182,28 @@ public sealed class ConsoleApiTests
         Assert.Equal("3", clOrdId.GetProperty("value").GetString());
         // 11=3 only: not 11=30, not a tag ending in 11.
         Assert.Empty((await f.GetJsonAsync($"exec-admin/api/search?id={id}&tag=11&value=33")).EnumerateArray());
+    }
+
+    [Fact]
+    public async Task ALogoutCarriesTheOperatorsTextToTheCounterparty()
+    {
+        await using ConsoleFixture f = await ConsoleFixture.StartAsync();
+        Assert.True(f.ClientApp.LoggedOn.Wait(EngineTestSupport.Wait), "the initiator logged on");
+        (HttpStatusCode status, string body) = await f.PostActionAsync("fix-admin", "logout", ConsoleFixture.ClientId, "&text=end%20of%20day");
+        Assert.True(status == HttpStatusCode.OK, body);
+        Assert.True(EngineTestSupport.WaitFor(() => f.ClientApp.Logouts == 1), "logged out");
+
+        // The counterparty got our Logout with the operator's text in Text(58): its message log says so.
+        string id = Uri.EscapeDataString(ConsoleFixture.ExecId);
+        JsonElement found = default;
+        Assert.True(await WaitForAsync(async () =>
+        {
+            found = await f.GetJsonAsync($"exec-admin/api/search?id={id}&tag=58&value=end%20of%20day");
+            return found.EnumerateArray().Any(m => m.GetProperty("direction").GetString() == "in");
+        }), "the counterparty's log has the Logout with 58=end of day: " + found);
+        JsonElement logout = found.EnumerateArray().First(m => m.GetProperty("direction").GetString() == "in");
+        JsonElement msgType = logout.GetProperty("fields").EnumerateArray().Single(x => x.GetProperty("tag").GetInt32() == 35);
+        Assert.Equal("5", msgType.GetProperty("value").GetString());
     }
 
     internal static async Task<bool> WaitForAsync(Func<Task<bool>> condition)

@@ -67,6 +67,43 @@ public sealed class ConsoleAuthorizationTests
     }
 
     [Fact]
+    public async Task WithoutAPolicyAnAppWithoutLoggingProvidersSaysWhyOnStandardError()
+    {
+        int exitCode = Environment.ExitCode;
+        using FixEngineHost engine = NewEngine();
+        // No logging provider at all (the ILogger line goes nowhere): the one line must still reach standard error.
+        WebApplication app = BuildApp(engine, [IPAddress.Any], logs: null, policy: null);
+        var captured = new StringWriter();
+        TextWriter stderr = Console.Error;
+        try
+        {
+            // Process-wide; no other test redirects it. The check runs inside StartAsync (ApplicationStarted).
+            Console.SetError(TextWriter.Synchronized(captured));
+            try
+            {
+                await app.StartAsync();
+            }
+            finally
+            {
+                Console.SetError(stderr);
+            }
+            string bound = Assert.Single(Addresses(app));
+            Assert.True(app.Services.GetRequiredService<IHostApplicationLifetime>().ApplicationStopping.IsCancellationRequested, $"the app listening on {bound} was asked to stop");
+            Assert.Equal(1, Environment.ExitCode);
+            // Other tests may write to standard error meanwhile: find ours, once, whole on one line.
+            string[] lines = captured.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries);
+            string line = Assert.Single(lines, l => l.StartsWith("MapFixEngineAdmin(", StringComparison.Ordinal));
+            Assert.Equal($"MapFixEngineAdmin(\"/fix-admin\"): no authorization policy, but the server listens on {bound}: give MapFixEngineAdmin an authorizationPolicy, or listen on loopback only; stopping", line.TrimEnd('\r'));
+        }
+        finally
+        {
+            Environment.ExitCode = exitCode;
+            await app.StopAsync();
+            await app.DisposeAsync();
+        }
+    }
+
+    [Fact]
     public async Task WithoutAPolicyALoopbackOnlyAppStartsAndServesLoopback()
     {
         int exitCode = Environment.ExitCode;
@@ -149,11 +186,11 @@ public sealed class ConsoleAuthorizationTests
         return new FixEngineHost(acceptor, new FillerApp());
     }
 
-    private static WebApplication BuildApp(FixEngineHost engine, IPAddress[] listen, CapturingLoggerProvider logs, string? policy)
+    private static WebApplication BuildApp(FixEngineHost engine, IPAddress[] listen, CapturingLoggerProvider? logs, string? policy)
     {
         WebApplicationBuilder builder = WebApplication.CreateSlimBuilder();
         builder.Logging.ClearProviders();
-        builder.Logging.AddProvider(logs);
+        if (logs is not null) builder.Logging.AddProvider(logs);
         builder.WebHost.ConfigureKestrel(k =>
         {
             foreach (IPAddress a in listen) k.Listen(a, 0);
@@ -200,3 +237,4 @@ public sealed class ConsoleAuthorizationTests
         }
     }
 }
+

@@ -426,20 +426,6 @@ public sealed class QuickFixSettingsTests
         Assert.Equal("SocketAcceptHost: cannot resolve 'x'", e.Message);
     }
 
-    [Theory]
-    [InlineData("SocketConnectSourceHost=10.0.0.1", "SocketConnectSourceHost", "ip route")]
-    [InlineData("SocketConnectSourcePort1=4000", "SocketConnectSourcePort1", "firewall")]
-    [InlineData("AllowedRemoteAddresses=10.0.0.1", "AllowedRemoteAddresses", "firewall")]
-    [InlineData("RedactFieldsInLogs=554", "RedactFieldsInLogs", "ISessionLog")]
-    [InlineData("RedactionLogText=***", "RedactionLogText", "ISessionLog")]
-    public void KeysFixEngineCannotApplyAreRefusedWithTheReasonAndTheAlternative(string line, string key, string alternative)
-    {
-        ConfigException e = Assert.Throws<ConfigException>(() => One(Acceptor + "\n" + line));
-        Assert.Contains($"venue.cfg(11): {key}: not supported: ", e.Message, StringComparison.Ordinal);
-        Assert.Contains(alternative, e.Message, StringComparison.Ordinal);
-        Assert.DoesNotContain("did you mean", e.Message, StringComparison.Ordinal);
-    }
-
     [Fact]
     public void AppliedQuickFixNKeysSetTheirSettings()
     {

@@ -106,6 +106,40 @@ public sealed class SessionEventLogTests
     }
 
     [Fact]
+    public void AStoreHoldAFailedStoreAndATakeoverHaveTheirOwnIdsWithTheStoresError()
+    {
+        // Real failures of the session's store (not events made up for the test), as a log query would select them.
+        (int Id, string Name, string Reason, LogLevel Level) Logged(global::FixEngine.Store.MessageStoreException error, StoreFailurePolicy policy, int id)
+        {
+            var logs = new CapturingLoggerProvider();
+            var store = new FixEngine.Tests.Session.SwitchableStore();
+            using var h = new FixEngine.Tests.Session.SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false, StoreFailurePolicy = policy }, store,
+                log: new LoggerSessionLog(logs.CreateLogger("FixEngine.Session.X"), null));
+            h.Logon();
+            store.Failing = error;
+            h.Receive("35=0|34=2");
+            var records = logs.Records.Where(r => r.Id.Id == id).ToList();
+            Assert.True(records.Count == 1, $"EventId {id}: {records.Count} records; all: {string.Join(" | ", logs.Records.Select(r => r.Id + " " + r.Text))}");
+            return (id, records[0].Id.Name!, (string)Property(records[0].Properties, "Reason")!, records[0].Level);
+        }
+
+        (int _, string name, string reason, LogLevel level) = Logged(
+            new global::FixEngine.PostgreSQL.PostgresStoreException(global::FixEngine.PostgreSQL.PostgresStoreFailure.Unavailable, "test: the database is away"), StoreFailurePolicy.Hold, 13);
+        Assert.Equal(("StoreHold", LogLevel.Warning), (name, level));
+        Assert.Contains("test: the database is away", reason, StringComparison.Ordinal);
+
+        (_, name, reason, level) = Logged(
+            new global::FixEngine.Store.MessageStoreException("disk full", "/data/store.journal", global::FixEngine.Store.MessageStoreOperation.Append), StoreFailurePolicy.Logout, 12);
+        Assert.Equal(("StoreFailed", LogLevel.Error), (name, level));
+        Assert.Contains("disk full", reason, StringComparison.Ordinal);
+
+        (_, name, reason, level) = Logged(
+            new global::FixEngine.PostgreSQL.PostgresStoreException(global::FixEngine.PostgreSQL.PostgresStoreFailure.Fenced, "test: fenced by epoch 7"), StoreFailurePolicy.Logout, 14);
+        Assert.Equal(("TakenOver", LogLevel.Error), (name, level));
+        Assert.Contains("test: fenced by epoch 7", reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void ATextLogGetsTheSameTextAsBeforeEventsHadProperties()
     {
         var e = new List<string>();

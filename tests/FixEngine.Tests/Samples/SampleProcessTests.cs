@@ -212,6 +212,82 @@ public sealed class SampleProcessTests
         }
     }
 
+    [Fact]
+    public async System.Threading.Tasks.Task TheHostedSampleExportsTheEnginesMetricsAndLifecycleTracesOverOtlp()
+    {
+        // A stand-in OTLP/HTTP collector: it keeps what is posted to /v1/traces and /v1/metrics (protobuf; the names and
+        // tag values are in it as UTF-8 strings).
+        var received = new List<(string Path, byte[] Body)>();
+        (Microsoft.AspNetCore.Builder.WebApplication collector, Uri otlp) = await FixEngine.AspNetCore.ConsoleWebApp.StartAsync(System.Net.IPAddress.Loopback, 0, null, web =>
+            Microsoft.AspNetCore.Builder.EndpointRouteBuilderExtensions.MapPost(web, "/v1/{signal}", new Microsoft.AspNetCore.Http.RequestDelegate(async ctx =>
+            {
+                using var body = new MemoryStream();
+                await ctx.Request.Body.CopyToAsync(body);
+                lock (received) received.Add((ctx.Request.Path.Value!, body.ToArray()));
+                ctx.Response.ContentType = "application/x-protobuf";
+            })));
+        // The sample listens on the port in its appsettings.json; here one the system just gave out.
+        int port;
+        using (var probe = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0))
+        {
+            probe.Start();
+            port = ((System.Net.IPEndPoint)probe.LocalEndpoint).Port;
+            probe.Stop();
+        }
+        var info = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        info.ArgumentList.Add(SampleDll("HostedService"));
+        info.ArgumentList.Add("--FixEngine:Default:SocketAcceptPort=" + port.ToString(CultureInfo.InvariantCulture));
+        // The OpenTelemetry SDK's own variables: where, how, and how often (instead of every 60 s and 5 s).
+        info.Environment["OTEL_EXPORTER_OTLP_ENDPOINT"] = otlp.ToString().TrimEnd('/');
+        info.Environment["OTEL_EXPORTER_OTLP_PROTOCOL"] = "http/protobuf";
+        info.Environment["OTEL_METRIC_EXPORT_INTERVAL"] = "500";
+        info.Environment["OTEL_BSP_SCHEDULE_DELAY"] = "200";
+        var output = new System.Text.StringBuilder();
+        using Process sample = Process.Start(info)!;
+        sample.OutputDataReceived += (_, e) => { lock (output) output.AppendLine(e.Data); };
+        sample.ErrorDataReceived += (_, e) => { lock (output) output.AppendLine(e.Data); };
+        sample.BeginOutputReadLine();
+        sample.BeginErrorReadLine();
+        try
+        {
+            (_, IReadOnlyList<SessionSettings> initiator) = EngineTestSupport.ExecClientPair("[DEFAULT]\nHeartBtInt=30\nStartTime=00:00:00\nEndTime=00:00:00\nUseDataDictionary=N\nResetOnLogon=Y\nIdleStrategy=Backoff", port);
+            var client = new ClientApp();
+            using var engine = new FixEngineHost(initiator, client);
+            engine.Start();
+            Assert.True(client.LoggedOn.Wait(TimeSpan.FromSeconds(60)), "logged on to the hosted sample: " + Output());
+
+            bool Has(string path, string text)
+            {
+                byte[] needle = System.Text.Encoding.UTF8.GetBytes(text);
+                lock (received) return received.Exists(r => r.Path == path && r.Body.AsSpan().IndexOf(needle) >= 0);
+            }
+            // The acceptor's Logon as a lifecycle span; its counters, tagged with its SessionID.
+            Assert.True(EngineTestSupport.WaitFor(() => Has("/v1/traces", "fix.session.logon"), TimeSpan.FromSeconds(60)), "the Logon span reached the collector: " + Paths());
+            Assert.True(EngineTestSupport.WaitFor(() => Has("/v1/metrics", "fix.messages.sent") && Has("/v1/metrics", "FIX.4.4:EXEC->CLIENT") && Has("/v1/metrics", "fix.sessions.logged_on"),
+                TimeSpan.FromSeconds(60)), "the fix.* metrics reached the collector: " + Paths());
+            engine.Stop(TimeSpan.FromSeconds(1));
+        }
+        finally
+        {
+            if (!sample.HasExited)
+            {
+                Kill(sample.Id, 15);
+                if (!sample.WaitForExit(30_000)) sample.Kill();
+            }
+            FixEngine.AspNetCore.ConsoleWebApp.Stop(collector);
+        }
+
+        string Output()
+        {
+            lock (output) return output.ToString();
+        }
+
+        string Paths()
+        {
+            lock (received) return string.Join(", ", received.ConvertAll(r => $"{r.Path} ({r.Body.Length} B)")) + "; sample output: " + Output();
+        }
+    }
+
     private static Process Start(string dll, params string[] args) => Start(dll, out _, args);
 
     private static Process Start(string dll, out System.Threading.Tasks.Task<int> reportedPort, params string[] args) => Start(dll, null, out reportedPort, args);
