@@ -48,9 +48,10 @@ public sealed class ConsoleTailTests
         // the exchange is complete (our Logon sent, the acceptor's accepted and numbered), with the numbers as properties.
         (status, body) = await f.PostActionAsync("fix-admin", "logon", ConsoleFixture.ClientId);
         Assert.True(status == HttpStatusCode.OK, body);
-        // Only events after the operator's action: the console was mapped after the initiator started, so the tail may
-        // hold the first connection's Logon without its Connected (raised before the console subscribed).
-        long after = action.GetProperty("id").GetInt64();
+        // Only events after the disconnect: the console was mapped after the initiator started, so the tail may hold the
+        // first connection's Logon without its Connected (raised before the console subscribed). Not after the action
+        // event: the initiator may reconnect (ReconnectInterval) before the action's event is raised.
+        long after = disconnected.GetProperty("id").GetInt64();
         JsonElement connected = await tail.WaitForAsync(e => e.GetProperty("eventName").GetString() == "Connected" && e.GetProperty("id").GetInt64() > after);
         JsonElement logon = await tail.WaitForAsync(e => e.GetProperty("eventName").GetString() == "Logon" && e.GetProperty("id").GetInt64() > after);
         Assert.Equal(2, connected.GetProperty("eventId").GetInt32());
