@@ -268,7 +268,7 @@ public sealed class SendBackpressureAllocationTests
     [Fact]
     public void FillingAndDrainingTheBacklogAllocatesNothingAfterWarmUp()
     {
-        using var h = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false });
+        using var h = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false }, store: SessionHarness.ReservedStore());
         h.Logon();
         h.Connection.CaptureEnabled = false;
         long id = 0;

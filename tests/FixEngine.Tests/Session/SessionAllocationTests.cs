@@ -11,7 +11,7 @@ public sealed class SessionAllocationTests
     [Fact]
     public void InboundAppMessagesAndRepliesAllocateNothingAfterWarmUp()
     {
-        using var h = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false });
+        using var h = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false }, store: SessionHarness.ReservedStore());
         h.Connection.CaptureEnabled = false;
         h.Session.OnMessage(h.Build("35=A|34=1|98=0|108=30"), h.Now);
         Assert.True(h.Session.IsLoggedOn);
@@ -61,7 +61,7 @@ public sealed class SessionAllocationTests
     public void HandOverNumberStoreAndStoredCallbackAllocateNothingAfterWarmUp()
     {
         var app = new CountingApp();
-        using var h = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false }, application: app);
+        using var h = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false }, store: SessionHarness.ReservedStore(), application: app);
         h.Connection.CaptureEnabled = false;
         h.Session.OnMessage(h.Build("35=A|34=1|98=0|108=30"), h.Now);
         Assert.True(h.Session.IsLoggedOn);

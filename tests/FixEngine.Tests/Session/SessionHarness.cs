@@ -116,7 +116,7 @@ public sealed class SessionHarness : IDisposable
             DefaultApplVerID = beginString == "FIXT.1.1" ? "FIX.5.0SP2" : null,
         };
         if (configure is not null) settings = configure(settings);
-        Now = new DateTimeOffset(2026, 1, 5, 12, 0, 0, TimeSpan.Zero).ToUnixTimeMilliseconds() * 1_000_000L;
+        Now = StartEpochNs;
         Store = store ?? new MemoryMessageStore(Now, 16 << 20);
         DataDictionary? session;
         DataDictionary? app = null;
@@ -133,6 +133,15 @@ public sealed class SessionHarness : IDisposable
             appVersions is null ? null : new ApplicationDictionaries(appVersions));
         if (connect) Connect();
     }
+
+    /// <summary>The harness's clock at construction: Monday 2026-01-05 12:00 UTC.</summary>
+    public static long StartEpochNs { get; } = new DateTimeOffset(2026, 1, 5, 12, 0, 0, TimeSpan.Zero).ToUnixTimeMilliseconds() * 1_000_000L;
+
+    /// <summary>A memory store with its index and arena rented up front (16 MiB, 65,536 entries), for allocation tests
+    /// that store more than a few messages: the default store grows from 4 KiB through <see cref="System.Buffers.ArrayPool{T}.Shared"/>,
+    /// and whether that pool holds an array of the next size depends on what else ran in the process and on the pool's
+    /// trimming, not on the session. Store growth has its own tests (StoreFootprintTests).</summary>
+    public static MemoryMessageStore ReservedStore() => new(StartEpochNs, initialIndexCapacity: 65_536, initialCapacityInBytes: 16 << 20);
 
     public string BeginString { get; }
 
