@@ -152,7 +152,7 @@ internal sealed class AdminService : IDisposable, ISessionEventObserver
         if (to != 0 && to < from) throw new AdminRequestException(400, "to must be 0 (no end) or at least from");
         return RunAsync(id, (slot, _) =>
         {
-            var renderer = new MessageRenderer(slot.Session.SessionDictionary, slot.Session.ApplicationDictionary);
+            var renderer = MessageRenderer.For(slot.Session);
             var collect = new Collect(renderer, null, default, limit);
             slot.Session.Store.ReadRange(from, to, ref collect);
             return collect.Found;
@@ -175,7 +175,7 @@ internal sealed class AdminService : IDisposable, ISessionEventObserver
             int start = from;
             List<RenderedMessage> chunk = await RunAsync(id, (slot, _) =>
             {
-                var renderer = new MessageRenderer(slot.Session.SessionDictionary, slot.Session.ApplicationDictionary);
+                var renderer = MessageRenderer.For(slot.Session);
                 var collect = new Collect(renderer, tagEquals, wanted, limit - found.Count);
                 slot.Session.Store.ReadRange(start, start + StoreChunk - 1, ref collect);
                 return collect.Found;
@@ -184,7 +184,7 @@ internal sealed class AdminService : IDisposable, ISessionEventObserver
         }
         if (found.Count < limit && _host.TryGetSession(id, out FixSession? session))
         {
-            var renderer = new MessageRenderer(session.SessionDictionary, session.ApplicationDictionary);
+            var renderer = MessageRenderer.For(session);
             MessageLogSearch.Search(session.Settings, renderer, tag, value, limit, found);
         }
         return found;

@@ -11,7 +11,7 @@ using FixEngine.Store;
 namespace FixEngine.AspNetCore;
 
 /// <summary>Writes sessions as the console shows them (JSON, camelCase, in this order: id, role, state, enabled, loggedOn,
-/// schedule, inSchedule, endpoint, peer, nextSender, nextTarget, lastSent, lastReceived, messagesSent, messagesReceived,
+/// schedule, inSchedule, logonWindow, inLogonWindow, endpoint, peer, nextSender, nextTarget, lastSent, lastReceived, messagesSent, messagesReceived,
 /// logons, disconnects, gaps, rejectsSent, resendRequestsSent, resendRequestsReceived, sendBacklogBytes, queuedMessages,
 /// store, storeHealth, storeProblem, storeCreated, heartBtInt).</summary>
 /// <remarks>
@@ -31,6 +31,8 @@ internal sealed class SessionSnapshot
     private static readonly JsonEncodedText s_loggedOn = JsonEncodedText.Encode("loggedOn");
     private static readonly JsonEncodedText s_schedule = JsonEncodedText.Encode("schedule");
     private static readonly JsonEncodedText s_inSchedule = JsonEncodedText.Encode("inSchedule");
+    private static readonly JsonEncodedText s_logonWindow = JsonEncodedText.Encode("logonWindow");
+    private static readonly JsonEncodedText s_inLogonWindow = JsonEncodedText.Encode("inLogonWindow");
     private static readonly JsonEncodedText s_endpoint = JsonEncodedText.Encode("endpoint");
     private static readonly JsonEncodedText s_peer = JsonEncodedText.Encode("peer");
     private static readonly JsonEncodedText s_nextSender = JsonEncodedText.Encode("nextSender");
@@ -95,6 +97,10 @@ internal sealed class SessionSnapshot
         w.WriteBoolean(s_loggedOn, state is SessionState.LoggedOn or SessionState.LogoutSent);
         w.WriteString(s_schedule, text.Schedule);
         w.WriteBoolean(s_inSchedule, s.IsSessionTime(epochNs));
+        // The logon window (LogonTime-LogoutTime inside the schedule; null when it is the session time): a session may
+        // log on (an initiator connects, an acceptor accepts a Logon) only while both are open.
+        w.WriteString(s_logonWindow, text.LogonWindow);
+        w.WriteBoolean(s_inLogonWindow, s.IsLogonTime(epochNs));
         w.WriteString(s_endpoint, text.Endpoint);
         w.WriteString(s_peer, text.PeerOf(s.Connection as IEngineConnection));
         w.WriteNumber(s_nextSender, store.NextSenderMsgSeqNum);
@@ -148,6 +154,8 @@ internal sealed class SessionSnapshot
         public string Id { get; } = s.Id.ToString();
 
         public string Schedule { get; } = s.Schedule.ToString();
+
+        public string? LogonWindow { get; } = s.LogonWindow is null ? null : s.Settings.DescribeLogonWindow();
 
         public string Endpoint { get; } = s.IsInitiator
             ? string.Join(", ", Endpoints(s.Settings.SocketConnectEndpoints))
