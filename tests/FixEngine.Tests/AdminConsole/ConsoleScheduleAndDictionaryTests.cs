@@ -13,8 +13,9 @@ using FixEngine.Tests.Session;
 
 namespace FixEngine.Tests.AdminConsole;
 
-/// <summary>Two things the console states that must be true: whether a session may log on now (its logon window, not only
-/// its schedule), and the dictionary a FIXT.1.1 message is named from (the one its application version selects).</summary>
+/// <summary>Things the console states that must be true: whether a session may log on now (its logon window, not only
+/// its schedule), the dictionary a FIXT.1.1 message is named from (the one its application version selects), and a
+/// list of many sessions written whole.</summary>
 public sealed class ConsoleScheduleAndDictionaryTests
 {
     private static long At(int hour, int minute) =>
@@ -74,6 +75,30 @@ public sealed class ConsoleScheduleAndDictionaryTests
         JsonElement closed = Snapshot(snapshots, plain, At(18, 0));
         Assert.False(closed.GetProperty("inSchedule").GetBoolean());
         Assert.False(closed.GetProperty("inLogonWindow").GetBoolean());
+    }
+
+    [Fact]
+    public async System.Threading.Tasks.Task AListOfManySessionsIsWrittenWholeAndInOrder()
+    {
+        // 400 sessions, about 700 B each: the list is written into the response in many pieces (every 16 KB).
+        const int count = 400;
+        var text = new System.Text.StringBuilder("[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSenderCompID=EXEC\nBeginString=FIX.4.4\nUseDataDictionary=N\nStartTime=00:00:00\nEndTime=00:00:00\n");
+        for (int i = 0; i < count; i++) text.Append("[SESSION]\nTargetCompID=C").Append(i.ToString("D4", System.Globalization.CultureInfo.InvariantCulture)).Append('\n');
+        using var host = new FixEngineHost(SettingsFile.Parse(text.ToString(), "venue.cfg"), new EchoApp());
+        (Microsoft.AspNetCore.Builder.WebApplication app, Uri address) = await ConsoleWebApp.StartAsync(System.Net.IPAddress.Loopback, 0, null, web => web.MapFixEngineAdmin(host));
+        await using (app)
+        {
+            using var http = new System.Net.Http.HttpClient { BaseAddress = address, Timeout = TimeSpan.FromSeconds(30) };
+            using System.Net.Http.HttpResponseMessage r = await http.GetAsync("fix-admin/api/sessions");
+            byte[] body = await r.Content.ReadAsByteArrayAsync();
+            Assert.True(r.IsSuccessStatusCode, $"{(int)r.StatusCode}");
+            Assert.Equal("application/json; charset=utf-8", r.Content.Headers.ContentType?.ToString());
+            Assert.True(body.Length > 4 * 16 * 1024, $"{body.Length} B: the list should span many flushes");
+            JsonElement list = JsonDocument.Parse(body).RootElement;
+            Assert.Equal(count, list.GetArrayLength());
+            string[] ids = [.. list.EnumerateArray().Select(e => e.GetProperty("id").GetString()!)];
+            Assert.Equal(host.Sessions.Select(s => s.Id.ToString()), ids);
+        }
     }
 
     // TimeInForce(59)=8 (GOOD_THROUGH_CROSSING) is in FIX.5.0SP2's dictionary, not in FIX.4.4's: the enum meaning shows
