@@ -159,6 +159,19 @@ public sealed class ConsoleScheduleAndDictionaryTests
         Assert.Equal("GOOD_THROUGH_CROSSING", MeaningOf59(renderer.Render("log", "in", named)));
     }
 
+    [Fact]
+    public void AFix44MessageIsNamedFromTheSessionsDictionaryWithEnumMeanings()
+    {
+        using var h = new SessionHarness("FIX.4.4");
+        MessageRenderer renderer = MessageRenderer.For(h.Session);
+        RenderedMessage m = renderer.Render("store", "out", h.Build("35=D|34=2|11=A1|55=INTC|54=1|38=100|40=2|44=10|59=3|21=1"));
+        // Names the built-in table does not have, from FIX44.xml, with the enum values' descriptions.
+        (int Tag, string? Name, string Value, string? Meaning) handlInst = m.Fields.Single(f => f.Tag == 21);
+        Assert.Equal(("HandlInst", "AUTOMATED_EXECUTION_NO_INTERVENTION"), (handlInst.Name, handlInst.Meaning));
+        Assert.Equal("IMMEDIATE_OR_CANCEL", MeaningOf59(m));
+        Assert.Equal("LIMIT", m.Fields.Single(f => f.Tag == 40).Meaning);
+    }
+
     private readonly struct Collect(List<byte[]> into) : IStoredMessageHandler
     {
         public bool OnMessage(int seqNum, ReadOnlySpan<byte> message)
