@@ -119,7 +119,9 @@ internal sealed class ScaleResult
         : string.Create(CultureInfo.InvariantCulture,
             $"{ScaleOptions.Key(Acceptor)} N={Sessions}: logon {LogonSeconds:0.00} s, RSS idle {RssIdleBytes / 1048576.0:0.0} MB ({RssPerIdleSessionKb:0.0} KB/session), busy {RssBusyBytes / 1048576.0:0.0} MB, "
             + $"threads {ThreadsIdle}/{ThreadsBusy}, CPU idle {CpuPerIdleSessionUsPerS:0.0} µs/s per session, TestRequests {TestRequestsByAcceptor}/{TestRequestsByInitiators}, disconnects {Disconnects}, "
-            + $"{Busy} busy: {Replies:N0}/{Sent:N0} replies, p50 {P50Us:0} µs p99 {P99Us:0} µs max {MaxUs:0} µs"
-            + (AcceptorAllocatedBusyBytes is long alloc ? $"; console {ConsoleMode}: acceptor allocated {alloc:N0} B in the busy window, GCs {AcceptorGcBusy}" : "")
-            + (ConsolePolls > 0 ? $", {ConsolePolls} polls ({ConsolePollErrors} failed) of {ConsoleSessionsListed} sessions, {ConsoleBytes:N0} B each, p50 {ConsoleP50Ms:0.0} ms max {ConsoleMaxMs:0.0} ms, {AllocatedPerPollBytes:N0} B allocated per poll at most" : ""));
+            + $"{Busy} busy: {Replies:N0}/{Sent:N0} replies, p50 {P50Us:0} µs p99 {P99Us:0} µs max {MaxUs:0} µs") + ConsoleSummary();
+
+    private string ConsoleSummary() =>
+        (AcceptorAllocatedBusyBytes is long alloc ? string.Create(CultureInfo.InvariantCulture, $"; console {ConsoleMode}: acceptor allocated {alloc:N0} B in the busy window, GCs {AcceptorGcBusy}") : "")
+        + (ConsolePolls > 0 ? string.Create(CultureInfo.InvariantCulture, $", {ConsolePolls} polls ({ConsolePollErrors} failed) of {ConsoleSessionsListed} sessions, {ConsoleBytes:N0} B each, p50 {ConsoleP50Ms:0.0} ms max {ConsoleMaxMs:0.0} ms, {AllocatedPerPollBytes:N0} B allocated per poll at most") : "");
 }

@@ -55,11 +55,12 @@ internal sealed class AdminService : IDisposable, ISessionEventObserver
 
     private EngineRuntime Engine => _host.Runtime;
 
-    /// <summary>Writes every session (a JSON array), read from what the sessions publish, without entering them
-    /// (<see cref="SessionSnapshot"/>).</summary>
-    public void WriteSessions(System.Text.Json.Utf8JsonWriter w) => _snapshots.WriteAll(w, Engine, Engine.EpochNow());
+    /// <summary>Writes every session (a JSON array) into a response as it goes, read from what the sessions publish,
+    /// without entering them (<see cref="SessionSnapshot.WriteAllAsync"/>).</summary>
+    public Task WriteSessionsAsync(System.Text.Json.Utf8JsonWriter w, System.IO.Pipelines.PipeWriter pipe, CancellationToken cancel) =>
+        _snapshots.WriteAllAsync(w, pipe, Engine, Engine.EpochNow(), cancel);
 
-    /// <summary>Writes one session (a JSON object), as <see cref="WriteSessions"/> does.</summary>
+    /// <summary>Writes one session (a JSON object), as <see cref="WriteSessionsAsync"/> writes each.</summary>
     public void WriteSession(System.Text.Json.Utf8JsonWriter w, SessionId id)
     {
         if (!Engine.TryGetSlot(id, out SessionSlot? slot)) throw new AdminRequestException(404, "no session " + id + " in this engine");

@@ -1,8 +1,11 @@
 using System;
 using System.Collections.Generic;
 using System.Globalization;
+using System.IO.Pipelines;
 using System.Runtime.CompilerServices;
 using System.Text.Json;
+using System.Threading;
+using System.Threading.Tasks;
 using FixEngine.Config;
 using FixEngine.Engine;
 using FixEngine.Session;
@@ -77,6 +80,33 @@ internal sealed class SessionSnapshot
             if (engine.TryGetSlot(sessions[i].Id, out SessionSlot? slot)) Write(w, slot, epochNs);
         }
         w.WriteEndArray();
+    }
+
+    /// <summary>Bytes written before the list is handed on to the response (<see cref="WriteAllAsync"/>).</summary>
+    private const int FlushBytes = 16 * 1024;
+
+    /// <summary>Writes every session of <paramref name="engine"/> (in its order) as a JSON array straight into the
+    /// response's <paramref name="pipe"/>, handing it on every <see cref="FlushBytes"/>: the answer is never held whole
+    /// in memory, so a list of thousands of sessions costs the same few buffers (the server's pooled ones) as a list of
+    /// one.</summary>
+    public async Task WriteAllAsync(Utf8JsonWriter w, PipeWriter pipe, EngineRuntime engine, long epochNs, CancellationToken cancel)
+    {
+        IReadOnlyList<FixSession> sessions = engine.Sessions;
+        w.WriteStartArray();
+        for (int i = 0; i < sessions.Count; i++)
+        {
+            // Removed meanwhile: left out.
+            if (engine.TryGetSlot(sessions[i].Id, out SessionSlot? slot)) Write(w, slot, epochNs);
+            if (w.BytesPending >= FlushBytes)
+            {
+                w.Flush();
+                FlushResult flushed = await pipe.FlushAsync(cancel).ConfigureAwait(false);
+                // The client went away.
+                if (flushed.IsCanceled || flushed.IsCompleted) return;
+            }
+        }
+        w.WriteEndArray();
+        w.Flush();
     }
 
     /// <summary>Writes one session as a JSON object (any thread).</summary>

@@ -10,6 +10,7 @@ using FixEngine.Engine;
 using FixEngine.Session;
 using FixEngine.Store;
 using FixEngine.Tests.Session;
+using FixEngine.Transport;
 
 namespace FixEngine.Tests.AdminConsole;
 

@@ -115,7 +115,8 @@ public sealed class OpenTelemetrySdkTracingTests(ITestOutputHelper output)
     public void WithTheMessageSourceAddedAndARatioSamplerEachMessagePaysForItsTraceIdBounded()
     {
         // What docs/operations.md states for an application that traces messages at a low ratio: each message not
-        // sampled still costs the trace id the runtime creates for the sampler. Measured here, bounded so a growth shows.
+        // sampled still costs what the runtime and the SDK allocate to ask the sampler (416 B per message under SDK 1.21,
+        // .NET 10.0.12, this project's tiering off). Measured here, bounded so a growth shows.
         var exporter = new KeepingExporter();
         using TracerProvider provider = Provider(exporter, new TraceIdRatioBasedSampler(0.0),
             FixEngineMetrics.ActivitySourceName, FixEngineMetrics.MessageActivitySourceName);
@@ -123,7 +124,7 @@ public sealed class OpenTelemetrySdkTracingTests(ITestOutputHelper output)
         long[] windows = w.Measure();
         output.WriteLine($"ratio 0, both sources: bytes per {OrderWindows.Count}-message window {OrderWindows.Describe(windows)} ({windows.Min() / (double)OrderWindows.Count:F1} B per message)");
         Assert.True(windows.Min() > 0, "the sampler reads the trace id: something per message was expected; if the runtime stopped allocating it, update docs/operations.md");
-        Assert.True(windows.Min() <= 200L * OrderWindows.Count, $"bytes per {OrderWindows.Count}-message window, both sources, ratio sampler: {OrderWindows.Describe(windows)}");
+        Assert.True(windows.Min() <= 640L * OrderWindows.Count, $"bytes per {OrderWindows.Count}-message window, both sources, ratio sampler: {OrderWindows.Describe(windows)}");
         Assert.DoesNotContain(exporter.Of(w.H.Session.Id.ToString()), a => a.Source.Name == FixEngineMetrics.MessageActivitySourceName);
     }
 }
