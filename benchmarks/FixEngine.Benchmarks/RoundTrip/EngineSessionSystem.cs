@@ -81,7 +81,7 @@ public sealed class EngineSessionSystem : IRoundTripSystem, ISessionCounterSourc
         {
             _listener = new System.Diagnostics.ActivityListener
             {
-                ShouldListenTo = source => source.Name == FixEngine.Diagnostics.FixEngineMetrics.ActivitySourceName,
+                ShouldListenTo = source => source.Name is FixEngine.Diagnostics.FixEngineMetrics.ActivitySourceName or FixEngine.Diagnostics.FixEngineMetrics.MessageActivitySourceName,
                 Sample = static (ref System.Diagnostics.ActivityCreationOptions<System.Diagnostics.ActivityContext> _) => System.Diagnostics.ActivitySamplingResult.None,
             };
             System.Diagnostics.ActivitySource.AddActivityListener(_listener);

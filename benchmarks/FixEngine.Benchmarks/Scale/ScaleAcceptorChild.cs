@@ -12,10 +12,13 @@ using FixEngine.Session;
 namespace FixEngine.Benchmarks.Scale;
 
 /// <summary>The FixEngine acceptor of the scale mode, in its own process (<c>scale --acceptor-child N mem|file
-/// heartbeat receiveMode storeRoot</c>): N sessions BROKER01 ← CLIENT00001..N on one port with the engine's defaults
-/// except the receive mode and the store; answers each NewOrderSingle with an ExecutionReport.</summary>
+/// heartbeat receiveMode storeRoot [console]</c>): N sessions BROKER01 ← CLIENT00001..N on one port with the engine's
+/// defaults except the receive mode and the store; answers each NewOrderSingle with an ExecutionReport. With
+/// <c>console</c>, the settings-file admin console too (<c>HttpAcceptPort=0</c>, loopback, a port the system picks).</summary>
 /// <remarks>
-/// Protocol on stdin/stdout: prints <c>PORT p</c> once listening; <c>STATS</c> → <c>STATS logons= logouts= testreq_sent=
+/// Protocol on stdin/stdout: prints <c>PORT p</c> once listening (and <c>CONSOLE url</c> with the console);
+/// <c>ALLOC</c> → <c>ALLOC bytes= gen0= gen1= gen2=</c> (bytes this process allocated so far, all threads, and the
+/// collections so far; no collection forced); <c>STATS</c> → <c>STATS logons= logouts= testreq_sent=
 /// testreq_received= gc_heap= gc_committed= orders=</c> (the GC figures after a full collection); <c>EXIT</c> or end of
 /// file stops the host. TestRequests sent mean this engine missed a heartbeat of a counterparty; received, that a
 /// counterparty missed one of ours.
@@ -24,20 +27,23 @@ internal static class ScaleAcceptorChild
 {
     public static int Run(string[] args)
     {
-        if (args.Length != 5 || !int.TryParse(args[0], NumberStyles.None, CultureInfo.InvariantCulture, out int sessions) || sessions < 1)
+        if (args.Length is not (5 or 6) || !int.TryParse(args[0], NumberStyles.None, CultureInfo.InvariantCulture, out int sessions) || sessions < 1
+            || (args.Length == 6 && args[5] != "console"))
         {
-            Console.Error.WriteLine("scale --acceptor-child: expected N mem|file heartbeat receiveMode storeRoot|-");
+            Console.Error.WriteLine("scale --acceptor-child: expected N mem|file heartbeat receiveMode storeRoot|- [console]");
             return 2;
         }
         bool file = args[1] == "file";
         int heartbeat = int.Parse(args[2], CultureInfo.InvariantCulture);
         string receiveMode = args[3];
         string? storeRoot = args[4] == "-" ? null : args[4];
+        bool console = args.Length == 6;
         var app = new Responder();
         FixEngineHost host;
+        string? consoleUrl = null;
         try
         {
-            host = Start(sessions, file, heartbeat, receiveMode, storeRoot, app);
+            host = Start(sessions, file, heartbeat, receiveMode, storeRoot, console, app, url => consoleUrl = url);
         }
         catch (Exception e) when (e is SocketException or ConfigException or InvalidOperationException)
         {
@@ -47,13 +53,20 @@ internal static class ScaleAcceptorChild
         try
         {
             Console.Out.Write($"PORT {host.AcceptorPorts[0]}\n");
+            if (console) Console.Out.Write($"CONSOLE {consoleUrl ?? "none"}\n");
             Console.Out.Flush();
             string? line;
             while ((line = Console.In.ReadLine()) is not null)
             {
                 line = line.Trim();
                 if (line == "EXIT") break;
-                if (line == "STATS")
+                if (line == "ALLOC")
+                {
+                    Console.Out.Write(string.Create(CultureInfo.InvariantCulture,
+                        $"ALLOC bytes={GC.GetTotalAllocatedBytes(true)} gen0={GC.CollectionCount(0)} gen1={GC.CollectionCount(1)} gen2={GC.CollectionCount(2)}\n"));
+                    Console.Out.Flush();
+                }
+                else if (line == "STATS")
                 {
                     GC.Collect();
                     GC.WaitForPendingFinalizers();
@@ -78,7 +91,7 @@ internal static class ScaleAcceptorChild
     }
 
     /// <summary>The settings text of the acceptor: the defaults except what the scenario fixes.</summary>
-    public static string Settings(int sessions, bool file, int heartbeat, string receiveMode, string? storeRoot, int port)
+    public static string Settings(int sessions, bool file, int heartbeat, string receiveMode, string? storeRoot, int port, bool console = false)
     {
         var s = new StringBuilder(64 * sessions + 512);
         s.Append(CultureInfo.InvariantCulture, $"""
@@ -96,20 +109,28 @@ internal static class ScaleAcceptorChild
 
             """);
         if (file) s.Append("FileStorePath=").Append(storeRoot).Append('\n');
+        if (console) s.Append("HttpAcceptPort=0\n");
         for (int i = 1; i <= sessions; i++) s.Append("[SESSION]\nTargetCompID=").Append(ScaleInitiators.CompId(i)).Append('\n');
         return s.ToString();
     }
 
-    private static FixEngineHost Start(int sessions, bool file, int heartbeat, string receiveMode, string? storeRoot, Responder app)
+    private static FixEngineHost Start(int sessions, bool file, int heartbeat, string receiveMode, string? storeRoot, bool console, Responder app, Action<string> consoleUrl)
     {
         for (int attempt = 1; ; attempt++)
         {
             int port;
             using (Socket probe = LoopbackTcp.Listen(0)) port = LoopbackTcp.PortOf(probe);
             var host = new FixEngineHost(
-                SettingsFile.Parse(Settings(sessions, file, heartbeat, receiveMode, storeRoot, port), "<scale acceptor>"),
+                SettingsFile.Parse(Settings(sessions, file, heartbeat, receiveMode, storeRoot, port, console), "<scale acceptor>"),
                 app,
-                new EngineOptions { Console = line => { if (!line.StartsWith("Logon ", StringComparison.Ordinal) && !line.StartsWith("Accepted connection", StringComparison.Ordinal)) Console.Error.WriteLine("  acceptor: " + line); } });
+                new EngineOptions
+                {
+                    Console = line =>
+                    {
+                        if (line.StartsWith("Web console at ", StringComparison.Ordinal)) consoleUrl(line["Web console at ".Length..].Trim());
+                        if (!line.StartsWith("Logon ", StringComparison.Ordinal) && !line.StartsWith("Accepted connection", StringComparison.Ordinal)) Console.Error.WriteLine("  acceptor: " + line);
+                    },
+                });
             try
             {
                 host.Start();

@@ -74,13 +74,21 @@ internal static class ScaleRun
         string? storeRoot = null;
         LineProcess? child = null;
         ScaleInitiators? initiators = null;
-        var r = new ScaleResult { Acceptor = kind, Sessions = n, Busy = busy };
+        bool fixEngine = kind is ScaleAcceptorKind.FixEngineMemory or ScaleAcceptorKind.FixEngineFile;
+        var r = new ScaleResult { Acceptor = kind, Sessions = n, Busy = busy, ConsoleMode = fixEngine ? o.ConsoleMode : "none" };
+        ConsolePoller? poller = null;
         try
         {
             (child, storeRoot) = StartAcceptor(kind, n, o);
             string portLine = child.Expect("PORT ", s_commandTimeout);
             int port = PeerPrograms.ReportedPort(child, portLine);   // a peer started with port 0 reports PORT 0: read from /proc
-            bool fixEngine = kind is ScaleAcceptorKind.FixEngineMemory or ScaleAcceptorKind.FixEngineFile;
+            Uri? console = null;
+            if (r.ConsoleMode != "none")
+            {
+                string url = child.Expect("CONSOLE ", s_commandTimeout)["CONSOLE ".Length..].Trim();
+                if (!Uri.TryCreate(url, UriKind.Absolute, out console)) throw new InvalidOperationException($"the acceptor's console did not start ({url})");
+                Console.WriteLine($"  {label}: admin console at {console}" + (r.ConsoleMode == "poll" ? $", GET api/sessions every {o.ConsolePollSeconds:0.##} s in the busy window" : ", not polled"));
+            }
             Thread.Sleep(500);
             r.RssStartBytes = ProcStats.Read(child.Id).RssBytes;
 
@@ -131,13 +139,37 @@ internal static class ScaleRun
             long busyStartNs = HighResTime.NowNs();
             long recordFromNs = busyStartNs + (long)(o.WarmupSeconds * 1e9);
             long endNs = recordFromNs + (long)(o.BusySeconds * 1e9);
+            (long Bytes, long[] Gcs)? allocStart = fixEngine ? Alloc(child) : null;
+            if (r.ConsoleMode == "poll")
+            {
+                poller = new ConsolePoller(console!, o.ConsolePollSeconds);
+                poller.Start();
+            }
             r.Sent = initiators.SendOrders(busy, o.RatePerBusySession, recordFromNs, endNs, sent =>
             {
                 (double p50, double p99, double max, long count) = initiators.Snapshot();
                 ProcSample p = ProcStats.Read(child.Id);
                 Console.WriteLine($"  {label}: busy {sent:N0} sent, {initiators.Replies:N0} replies, measured {count:N0} p50 {p50:0} µs p99 {p99:0} µs max {max:0} µs, acceptor RSS {p.RssBytes / 1048576.0:0} MB, {p.Threads} threads");
             });
+            poller?.Stop();
             ThrowIfExited(child, initiators);
+            if (allocStart is (long bytes0, long[] gcs0))
+            {
+                (long bytes1, long[] gcs1) = Alloc(child);
+                r.AcceptorAllocatedBusyBytes = bytes1 - bytes0;
+                r.AcceptorGcBusy = $"{gcs1[0] - gcs0[0]}/{gcs1[1] - gcs0[1]}/{gcs1[2] - gcs0[2]}";
+            }
+            if (poller is not null)
+            {
+                List<(double Ms, long Bytes)> polls = poller.Samples();
+                r.ConsolePolls = polls.Count;
+                r.ConsolePollErrors = poller.Errors;
+                (r.ConsoleP50Ms, r.ConsoleMaxMs) = ConsolePoller.MedianAndMax(polls.Select(p => p.Ms));
+                r.ConsoleBytes = polls.Count > 0 ? polls[^1].Bytes : null;
+                r.ConsoleSessionsListed = poller.SessionsListed;
+                Console.WriteLine($"  {label}: console polls (ms): {string.Join(" ", polls.Select(p => p.Ms.ToString("0.0", CultureInfo.InvariantCulture)))}"
+                    + (poller.Errors > 0 ? $"; {poller.Errors} failed, last: {poller.LastError}" : ""));
+            }
             ProcSample busyEnd = ProcStats.Read(child.Id);
             r.CpuBusySeconds = busyEnd.CpuSeconds - idleEnd.CpuSeconds;
             r.BusyWindowSeconds = (HighResTime.NowNs() - busyStartNs) / 1e9;
@@ -173,6 +205,7 @@ internal static class ScaleRun
         }
         finally
         {
+            poller?.Dispose();
             initiators?.Dispose();
             child?.Stop();
             HarnessCleanup.DeleteDirectory(storeRoot);
@@ -188,6 +221,29 @@ internal static class ScaleRun
     private static void ThrowIfExited(LineProcess child, ScaleInitiators? initiators)
     {
         if (child.HasExited) throw new AcceptorExitedException(child, initiators);
+    }
+
+    /// <summary>Bytes the acceptor process has allocated so far and its collections (gen0, gen1, gen2).</summary>
+    private static (long Bytes, long[] Gcs) Alloc(LineProcess child)
+    {
+        child.Command("ALLOC");
+        string line = child.Expect("ALLOC ", s_commandTimeout);
+        long bytes = 0;
+        var gcs = new long[3];
+        foreach (string part in line.Split(' '))
+        {
+            int eq = part.IndexOf('=');
+            if (eq < 0) continue;
+            long v = long.Parse(part.AsSpan(eq + 1), CultureInfo.InvariantCulture);
+            switch (part[..eq])
+            {
+                case "bytes": bytes = v; break;
+                case "gen0": gcs[0] = v; break;
+                case "gen1": gcs[1] = v; break;
+                case "gen2": gcs[2] = v; break;
+            }
+        }
+        return (bytes, gcs);
     }
 
     private static (long Heap, long Committed) GcStats(LineProcess child)
@@ -237,6 +293,7 @@ internal static class ScaleRun
                 {
                     info.ArgumentList.Add(a);
                 }
+                if (o.ConsoleMode != "none") info.ArgumentList.Add("console");
                 return (new LineProcess(name, info), root);
             }
             default:

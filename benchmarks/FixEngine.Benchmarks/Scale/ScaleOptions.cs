@@ -52,6 +52,14 @@ public sealed record ScaleOptions
 
     public string OutDirectory { get; init; } = "artifacts/scale";
 
+    /// <summary>The FixEngine acceptor's admin console: <c>none</c>; <c>idle</c> (started with the engine,
+    /// <c>HttpAcceptPort=0</c>, nobody asks it anything); <c>poll</c> (started, and <c>GET api/sessions</c> every
+    /// <see cref="ConsolePollSeconds"/> during the busy window over one kept-alive connection, as an open page does).</summary>
+    public string ConsoleMode { get; init; } = "none";
+
+    /// <summary>The period of <c>--console poll</c>.</summary>
+    public double ConsolePollSeconds { get; init; } = 1;
+
     /// <summary>Loopback source addresses the initiators connect from (127.0.0.1 .. 127.0.0.k), sessions dealt round
     /// robin; null: as few as keep every address within the acceptor's default MaxUnauthenticatedConnectionsPerAddress,
     /// so a logon storm of N is never refused by the per-address limit (the limit is a hostile-input protection, and
@@ -72,7 +80,8 @@ public sealed record ScaleOptions
     public const string Usage =
         "scale [--sessions 1,10,100,1000,10000] [--acceptors fixengine-mem,fixengine-file,qfcpp-reactor,qfcpp-threaded,qfn|all]\n"
         + "      [--busy-share 0.01] [--rate 100] [--heartbeat 5] [--idle-seconds 12] [--warmup-seconds 3] [--busy-seconds 15]\n"
-        + "      [--receive-mode Completion|Dedicated|BusyPoll] [--logon-timeout 90] [--source-addresses k] [--out artifacts/scale]";
+        + "      [--receive-mode Completion|Dedicated|BusyPoll] [--logon-timeout 90] [--source-addresses k] [--out artifacts/scale]\n"
+        + "      [--console none|idle|poll] [--console-poll-seconds 1]";
 
     public static string Key(ScaleAcceptorKind kind) => kind switch
     {
@@ -116,6 +125,8 @@ public sealed record ScaleOptions
                 "--receive-mode" => o with { ReceiveMode = Value() },
                 "--source-addresses" => o with { SourceAddresses = SourceAddressArgument(name, Number(1)) },
                 "--out" => o with { OutDirectory = Value() },
+                "--console" => o with { ConsoleMode = Value() is var c && c is "none" or "idle" or "poll" ? c : throw new ArgumentException($"{name}: '{c}' is not none, idle or poll") },
+                "--console-poll-seconds" => o with { ConsolePollSeconds = Number(0.05) },
                 _ => throw new ArgumentException($"unknown option '{name}'"),
             };
         }

@@ -71,6 +71,32 @@ internal sealed class ScaleResult
 
     public double? MaxUs { get; set; }
 
+    /// <summary>The console mode of the run (none, idle, poll).</summary>
+    public string ConsoleMode { get; init; } = "none";
+
+    /// <summary>Bytes the acceptor process allocated over the busy window (all threads; FixEngine only).</summary>
+    public long? AcceptorAllocatedBusyBytes { get; set; }
+
+    /// <summary>Collections in the acceptor process over the busy window (gen0/gen1/gen2).</summary>
+    public string? AcceptorGcBusy { get; set; }
+
+    /// <summary>With <c>--console poll</c>: the GETs of api/sessions made, failed, and what they took.</summary>
+    public int ConsolePolls { get; set; }
+
+    public int ConsolePollErrors { get; set; }
+
+    public double? ConsoleP50Ms { get; set; }
+
+    public double? ConsoleMaxMs { get; set; }
+
+    public long? ConsoleBytes { get; set; }
+
+    public int? ConsoleSessionsListed { get; set; }
+
+    /// <summary>The acceptor's allocation per poll over what the same window allocates without polls is the difference
+    /// of two runs; per poll, this run's allocation divided by the polls (an upper bound).</summary>
+    public double? AllocatedPerPollBytes => ConsolePolls > 0 && AcceptorAllocatedBusyBytes is long a ? (double)a / ConsolePolls : null;
+
     /// <summary>Idle RSS per session in KB, against the process before any logon (its runtime, code and configured
     /// sessions): (idle - start) / N.</summary>
     public double? RssPerIdleSessionKb => RssIdleBytes is long idle && RssStartBytes is long start ? (idle - start) / 1024.0 / Sessions : null;
@@ -93,5 +119,9 @@ internal sealed class ScaleResult
         : string.Create(CultureInfo.InvariantCulture,
             $"{ScaleOptions.Key(Acceptor)} N={Sessions}: logon {LogonSeconds:0.00} s, RSS idle {RssIdleBytes / 1048576.0:0.0} MB ({RssPerIdleSessionKb:0.0} KB/session), busy {RssBusyBytes / 1048576.0:0.0} MB, "
             + $"threads {ThreadsIdle}/{ThreadsBusy}, CPU idle {CpuPerIdleSessionUsPerS:0.0} µs/s per session, TestRequests {TestRequestsByAcceptor}/{TestRequestsByInitiators}, disconnects {Disconnects}, "
-            + $"{Busy} busy: {Replies:N0}/{Sent:N0} replies, p50 {P50Us:0} µs p99 {P99Us:0} µs max {MaxUs:0} µs");
+            + $"{Busy} busy: {Replies:N0}/{Sent:N0} replies, p50 {P50Us:0} µs p99 {P99Us:0} µs max {MaxUs:0} µs") + ConsoleSummary();
+
+    private string ConsoleSummary() =>
+        (AcceptorAllocatedBusyBytes is long alloc ? string.Create(CultureInfo.InvariantCulture, $"; console {ConsoleMode}: acceptor allocated {alloc:N0} B in the busy window, GCs {AcceptorGcBusy}") : "")
+        + (ConsolePolls > 0 ? string.Create(CultureInfo.InvariantCulture, $", {ConsolePolls} polls ({ConsolePollErrors} failed) of {ConsoleSessionsListed} sessions, {ConsoleBytes:N0} B each, p50 {ConsoleP50Ms:0.0} ms max {ConsoleMaxMs:0.0} ms, {AllocatedPerPollBytes:N0} B allocated per poll at most") : "");
 }

@@ -55,11 +55,12 @@ internal sealed class AdminService : IDisposable, ISessionEventObserver
 
     private EngineRuntime Engine => _host.Runtime;
 
-    /// <summary>Writes every session (a JSON array), read from what the sessions publish, without entering them
-    /// (<see cref="SessionSnapshot"/>).</summary>
-    public void WriteSessions(System.Text.Json.Utf8JsonWriter w) => _snapshots.WriteAll(w, Engine, Engine.EpochNow());
+    /// <summary>Writes every session (a JSON array) into a response as it goes, read from what the sessions publish,
+    /// without entering them (<see cref="SessionSnapshot.WriteAllAsync"/>).</summary>
+    public Task WriteSessionsAsync(System.Text.Json.Utf8JsonWriter w, System.IO.Pipelines.PipeWriter pipe, CancellationToken cancel) =>
+        _snapshots.WriteAllAsync(w, pipe, Engine, Engine.EpochNow(), cancel);
 
-    /// <summary>Writes one session (a JSON object), as <see cref="WriteSessions"/> does.</summary>
+    /// <summary>Writes one session (a JSON object), as <see cref="WriteSessionsAsync"/> writes each.</summary>
     public void WriteSession(System.Text.Json.Utf8JsonWriter w, SessionId id)
     {
         if (!Engine.TryGetSlot(id, out SessionSlot? slot)) throw new AdminRequestException(404, "no session " + id + " in this engine");
@@ -152,7 +153,7 @@ internal sealed class AdminService : IDisposable, ISessionEventObserver
         if (to != 0 && to < from) throw new AdminRequestException(400, "to must be 0 (no end) or at least from");
         return RunAsync(id, (slot, _) =>
         {
-            var renderer = new MessageRenderer(slot.Session.SessionDictionary, slot.Session.ApplicationDictionary);
+            var renderer = MessageRenderer.For(slot.Session);
             var collect = new Collect(renderer, null, default, limit);
             slot.Session.Store.ReadRange(from, to, ref collect);
             return collect.Found;
@@ -175,7 +176,7 @@ internal sealed class AdminService : IDisposable, ISessionEventObserver
             int start = from;
             List<RenderedMessage> chunk = await RunAsync(id, (slot, _) =>
             {
-                var renderer = new MessageRenderer(slot.Session.SessionDictionary, slot.Session.ApplicationDictionary);
+                var renderer = MessageRenderer.For(slot.Session);
                 var collect = new Collect(renderer, tagEquals, wanted, limit - found.Count);
                 slot.Session.Store.ReadRange(start, start + StoreChunk - 1, ref collect);
                 return collect.Found;
@@ -184,7 +185,7 @@ internal sealed class AdminService : IDisposable, ISessionEventObserver
         }
         if (found.Count < limit && _host.TryGetSession(id, out FixSession? session))
         {
-            var renderer = new MessageRenderer(session.SessionDictionary, session.ApplicationDictionary);
+            var renderer = MessageRenderer.For(session);
             MessageLogSearch.Search(session.Settings, renderer, tag, value, limit, found);
         }
         return found;

@@ -74,11 +74,8 @@ public static class FixEngineAdminEndpoints
         group.MapGet("/app.js", Guard(loopbackOnly, ctx => Asset(ctx, "app.js", "text/javascript; charset=utf-8")));
         group.MapGet("/app.css", Guard(loopbackOnly, ctx => Asset(ctx, "app.css", "text/css; charset=utf-8")));
 
-        group.MapGet("/api/sessions", new RequestDelegate(ctx => Handle(ctx, loopbackOnly, w =>
-        {
-            service.WriteSessions(w);
-            return Task.CompletedTask;
-        })));
+        // The list grows with the sessions (about 700 B each): written into the response as it goes, not buffered whole.
+        group.MapGet("/api/sessions", new RequestDelegate(ctx => StreamSessions(ctx, loopbackOnly, service)));
         group.MapGet("/api/session", new RequestDelegate(ctx => Handle(ctx, loopbackOnly, w =>
         {
             service.WriteSession(w, service.Resolve(ctx.Request.Query["id"]));
@@ -180,6 +177,20 @@ public static class FixEngineAdminEndpoints
         ctx.Response.Headers.CacheControl = "no-store";
         buffer.Position = 0;
         await buffer.CopyToAsync(ctx.Response.Body, ctx.RequestAborted).ConfigureAwait(false);
+    }
+
+    private static async Task StreamSessions(HttpContext ctx, bool loopbackOnly, AdminService service)
+    {
+        if (loopbackOnly && !IsLoopback(ctx))
+        {
+            await Text(ctx, 403, "the FixEngine console has no authorization policy and serves loopback connections only").ConfigureAwait(false);
+            return;
+        }
+        ctx.Response.ContentType = "application/json; charset=utf-8";
+        ctx.Response.Headers.CacheControl = "no-store";
+        System.IO.Pipelines.PipeWriter pipe = ctx.Response.BodyWriter;
+        await using var w = new Utf8JsonWriter(pipe);
+        await service.WriteSessionsAsync(w, pipe, ctx.RequestAborted).ConfigureAwait(false);
     }
 
     private static Task Text(HttpContext ctx, int status, string message)

@@ -43,8 +43,33 @@ internal sealed class RenderedMessage
 
 /// <summary>Splits a FIX message into fields and names them from the session's dictionaries (a few session-level tags
 /// are named without one).</summary>
-internal sealed class MessageRenderer(DataDictionary? session, DataDictionary? application)
+/// <remarks>A FIXT.1.1 session with several application versions (<c>AppDataDictionary.&lt;version&gt;</c>) names an
+/// application field from the dictionary the message's version selects, as the session validates it: its ApplVerID(1128)
+/// when it has one; else, for a message received, the counterparty's DefaultApplVerID(1137), and for one sent, the
+/// session's DefaultApplVerID. A version without a dictionary (a message the session rejected) falls back to the
+/// DefaultApplVerID's.</remarks>
+/// <param name="session">The header/trailer/admin dictionary, or null.</param>
+/// <param name="application">The application dictionary (FIX.4.x: none, the session dictionary has it all; FIXT.1.1:
+/// the DefaultApplVerID's), or null.</param>
+/// <param name="versions">FIXT.1.1 with several application versions: the dictionary of each; null otherwise.</param>
+/// <param name="inboundDefault">With <paramref name="versions"/>: the dictionary of the counterparty's DefaultApplVerID.</param>
+internal sealed class MessageRenderer(DataDictionary? session, DataDictionary? application,
+    FixEngine.Session.ApplicationDictionaries? versions = null, DataDictionary? inboundDefault = null)
 {
+    /// <summary>The renderer of <paramref name="s"/>'s messages (its dictionaries; any thread).</summary>
+    public static MessageRenderer For(FixEngine.Session.FixSession s) =>
+        new(s.SessionDictionary, s.ApplicationDictionary, s.ApplicationVersions, s.CounterpartyApplicationDictionary);
+
+    /// <summary>The application dictionary <paramref name="message"/> is named from (see the remarks).</summary>
+    /// <param name="message">The message.</param>
+    /// <param name="direction"><c>in</c> (received) or <c>out</c> (sent).</param>
+    public DataDictionary? ApplicationFor(ReadOnlySpan<byte> message, string direction)
+    {
+        if (versions is null) return application;
+        if (TryGetField(message, "1128="u8, out ReadOnlySpan<byte> applVerId)) return versions.Find(applVerId) ?? application;
+        return direction == "in" ? inboundDefault ?? application : application;
+    }
+
     // Names for a session without a dictionary (UseDataDictionary=N): the header, the trailer and the tags a desk
     // searches by most.
     private static readonly Dictionary<int, string> s_builtIn = new()
@@ -61,6 +86,7 @@ internal sealed class MessageRenderer(DataDictionary? session, DataDictionary? a
 
     public RenderedMessage Render(string source, string direction, ReadOnlySpan<byte> message, string? time = null)
     {
+        DataDictionary? app = ApplicationFor(message, direction);
         var fields = new List<(int, string?, string, string?)>();
         int seq = 0;
         int i = 0;
@@ -75,7 +101,7 @@ internal sealed class MessageRenderer(DataDictionary? session, DataDictionary? a
             if (int.TryParse(Encoding.ASCII.GetString(tagBytes), NumberStyles.None, CultureInfo.InvariantCulture, out int tag))
             {
                 if (tag == 34) int.TryParse(value, NumberStyles.None, CultureInfo.InvariantCulture, out seq);
-                FieldDefinition? def = session?.GetField(tag) ?? application?.GetField(tag);
+                FieldDefinition? def = session?.GetField(tag) ?? app?.GetField(tag);
                 string? name = def?.Name ?? (s_builtIn.TryGetValue(tag, out string? known) ? known : null);
                 string? meaning = null;
                 if (def is not null)
@@ -102,6 +128,28 @@ internal sealed class MessageRenderer(DataDictionary? session, DataDictionary? a
             Raw = Encoding.Latin1.GetString(message).Replace('\u0001', '|'),
             Fields = fields,
         };
+    }
+
+    // The value of the first field tagEquals (e.g. "1128=") at a field start.
+    private static bool TryGetField(ReadOnlySpan<byte> message, ReadOnlySpan<byte> tagEquals, out ReadOnlySpan<byte> value)
+    {
+        int from = 0;
+        while (from < message.Length)
+        {
+            int at = message[from..].IndexOf(tagEquals);
+            if (at < 0) break;
+            at += from;
+            if (at == 0 || message[at - 1] == 1)
+            {
+                int valueAt = at + tagEquals.Length;
+                int end = message[valueAt..].IndexOf((byte)1);
+                value = end < 0 ? message[valueAt..] : message.Slice(valueAt, end);
+                return true;
+            }
+            from = at + 1;
+        }
+        value = default;
+        return false;
     }
 
     /// <summary>True when <paramref name="message"/> has the field <paramref name="tagEquals"/><paramref name="value"/> (any

@@ -1,8 +1,11 @@
 using System;
 using System.Collections.Generic;
 using System.Globalization;
+using System.IO.Pipelines;
 using System.Runtime.CompilerServices;
 using System.Text.Json;
+using System.Threading;
+using System.Threading.Tasks;
 using FixEngine.Config;
 using FixEngine.Engine;
 using FixEngine.Session;
@@ -11,7 +14,7 @@ using FixEngine.Store;
 namespace FixEngine.AspNetCore;
 
 /// <summary>Writes sessions as the console shows them (JSON, camelCase, in this order: id, role, state, enabled, loggedOn,
-/// schedule, inSchedule, endpoint, peer, nextSender, nextTarget, lastSent, lastReceived, messagesSent, messagesReceived,
+/// schedule, inSchedule, logonWindow, inLogonWindow, endpoint, peer, nextSender, nextTarget, lastSent, lastReceived, messagesSent, messagesReceived,
 /// logons, disconnects, gaps, rejectsSent, resendRequestsSent, resendRequestsReceived, sendBacklogBytes, queuedMessages,
 /// store, storeHealth, storeProblem, storeCreated, heartBtInt).</summary>
 /// <remarks>
@@ -31,6 +34,8 @@ internal sealed class SessionSnapshot
     private static readonly JsonEncodedText s_loggedOn = JsonEncodedText.Encode("loggedOn");
     private static readonly JsonEncodedText s_schedule = JsonEncodedText.Encode("schedule");
     private static readonly JsonEncodedText s_inSchedule = JsonEncodedText.Encode("inSchedule");
+    private static readonly JsonEncodedText s_logonWindow = JsonEncodedText.Encode("logonWindow");
+    private static readonly JsonEncodedText s_inLogonWindow = JsonEncodedText.Encode("inLogonWindow");
     private static readonly JsonEncodedText s_endpoint = JsonEncodedText.Encode("endpoint");
     private static readonly JsonEncodedText s_peer = JsonEncodedText.Encode("peer");
     private static readonly JsonEncodedText s_nextSender = JsonEncodedText.Encode("nextSender");
@@ -77,6 +82,33 @@ internal sealed class SessionSnapshot
         w.WriteEndArray();
     }
 
+    /// <summary>Bytes written before the list is handed on to the response (<see cref="WriteAllAsync"/>).</summary>
+    private const int FlushBytes = 16 * 1024;
+
+    /// <summary>Writes every session of <paramref name="engine"/> (in its order) as a JSON array straight into the
+    /// response's <paramref name="pipe"/>, handing it on every <see cref="FlushBytes"/>: the answer is never held whole
+    /// in memory, so a list of thousands of sessions costs the same few buffers (the server's pooled ones) as a list of
+    /// one.</summary>
+    public async Task WriteAllAsync(Utf8JsonWriter w, PipeWriter pipe, EngineRuntime engine, long epochNs, CancellationToken cancel)
+    {
+        IReadOnlyList<FixSession> sessions = engine.Sessions;
+        w.WriteStartArray();
+        for (int i = 0; i < sessions.Count; i++)
+        {
+            // Removed meanwhile: left out.
+            if (engine.TryGetSlot(sessions[i].Id, out SessionSlot? slot)) Write(w, slot, epochNs);
+            if (w.BytesPending >= FlushBytes)
+            {
+                w.Flush();
+                FlushResult flushed = await pipe.FlushAsync(cancel).ConfigureAwait(false);
+                // The client went away.
+                if (flushed.IsCanceled || flushed.IsCompleted) return;
+            }
+        }
+        w.WriteEndArray();
+        w.Flush();
+    }
+
     /// <summary>Writes one session as a JSON object (any thread).</summary>
     public void Write(Utf8JsonWriter w, SessionSlot slot, long epochNs)
     {
@@ -95,6 +127,10 @@ internal sealed class SessionSnapshot
         w.WriteBoolean(s_loggedOn, state is SessionState.LoggedOn or SessionState.LogoutSent);
         w.WriteString(s_schedule, text.Schedule);
         w.WriteBoolean(s_inSchedule, s.IsSessionTime(epochNs));
+        // The logon window (LogonTime-LogoutTime inside the schedule; null when it is the session time): a session may
+        // log on (an initiator connects, an acceptor accepts a Logon) only while both are open.
+        w.WriteString(s_logonWindow, text.LogonWindow);
+        w.WriteBoolean(s_inLogonWindow, s.IsLogonTime(epochNs));
         w.WriteString(s_endpoint, text.Endpoint);
         w.WriteString(s_peer, text.PeerOf(s.Connection as IEngineConnection));
         w.WriteNumber(s_nextSender, store.NextSenderMsgSeqNum);
@@ -148,6 +184,8 @@ internal sealed class SessionSnapshot
         public string Id { get; } = s.Id.ToString();
 
         public string Schedule { get; } = s.Schedule.ToString();
+
+        public string? LogonWindow { get; } = s.LogonWindow is null ? null : s.Settings.DescribeLogonWindow();
 
         public string Endpoint { get; } = s.IsInitiator
             ? string.Join(", ", Endpoints(s.Settings.SocketConnectEndpoints))

@@ -31,9 +31,15 @@ public sealed class FixEngineMetrics : IDisposable
     /// <summary>The meter's name (the package's name).</summary>
     public const string MeterName = "FixEngine";
 
-    /// <summary>The name of the engine's <see cref="System.Diagnostics.ActivitySource"/> (session lifecycle events, and
-    /// an inbound message's path to FromApp and its replies when sampled; docs/operations.md, "Tracing").</summary>
+    /// <summary>The name of the engine's <see cref="System.Diagnostics.ActivitySource"/> of session lifecycle events
+    /// (<c>fix.session.*</c>: logon, logout, gaps, rejects, ...; docs/operations.md, "Tracing").</summary>
     public const string ActivitySourceName = SessionTracing.SourceName;
+
+    /// <summary>The name of the engine's <see cref="System.Diagnostics.ActivitySource"/> of message traces: an inbound
+    /// application message's path to FromApp (<c>fix.receive</c>) and the messages sent while it is processed
+    /// (<c>fix.send</c>), when a listener samples them. Separate from <see cref="ActivitySourceName"/> so that listening to
+    /// the lifecycle alone costs the message path nothing (docs/operations.md, "Tracing").</summary>
+    public const string MessageActivitySourceName = SessionTracing.MessageSourceName;
 
     /// <summary>The tag naming the session on every measurement.</summary>
     public const string SessionTag = SessionLatency.SessionTag;

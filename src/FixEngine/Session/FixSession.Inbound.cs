@@ -466,7 +466,7 @@ public sealed partial class FixSession
             || (message.TryGetBool(FixTags.PossDupFlag, out bool possDup) == FixValueStatus.Ok && possDup);
         _answeringInbound = seq;
         // Tracing (only when a listener samples it): from the receive time through FromApp and the replies.
-        System.Diagnostics.Activity? activity = SessionTracing.Source.HasListeners() ? SessionTracing.StartReceive(this, message, seq, epochNs) : null;
+        System.Diagnostics.Activity? activity = SessionTracing.MessageSource.HasListeners() ? SessionTracing.StartReceive(this, message, seq, epochNs) : null;
         try
         {
             FromAppResult result;

@@ -11,8 +11,17 @@ public sealed partial class FixSession
     /// <summary>The header/trailer/admin dictionary the session validates with, or null (field names for displays).</summary>
     internal DataDictionary? SessionDictionary => _sessionDictionary;
 
-    /// <summary>The application dictionary of a FIXT session, or null.</summary>
+    /// <summary>The application dictionary of a FIXT session (its DefaultApplVerID's), or null.</summary>
     internal DataDictionary? ApplicationDictionary { get; }
+
+    /// <summary>A FIXT.1.1 session with several application versions (<c>AppDataDictionary.&lt;version&gt;</c>): every
+    /// application dictionary by ApplVerID(1128); null otherwise (field names for displays).</summary>
+    internal ApplicationDictionaries? ApplicationVersions => _appVersions;
+
+    /// <summary>With <see cref="ApplicationVersions"/>: the application dictionary of the counterparty's
+    /// DefaultApplVerID(1137) from its last Logon (ours before one; null when that version has none), which its
+    /// messages without ApplVerID(1128) are validated against. Read from any thread, for displays.</summary>
+    internal DataDictionary? CounterpartyApplicationDictionary => System.Threading.Volatile.Read(ref _counterpartyAppDictionary);
 
     /// <summary>When the session last handed a message to its connection (epoch ns; 0 before the first connection).</summary>
     internal long LastSentEpochNs => _heartbeat.LastSentEpochNs;

@@ -57,7 +57,7 @@ public sealed partial class FixSession
         FixWriter w = _header.CreateWriter();
         int seq = _store.NextSenderMsgSeqNum;
         // Tracing: a reply inside a traced activity (fix.receive) gets its own (only when a listener samples it).
-        System.Diagnostics.Activity? activity = SessionTracing.Source.HasListeners() ? SessionTracing.StartSend(this, msgType, seq) : null;
+        System.Diagnostics.Activity? activity = SessionTracing.MessageSource.HasListeners() ? SessionTracing.StartSend(this, msgType, seq) : null;
         RoutingFields routing = default;
         _header.WriteHeader(ref w, msgType, seq, epochNs, ref routing);
         body(ref w, in state);

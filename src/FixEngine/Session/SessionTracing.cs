@@ -4,12 +4,17 @@ using FixEngine.Codec;
 
 namespace FixEngine.Session;
 
-/// <summary>The engine's <see cref="ActivitySource"/> ("FixEngine", <see cref="Diagnostics.FixEngineMetrics.ActivitySourceName"/>):
-/// session lifecycle events and, when a listener samples them, an inbound application message's path to FromApp and the
-/// messages sent while it is processed.</summary>
+/// <summary>The engine's two <see cref="ActivitySource"/>s: "FixEngine" (<see cref="Diagnostics.FixEngineMetrics.ActivitySourceName"/>),
+/// session lifecycle events; "FixEngine.MessageTraces" (<see cref="Diagnostics.FixEngineMetrics.MessageActivitySourceName"/>),
+/// when a listener samples them, an inbound application message's path to FromApp and the messages sent while it is
+/// processed.</summary>
 /// <remarks>
-/// Design: every entry point is guarded by <see cref="ActivitySource.HasListeners"/> (one field read) at the call site,
-/// so with nobody listening nothing is started, read or allocated (SessionTracingAllocationTests). With a listener,
+/// Design: every entry point is guarded by its source's <see cref="ActivitySource.HasListeners"/> (one field read) at the
+/// call site, so with nobody listening nothing is started, read or allocated (SessionTracingTests). Two sources, so that
+/// an application that listens to the lifecycle only (an OpenTelemetry <c>AddSource("FixEngine")</c>) costs the message
+/// path nothing: a listener's sampler runs per activity the listened source starts, and a sampler that reads the trace id
+/// makes the runtime create one (a string) for every message it is asked about, sampled or not
+/// (OpenTelemetrySdkTracingTests). With a listener,
 /// <see cref="ActivitySource.StartActivity(string, ActivityKind, ActivityContext, System.Collections.Generic.IEnumerable{System.Collections.Generic.KeyValuePair{string, object?}}?, System.Collections.Generic.IEnumerable{ActivityLink}?, DateTimeOffset)"/>
 /// asks its sampler; an activity not sampled is null and costs nothing more. A sampled one allocates (the activity, its
 /// tags): tracing every message is for diagnosis, not for the production message rate.
@@ -22,7 +27,13 @@ internal static class SessionTracing
 {
     internal const string SourceName = "FixEngine";
 
+    internal const string MessageSourceName = "FixEngine.MessageTraces";
+
+    /// <summary>Session lifecycle events (<c>fix.session.*</c>).</summary>
     internal static readonly ActivitySource Source = new(SourceName, typeof(SessionTracing).Assembly.GetName().Version?.ToString(3));
+
+    /// <summary>Message traces (<c>fix.receive</c>, <c>fix.send</c>).</summary>
+    internal static readonly ActivitySource MessageSource = new(MessageSourceName, typeof(SessionTracing).Assembly.GetName().Version?.ToString(3));
 
     private static readonly string[] s_eventNames = CreateEventNames();
 
@@ -91,11 +102,12 @@ internal static class SessionTracing
         if (e.Level >= Logging.LogLevel.Error) activity.SetStatus(ActivityStatusCode.Error, e.Text);
     }
 
-    /// <summary>Starts the activity of one inbound application message (a listener exists: checked by the caller);
+    /// <summary>Starts the activity of one inbound application message (a listener of <see cref="MessageSource"/> exists:
+    /// checked by the caller);
     /// null when not sampled. It becomes <see cref="Activity.Current"/> until stopped.</summary>
     internal static Activity? StartReceive(FixSession session, FixMessage message, int seq, long receivedEpochNs)
     {
-        Activity? activity = Source.StartActivity("fix.receive", ActivityKind.Consumer, default(ActivityContext), startTime: FromEpochNs(receivedEpochNs));
+        Activity? activity = MessageSource.StartActivity("fix.receive", ActivityKind.Consumer, default(ActivityContext), startTime: FromEpochNs(receivedEpochNs));
         if (activity is null || !activity.IsAllDataRequested) return activity;
         activity.SetTag(Diagnostics.FixEngineMetrics.SessionTag, session.Id.ToString());
         activity.SetTag("fix.msg_type", System.Text.Encoding.ASCII.GetString(message.MsgType));
@@ -104,12 +116,12 @@ internal static class SessionTracing
         return activity;
     }
 
-    /// <summary>Starts a Send's activity when the thread is inside a traced activity (a listener exists: checked by the
-    /// caller); null otherwise.</summary>
+    /// <summary>Starts a Send's activity when the thread is inside a traced activity (a listener of
+    /// <see cref="MessageSource"/> exists: checked by the caller); null otherwise.</summary>
     internal static Activity? StartSend(FixSession session, ReadOnlySpan<byte> msgType, int seq)
     {
         if (Activity.Current is null) return null;
-        Activity? activity = Source.StartActivity("fix.send", ActivityKind.Producer);
+        Activity? activity = MessageSource.StartActivity("fix.send", ActivityKind.Producer);
         if (activity is null || !activity.IsAllDataRequested) return activity;
         activity.SetTag(Diagnostics.FixEngineMetrics.SessionTag, session.Id.ToString());
         activity.SetTag("fix.msg_type", System.Text.Encoding.ASCII.GetString(msgType));

@@ -8,9 +8,10 @@ using FixEngine.Tests.Session;
 
 namespace FixEngine.Tests.Diagnostics;
 
-/// <summary>The "FixEngine" ActivitySource: nothing started, read or allocated on the message path when nobody listens;
-/// a listener that samples nothing costs the BCL's sampling call (measured, bounded); with a sampling listener, session
-/// lifecycle events and an inbound message's path to FromApp and its reply.</summary>
+/// <summary>The "FixEngine" and "FixEngine.MessageTraces" ActivitySources: nothing started, read or allocated on the message
+/// path when nobody listens, or when a listener samples every lifecycle activity but does not listen to the message
+/// source; a listener of both that samples nothing costs the BCL's sampling call (measured, bounded); with a sampling
+/// listener, session lifecycle events and an inbound message's path to FromApp and its reply.</summary>
 [Collection(nameof(AllocationMeasurement))]
 public sealed class SessionTracingTests
 {
@@ -18,7 +19,7 @@ public sealed class SessionTracingTests
     {
         var listener = new ActivityListener
         {
-            ShouldListenTo = source => source.Name == FixEngineMetrics.ActivitySourceName,
+            ShouldListenTo = source => source.Name is FixEngineMetrics.ActivitySourceName or FixEngineMetrics.MessageActivitySourceName,
             Sample = (ref ActivityCreationOptions<ActivityContext> _) => sampling,
             ActivityStopped = activity =>
             {
@@ -49,6 +50,37 @@ public sealed class SessionTracingTests
         Assert.True(notSampled.Min() <= 64L * OrderWindows.Count, $"bytes allocated per {OrderWindows.Count}-message window with a listener that samples nothing: {OrderWindows.Describe(notSampled)}");
         // Every window delivered every order (eight windows).
         Assert.Equal(8 * OrderWindows.Count, w.H.App.FromAppCount);
+    }
+
+    [Fact]
+    public void ListeningToTheLifecycleSourceAloneCostsTheMessagePathNothing()
+    {
+        var stopped = new List<Activity>();
+        var listener = new ActivityListener
+        {
+            ShouldListenTo = source => source.Name == FixEngineMetrics.ActivitySourceName,
+            // Reads the trace id, as a ratio sampler does: the runtime creates one for every activity it is asked about.
+            Sample = (ref ActivityCreationOptions<ActivityContext> options) => options.TraceId == default ? ActivitySamplingResult.None : ActivitySamplingResult.AllDataAndRecorded,
+            ActivityStopped = activity => { lock (stopped) stopped.Add(activity); },
+        };
+        ActivitySource.AddActivityListener(listener);
+        try
+        {
+            using var w = new OrderWindows();
+            string session = w.H.Session.Id.ToString();
+            long[] windows = w.Measure();
+            Assert.True(windows.Min() == 0, $"bytes allocated per {OrderWindows.Count}-message window with a lifecycle-only listener: {OrderWindows.Describe(windows)}");
+            Assert.Equal(4 * OrderWindows.Count, w.H.App.FromAppCount);
+            List<Activity> ours;
+            lock (stopped) ours = stopped.FindAll(a => a.GetTagItem(FixEngineMetrics.SessionTag) as string == session);
+            // The lifecycle is traced (the Logon); no message is.
+            Assert.Contains(ours, a => a.OperationName == "fix.session.logon");
+            Assert.DoesNotContain(ours, a => a.Source.Name != FixEngineMetrics.ActivitySourceName);
+        }
+        finally
+        {
+            listener.Dispose();
+        }
     }
 
     [Fact]

@@ -39,7 +39,8 @@
         el('td', {}, s.id),
         el('td', {}, s.role),
         el('td', { class: 'state state-' + s.state }, s.state + (s.enabled ? '' : ' (disabled)')),
-        el('td', {}, s.schedule + (s.inSchedule ? '' : ' (closed)')),
+        el('td', { title: s.logonWindow ? 'logon window: ' + s.logonWindow : '' }, s.schedule
+          + (!s.inSchedule ? ' (closed)' : s.inLogonWindow ? '' : ' (outside the logon window)')),
         el('td', {}, s.endpoint + (s.peer ? ' ← ' + s.peer : '')),
         el('td', { class: 'next-sender' }, String(s.nextSender)),
         el('td', { class: 'next-target' }, String(s.nextTarget)),
