@@ -178,21 +178,22 @@ internal static class SettingKeys
     };
 
     /// <summary>The package that reads each integration key, with the way to use it (named in the error a session gets
-    /// when the package is not in use).</summary>
-    private static readonly Dictionary<string, (string Package, string Usage)> s_extensionOwners = new(StringComparer.OrdinalIgnoreCase)
+    /// when the package is not in use) and whether the key selects that package's store (a connection string, or one of
+    /// QuickFIX C++'s PostgreSQL connection keys) rather than only tuning it.</summary>
+    private static readonly Dictionary<string, (string Package, string Usage, bool SelectsStore)> s_extensionOwners = new(StringComparer.OrdinalIgnoreCase)
     {
-        ["PostgreSQLStoreConnectionString"] = (PostgreSQLPackage, PostgreSQLUsage),
-        ["PostgreSQLStoreTablePrefix"] = (PostgreSQLPackage, PostgreSQLUsage),
-        ["PostgreSQLStoreSync"] = (PostgreSQLPackage, PostgreSQLUsage),
-        ["PostgreSQLStoreLeaseTimeout"] = (PostgreSQLPackage, PostgreSQLUsage),
-        ["PostgreSQLStoreDatabase"] = (PostgreSQLPackage, PostgreSQLUsage),
-        ["PostgreSQLStoreUser"] = (PostgreSQLPackage, PostgreSQLUsage),
-        ["PostgreSQLStorePassword"] = (PostgreSQLPackage, PostgreSQLUsage),
-        ["PostgreSQLStoreHost"] = (PostgreSQLPackage, PostgreSQLUsage),
-        ["PostgreSQLStorePort"] = (PostgreSQLPackage, PostgreSQLUsage),
-        ["PostgreSQLStoreUseConnectionPool"] = (PostgreSQLPackage, PostgreSQLUsage),
-        ["HttpAcceptPort"] = (AspNetCorePackage, AspNetCoreUsage),
-        ["HttpAcceptAddress"] = (AspNetCorePackage, AspNetCoreUsage),
+        ["PostgreSQLStoreConnectionString"] = (PostgreSQLPackage, PostgreSQLUsage, true),
+        ["PostgreSQLStoreTablePrefix"] = (PostgreSQLPackage, PostgreSQLUsage, false),
+        ["PostgreSQLStoreSync"] = (PostgreSQLPackage, PostgreSQLUsage, false),
+        ["PostgreSQLStoreLeaseTimeout"] = (PostgreSQLPackage, PostgreSQLUsage, false),
+        ["PostgreSQLStoreDatabase"] = (PostgreSQLPackage, PostgreSQLUsage, true),
+        ["PostgreSQLStoreUser"] = (PostgreSQLPackage, PostgreSQLUsage, true),
+        ["PostgreSQLStorePassword"] = (PostgreSQLPackage, PostgreSQLUsage, true),
+        ["PostgreSQLStoreHost"] = (PostgreSQLPackage, PostgreSQLUsage, true),
+        ["PostgreSQLStorePort"] = (PostgreSQLPackage, PostgreSQLUsage, true),
+        ["PostgreSQLStoreUseConnectionPool"] = (PostgreSQLPackage, PostgreSQLUsage, true),
+        ["HttpAcceptPort"] = (AspNetCorePackage, AspNetCoreUsage, false),
+        ["HttpAcceptAddress"] = (AspNetCorePackage, AspNetCoreUsage, false),
     };
 
     private const string PostgreSQLPackage = "FixEngine.PostgreSQL";
@@ -208,14 +209,11 @@ internal static class SettingKeys
     /// <summary>The package that reads the integration key <paramref name="name"/> and how to use it, or null for a key
     /// that is not an integration package's.</summary>
     public static (string Package, string Usage)? ExtensionOwner(string name)
-        => s_extensionOwners.TryGetValue(name, out (string Package, string Usage) owner) ? owner : null;
+        => s_extensionOwners.TryGetValue(name, out var owner) ? (owner.Package, owner.Usage) : null;
 
     /// <summary>True for an integration key that selects that package's store (a connection string, or one of QuickFIX
     /// C++'s PostgreSQL connection keys); the package's other keys only tune its store.</summary>
-    public static bool SelectsStore(string name)
-        => name.EndsWith("ConnectionString", StringComparison.OrdinalIgnoreCase)
-            || (name.StartsWith("PostgreSQLStore", StringComparison.OrdinalIgnoreCase)
-                && name.Substring("PostgreSQLStore".Length).ToUpperInvariant() is "HOST" or "PORT" or "DATABASE" or "USER" or "PASSWORD" or "USECONNECTIONPOOL");
+    public static bool SelectsStore(string name) => s_extensionOwners.TryGetValue(name, out var owner) && owner.SelectsStore;
 
     private static readonly Dictionary<string, Key> s_byName = Index();
 

@@ -43,6 +43,13 @@ public sealed partial class FixSession
             if (_state == SessionState.LoggedOn) SendLogout(epochNs, "Session end time reached");
             else if (_state != SessionState.LogoutSent) Disconnect("outside the session schedule", epochNs);
         }
+        else if (IsNewPeriodWhileConnected(epochNs))
+        {
+            // The session time never closed (StartTime = EndTime) but a new period began: end this incarnation as
+            // QuickFIX does, with a Logout; the reset follows once disconnected (CheckSchedule).
+            if (_state == SessionState.LoggedOn) SendLogout(epochNs, "New session period");
+            else if (_state != SessionState.LogoutSent) Disconnect("new session period", epochNs);
+        }
         else if (_logonWindow is not null && !_logonWindow.IsInSession(epochNs))
         {
             // LogoutTime passed (or not yet LogonTime): log out, but keep the sequence numbers; only a new session
@@ -104,6 +111,23 @@ public sealed partial class FixSession
             Raise(SessionEventKind.Other, Logging.LogLevel.Information, "New session period", epochNs);
             ResetStore(epochNs);
         }
+    }
+
+    // The end of the period the store was created in, cached per creation time so a poll needs no time-zone conversion.
+    private long _periodOfCreationNs = long.MinValue;
+    private long _periodEndNs;
+
+    // True when the store belongs to an earlier session period than now although the session time stayed open.
+    private bool IsNewPeriodWhileConnected(long epochNs)
+    {
+        if (_schedule.IsNonStop) return false;
+        long created = _store.CreationTimeEpochNs;
+        if (created != _periodOfCreationNs)
+        {
+            _periodEndNs = _schedule.SessionPeriodEnd(_schedule.SessionPeriodStart(created));
+            _periodOfCreationNs = created;
+        }
+        return epochNs > _periodEndNs && !_schedule.IsSameSessionPeriod(created, epochNs);
     }
 
     /// <summary>True when the schedule allows the session to be connected at <paramref name="epochNs"/>.</summary>
