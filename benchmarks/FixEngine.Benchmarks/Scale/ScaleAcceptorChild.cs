@@ -19,7 +19,8 @@ namespace FixEngine.Benchmarks.Scale;
 /// Protocol on stdin/stdout: prints <c>PORT p</c> once listening (and <c>CONSOLE url</c> with the console);
 /// <c>ALLOC</c> → <c>ALLOC bytes= gen0= gen1= gen2=</c> (bytes this process allocated so far, all threads, and the
 /// collections so far; no collection forced); <c>STATS</c> → <c>STATS logons= logouts= testreq_sent=
-/// testreq_received= gc_heap= gc_committed= orders=</c> (the GC figures after a full collection); <c>EXIT</c> or end of
+/// testreq_received= gc_heap= gc_committed= orders= gc_pause_ms= gen2_collections= forced_gc_ms=</c> (heap and committed
+/// after a full collection; the pause total and gen2 count before it; how long the forced collections took); <c>EXIT</c> or end of
 /// file stops the host. TestRequests sent mean this engine missed a heartbeat of a counterparty; received, that a
 /// counterparty missed one of ours.
 /// </remarks>
@@ -68,12 +69,17 @@ internal static class ScaleAcceptorChild
                 }
                 else if (line == "STATS")
                 {
+                    // The pauses and full collections the acceptor had on its own, before the ones forced here.
+                    double pauseMs = GC.GetTotalPauseDuration().TotalMilliseconds;
+                    int gen2 = GC.CollectionCount(2);
+                    long forcedStart = System.Diagnostics.Stopwatch.GetTimestamp();
                     GC.Collect();
                     GC.WaitForPendingFinalizers();
                     GC.Collect();
+                    double forcedMs = System.Diagnostics.Stopwatch.GetElapsedTime(forcedStart).TotalMilliseconds;
                     GCMemoryInfo info = GC.GetGCMemoryInfo();
                     Console.Out.Write(string.Create(CultureInfo.InvariantCulture,
-                        $"STATS logons={Volatile.Read(ref app.Logons)} logouts={Volatile.Read(ref app.Logouts)} testreq_sent={Volatile.Read(ref app.TestRequestsSent)} testreq_received={Volatile.Read(ref app.TestRequestsReceived)} gc_heap={GC.GetTotalMemory(false)} gc_committed={info.TotalCommittedBytes} orders={Volatile.Read(ref app.Orders)}\n"));
+                        $"STATS logons={Volatile.Read(ref app.Logons)} logouts={Volatile.Read(ref app.Logouts)} testreq_sent={Volatile.Read(ref app.TestRequestsSent)} testreq_received={Volatile.Read(ref app.TestRequestsReceived)} gc_heap={GC.GetTotalMemory(false)} gc_committed={info.TotalCommittedBytes} orders={Volatile.Read(ref app.Orders)} gc_pause_ms={pauseMs:0} gen2_collections={gen2} forced_gc_ms={forcedMs:0}\n"));
                     Console.Out.Flush();
                 }
                 else

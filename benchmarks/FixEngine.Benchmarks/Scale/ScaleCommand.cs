@@ -79,8 +79,11 @@ internal static class ScaleRun
         ConsolePoller? poller = null;
         try
         {
+            long spawnNs = HighResTime.NowNs();
             (child, storeRoot) = StartAcceptor(kind, n, o);
             string portLine = child.Expect("PORT ", s_commandTimeout);
+            // A cold start: the process, the runtime and the engine's construction (e.g. opening N journals).
+            Console.WriteLine($"  {label}: acceptor listening {(HighResTime.NowNs() - spawnNs) / 1e9:0.00} s after it was started");
             int port = PeerPrograms.ReportedPort(child, portLine);   // a peer started with port 0 reports PORT 0: read from /proc
             Uri? console = null;
             if (r.ConsoleMode != "none")
@@ -250,6 +253,7 @@ internal static class ScaleRun
     {
         child.Command("STATS");
         string line = child.Expect("STATS ", s_commandTimeout);
+        Console.WriteLine("  acceptor " + line);
         long heap = 0, committed = 0;
         foreach (string part in line.Split(' '))
         {

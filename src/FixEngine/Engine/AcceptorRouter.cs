@@ -148,7 +148,7 @@ internal sealed class AcceptorRouter(EngineAgent agent, EngineConsole console, b
         }
         connection.Slot = slot;
         connection.ReleaseAdmission();
-        slot.Connect(connection, epochNs, prewarm);
+        slot.Connect(connection, epochNs);
         session.OnMessage(frame, epochNs);
         // The Logon bound the connection: the session's own message size and framing checks apply from the next frame,
         // and its send buffers are rented now (not for connections that never log on).

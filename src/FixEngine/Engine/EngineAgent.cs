@@ -80,7 +80,6 @@ internal sealed class EngineAgent : IAgent
     private readonly EpochAnchor _time;
     private readonly EngineConsole _console;
     private readonly long _logonTimeoutNs;
-    private readonly bool _prewarm;
     private readonly SurgeMemoryReclaim _reclaim;
     private volatile int _stopState;
     private readonly Timing.IdleWakeup _wakeup;
@@ -100,7 +99,7 @@ internal sealed class EngineAgent : IAgent
 
     private const long SweepNsPerItem = 500;
 
-    public EngineAgent(List<SessionSlot> slots, EpochAnchor time, EngineConsole console, int logonTimeoutSeconds, bool prewarm, int reclaimSurgeConnections = 0,
+    public EngineAgent(List<SessionSlot> slots, EpochAnchor time, EngineConsole console, int logonTimeoutSeconds, int reclaimSurgeConnections = 0,
         Timing.IdleWakeup? wakeup = null)
     {
         _wakeup = wakeup ?? new Timing.IdleWakeup();
@@ -109,7 +108,6 @@ internal sealed class EngineAgent : IAgent
         _time = time;
         _console = console;
         _logonTimeoutNs = logonTimeoutSeconds * NsPerSecond;
-        _prewarm = prewarm;
     }
 
     public string Name => "fix-engine";
@@ -400,7 +398,7 @@ internal sealed class EngineAgent : IAgent
                 _console.Connected(slot.Session.Id, connection.RemoteEndPoint);
                 using (SessionScope scope = slot.EnterAsAgent(epochNs))
                 {
-                    slot.Connect(connection, scope.EpochNs, _prewarm);
+                    slot.Connect(connection, scope.EpochNs);
                 }
                 // After OnConnected (the Logon is out): a completion-mode connection may deliver the answer at once.
                 connection.Start();

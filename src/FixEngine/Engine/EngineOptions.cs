@@ -30,11 +30,13 @@ public sealed class EngineOptions
     /// <summary>Receives one line per engine event (connections, logons), or null.</summary>
     public Action<string>? Console { get; init; }
 
-    /// <summary>Rent each connection's buffers when it is established (accepted or connected) rather than on first use:
-    /// the receive buffer, the send queue (1 MiB, or MaxMessageSize + 1 KiB when that is larger) and, in completion
-    /// mode, the send event args (TLS: the ciphertext buffer); and the session's send backlog (64 KiB). So the
-    /// first time a burst fills the transport after connecting allocates nothing. Default true; turn it off for an
-    /// engine with very many sessions that rarely see back-pressure (about 1.1 MiB per connected session).</summary>
+    /// <summary>Rent each connection's first buffers when it is established (accepted or connected) rather than on first
+    /// use: the receive buffer, the send queue's first 16 KiB and, in completion mode, the send event args (TLS: the
+    /// ciphertext buffer). So the first burst that fills the socket after connecting rents nothing while it fits in
+    /// 16 KiB; a deeper burst grows the queue (doubling, up to 1 MiB, or MaxMessageSize + 1 KiB when that is larger)
+    /// and, once it is full, the session's send backlog, from the shared array pool, and a connection keeps what it
+    /// grew until it closes. Default true (about 16 KiB per connected session); false rents the queue on the first
+    /// partial send.</summary>
     public bool PrewarmConnections { get; init; } = true;
 
     /// <summary>Give memory back to the operating system after a surge of at least this many connections that closed

@@ -109,7 +109,7 @@ internal sealed partial class EngineRuntime
         Dictionary<int, List<SessionSettings>> ports = EngineConfiguration.AcceptorPorts(settings);
         int logonTimeoutSeconds = EngineConfiguration.PendingLogonTimeoutSeconds(settings);
         _pendingLogonTimeout = TimeSpan.FromSeconds(logonTimeoutSeconds);
-        _agent = new EngineAgent([], _time, _console, logonTimeoutSeconds, _prewarm, options.MemoryReclaimSurgeConnections, _agentWakeup);
+        _agent = new EngineAgent([], _time, _console, logonTimeoutSeconds, options.MemoryReclaimSurgeConnections, _agentWakeup);
         _router = new AcceptorRouter(_agent, _console, _prewarm);
         if (options.UnknownSessionHandler is not null) _router.Unknown = CreateUnknownSession;
         bool listen = options.ListenOnAcceptorPorts;

@@ -95,12 +95,7 @@ internal sealed class SessionSlot
     /// <summary>Inside the session's scope: gives the session its new connection (an initiator sends its Logon now).</summary>
     /// <param name="connection">The connection.</param>
     /// <param name="epochNs">The scope's time.</param>
-    /// <param name="prewarmBacklog">Rent the session's send backlog now (<see cref="EngineOptions.PrewarmConnections"/>).</param>
-    public void Connect(ISessionConnection connection, long epochNs, bool prewarmBacklog)
-    {
-        Session.OnConnected(connection, epochNs);
-        if (prewarmBacklog) Session.PrewarmSendBacklog();
-    }
+    public void Connect(ISessionConnection connection, long epochNs) => Session.OnConnected(connection, epochNs);
 }
 
 /// <summary>Holds a session (its gate, when it has one) for a <c>using</c> block; see <see cref="SessionSlot.Enter"/>.

@@ -331,7 +331,11 @@ public sealed partial class FileMessageStore : IMessageStore
     /// <inheritdoc/>
     /// <remarks>Compacts the journal: the file is truncated to zero (or, with
     /// <see cref="FileMessageStoreOptions.ArchiveDirectory"/>, moved to the archive first) and a single reset record is
-    /// written and flushed. A crash in between leaves an empty (or no) journal, which opens as a new incarnation.</remarks>
+    /// written, forced to disk as <see cref="FileMessageStoreOptions.SyncPolicy"/> says (before the call returns under
+    /// <see cref="FileStoreSyncPolicy.PerMessage"/>; with the next batch, or on <see cref="Flush"/> and dispose, under the
+    /// others). A crash in between, or a power loss before the record reached the disk, leaves an empty journal, a
+    /// torn or zero-filled reset record (each opens as a new incarnation) or, when the truncation did not reach the disk
+    /// either, the journal as it was before the reset.</remarks>
     /// <exception cref="MessageStoreException">The journal could not be truncated or written (the store is then faulted).</exception>
     public void Reset(long nowEpochNs)
     {
@@ -360,7 +364,6 @@ public sealed partial class FileMessageStore : IMessageStore
         TruncateIndex(0);
         _indexUsable = _indexHandle is not null;
         WriteRecord(JournalRecordType.Reset, 0, default, JournalState.Fresh(nowEpochNs), durable: true, MessageStoreOperation.Reset);
-        if (_unsyncedRecords != 0) Sync(MessageStoreOperation.Reset);
     }
 
     /// <summary>Forces every record written so far to stable storage (fsync), whatever the policy.</summary>

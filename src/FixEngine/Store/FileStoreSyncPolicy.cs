@@ -21,7 +21,8 @@ public enum FileStoreSyncPolicy
 
     /// <summary>
     /// Records are written to the OS page cache (they survive a process crash) and only forced to disk on
-    /// <see cref="FileMessageStore.Flush"/>, reset and dispose. The default (see <see cref="FileMessageStoreOptions.SyncPolicy"/>).
+    /// <see cref="FileMessageStore.Flush"/> and dispose (a reset too is left to the OS). The default (see
+    /// <see cref="FileMessageStoreOptions.SyncPolicy"/>).
     /// </summary>
     OS,
 }

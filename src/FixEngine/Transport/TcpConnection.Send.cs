@@ -10,7 +10,7 @@ namespace FixEngine.Transport;
 // The send side: the direct send, the bounded queue and its drain (design notes in TcpConnection.cs).
 internal sealed partial class TcpConnection
 {
-    /// <summary>True once the send queue's array is rented (by <see cref="TransportConnection.Prewarm"/> or the first partial send); for tests.</summary>
+    /// <summary>True once the send queue's first array is rented (by <see cref="TransportConnection.Prewarm"/> or the first partial send); for tests.</summary>
     internal bool HasSendQueue
     {
         get
@@ -18,6 +18,18 @@ internal sealed partial class TcpConnection
             lock (_sendLock)
             {
                 return _queue.IsRented;
+            }
+        }
+    }
+
+    /// <summary>Bytes of the send queue's array rented now (0 when none); for tests.</summary>
+    internal int SendQueueArrayBytes
+    {
+        get
+        {
+            lock (_sendLock)
+            {
+                return _queue.ArrayBytes;
             }
         }
     }
@@ -94,7 +106,7 @@ internal sealed partial class TcpConnection
                     {
                         return SendResult.Sent;
                     }
-                    _queue.Enqueue(data.Slice(sent));
+                    _queue.Enqueue(data.Slice(sent), headInUse: false);
                     exitAfter = StartDrainUnderLock(ref error);
                     result = error == SocketError.Success ? SendResult.Queued : SendResult.Closed;
                 }
@@ -105,7 +117,8 @@ internal sealed partial class TcpConnection
             }
             else
             {
-                _queue.Enqueue(data);
+                // A completion-mode async send in flight reads the queue's head.
+                _queue.Enqueue(data, headInUse: _sendInFlight);
                 exitAfter = StartDrainUnderLock(ref error);
                 result = error == SocketError.Success ? SendResult.Queued : SendResult.Closed;
             }

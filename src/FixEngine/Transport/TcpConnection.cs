@@ -26,8 +26,8 @@ namespace FixEngine.Transport;
 //   runs on the SAEA send completion thread, and with the teardown that returns the queue array.
 //   PERF: an uncontended lock enter/exit is tens of ns against a multi-µs send syscall (docs/benchmarks/transport-pingpong.md).
 // - Fast path: queue empty and no async send in flight -> Socket.Send straight from the caller's span (no
-//   copy). Only the remainder the socket refused is copied into the queue: a SendByteQueue of exactly
-//   SendQueueBytes, rented from the pool on first use. A message that does not fit in the free space gets
+//   copy). Only the remainder the socket refused is copied into the queue: a SendByteQueue bounded by
+//   SendQueueBytes, whose array is rented from the pool on first use at InitialSendQueueBytes and grows on demand. A message that does not fit in the free space gets
 //   Backpressure before any byte is sent, so a message is never half sent and half dropped.
 // - Every enqueue is followed by a drain: the next send, the receive thread after each inbound burst (which may skip
 //   when the lock is held), an async send (completion mode) or the armed drain thread (dedicated mode).
@@ -96,7 +96,7 @@ internal sealed partial class TcpConnection : TransportConnection
         _mode = options.ReceiveMode;
         _argsPool = options.EventArgsPool;
         _queueCapacity = options.SendQueueBytes;
-        _queue = new SendByteQueue(options.BufferPool ?? ArrayPool<byte>.Shared, options.SendQueueBytes);
+        _queue = new SendByteQueue(options.BufferPool ?? ArrayPool<byte>.Shared, options.SendQueueBytes, options.InitialSendQueueBytes);
         _remote = SafeEndPoint(socket, remote: true);
         _local = SafeEndPoint(socket, remote: false);
         SocketSetup.ApplyOptions(socket, options, nonBlocking: true);

@@ -73,8 +73,14 @@ internal sealed class TcpConnectionOptions
     /// Default 0.</summary>
     public int PreLogonMaxMessageBodyLength { get; set; }
 
-    /// <summary>Capacity of the bounded per-connection send queue in bytes; also the longest message that can be sent. Default 1 MiB.</summary>
+    /// <summary>Capacity of the bounded per-connection send queue in bytes (its array grows to it on demand, from
+    /// <see cref="InitialSendQueueBytes"/>); also the longest message that can be sent. Default 1 MiB.</summary>
     public int SendQueueBytes { get; set; } = 1024 * 1024;
+
+    /// <summary>Size of the send queue's first array, rented on the first partial send or by
+    /// <see cref="TransportConnection.Prewarm"/>; it doubles on demand up to <see cref="SendQueueBytes"/> and is kept, grown,
+    /// until the connection closes. Default 16 KiB (clamped to <see cref="SendQueueBytes"/>).</summary>
+    public int InitialSendQueueBytes { get; set; } = 16 * 1024;
 
     /// <summary>Initial size of the encode buffer handed out by <see cref="TransportConnection.GetSendSpan"/>. Default 4 KiB.</summary>
     public int InitialSendBufferBytes { get; set; } = 4 * 1024;
@@ -119,6 +125,7 @@ internal sealed class TcpConnectionOptions
             Internal.ThrowHelper.ThrowInvalidTcpOptions(nameof(MaxReceiveBufferBytes), MaxReceiveBufferBytes, $"must hold the largest frame (MaxMessageBodyLength {MaxMessageBodyLength} + {FrameOverheadBytes})");
         }
         if (SendQueueBytes < 256) Internal.ThrowHelper.ThrowInvalidTcpOptions(nameof(SendQueueBytes), SendQueueBytes, "must be at least 256");
+        if (InitialSendQueueBytes < 256) Internal.ThrowHelper.ThrowInvalidTcpOptions(nameof(InitialSendQueueBytes), InitialSendQueueBytes, "must be at least 256");
         if (InitialSendBufferBytes < 64 || InitialSendBufferBytes > SendQueueBytes) Internal.ThrowHelper.ThrowInvalidTcpOptions(nameof(InitialSendBufferBytes), InitialSendBufferBytes, "must be 64..SendQueueBytes");
         if (MaxConsecutiveFrameErrors < 0) Internal.ThrowHelper.ThrowInvalidTcpOptions(nameof(MaxConsecutiveFrameErrors), MaxConsecutiveFrameErrors, "must not be negative");
         if (MaxConsecutiveGarbageBytes < 0) Internal.ThrowHelper.ThrowInvalidTcpOptions(nameof(MaxConsecutiveGarbageBytes), MaxConsecutiveGarbageBytes, "must not be negative");

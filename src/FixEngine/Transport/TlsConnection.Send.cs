@@ -30,6 +30,18 @@ internal sealed partial class TlsConnection
         }
     }
 
+    /// <summary>Bytes of the send queue's array rented now (0 when none); for tests.</summary>
+    internal int SendQueueArrayBytes
+    {
+        get
+        {
+            lock (_sendLock)
+            {
+                return _queue.ArrayBytes;
+            }
+        }
+    }
+
     private protected override void PrewarmSend()
     {
         lock (_sendLock)
@@ -59,7 +71,8 @@ internal sealed partial class TlsConnection
             {
                 return SendResult.Backpressure;
             }
-            _queue.Enqueue(message);
+            // While a writer runs it may be encrypting from the queue's head.
+            _queue.Enqueue(message, headInUse: _writing);
             if (_writing)
             {
                 // The writer (a pending send's completion, or the thread encrypting) drains what was just queued.

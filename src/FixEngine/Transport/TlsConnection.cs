@@ -38,8 +38,8 @@ namespace FixEngine.Transport;
 //   reads completing synchronously, and the engine resumes from its agent thread, which must get back to its duty cycle
 //   to apply the next pause (measurements: docs/benchmarks/engine-transport-notes.md). Decrypted bytes SslStream already
 //   holds stay there; no socket read happens while parked, so TCP flow control reaches the peer.
-// - Send: a circular plaintext queue (SendByteQueue) of SendQueueBytes and a linear ciphertext buffer, both rented on first use or by
-//   Prewarm, under _sendLock. A message that does not fit in the queue's free space gets Backpressure before any byte is
+// - Send: a circular plaintext queue (SendByteQueue, bounded by SendQueueBytes, its array growing on demand from
+//   InitialSendQueueBytes) and a linear ciphertext buffer, both rented on first use or by Prewarm, under _sendLock. A message that does not fit in the queue's free space gets Backpressure before any byte is
 //   queued. The caller that finds no writer (_writing false) becomes the writer on its own thread (no thread hop): it
 //   takes an in-flight count and loops: ciphertext waiting -> Socket.SendAsync of all of it; else plaintext waiting ->
 //   SslStream.WriteAsync of the queue's contiguous head (at most MaxPlaintextPerWrite), which encrypts into the
@@ -120,7 +120,7 @@ internal sealed partial class TlsConnection : TransportConnection
         _ssl = ssl;
         _pool = options.BufferPool ?? ArrayPool<byte>.Shared;
         _queueCapacity = options.SendQueueBytes;
-        _queue = new SendByteQueue(_pool, options.SendQueueBytes);
+        _queue = new SendByteQueue(_pool, options.SendQueueBytes, options.InitialSendQueueBytes);
         _remote = socket.RemoteEndPoint;
         _local = socket.LocalEndPoint;
         _onReadCompleted = () => ReceiveLoop(completed: true);

@@ -224,8 +224,9 @@ internal abstract partial class TransportConnection : IAgent, IDisposable
     /// <inheritdoc/>
     public int DoWork(long nowNs) => Poll(nowNs);
 
-    /// <summary>Rents the receive buffer and the send queue (and, in completion mode, the send event args; TLS: the
-    /// ciphertext buffer) now, so the first messages and the first back-pressure do not pay for them.</summary>
+    /// <summary>Rents the receive buffer and the send queue's first array (and, in completion mode, the send event args;
+    /// TLS: the ciphertext buffer) now, so the first messages and the first back-pressure do not pay for them (a queue
+    /// that must grow past its first array rents from the pool then).</summary>
     /// <remarks>Call on the owning thread before <see cref="Start"/> or the first <see cref="Poll"/>. Allocates (that is its purpose).</remarks>
     public void Prewarm()
     {
@@ -243,7 +244,7 @@ internal abstract partial class TransportConnection : IAgent, IDisposable
         PrewarmSend();
     }
 
-    /// <summary>Rents the send queue (and the subclass's other send resources) now; any thread (under the send lock).</summary>
+    /// <summary>Rents the send queue's first array (and the subclass's other send resources) now; any thread (under the send lock).</summary>
     internal void PrewarmSendBuffers() => PrewarmSend();
 
     /// <summary>True while reading from the socket is paused (<see cref="PauseReceive"/>).</summary>

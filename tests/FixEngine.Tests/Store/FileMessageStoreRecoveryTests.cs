@@ -505,4 +505,31 @@ public sealed class FileMessageStoreRecoveryTests : IDisposable
         var expected = new Snapshot(0, afterReset, 0, 0, 1, 1, 0, CreationTimeNs + 7, new Dictionary<int, byte[]>());
         AssertRecoversTo(CopyOf(journal.AsSpan(0, (int)afterReset + 20)), expected, expected.Messages, expectReport: true);
     }
+
+    [Theory]
+    [InlineData(0, false)]
+    [InlineData(1, false)]
+    [InlineData(40, false)]
+    [InlineData(79, false)]
+    [InlineData(80, true)]
+    public void AResetNotForcedToDiskLeavesAJournalThatOpensAsAFreshIncarnation(int keep, bool zeros)
+    {
+        // Under the OS policy a reset is not forced to disk (FileMessageStoreTests), so a power loss may leave the
+        // truncated journal with the reset record missing, cut anywhere, or allocated but never written (zeros). Each
+        // opens, even under Refuse, with the sequence numbers of a fresh incarnation and no message.
+        string path = _directory.File("reset-lost.journal");
+        using (var store = new FileMessageStore(path, CreationTimeNs, s_refuse))
+        {
+            for (int seq = 1; seq <= 20; seq++) store.AppendAndIncrement(seq, StoreTestData.Message(seq), seq);
+            store.Reset(CreationTimeNs + 7);
+            Assert.Equal(80, store.JournalLengthInBytes);
+        }
+        byte[] journal = File.ReadAllBytes(path);
+        string copy = CopyOf(zeros ? new byte[keep] : journal.AsSpan(0, keep));
+        using var reopened = new FileMessageStore(copy, ReopenTimeNs, s_refuse);
+        Assert.Equal((1, 1, 0), (reopened.NextSenderMsgSeqNum, reopened.NextTargetMsgSeqNum, reopened.LastProcessedInboundSeqNum));
+        Assert.Empty(StoreTestData.ReadAll(reopened));
+        reopened.AppendAndIncrement(1, StoreTestData.Message(1));
+        Assert.Equal(2, reopened.NextSenderMsgSeqNum);
+    }
 }

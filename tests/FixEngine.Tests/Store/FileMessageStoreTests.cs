@@ -111,6 +111,25 @@ public sealed class FileMessageStoreTests : IDisposable
         Assert.Equal(0, store.UnsyncedRecordCount);
     }
 
+    [Theory]
+    [InlineData(FileStoreSyncPolicy.OS, 1)]
+    [InlineData(FileStoreSyncPolicy.Batched, 1)]
+    [InlineData(FileStoreSyncPolicy.PerMessage, 0)]
+    public void AResetIsForcedToDiskAsThePolicySays(FileStoreSyncPolicy policy, int unsyncedAfterReset)
+    {
+        // Issue 35: a reset (every logon with ResetOnLogon=Y) forced an fsync whatever the policy; under OS and Batched
+        // its record now waits in the page cache like any other (what a lost one leaves behind opens as a fresh
+        // incarnation: FileMessageStoreRecoveryTests).
+        using FileMessageStore store = Open(new FileMessageStoreOptions { SyncPolicy = policy, BatchRecordCount = 1000, BatchIntervalNs = long.MaxValue });
+        store.AppendAndIncrement(1, StoreTestData.Message(1));
+        store.Flush();
+        store.Reset(7);
+        Assert.Equal(unsyncedAfterReset, store.UnsyncedRecordCount);
+        Assert.Equal((1, 1), (store.NextSenderMsgSeqNum, store.NextTargetMsgSeqNum));
+        store.Flush();
+        Assert.Equal(0, store.UnsyncedRecordCount);
+    }
+
     [Fact]
     public void JournalPathReplacesUnsafeCharactersOfTheSessionId()
     {

@@ -27,6 +27,7 @@ internal static class IsolatedProcess
         [ConnectWakeupTests.Probe] = ConnectWakeupTests.Measure,
         [AwaitableReceivePauseTests.Probe] = AwaitableReceivePauseTests.MeasureCycleAllocation,
         [Engine.HostedPipeReceivePauseTests.Probe] = Engine.HostedPipeReceivePauseTests.MeasurePausedAllocation,
+        [Engine.IdleSessionFootprintTests.Probe] = Engine.IdleSessionFootprintTests.Measure,
     };
 
     /// <summary>Runs <paramref name="probe"/> in a child process; returns its exit code and stdout (stderr appended).</summary>

@@ -5,8 +5,9 @@ using FixEngine.Transport;
 namespace FixEngine.Tests.Transport;
 
 /// <summary>After <see cref="TransportConnection.Prewarm"/>, the first burst that fills the socket and then the send queue
-/// (the first back-pressure after connecting) rents nothing on the sending thread: the queue array and, in completion
-/// mode, the send event args were rented at connect. Without Prewarm the first partial send rents the queue.</summary>
+/// (the first back-pressure after connecting) allocates nothing on the sending thread: the queue's first array and, in
+/// completion mode, the send event args were rented at connect, and the larger arrays the queue grows into come from the
+/// pool (which the first connection of the test filled). Without Prewarm the first partial send rents the queue.</summary>
 /// <remarks>Completion mode: the first async send that has to wait for the socket allocates one small object inside the
 /// runtime (measured 120 B on .NET 10 / Linux: SocketAsyncContext caches one send operation per socket, created the
 /// first time a send pends); Prewarm cannot create it without a pending send. It happens once per socket: the next fill
@@ -67,7 +68,7 @@ public sealed class PrewarmAllocationTests
         }
         else
         {
-            // Not the queue (64 KiB) nor the event args: only the runtime's per-socket send operation (see remarks).
+            // Not the queue (grown to 64 KiB from the pool) nor the event args: only the runtime's per-socket send operation (see remarks).
             Assert.True(allocated <= 256, $"{allocated} B allocated by the first fill");
             // The server reads everything; the completion-mode client drains its queue on its own; then a second fill.
             loop.Launch(server);

@@ -376,6 +376,43 @@ public class TcpConnectionTests
         loop.AssertNoLeaks();
     }
 
+    [Theory]
+    [MemberData(nameof(Modes))]
+    public void TheSendQueueGrowsFromItsFirstArrayOnDemandAndDrainsInOrder(ReceiveMode mode)
+    {
+        // Issue 35: the queue's array starts small and doubles while the socket refuses (in completion mode beside an
+        // async send that still reads the old array's head, which goes back to the pool only once that send completed).
+        var options = new TcpConnectionOptions { SendQueueBytes = 64 * 1024, InitialSendQueueBytes = 256, SendBufferSize = 4096, ReceiveBufferSize = 4096 };
+        using var loop = new Loopback(mode, options, startServerConnections: false);
+        var (client, clientHandler, server, serverHandler) = loop.Connect();
+        Assert.Equal(0, client.SendQueueArrayBytes);
+        int sent = 0;
+        SendResult last = SendResult.Sent;
+        for (int i = 0; i < 100_000; i++)
+        {
+            // Sizes from 90 to 2,000 bytes, so records straddle the ring's end and each growth.
+            last = client.TrySend(FixMessages.Numbered(sent, size: 90 + (sent * 397 % 1911)));
+            if (last == SendResult.Backpressure) break;
+            Assert.True(last is SendResult.Sent or SendResult.Queued, last.ToString());
+            sent++;
+        }
+        Assert.Equal(SendResult.Backpressure, last);
+        // Refused: more than SendQueueBytes - 2,001 bytes were queued, so the array grew from 256 bytes to the bound (and
+        // keeps it). The queue itself may already be draining (dedicated mode's drain thread).
+        Assert.Equal(options.SendQueueBytes, client.SendQueueArrayBytes);
+        Assert.InRange(client.QueuedSendBytes, 1, options.SendQueueBytes);
+
+        loop.Launch(server);
+        Assert.True(Loopback.Until(() => serverHandler.Messages.Count == sent), $"{serverHandler.Messages.Count} of {sent}");
+        Assert.Equal(Enumerable.Range(0, sent).Select(i => (long)i), serverHandler.Messages.Select(m => FixMessages.ReadSeq(m)));
+        Assert.True(Loopback.Until(() => client.QueuedSendBytes == 0));
+        client.Close();
+        Assert.True(serverHandler.Disconnected.Wait(Loopback.Wait));
+        Assert.True(clientHandler.Disconnected.Wait(Loopback.Wait));
+        // Every array the queue grew through went back to the pool exactly once.
+        loop.AssertNoLeaks();
+    }
+
     [Fact]
     public void AnAcceptHandlerCanRefuseAConnection()
     {
