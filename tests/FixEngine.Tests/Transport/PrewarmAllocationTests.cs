@@ -5,9 +5,12 @@ using FixEngine.Transport;
 namespace FixEngine.Tests.Transport;
 
 /// <summary>After <see cref="TransportConnection.Prewarm"/>, the first burst that fills the socket and then the send queue
-/// (the first back-pressure after connecting) allocates nothing on the sending thread: the queue's first array and, in
-/// completion mode, the send event args were rented at connect, and the larger arrays the queue grows into come from the
-/// pool (which the first connection of the test filled). Without Prewarm the first partial send rents the queue.</summary>
+/// (the first back-pressure after connecting) allocates nothing on the sending thread when the queue's first array is the
+/// whole queue (<see cref="TcpConnectionOptions.InitialSendQueueBytes"/> = SendQueueBytes): it and, in completion mode,
+/// the send event args were rented at connect. With the default 16 KiB first array the queue grows through
+/// ArrayPool.Shared, which allocates when the pool holds no array of the next size on this thread or core (it depends on
+/// what else ran in the process); growth is tested in TcpConnectionTests. Without Prewarm the first partial send rents the
+/// queue.</summary>
 /// <remarks>Completion mode: the first async send that has to wait for the socket allocates one small object inside the
 /// runtime (measured 120 B on .NET 10 / Linux: SocketAsyncContext caches one send operation per socket, created the
 /// first time a send pends); Prewarm cannot create it without a pending send. It happens once per socket: the next fill
@@ -45,7 +48,10 @@ public sealed class PrewarmAllocationTests
     [MemberData(nameof(Modes))]
     public void TheFirstBackpressureAfterPrewarmAllocatesNothing(ReceiveMode mode)
     {
-        var options = new TcpConnectionOptions { SendQueueBytes = 64 * 1024, SendBufferSize = 4096, ReceiveBufferSize = 4096 };
+        var options = new TcpConnectionOptions
+        {
+            SendQueueBytes = 64 * 1024, InitialSendQueueBytes = 64 * 1024, SendBufferSize = 4096, ReceiveBufferSize = 4096,
+        };
         using var loop = new Loopback(mode, options, startServerConnections: false);
         byte[] message = FixMessages.Numbered(1, size: 300);
 
@@ -68,7 +74,7 @@ public sealed class PrewarmAllocationTests
         }
         else
         {
-            // Not the queue (grown to 64 KiB from the pool) nor the event args: only the runtime's per-socket send operation (see remarks).
+            // Not the queue (rented whole at Prewarm) nor the event args: only the runtime's per-socket send operation (see remarks).
             Assert.True(allocated <= 256, $"{allocated} B allocated by the first fill");
             // The server reads everything; the completion-mode client drains its queue on its own; then a second fill.
             loop.Launch(server);
