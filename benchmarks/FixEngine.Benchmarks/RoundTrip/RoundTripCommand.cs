@@ -32,8 +32,13 @@ public static class RoundTripCommand
         }
         catch (ArgumentException e)
         {
-            Console.Error.WriteLine($"roundtrip: {e.Message}");
+            Console.Error.WriteLine($"roundtrip: {e.Message}\nusage: {RoundTripOptions.Usage}");
             return 2;
+        }
+        if (options.Help)
+        {
+            Console.WriteLine("usage: " + RoundTripOptions.Usage);
+            return 0;
         }
         if (options.AcceptorOnlyRole is string role) return ChildProcessSystem.RunAcceptorOnly(role);
         if (options.SelfCheck) return RoundTripSelfCheck.Run(Console.Out);

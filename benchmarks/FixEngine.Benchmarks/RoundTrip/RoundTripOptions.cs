@@ -53,6 +53,16 @@ public sealed class RoundTripOptions
     /// <summary>Child-process mode: the acceptor role to serve, or null.</summary>
     public string? AcceptorOnlyRole { get; private set; }
 
+    /// <summary>Print <see cref="Usage"/> and exit.</summary>
+    public bool Help { get; private set; }
+
+    /// <summary>The command line, printed by <c>--help</c> and after a bad argument.</summary>
+    public const string Usage =
+        "roundtrip [--quick|--full] [--configs KEY,...|all|comparison] [--rates 2000,10000,max] [--runs N]\n"
+        + "          [--warmup N] [--measured N] [--seconds S] [--pacing wait|spin] [--out artifacts/roundtrip]\n"
+        + "          [--list] [--self-check] [--help]\n"
+        + "  --list prints every configuration key and whether its peer is available on this machine.";
+
     /// <summary>Orders measured per run at <paramref name="ratePerSecond"/>.</summary>
     public int MeasuredFor(int ratePerSecond) =>
         ratePerSecond <= 0 || MaxSecondsPerRun <= 0
@@ -172,6 +182,9 @@ public sealed class RoundTripOptions
                     break;
                 case "--list":
                     o.List = true;
+                    break;
+                case "--help" or "-h":
+                    o.Help = true;
                     break;
                 case "--acceptor-only":
                     o.AcceptorOnlyRole = Value(args, ref i, a);

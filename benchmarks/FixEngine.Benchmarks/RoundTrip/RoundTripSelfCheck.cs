@@ -299,6 +299,7 @@ public static class RoundTripSelfCheck
         {
             return "--pacing spin does not reach the run plan, or spin is the default";
         }
+        if (!RoundTripOptions.Parse(["--help"]).Help || RoundTripOptions.Parse([]).Help) return "--help is not recognised, or is the default";
         RoundTripOptions comparison = RoundTripOptions.Parse(["--configs", "comparison"]);
         return comparison.Configs.Count == RoundTripConfigurations.ComparisonKeys.Count ? null : "--configs comparison does not expand";
     }

@@ -14,7 +14,7 @@ internal sealed class OrderWindows : IDisposable
     /// <param name="beforeLogon">Runs on the session before its Logon (e.g. gives it a latency recorder).</param>
     public OrderWindows(Action<SessionHarness>? beforeLogon = null)
     {
-        H = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false });
+        H = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false }, store: SessionHarness.ReservedStore());
         H.Connection.CaptureEnabled = false;
         beforeLogon?.Invoke(H);
         H.Session.OnMessage(H.Build("35=A|34=1|98=0|108=30"), H.Now);

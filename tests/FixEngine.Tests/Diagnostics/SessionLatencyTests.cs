@@ -91,7 +91,7 @@ public sealed class SessionLatencyTests
     [Fact]
     public void TrySendFromAnyThreadIsMeasuredOnItsOwnPathWithoutAllocating()
     {
-        using var h = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false });
+        using var h = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false }, store: SessionHarness.ReservedStore());
         h.Connection.CaptureEnabled = false;
         using var meterFactory = new TestMeterFactory();
         using var metrics = new FixEngineMetrics(() => [h.Session], meterFactory);

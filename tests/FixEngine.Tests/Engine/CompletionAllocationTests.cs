@@ -63,7 +63,7 @@ public class CompletionAllocationTests
             initiator.Start();
             Assert.True(client.LoggedOn.Wait(TimeSpan.FromSeconds(20)), "initiator did not log on");
 
-            RoundTrips(client, 0, Warmup);
+            RoundTrips(client, filler, 0, Warmup);
             long next = Warmup;
             long before = GC.GetAllocatedBytesForCurrentThread();
             long best = long.MaxValue;
@@ -75,7 +75,7 @@ public class CompletionAllocationTests
                 filler.Arm(next + 1, next + RoundSize);
                 client.Arm(next + 1, next + RoundSize);
                 client.Outbound.Arm(next + 1, next + RoundSize);
-                RoundTrips(client, next, RoundSize);
+                RoundTrips(client, filler, next, RoundSize);
                 next += RoundSize;
                 if (!filler.Done || !client.Done || !client.Outbound.Done) Assert.Fail("the callbacks did not see round " + r);
                 long round = filler.Allocated + client.Allocated + client.Outbound.Allocated;
@@ -153,7 +153,7 @@ public class CompletionAllocationTests
         Assert.True(best == 0, $"a contended gate entry allocated in every round: {string.Join(", ", perRound)} B");
     }
 
-    private static void RoundTrips(ProbedClient client, long firstId, int count)
+    private static void RoundTrips(ProbedClient client, ProbedFiller filler, long firstId, int count)
     {
         FixSession session = client.Session!;
         for (long i = firstId; i < firstId + count; i++)
@@ -171,13 +171,28 @@ public class CompletionAllocationTests
                 Thread.Yield();
             }
             var spin = new SpinWait();
-            long deadline = Environment.TickCount64 + 20_000;
+            long started = Environment.TickCount64;
             while (Volatile.Read(ref client.Fills) < target)
             {
                 spin.SpinOnce(sleep1Threshold: -1);
-                if (Environment.TickCount64 > deadline) Assert.Fail($"no fill for order {i} within 20 s");
+                if (Environment.TickCount64 - started > 20_000) Assert.Fail(Stuck(client, filler, i, target, started));
             }
         }
+    }
+
+    // A fill 20 s late: where the order is (handed over, numbered and sent, received, filled), and whether it is lost or
+    // only late (waits up to 2 minutes more for it).
+    private static string Stuck(ProbedClient client, ProbedFiller filler, long order, long target, long started)
+    {
+        FixSession session = client.Session!;
+        string where = $"order {order}: {client.Outbound.Count} orders numbered and sent by the initiator (next sender {session.NextSenderMsgSeqNum}, " +
+            $"handed-over waiting {session.HasHandedOverMessages}, logged on {session.IsLoggedOn}), {filler.Count} received by the acceptor, " +
+            $"{Volatile.Read(ref client.Fills)} fills (waiting for {target})";
+        while (Volatile.Read(ref client.Fills) < target && Environment.TickCount64 - started < 140_000) Thread.Sleep(10);
+        long fills = Volatile.Read(ref client.Fills);
+        return fills >= target
+            ? $"the fill came {(Environment.TickCount64 - started) / 1000.0:0.0} s late; at 20 s: {where}; then {client.Outbound.Count} sent, {filler.Count} received"
+            : $"no fill within 140 s (lost); at 20 s: {where}; at 140 s: {client.Outbound.Count} sent, {filler.Count} received, {fills} fills";
     }
 
     /// <summary>
@@ -199,6 +214,9 @@ public class CompletionAllocationTests
         private volatile bool _done;
 
         public bool Done => _done;
+
+        /// <summary>Callbacks so far (any thread reads a recent value).</summary>
+        public long Count => Volatile.Read(ref _count);
 
         /// <summary>Callbacks that followed an earlier callback on the same thread in this window (what the sum covers).</summary>
         public long Covered => Volatile.Read(ref _covered);

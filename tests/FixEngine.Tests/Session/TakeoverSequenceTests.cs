@@ -216,7 +216,9 @@ public sealed class TakeoverSequenceTests
     public void AStandbyThatTookOverAGroupCommitSessionFromADeadPrimaryFollowsTheCounterparty()
     {
         string id = PostgresTestSupport.NewSessionId("tail");
-        PostgresMessageStoreOptions options = PostgresTestSupport.Options(PostgresSyncPolicy.GroupCommit) with { LeaseDuration = TimeSpan.FromSeconds(1) };
+        // A 4 s lease: the standby waits that long for the dead primary's lease, and its own lease must be renewed within
+        // 3 s (3/4) of the last renewal; with a 1 s lease (750 ms) a busy machine can miss that.
+        PostgresMessageStoreOptions options = PostgresTestSupport.Options(PostgresSyncPolicy.GroupCommit) with { LeaseDuration = TimeSpan.FromSeconds(4) };
         var primary = new PostgresMessageStore(id, 100, options);
         for (int seq = 1; seq <= 5; seq++) primary.AppendAndIncrement(seq, StoreTestData.Message(seq));
         primary.Flush();
