@@ -46,9 +46,12 @@ public sealed partial class FixSession
     // Answering side: replay [begin, end] from the store. Application messages go out again with their original
     // MsgSeqNum, PossDupFlag=Y and OrigSendingTime; runs of admin messages and missing numbers become one
     // SequenceReset-GapFill each. Nothing here consumes a new sequence number. The replay runs in steps
-    // (ContinueReplay): it stops reading the store while the send backlog holds OutboundFlowControl.ReplayBudgetBytes
-    // or more and goes on from Poll as the transport drains, so a long replay is never copied into memory at once. A
-    // new ResendRequest replaces a replay still in progress.
+    // (ContinueReplay): a step reads at most ReplayMessagesPerStep stored messages, and stops early while the send
+    // backlog holds OutboundFlowControl.ReplayBudgetBytes or more; the next step runs from Poll (as the transport
+    // drains). So a long replay is never copied into memory at once, and a thread that runs other sessions too (the
+    // engine agent, busy-poll) gets back to them between steps. A new ResendRequest replaces a replay still in progress.
+    internal const int ReplayMessagesPerStep = 128;
+
     private void ResendRange(int begin, int end, long epochNs)
     {
         int nextSender = _store.NextSenderMsgSeqNum;
@@ -100,6 +103,7 @@ public sealed partial class FixSession
     {
         private readonly FixSession _session;
         private readonly long _epochNs;
+        private int _left;
 
         public ResendHandler(FixSession session, int begin, int gapStart, long epochNs)
         {
@@ -108,12 +112,14 @@ public sealed partial class FixSession
             Current = begin;
             GapStart = gapStart;
             Paused = false;
+            _left = ReplayMessagesPerStep;
         }
 
         public int Current;
         public int GapStart;
 
-        /// <summary>The read stopped because the send backlog reached the replay budget.</summary>
+        /// <summary>The read stopped before the end of the range: the step's message count or the send backlog's
+        /// replay budget was reached.</summary>
         public bool Paused;
 
         public bool OnMessage(int seqNum, ReadOnlySpan<byte> message)
@@ -129,7 +135,7 @@ public sealed partial class FixSession
             }
             Current = seqNum + 1;
             if (_session._connection is null) return false;
-            Paused = !_session._flow.HasReplayBudget;
+            Paused = --_left == 0 || !_session._flow.HasReplayBudget;
             return !Paused;
         }
     }

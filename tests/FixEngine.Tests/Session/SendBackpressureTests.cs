@@ -143,6 +143,36 @@ public sealed class SendBackpressureTests
         Assert.Equal(1, h.Session.ResendRequestsReceived);
     }
 
+    /// <summary>A transport that takes everything does not let one ResendRequest monopolise the thread: each step of the
+    /// replay resends at most <see cref="FixSession.ReplayMessagesPerStep"/> messages, and the next step runs from Poll,
+    /// so the engine agent (busy-poll: every session on one thread) gets back to its other sessions in between.</summary>
+    [Fact]
+    public void AReplayIntoAFreeTransportRunsInBoundedStepsAndDeliversEveryMessageInOrder()
+    {
+        using var h = new SessionHarness("FIX.4.4");
+        h.Logon();
+        const int orders = 1_000;
+        for (long id = 1; id <= orders; id++) SendOrder(h, id);
+        ExpectOrders(h, 1, orders, seqOffset: 1);
+
+        long before = h.Connection.SentCount;
+        h.Receive("35=2|34=2|7=2|16=0");
+        Assert.Equal(FixSession.ReplayMessagesPerStep, h.Connection.SentCount - before);
+        Assert.True(h.Session.IsReplayPending);
+        int polls = 0;
+        while (h.Session.IsReplayPending && polls < 1_000)
+        {
+            long sent = h.Connection.SentCount;
+            h.Session.Poll(h.Now);
+            polls++;
+            Assert.True(h.Connection.SentCount - sent <= FixSession.ReplayMessagesPerStep, $"poll {polls} resent {h.Connection.SentCount - sent} messages in one step");
+        }
+        Assert.False(h.Session.IsReplayPending);
+        Assert.Equal((orders + FixSession.ReplayMessagesPerStep - 1) / FixSession.ReplayMessagesPerStep - 1, polls);
+        ExpectOrders(h, 1, orders, seqOffset: 1, possDup: true);
+        h.ExpectNothing();
+    }
+
     [Fact]
     public void NewOutboxMessagesWaitUntilAPendingReplayIsDone()
     {
@@ -183,6 +213,7 @@ public sealed class SendBackpressureTests
         h.Receive("35=A|34=2|98=0|108=30");
         h.Expect("A");
         h.Receive("35=2|34=3|7=2|16=" + (id + 1).ToString(System.Globalization.CultureInfo.InvariantCulture));
+        for (int poll = 0; poll < 10_000 && h.Session.IsReplayPending; poll++) h.Session.Poll(h.Now);
         ExpectOrders(h, 1, id, seqOffset: 1, possDup: true);
         h.ExpectNothing();
     }
