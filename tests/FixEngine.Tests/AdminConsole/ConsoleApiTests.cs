@@ -208,6 +208,9 @@ public sealed class ConsoleApiTests
         // The order, from the message log only: names and enum meanings from FIX44.xml, including a field the names
         // built in for sessions without a dictionary do not have (HandlInst).
         JsonElement order = found[1];
+        // The log line's time (the store keeps none).
+        Assert.Matches(@"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z$", order.GetProperty("time").GetString());
+        Assert.Equal(JsonValueKind.Null, found[0].GetProperty("time").ValueKind);
         Assert.Equal(("MsgType", "D", "NEW_ORDER_SINGLE"), Named(order, 35));
         Assert.Equal(("HandlInst", "1", "AUTOMATED_EXECUTION_NO_INTERVENTION"), Named(order, 21));
         Assert.Equal(("Side", "1", "BUY"), Named(order, 54));
