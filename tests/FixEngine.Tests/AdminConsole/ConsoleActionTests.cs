@@ -40,6 +40,11 @@ public sealed class ConsoleActionTests
         Assert.True(EngineTestSupport.WaitFor(() => f.Initiator.Sessions[0].LastLogonRefusal is not null), "the counterparty's Logon was refused");
         // The initiator tries again every ReconnectInterval: a later refusal names the counterparty's later number.
         Assert.StartsWith("MsgSeqNum too low, expecting 1000 but received ", f.Initiator.Sessions[0].LastLogonRefusal);
+        // The health check calls the session unhealthy, with the reason.
+        (Microsoft.Extensions.Diagnostics.HealthChecks.HealthStatus health, string reason) =
+            FixEngine.DependencyInjection.FixEngineHealthCheck.CheckSession(f.Initiator.Sessions[0], f.Initiator.Runtime.EpochNow());
+        Assert.Equal(Microsoft.Extensions.Diagnostics.HealthChecks.HealthStatus.Unhealthy, health);
+        Assert.StartsWith("logon refused: MsgSeqNum too low, expecting 1000 but received ", reason);
         // On the wire: the counterparty received our Logout with that text (its message log, through its console).
         string exec = Uri.EscapeDataString(ConsoleFixture.ExecId);
         JsonElement found = default;
