@@ -31,7 +31,7 @@ public sealed class EngineSessionSystem : IRoundTripSystem, ISessionCounterSourc
     private readonly string? _storeRoot;
     private readonly ConsoleMonitor? _console;
     private AdminConsoleLoad? _consoleLoad;
-    private readonly bool _tracingListener;
+    private readonly TracingListener _tracing;
     private System.Diagnostics.ActivityListener? _listener;
     private FixEngineHost? _acceptorHost;
     private FixEngineHost? _initiatorHost;
@@ -49,12 +49,10 @@ public sealed class EngineSessionSystem : IRoundTripSystem, ISessionCounterSourc
     /// elsewhere with the same <paramref name="spec"/>.</param>
     /// <param name="console">Run the admin console and health checks over the acceptor (this process), with this monitor
     /// (<see cref="AdminConsoleLoad"/>); null: no console.</param>
-    /// <param name="tracingListener">While the system runs, an <see cref="System.Diagnostics.ActivityListener"/> listens to
-    /// the engine's ActivitySource and samples nothing (a tracing SDK wired up with its sampler keeping no trace): the
-    /// cost of tracing's hooks on both sides' message path when nothing is recorded.</param>
-    public EngineSessionSystem(string name, EngineSessionSpec spec, int remoteAcceptorPort = 0, ConsoleMonitor? console = null, bool tracingListener = false)
+    /// <param name="tracing">What listens to the engine's ActivitySources while the system runs (<see cref="TracingListener"/>).</param>
+    public EngineSessionSystem(string name, EngineSessionSpec spec, int remoteAcceptorPort = 0, ConsoleMonitor? console = null, TracingListener tracing = TracingListener.None)
     {
-        _tracingListener = tracingListener;
+        _tracing = tracing;
         Name = name;
         _spec = spec;
         _remoteAcceptorPort = remoteAcceptorPort;
@@ -77,12 +75,16 @@ public sealed class EngineSessionSystem : IRoundTripSystem, ISessionCounterSourc
     /// <inheritdoc/>
     public void Start(IReplyHandler handler)
     {
-        if (_tracingListener)
+        if (_tracing != TracingListener.None)
         {
+            TracingListener tracing = _tracing;
             _listener = new System.Diagnostics.ActivityListener
             {
-                ShouldListenTo = source => source.Name is FixEngine.Diagnostics.FixEngineMetrics.ActivitySourceName or FixEngine.Diagnostics.FixEngineMetrics.MessageActivitySourceName,
-                Sample = static (ref System.Diagnostics.ActivityCreationOptions<System.Diagnostics.ActivityContext> _) => System.Diagnostics.ActivitySamplingResult.None,
+                ShouldListenTo = source => source.Name == FixEngine.Diagnostics.FixEngineMetrics.ActivitySourceName
+                    || (tracing != TracingListener.Lifecycle && source.Name == FixEngine.Diagnostics.FixEngineMetrics.MessageActivitySourceName),
+                Sample = tracing == TracingListener.BothSampleNothing
+                    ? static (ref System.Diagnostics.ActivityCreationOptions<System.Diagnostics.ActivityContext> _) => System.Diagnostics.ActivitySamplingResult.None
+                    : static (ref System.Diagnostics.ActivityCreationOptions<System.Diagnostics.ActivityContext> _) => System.Diagnostics.ActivitySamplingResult.AllDataAndRecorded,
             };
             System.Diagnostics.ActivitySource.AddActivityListener(_listener);
         }
@@ -229,4 +231,24 @@ internal sealed class ExecutionReportResponder : IApplication
         });
         return FromAppResult.Accepted;
     }
+}
+
+/// <summary>What listens to the engine's two ActivitySources while a round-trip system runs (docs/operations.md,
+/// "Tracing"): the lifecycle source <c>FixEngine</c> and the message source <c>FixEngine.MessageTraces</c>.</summary>
+public enum TracingListener
+{
+    /// <summary>No listener: each source's check is one field read.</summary>
+    None,
+
+    /// <summary>The lifecycle source only, every activity sampled and recorded (an OpenTelemetry
+    /// <c>AddSource("FixEngine")</c>): the message source has no listener, so the message path is as with none.</summary>
+    Lifecycle,
+
+    /// <summary>Both sources, a sampler that keeps nothing: the message path asks the sampler per inbound application
+    /// message on each side and records nothing.</summary>
+    BothSampleNothing,
+
+    /// <summary>Both sources, every activity sampled and recorded (nothing exported): each message's <c>fix.receive</c>
+    /// and reply <c>fix.send</c> are created, tagged and stopped, the cost of tracing every message for a diagnosis.</summary>
+    BothSampled,
 }

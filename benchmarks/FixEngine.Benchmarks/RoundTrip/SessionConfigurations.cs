@@ -81,14 +81,25 @@ public static class SessionConfigurations
                     null));
             }
         }
-        // The A/B of tracing's hooks: the same one-process pair with an ActivityListener on the engine's source that samples
-        // nothing (both sides' message path asks it per inbound application message and records nothing).
-        list.Add(new RoundTripConfiguration(
-            "session-default-mem-1proc-tracing",
-            "session-default-mem-1proc with an ActivityListener on the FixEngine ActivitySource that samples nothing (tracing wired, no trace kept)",
-            setup => new EngineSessionSystem("session-default-mem-1proc-tracing",
-                new EngineSessionSpec(IdleStrategyKind.Backoff, false, ReceiveMode.Dedicated, setup.OrdersPerRun), tracingListener: true),
-            null));
+        // The A/B of tracing's hooks: the same one-process pair with an ActivityListener on the engine's sources
+        // (TracingListener): both sources with a sampler that keeps nothing (both sides' message path asks it per inbound
+        // application message and records nothing), the lifecycle source alone (every lifecycle event recorded; the
+        // message source unheard), both sources with every message recorded.
+        foreach ((string suffix, TracingListener tracing, string what) in new[]
+        {
+            ("", TracingListener.BothSampleNothing, "an ActivityListener on both FixEngine ActivitySources that samples nothing (tracing wired, no trace kept)"),
+            ("-lifecycle", TracingListener.Lifecycle, "an ActivityListener on the lifecycle ActivitySource FixEngine alone, sampling every activity (FixEngine.MessageTraces unheard)"),
+            ("-sampled", TracingListener.BothSampled, "an ActivityListener on both FixEngine ActivitySources that samples and records every activity (every message traced)"),
+        })
+        {
+            string key = "session-default-mem-1proc-tracing" + suffix;
+            list.Add(new RoundTripConfiguration(
+                key,
+                "session-default-mem-1proc with " + what,
+                setup => new EngineSessionSystem(key,
+                    new EngineSessionSpec(IdleStrategyKind.Backoff, false, ReceiveMode.Dedicated, setup.OrdersPerRun), tracing: tracing),
+                null));
+        }
         // The PostgreSQL store (both sides), one process, yielding busy-poll agents: per-message commit and group commit.
         string? noServer = string.IsNullOrEmpty(System.Environment.GetEnvironmentVariable(EngineSessionSpec.PostgresVariable))
             ? $"needs a PostgreSQL server in {EngineSessionSpec.PostgresVariable} (bash .ci/postgres.sh start)"

@@ -55,10 +55,10 @@ internal sealed class AdminService : IDisposable, ISessionEventObserver
 
     private EngineRuntime Engine => _host.Runtime;
 
-    /// <summary>Writes every session (a JSON array) into a response as it goes, read from what the sessions publish,
-    /// without entering them (<see cref="SessionSnapshot.WriteAllAsync"/>).</summary>
-    public Task WriteSessionsAsync(System.Text.Json.Utf8JsonWriter w, System.IO.Pipelines.PipeWriter pipe, CancellationToken cancel) =>
-        _snapshots.WriteAllAsync(w, pipe, Engine, Engine.EpochNow(), cancel);
+    /// <summary>Writes the sessions <paramref name="query"/> selects (a JSON array, or a page) into a response as it goes,
+    /// read from what the sessions publish, without entering them (<see cref="SessionSnapshot.WriteAllAsync"/>).</summary>
+    public Task WriteSessionsAsync(System.Text.Json.Utf8JsonWriter w, System.IO.Pipelines.PipeWriter pipe, SessionQuery query, CancellationToken cancel) =>
+        _snapshots.WriteAllAsync(w, pipe, Engine, Engine.EpochNow(), query, cancel);
 
     /// <summary>Writes one session (a JSON object), as <see cref="WriteSessionsAsync"/> writes each.</summary>
     public void WriteSession(System.Text.Json.Utf8JsonWriter w, SessionId id)

@@ -74,7 +74,8 @@ public static class FixEngineAdminEndpoints
         group.MapGet("/app.js", Guard(loopbackOnly, ctx => Asset(ctx, "app.js", "text/javascript; charset=utf-8")));
         group.MapGet("/app.css", Guard(loopbackOnly, ctx => Asset(ctx, "app.css", "text/css; charset=utf-8")));
 
-        // The list grows with the sessions (about 700 B each): written into the response as it goes, not buffered whole.
+        // The list grows with the sessions (about 700 B each): written into the response as it goes, not buffered whole;
+        // ?offset=&limit= for a page, ?state=&enabled=&q= to filter (SessionQuery).
         group.MapGet("/api/sessions", new RequestDelegate(ctx => StreamSessions(ctx, loopbackOnly, service)));
         group.MapGet("/api/session", new RequestDelegate(ctx => Handle(ctx, loopbackOnly, w =>
         {
@@ -186,11 +187,21 @@ public static class FixEngineAdminEndpoints
             await Text(ctx, 403, "the FixEngine console has no authorization policy and serves loopback connections only").ConfigureAwait(false);
             return;
         }
+        SessionQuery query;
+        try
+        {
+            query = SessionQuery.Parse(ctx.Request.Query);
+        }
+        catch (AdminRequestException e)
+        {
+            await Text(ctx, e.Status, e.Message).ConfigureAwait(false);
+            return;
+        }
         ctx.Response.ContentType = "application/json; charset=utf-8";
         ctx.Response.Headers.CacheControl = "no-store";
         System.IO.Pipelines.PipeWriter pipe = ctx.Response.BodyWriter;
         await using var w = new Utf8JsonWriter(pipe);
-        await service.WriteSessionsAsync(w, pipe, ctx.RequestAborted).ConfigureAwait(false);
+        await service.WriteSessionsAsync(w, pipe, query, ctx.RequestAborted).ConfigureAwait(false);
     }
 
     private static Task Text(HttpContext ctx, int status, string message)

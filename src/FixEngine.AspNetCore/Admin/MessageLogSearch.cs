@@ -39,7 +39,9 @@ internal static class MessageLogSearch
                 string payload = line[begin..];
                 if (!HasField(payload, sep, needle)) continue;
                 byte[] bytes = Encoding.Latin1.GetBytes(sep == '\u0001' ? payload : payload.Replace(sep, '\u0001'));
-                string time = line[..Math.Max(0, Math.Min(line.IndexOf(' ') is int sp && sp > 0 ? line.IndexOf(' ', sp + 1) : 0, begin))].Trim();
+                // The line starts with its time, one token (2026-12-07T00:11:55.524018764Z), then the level and the producer.
+                int space = line.IndexOf(' ');
+                string time = space > 0 && space < begin && char.IsAsciiDigit(line[0]) ? line[..space] : "";
                 into.Add(renderer.Render("log " + fileName, direction == '<' ? "in" : "out", bytes, time.Length == 0 ? null : time));
                 if (into.Count >= limit) return;
             }

@@ -69,52 +69,108 @@ internal sealed class SessionSnapshot
         return text;
     }
 
-    /// <summary>Writes every session of <paramref name="engine"/> (in its order) as a JSON array.</summary>
-    public void WriteAll(Utf8JsonWriter w, EngineRuntime engine, long epochNs)
+    /// <summary>Writes the sessions of <paramref name="engine"/> (in its order) that <paramref name="query"/> selects: a
+    /// JSON array, or a page object (<c>offset</c>, <c>limit</c>, <c>sessions</c>, <c>total</c>, <c>sessionCount</c>) when
+    /// the query asks for a page.</summary>
+    public void WriteAll(Utf8JsonWriter w, EngineRuntime engine, long epochNs, SessionQuery? query = null)
     {
-        IReadOnlyList<FixSession> sessions = engine.Sessions;
-        w.WriteStartArray();
-        for (int i = 0; i < sessions.Count; i++)
-        {
-            // Removed meanwhile: left out.
-            if (engine.TryGetSlot(sessions[i].Id, out SessionSlot? slot)) Write(w, slot, epochNs);
-        }
-        w.WriteEndArray();
+        query ??= SessionQuery.All;
+        var cursor = new ListCursor(engine.Sessions);
+        WriteStart(w, query);
+        WriteMatching(w, engine, epochNs, query, ref cursor, int.MaxValue);
+        WriteEnd(w, query, cursor);
     }
 
     /// <summary>Bytes written before the list is handed on to the response (<see cref="WriteAllAsync"/>).</summary>
     private const int FlushBytes = 16 * 1024;
 
-    /// <summary>Writes every session of <paramref name="engine"/> (in its order) as a JSON array straight into the
+    /// <summary>Writes the sessions <paramref name="query"/> selects, as <see cref="WriteAll"/> does, straight into the
     /// response's <paramref name="pipe"/>, handing it on every <see cref="FlushBytes"/>: the answer is never held whole
     /// in memory, so a list of thousands of sessions costs the same few buffers (the server's pooled ones) as a list of
     /// one.</summary>
-    public async Task WriteAllAsync(Utf8JsonWriter w, PipeWriter pipe, EngineRuntime engine, long epochNs, CancellationToken cancel)
+    public async Task WriteAllAsync(Utf8JsonWriter w, PipeWriter pipe, EngineRuntime engine, long epochNs, SessionQuery query, CancellationToken cancel)
     {
-        IReadOnlyList<FixSession> sessions = engine.Sessions;
-        w.WriteStartArray();
-        for (int i = 0; i < sessions.Count; i++)
+        var cursor = new ListCursor(engine.Sessions);
+        WriteStart(w, query);
+        while (!WriteMatching(w, engine, epochNs, query, ref cursor, FlushBytes))
         {
-            // Removed meanwhile: left out.
-            if (engine.TryGetSlot(sessions[i].Id, out SessionSlot? slot)) Write(w, slot, epochNs);
-            if (w.BytesPending >= FlushBytes)
-            {
-                w.Flush();
-                FlushResult flushed = await pipe.FlushAsync(cancel).ConfigureAwait(false);
-                // The client went away.
-                if (flushed.IsCanceled || flushed.IsCompleted) return;
-            }
+            w.Flush();
+            FlushResult flushed = await pipe.FlushAsync(cancel).ConfigureAwait(false);
+            // The client went away.
+            if (flushed.IsCanceled || flushed.IsCompleted) return;
         }
-        w.WriteEndArray();
+        WriteEnd(w, query, cursor);
         w.Flush();
     }
 
+    // Where a list being written is: the engine's sessions when it began (one list for the whole answer, flushes
+    // included), the next one to look at, how many matched so far.
+    private struct ListCursor(IReadOnlyList<FixSession> sessions)
+    {
+        public readonly IReadOnlyList<FixSession> Sessions = sessions;
+        public int Index;
+        public int Matched;
+    }
+
+    private static readonly JsonEncodedText s_offset = JsonEncodedText.Encode("offset");
+    private static readonly JsonEncodedText s_limit = JsonEncodedText.Encode("limit");
+    private static readonly JsonEncodedText s_sessions = JsonEncodedText.Encode("sessions");
+    private static readonly JsonEncodedText s_total = JsonEncodedText.Encode("total");
+    private static readonly JsonEncodedText s_sessionCount = JsonEncodedText.Encode("sessionCount");
+
+    private static void WriteStart(Utf8JsonWriter w, SessionQuery query)
+    {
+        if (!query.Paged)
+        {
+            w.WriteStartArray();
+            return;
+        }
+        w.WriteStartObject();
+        w.WriteNumber(s_offset, query.Offset);
+        w.WriteNumber(s_limit, query.Limit);
+        w.WriteStartArray(s_sessions);
+    }
+
+    // The page's counts come last: the sessions that matched are known once all were looked at, in the same pass that
+    // wrote the page (so the counts and the page agree).
+    private static void WriteEnd(Utf8JsonWriter w, SessionQuery query, in ListCursor cursor)
+    {
+        w.WriteEndArray();
+        if (!query.Paged) return;
+        w.WriteNumber(s_total, cursor.Matched);
+        w.WriteNumber(s_sessionCount, cursor.Sessions.Count);
+        w.WriteEndObject();
+    }
+
+    // Looks at the sessions from the cursor on: counts those that match, writes those inside the page. Returns false when
+    // the writer holds flushAt bytes or more (hand them on, then call again), true when every session was looked at.
+    private bool WriteMatching(Utf8JsonWriter w, EngineRuntime engine, long epochNs, SessionQuery query, ref ListCursor cursor, int flushAt)
+    {
+        IReadOnlyList<FixSession> sessions = cursor.Sessions;
+        while (cursor.Index < sessions.Count)
+        {
+            FixSession s = sessions[cursor.Index++];
+            // Removed meanwhile: left out.
+            if (!engine.TryGetSlot(s.Id, out SessionSlot? slot)) continue;
+            Fixed text = FixedOf(s);
+            if (!query.Matches(slot, text.Id)) continue;
+            int n = cursor.Matched++;
+            if (n < query.Offset || n - query.Offset >= query.Limit) continue;
+            Write(w, slot, text, epochNs);
+            if (w.BytesPending >= flushAt) return false;
+        }
+        return true;
+    }
+
+    private Fixed FixedOf(FixSession s) => _fixed.GetValue(s, static session => new Fixed(session));
+
     /// <summary>Writes one session as a JSON object (any thread).</summary>
-    public void Write(Utf8JsonWriter w, SessionSlot slot, long epochNs)
+    public void Write(Utf8JsonWriter w, SessionSlot slot, long epochNs) => Write(w, slot, FixedOf(slot.Session), epochNs);
+
+    private static void Write(Utf8JsonWriter w, SessionSlot slot, Fixed text, long epochNs)
     {
         FixSession s = slot.Session;
         IMessageStore store = s.Store;
-        Fixed text = _fixed.GetValue(s, static session => new Fixed(session));
         MessageStoreException? failed = s.StoreFailure;
         bool held = s.IsStoreHeld;
         MessageStoreException? problem = failed ?? s.StoreHoldReason ?? store.CurrentFailure;

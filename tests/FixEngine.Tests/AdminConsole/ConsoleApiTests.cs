@@ -185,6 +185,74 @@ public sealed class ConsoleApiTests
     }
 
     [Fact]
+    public async Task ASearchByClOrdIdOnASessionWithADictionaryNamesFieldsAndValuesFromIt()
+    {
+        // The acceptor validates with FIX44.xml: the orders carry every field the dictionary requires.
+        await using ConsoleFixture f = await ConsoleFixture.StartAsync(acceptorDictionary: Infrastructure.SharedPaths.Dictionary("FIX44.xml"));
+        Assert.True(f.ClientApp.LoggedOn.Wait(EngineTestSupport.Wait), "the initiator logged on");
+        for (int i = 0; i < 3; i++) SendCompleteOrder(f.ClientApp.Session!, i);
+        Assert.True(EngineTestSupport.WaitFor(() => System.Threading.Interlocked.Read(ref f.ClientApp.Fills) == 3), "filled");
+        Assert.Equal(0, f.Acceptor.Sessions[0].RejectsSent);
+        string id = Uri.EscapeDataString(ConsoleFixture.ExecId);
+
+        // ClOrdID 2: the fill in the store, the order and the fill in the message log.
+        JsonElement found = default;
+        Assert.True(await WaitForAsync(async () =>
+        {
+            found = await f.GetJsonAsync($"exec-admin/api/search?id={id}&tag=11&value=2");
+            return found.GetArrayLength() == 3;
+        }), "three messages with 11=2: " + found);
+        Assert.Equal(["store:out", "log fixengine.log:in", "log fixengine.log:out"],
+            found.EnumerateArray().Select(m => m.GetProperty("source").GetString() + ":" + m.GetProperty("direction").GetString()));
+
+        // The order, from the message log only: names and enum meanings from FIX44.xml, including a field the names
+        // built in for sessions without a dictionary do not have (HandlInst).
+        JsonElement order = found[1];
+        // The log line's time (the store keeps none).
+        Assert.Matches(@"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z$", order.GetProperty("time").GetString());
+        Assert.Equal(JsonValueKind.Null, found[0].GetProperty("time").ValueKind);
+        Assert.Equal(("MsgType", "D", "NEW_ORDER_SINGLE"), Named(order, 35));
+        Assert.Equal(("HandlInst", "1", "AUTOMATED_EXECUTION_NO_INTERVENTION"), Named(order, 21));
+        Assert.Equal(("Side", "1", "BUY"), Named(order, 54));
+        Assert.Equal(("OrdType", "1", "MARKET"), Named(order, 40));
+        Assert.Equal(("ClOrdID", "2", null), Named(order, 11));
+        // The fill, from the store and from the log: the same dictionary.
+        foreach (JsonElement fill in new[] { found[0], found[2] })
+        {
+            Assert.Equal(("MsgType", "8", "EXECUTION_REPORT"), Named(fill, 35));
+            Assert.Equal(("ExecType", "F", "TRADE"), Named(fill, 150));
+            Assert.Equal(("OrdStatus", "2", "FILLED"), Named(fill, 39));
+        }
+        // Stored messages by range are named the same way.
+        JsonElement range = await f.GetJsonAsync($"exec-admin/api/messages?id={id}&from=2&to=2");
+        Assert.Equal(("MsgType", "8", "EXECUTION_REPORT"), Named(Assert.Single(range.EnumerateArray()), 35));
+    }
+
+    private static (string? Name, string? Value, string? Meaning) Named(JsonElement message, int tag)
+    {
+        JsonElement field = message.GetProperty("fields").EnumerateArray().Single(x => x.GetProperty("tag").GetInt32() == tag);
+        return (field.GetProperty("name").GetString(), field.GetProperty("value").GetString(), field.GetProperty("meaning").GetString());
+    }
+
+    // A NewOrderSingle with what FIX.4.4's dictionary requires (ClOrdID, Symbol, Side, TransactTime, OrdType) and HandlInst.
+    private static void SendCompleteOrder(FixSession session, long id)
+    {
+        while (!session.TrySendFromAnyThread(FixEngine.Codec.MsgTypes.NewOrderSingle, id, static (ref FixEngine.Codec.FixWriter w, scoped in long clOrdId) =>
+        {
+            w.Write(FixEngine.Codec.FixTags.ClOrdID, clOrdId);
+            w.Write(FixEngine.Codec.FixTags.HandlInst, '1');
+            w.Write(FixEngine.Codec.FixTags.Symbol, "EURUSD"u8);
+            w.Write(FixEngine.Codec.FixTags.Side, '1');
+            w.Write(FixEngine.Codec.FixTags.TransactTime, "20261206-12:00:00.000"u8);
+            w.Write(FixEngine.Codec.FixTags.OrderQty, 100);
+            w.Write(FixEngine.Codec.FixTags.OrdType, '1');
+        }))
+        {
+            System.Threading.Thread.Yield();
+        }
+    }
+
+    [Fact]
     public async Task ALogoutCarriesTheOperatorsTextToTheCounterparty()
     {
         await using ConsoleFixture f = await ConsoleFixture.StartAsync();

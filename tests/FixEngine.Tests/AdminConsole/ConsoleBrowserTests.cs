@@ -132,6 +132,17 @@ public sealed class ConsoleBrowserTests(ITestOutputHelper output)
         Assert.Contains("ClOrdID", messages[0].Text);
         Assert.Contains(messages, m => m.Text.Contains("← in", StringComparison.Ordinal) && m.Text.Contains("35=D", StringComparison.Ordinal));
         Screenshot(browser, "3-search-clordid");
+
+        // 4. The list is filtered on the server (api/sessions?q=...): a text no session id contains empties it, and
+        // clearing it brings the session back.
+        wait.Until(d => d.FindElement(By.Id("page-status")).Text == "1–1 of 1 session");
+        browser.FindElement(By.Id("filter-text")).SendKeys("nobody");
+        wait.Until(d => d.FindElement(By.Id("page-status")).Text == "0–0 of 0 matching (1 session)"
+            && d.FindElements(By.CssSelector("#sessions tbody tr")).Count == 0);
+        Screenshot(browser, "4-filtered-list");
+        browser.FindElement(By.Id("filter-text")).SendKeys(Keys.Control + "a" + Keys.Backspace);
+        wait.Until(d => d.FindElement(By.Id("page-status")).Text == "1–1 of 1 session"
+            && d.FindElements(By.CssSelector($"tr[data-session='{ConsoleFixture.ExecId}']")).Count == 1);
     }
 
     private static IAlert? ExpectedAlert(IWebDriver d)

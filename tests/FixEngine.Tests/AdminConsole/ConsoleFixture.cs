@@ -15,7 +15,9 @@ namespace FixEngine.Tests.AdminConsole;
 
 /// <summary>Two engines talking FIX over TCP (EXEC acceptor that fills orders, CLIENT initiator) and one ASP.NET Core app
 /// on a loopback port the system picks, with the console of each engine mapped: the initiator's at /fix-admin, the
-/// acceptor's at /exec-admin. The acceptor logs messages to a FileLogPath, so a search covers the message log too.</summary>
+/// acceptor's at /exec-admin. The acceptor logs messages and events to a FileLogPath, so a search covers the message log
+/// too; the initiator does when asked (<c>logInitiator</c>), each engine in its own folder. With <c>acceptorDictionary</c>
+/// the acceptor validates with that data dictionary (its counterparty must then send complete orders).</summary>
 internal sealed class ConsoleFixture : IAsyncDisposable
 {
     public FixEngineHost Acceptor { get; }
@@ -24,23 +26,28 @@ internal sealed class ConsoleFixture : IAsyncDisposable
     public Uri BaseAddress { get; }
     public HttpClient Http { get; }
     private readonly string _logDir;
+    private readonly string? _initiatorLogDir;
 
-    private ConsoleFixture(FixEngineHost acceptor, FixEngineHost initiator, WebApplication app, Uri baseAddress, string logDir)
+    private ConsoleFixture(FixEngineHost acceptor, FixEngineHost initiator, WebApplication app, Uri baseAddress, string logDir, string? initiatorLogDir)
     {
         Acceptor = acceptor;
         Initiator = initiator;
         App = app;
         BaseAddress = baseAddress;
         _logDir = logDir;
+        _initiatorLogDir = initiatorLogDir;
         Http = new HttpClient { BaseAddress = baseAddress, Timeout = TimeSpan.FromSeconds(30) };
     }
 
-    public static async Task<ConsoleFixture> StartAsync()
+    public static async Task<ConsoleFixture> StartAsync(string? acceptorDictionary = null, bool logInitiator = false)
     {
         string logDir = EngineTestSupport.TempDirectory("console-log-");
+        string? initiatorLogDir = logInitiator ? EngineTestSupport.TempDirectory("console-initiator-log-") : null;
         (IReadOnlyList<SessionSettings> acceptorSettings, IReadOnlyList<SessionSettings> initiatorSettings) = EngineTestSupport.ExecClientPair(
             "[DEFAULT]\nHeartBtInt=30\nStartTime=00:00:00\nEndTime=00:00:00\nUseDataDictionary=N\nIdleStrategy=Backoff", 0);
         acceptorSettings = [acceptorSettings[0] with { FileLogPath = logDir }];
+        if (acceptorDictionary is not null) acceptorSettings = [acceptorSettings[0] with { UseDataDictionary = true, DataDictionary = acceptorDictionary }];
+        if (initiatorLogDir is not null) initiatorSettings = [initiatorSettings[0] with { FileLogPath = initiatorLogDir }];
         var exec = new FillerApp();
         var client = new ClientApp();
         var acceptor = new FixEngineHost(acceptorSettings, exec);
@@ -54,7 +61,7 @@ internal sealed class ConsoleFixture : IAsyncDisposable
             web.MapFixEngineAdmin(initiator);
             web.MapFixEngineAdmin(acceptor, "/exec-admin");
         });
-        var fixture = new ConsoleFixture(acceptor, initiator, app, address, logDir);
+        var fixture = new ConsoleFixture(acceptor, initiator, app, address, logDir, initiatorLogDir);
         fixture._exec = exec;
         fixture._client = client;
         return fixture;
@@ -70,6 +77,22 @@ internal sealed class ConsoleFixture : IAsyncDisposable
     public static string ClientId => "FIX.4.4:CLIENT->EXEC";
 
     public static string ExecId => "FIX.4.4:EXEC->CLIENT";
+
+    /// <summary>True once a line of the acceptor's (or, with <paramref name="initiator"/>, the initiator's) shared log
+    /// <c>fixengine.log</c> contains every one of <paramref name="parts"/> (the log's drain thread writes it: wait for it).</summary>
+    public bool LogHasLine(bool initiator, params string[] parts)
+    {
+        string dir = initiator ? _initiatorLogDir ?? throw new InvalidOperationException("started without logInitiator") : _logDir;
+        string file = System.IO.Path.Combine(dir, "fixengine.log");
+        if (!System.IO.File.Exists(file)) return false;
+        using var stream = new System.IO.FileStream(file, System.IO.FileMode.Open, System.IO.FileAccess.Read, System.IO.FileShare.ReadWrite | System.IO.FileShare.Delete);
+        using var reader = new System.IO.StreamReader(stream);
+        while (reader.ReadLine() is string line)
+        {
+            if (Array.TrueForAll(parts, p => line.Contains(p, StringComparison.Ordinal))) return true;
+        }
+        return false;
+    }
 
     public async Task<JsonElement> GetJsonAsync(string path)
     {
@@ -95,5 +118,6 @@ internal sealed class ConsoleFixture : IAsyncDisposable
         Initiator.Dispose();
         Acceptor.Dispose();
         EngineTestSupport.DeleteDirectory(_logDir);
+        if (_initiatorLogDir is not null) EngineTestSupport.DeleteDirectory(_initiatorLogDir);
     }
 }

@@ -55,5 +55,24 @@ public sealed class SessionSnapshotAllocationTests
         Assert.Equal(0, Allocations.Measure(WriteAll, warmup: 100, iterations: 1_000));
         JsonElement all = JsonDocument.Parse(buffer.WrittenMemory).RootElement;
         Assert.Equal(ConsoleFixture.ClientId, Assert.Single(all.EnumerateArray()).GetProperty("id").GetString());
+
+        // A page of a filtered list (state, enabled, a text ignoring case): matching and counting allocate nothing
+        // either, for a session written and for one left out.
+        SessionQuery query = null!;
+        void WritePage()
+        {
+            buffer.ResetWrittenCount();
+            w.Reset(buffer);
+            snapshots.WriteAll(w, engine, engine.EpochNow(), query);
+            w.Flush();
+        }
+        query = new SessionQuery { Offset = 0, Limit = 10, Paged = true, States = 1u << (int)FixEngine.Session.SessionState.LoggedOn, Enabled = true, Text = "client->" };
+        Assert.Equal(0, Allocations.Measure(WritePage, warmup: 100, iterations: 1_000));
+        JsonElement page = JsonDocument.Parse(buffer.WrittenMemory).RootElement;
+        Assert.Equal(ConsoleFixture.ClientId, Assert.Single(page.GetProperty("sessions").EnumerateArray()).GetProperty("id").GetString());
+        Assert.Equal(1, page.GetProperty("total").GetInt32());
+        query = new SessionQuery { Offset = 0, Limit = 10, Paged = true, Text = "nobody" };
+        Assert.Equal(0, Allocations.Measure(WritePage, warmup: 100, iterations: 1_000));
+        Assert.Equal(0, JsonDocument.Parse(buffer.WrittenMemory).RootElement.GetProperty("total").GetInt32());
     }
 }

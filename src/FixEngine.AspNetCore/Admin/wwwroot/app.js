@@ -4,6 +4,13 @@
   const api = (path) => 'api/' + path;
   let selected = null;
   let sessions = [];
+  // The list is read a page at a time, filtered on the server (api/sessions?offset=&limit=&state=&enabled=&q=): an
+  // engine with thousands of sessions is never pulled whole.
+  let offset = 0;
+  let total = 0;
+  let refreshing = false;
+  let again = false;
+  let pending = null;
 
   const $ = (sel) => document.querySelector(sel);
   const el = (tag, attrs, ...children) => {
@@ -22,14 +29,70 @@
     return r.json();
   }
 
+  const pageSize = () => Number($('#page-size').value) || 100;
+
+  function listQuery() {
+    const q = new URLSearchParams({ offset: String(offset), limit: String(pageSize()) });
+    const text = $('#filter-text').value.trim();
+    if (text) q.set('q', text);
+    if ($('#filter-state').value) q.set('state', $('#filter-state').value);
+    if ($('#filter-enabled').value) q.set('enabled', $('#filter-enabled').value);
+    return q;
+  }
+
+  // One read at a time; a refresh asked for meanwhile runs once the current one is done.
   async function refresh() {
+    if (refreshing) {
+      again = true;
+      return;
+    }
+    refreshing = true;
     try {
-      sessions = await getJson('sessions');
+      let page = await getJson('sessions?' + listQuery());
+      if (page.total > 0 && offset >= page.total) {
+        // The filter now matches fewer sessions than the page starts at: show the last page.
+        offset = Math.floor((page.total - 1) / pageSize()) * pageSize();
+        page = await getJson('sessions?' + listQuery());
+      }
+      sessions = page.sessions;
+      total = page.total;
       renderSessions();
+      renderPage(page);
       $('#status').textContent = 'updated ' + new Date().toLocaleTimeString();
     } catch (e) {
       $('#status').textContent = 'cannot reach the engine: ' + e.message;
+    } finally {
+      refreshing = false;
+      if (again) {
+        again = false;
+        refresh();
+      }
     }
+  }
+
+  // Events can come in bursts (a thousand sessions logging on at the open): one refresh for a burst.
+  function refreshSoon() {
+    if (pending) return;
+    pending = setTimeout(() => {
+      pending = null;
+      refresh();
+    }, 300);
+  }
+
+  function renderPage(page) {
+    const first = page.total === 0 ? 0 : page.offset + 1;
+    const last = page.offset + page.sessions.length;
+    const filtered = page.total !== page.sessionCount;
+    const count = (n) => n + (n === 1 ? ' session' : ' sessions');
+    $('#page-status').textContent = first + '–' + last + ' of '
+      + (filtered ? page.total + ' matching (' + count(page.sessionCount) + ')' : count(page.total));
+    $('#page-prev').disabled = page.offset === 0;
+    $('#page-next').disabled = last >= page.total;
+  }
+
+  function filterChanged() {
+    offset = 0;
+    refresh();
   }
 
   function renderSessions() {
@@ -135,7 +198,7 @@
       const props = Object.entries(e.properties).map(([k, v]) => k + '=' + v).join(' ');
       list.prepend(el('li', { class: e.level, title: props }, time(e.time) + ' ' + e.session + ' [' + e.eventName + '] ' + e.text));
       while (list.children.length > 500) list.lastChild.remove();
-      refresh();
+      refreshSoon();
     };
   }
 
@@ -143,6 +206,26 @@
     document.querySelectorAll('button[data-action]').forEach((b) => b.addEventListener('click', () => act(b.dataset.action)));
     $('#range-form').addEventListener('submit', showRange);
     $('#search-form').addEventListener('submit', search);
+    $('#filter-form').addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      filterChanged();
+    });
+    let typing = null;
+    $('#filter-text').addEventListener('input', () => {
+      clearTimeout(typing);
+      typing = setTimeout(filterChanged, 250);
+    });
+    $('#filter-state').addEventListener('change', filterChanged);
+    $('#filter-enabled').addEventListener('change', filterChanged);
+    $('#page-size').addEventListener('change', filterChanged);
+    $('#page-prev').addEventListener('click', () => {
+      offset = Math.max(0, offset - pageSize());
+      refresh();
+    });
+    $('#page-next').addEventListener('click', () => {
+      if (offset + pageSize() < total) offset += pageSize();
+      refresh();
+    });
     refresh();
     setInterval(refresh, 2000);
     tail();
