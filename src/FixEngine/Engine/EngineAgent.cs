@@ -91,6 +91,12 @@ internal sealed class EngineAgent : IAgent
     private JournalHandleBudget? _journals;
     private long _nowNs;
 
+    /// <summary>Full sweeps so far (agent thread; tests read it between duty cycles they run themselves).</summary>
+    internal long FullSweeps;
+
+    /// <summary>Sessions serviced from the hot list between sweeps so far (as <see cref="FullSweeps"/>).</summary>
+    internal long HotVisits;
+
     /// <summary>Up to this many connections and sessions, every duty cycle sweeps them all (see the design note).</summary>
     internal const int SweepEveryCycleItems = 256;
 
@@ -180,6 +186,7 @@ internal sealed class EngineAgent : IAgent
             return ServiceHot(nowNs, epochNs);
         }
         _lastSweepNs = nowNs;
+        FullSweeps++;
         _hot.Clear();
         work += PollConnections(nowNs, out int waiting, out int closedBeforeLogon);
         if (_reclaim.Observe(waiting, closedBeforeLogon, nowNs)) _reclaim.Start();
@@ -235,6 +242,7 @@ internal sealed class EngineAgent : IAgent
         {
             SessionSlot slot = _hotNext[i];
             if (slot.Removed) continue;
+            HotVisits++;
             work += ServiceSlot(slot, nowNs, epochNs, stopping: false, ref anyConnected, hotOnWork: true);
         }
         _hotNext.Clear();
