@@ -31,7 +31,10 @@ namespace FixEngine.Engine;
 //   connection or session change, a command, a stop, a removal, a thread that signalled the agent's IdleWakeup) or
 //   SweepIntervalNs has passed (0.5 µs per item, at most MaxSweepIntervalNs: 10 ms for 10,000 sessions, which the
 //   sessions' second-granular timers do not notice); in between it services only the hot list: the sessions that did
-//   work on their last visit (a replay in progress, a backlog draining) or whose gate was busy, until they are idle.
+//   work on their last visit (a replay in progress, a backlog draining) or whose gate was busy, until they are idle,
+//   and the sessions that asked for it (RequestService: a message handed over while another thread held the session;
+//   before, that signal made the agent sweep all N, hundreds of times a second for an application sending from its own
+//   threads to many sessions).
 //   With a busy-poll connection or session (the agent alone receives for it) every duty cycle sweeps, as before.
 
 // - Sessions added or removed on a running engine (FixEngineHost.AddSession/RemoveSession, an unknown session's Logon)
@@ -90,6 +93,7 @@ internal sealed class EngineAgent : IAgent
     private int _unguardedConnections;
     private JournalHandleBudget? _journals;
     private long _nowNs;
+    private SessionSlot? _requested;
 
     /// <summary>Full sweeps so far (agent thread; tests read it between duty cycles they run themselves).</summary>
     internal long FullSweeps;
@@ -154,6 +158,39 @@ internal sealed class EngineAgent : IAgent
 
     public void OnStart() => ThreadId = System.Environment.CurrentManagedThreadId;
 
+    /// <summary>Any thread: asks for <paramref name="slot"/>'s service on the next duty cycle (messages were handed over
+    /// while another thread held the session) and wakes the agent, without a sweep of every session: the slot joins the
+    /// hot list (see the design note, sweeps). Allocation-free: the request stack links the slots themselves.</summary>
+    public void RequestService(SessionSlot slot)
+    {
+        if (Interlocked.Exchange(ref slot.ServiceRequested, 1) == 0)
+        {
+            SessionSlot? head;
+            do
+            {
+                head = Volatile.Read(ref _requested);
+                slot.NextRequested = head;
+            }
+            while (Interlocked.CompareExchange(ref _requested, slot, head) != head);
+        }
+        _wakeup.SignalWork();
+    }
+
+    // Start of a duty cycle: the sessions asked for (RequestService) join the hot list. Not counted as work, so they
+    // do not make this cycle a full sweep.
+    private void TakeRequested()
+    {
+        SessionSlot? slot = Interlocked.Exchange(ref _requested, null);
+        while (slot is not null)
+        {
+            SessionSlot? next = slot.NextRequested;
+            slot.NextRequested = null;
+            Volatile.Write(ref slot.ServiceRequested, 0);
+            if (!slot.Removed) _hot.Add(slot);
+            slot = next;
+        }
+    }
+
     /// <summary>Hands a new connection to the agent (accept thread, connect task).</summary>
     public void Enqueue(SessionConnection connection) => _incoming.Enqueue(connection);
 
@@ -173,6 +210,7 @@ internal sealed class EngineAgent : IAgent
     {
         long epochNs = _time.BeginCycle(nowNs);
         _nowNs = nowNs;
+        if (Volatile.Read(ref _requested) is not null) TakeRequested();
         int work = _changes.IsEmpty ? 0 : ApplyChanges(nowNs);
         if (!_commands.IsEmpty) work += RunCommands(epochNs);
         work += TakeIncoming(nowNs, epochNs);

@@ -121,6 +121,8 @@ internal sealed class SessionConnection : IEngineConnection, IConnectionHandler
 
     public SendResult Send(ReadOnlySpan<byte> message) => _transport?.TrySend(message) ?? SendResult.Closed;
 
+    public int UnreadInboundBytes => _transport?.UnreadBytes ?? 0;
+
     public void Disconnect(string reason) => Close(reason);
 
     /// <summary>Closes once the bytes already queued have left (bounded; see <see cref="TransportConnection.CloseAfterFlush"/>).</summary>
