@@ -21,7 +21,7 @@ public sealed class AgentServiceRequestTests
     public void AHandOverWhileTheGateIsHeldIsServicedAloneWithoutASweepOfEverySession()
     {
         var clock = new FakeClock(nowNs: 1_000_000_000L, epochNs: SessionPeriod());
-        var wakeup = new Timing.IdleWakeup();
+        var wakeup = new FixEngine.Timing.IdleWakeup();
         var slots = new List<SessionSlot>(Sessions);
         var agent = new EngineAgent(slots, new EpochAnchor(clock), new EngineConsole(null), logonTimeoutSeconds: 10, wakeup: wakeup);
         for (int i = 0; i < Sessions; i++)
