@@ -43,6 +43,32 @@ internal static partial class PreciseWait
         }
     }
 
+    /// <summary>Sleeps until <paramref name="deadlineNs"/> without yielding or spinning (Linux <c>clock_nanosleep</c>):
+    /// for a sender whose interval is shorter than <see cref="SpinMarginNs"/>, where <see cref="Until"/> would never
+    /// sleep and so would hold a core. Call <see cref="UseFineTimerSlack"/> on the thread first, or each wake is up to
+    /// the default 50 µs timer slack late.</summary>
+    public static void SleepUntil(long deadlineNs)
+    {
+        long nowNs;
+        while ((nowNs = HighResTime.NowNs()) < deadlineNs)
+        {
+            if (s_canNanosleep) Sleep(deadlineNs - nowNs);
+            else Thread.Yield();
+        }
+    }
+
+    /// <summary>Linux: sets the calling thread's timer slack to 1 µs (prctl PR_SET_TIMERSLACK), so its nanosleeps end
+    /// within microseconds of their deadline instead of up to 50 µs after it. Elsewhere nothing.</summary>
+    public static void UseFineTimerSlack()
+    {
+        if (s_canNanosleep) _ = prctl(PrSetTimerSlack, 1_000, 0, 0, 0);
+    }
+
+    private const int PrSetTimerSlack = 29;
+
+    [LibraryImport("libc", SetLastError = false)]
+    private static partial int prctl(int option, ulong arg2, ulong arg3, ulong arg4, ulong arg5);
+
     /// <summary>Spins on the clock until <paramref name="deadlineNs"/> (holds a core for the whole wait).</summary>
     public static void SpinUntil(long deadlineNs)
     {

@@ -51,6 +51,10 @@ internal static class ScaleAcceptorChild
             Console.Error.WriteLine($"scale --acceptor-child: could not start: {e.Message}");
             return 3;
         }
+        using ScaleTrace? trace = ScaleTrace.RequestedByParent
+            ? ScaleTrace.Start("acceptor", () => string.Create(CultureInfo.InvariantCulture,
+                $"logons={Volatile.Read(ref app.Logons)} orders={Volatile.Read(ref app.Orders)} testreq_sent={Volatile.Read(ref app.TestRequestsSent)} agent_sweeps={Volatile.Read(ref host.Runtime.Agent.FullSweeps)} agent_hot={Volatile.Read(ref host.Runtime.Agent.HotVisits)}"))
+            : null;
         try
         {
             Console.Out.Write($"PORT {host.AcceptorPorts[0]}\n");

@@ -77,6 +77,7 @@ internal static class ScaleRun
         bool fixEngine = kind is ScaleAcceptorKind.FixEngineMemory or ScaleAcceptorKind.FixEngineFile;
         var r = new ScaleResult { Acceptor = kind, Sessions = n, Busy = busy, ConsoleMode = fixEngine ? o.ConsoleMode : "none" };
         ConsolePoller? poller = null;
+        ScaleTrace? trace = null;
         try
         {
             long spawnNs = HighResTime.NowNs();
@@ -98,6 +99,13 @@ internal static class ScaleRun
             // Logon of all N from cold.
             int sources = o.SourceAddressCount(n);
             initiators = new ScaleInitiators(n, o.HeartBtInt, port, sources);
+            if (o.Trace)
+            {
+                ScaleInitiators traced = initiators;
+                int childId = child.Id;
+                trace = ScaleTrace.Start("harness", () => string.Create(CultureInfo.InvariantCulture,
+                    $"logged_on={traced.LoggedOn} due={traced.Due(HighResTime.NowNs())} sent={traced.Sent} replies={traced.Replies} testreq_by_acceptor={traced.TestRequestsReceived} testreq_by_initiators={traced.TestRequestsSent} acceptor_cpu={ProcStats.Read(childId).CpuSeconds:0.00}s agent_sweeps={traced.AgentCounters().Sweeps} agent_hot={traced.AgentCounters().HotVisits}"));
+            }
             if (sources > 1) Console.WriteLine($"  {label}: initiators connect from 127.0.0.1 .. 127.0.0.{sources} ({(n + sources - 1) / sources:N0} sessions per address at most)");
             long startNs = HighResTime.NowNs();
             initiators.Start();
@@ -148,7 +156,7 @@ internal static class ScaleRun
                 poller = new ConsolePoller(console!, o.ConsolePollSeconds);
                 poller.Start();
             }
-            r.Sent = initiators.SendOrders(busy, o.RatePerBusySession, recordFromNs, endNs, sent =>
+            r.Sent = initiators.SendOrders(busy, o.RatePerBusySession, recordFromNs, endNs, o.SenderSpins, sent =>
             {
                 (double p50, double p99, double max, long count) = initiators.Snapshot();
                 ProcSample p = ProcStats.Read(child.Id);
@@ -208,6 +216,7 @@ internal static class ScaleRun
         }
         finally
         {
+            trace?.Dispose();
             poller?.Dispose();
             initiators?.Dispose();
             child?.Stop();
@@ -298,6 +307,7 @@ internal static class ScaleRun
                     info.ArgumentList.Add(a);
                 }
                 if (o.ConsoleMode != "none") info.ArgumentList.Add("console");
+                if (o.Trace) info.Environment[ScaleTrace.EnvironmentVariable] = "1";
                 return (new LineProcess(name, info), root);
             }
             default:

@@ -37,6 +37,8 @@ internal sealed class ScaleInitiators : IApplication, IDisposable
     private long _replies;
     private long _replyErrors;
     private long _sent;
+    private long _sendStartNs;
+    private double _sendIntervalNs;
 
     public ScaleInitiators(int sessions, int heartbeat, int acceptorPort, int sourceAddresses)
     {
@@ -74,7 +76,18 @@ internal sealed class ScaleInitiators : IApplication, IDisposable
 
     public long Sent => Volatile.Read(ref _sent);
 
+    /// <summary>Orders whose intended send time has passed at <paramref name="nowNs"/> (0 before the busy window):
+    /// against <see cref="Sent"/>, how far the sender is behind.</summary>
+    public long Due(long nowNs)
+    {
+        long start = Volatile.Read(ref _sendStartNs);
+        return start == 0 || nowNs < start ? 0 : 1 + (long)((nowNs - start) / Volatile.Read(ref _sendIntervalNs));
+    }
+
     public void Start() => _host.Start();
+
+    /// <summary>The initiators' engine agent's full sweeps and hot-list visits so far (read racily: a trace figure).</summary>
+    public (long Sweeps, long HotVisits) AgentCounters() => (Volatile.Read(ref _host.Runtime.Agent.FullSweeps), Volatile.Read(ref _host.Runtime.Agent.HotVisits));
 
     private static string Settings(int sessions, int heartbeat, int port, int sourceAddresses)
     {
@@ -108,15 +121,22 @@ internal sealed class ScaleInitiators : IApplication, IDisposable
     }
 
     /// <summary>Sends orders open loop from the calling thread: <paramref name="busy"/> sessions spread over the N,
-    /// <paramref name="ratePerSession"/> each, round robin, until <paramref name="endNs"/>. Recording starts at
+    /// <paramref name="ratePerSession"/> each, round robin, until <paramref name="endNs"/>. Between orders it sleeps
+    /// (<paramref name="spin"/> false: nanosleep with a 1 µs timer slack, so the sender takes no core from the engines
+    /// however short the interval) or waits as the round-trip harness does (<see cref="RoundTrip.PreciseWait.Until"/>:
+    /// sleep, then yield and spin for the last 120 µs, which holds a core once the interval is shorter than that, e.g.
+    /// 100 µs at 10,000 orders/s). Recording starts at
     /// <paramref name="recordFromNs"/> (orders intended before it are warm-up). Returns the orders sent.</summary>
-    public long SendOrders(int busy, int ratePerSession, long recordFromNs, long endNs, Action<long>? progress)
+    public long SendOrders(int busy, int ratePerSession, long recordFromNs, long endNs, bool spin, Action<long>? progress)
     {
+        if (!spin) RoundTrip.PreciseWait.UseFineTimerSlack();
         var sessions = new List<FixSession>(busy);
         IReadOnlyList<FixSession> all = _host.Sessions;
         for (int k = 0; k < busy; k++) sessions.Add(all[(int)((long)k * _sessions / busy)]);
         double intervalNs = 1e9 / ((double)busy * ratePerSession);
         long startNs = HighResTime.NowNs();
+        Volatile.Write(ref _sendIntervalNs, intervalNs);
+        Volatile.Write(ref _sendStartNs, startNs);
         long nextProgressNs = startNs + 5_000_000_000L;
         long sent = 0;
         Volatile.Write(ref _recordToNs, endNs);
@@ -125,7 +145,8 @@ internal sealed class ScaleInitiators : IApplication, IDisposable
         {
             long dueNs = startNs + (long)(n * intervalNs);
             if (dueNs >= endNs) break;
-            RoundTrip.PreciseWait.Until(dueNs);
+            if (spin) RoundTrip.PreciseWait.Until(dueNs);
+            else RoundTrip.PreciseWait.SleepUntil(dueNs);
             FixSession session = sessions[(int)(n % busy)];
             while (!session.TrySendFromAnyThread(MsgTypes.NewOrderSingle, dueNs, static (ref FixWriter w, scoped in long intended) =>
             {

@@ -57,6 +57,15 @@ public sealed record ScaleOptions
     /// <see cref="ConsolePollSeconds"/> during the busy window over one kept-alive connection, as an open page does).</summary>
     public string ConsoleMode { get; init; } = "none";
 
+    /// <summary><c>--trace</c>: a line every 250 ms from the harness and the FixEngine acceptor (thread pool, GC, CPU,
+    /// counters) on stderr, to place a stall (<see cref="ScaleTrace"/>).</summary>
+    public bool Trace { get; init; }
+
+    /// <summary><c>--sender spin|sleep</c>: how the order sender waits between orders. <c>sleep</c> (default): nanosleep
+    /// to each order's time; <c>spin</c>: the round-trip harness's wait (sleep, then yield and spin for the last 120 µs),
+    /// which holds a whole core once the busy sessions' total rate passes about 8,000/s (the sittings before 2026-12-07).</summary>
+    public bool SenderSpins { get; init; }
+
     /// <summary>The period of <c>--console poll</c>.</summary>
     public double ConsolePollSeconds { get; init; } = 1;
 
@@ -81,7 +90,7 @@ public sealed record ScaleOptions
         "scale [--sessions 1,10,100,1000,10000] [--acceptors fixengine-mem,fixengine-file,qfcpp-reactor,qfcpp-threaded,qfn|all]\n"
         + "      [--busy-share 0.01] [--rate 100] [--heartbeat 5] [--idle-seconds 12] [--warmup-seconds 3] [--busy-seconds 15]\n"
         + "      [--receive-mode Completion|Dedicated|BusyPoll] [--logon-timeout 90] [--source-addresses k] [--out artifacts/scale]\n"
-        + "      [--console none|idle|poll] [--console-poll-seconds 1]";
+        + "      [--console none|idle|poll] [--console-poll-seconds 1] [--sender sleep|spin] [--trace]";
 
     public static string Key(ScaleAcceptorKind kind) => kind switch
     {
@@ -101,6 +110,11 @@ public sealed record ScaleOptions
         for (int i = 0; i < args.Count; i++)
         {
             string name = args[i];
+            if (name == "--trace")
+            {
+                o = o with { Trace = true };
+                continue;
+            }
             string Value() => i + 1 < args.Count ? args[++i] : throw new ArgumentException($"{name} needs a value");
             double Number(double min)
             {
@@ -127,6 +141,7 @@ public sealed record ScaleOptions
                 "--out" => o with { OutDirectory = Value() },
                 "--console" => o with { ConsoleMode = Value() is var c && c is "none" or "idle" or "poll" ? c : throw new ArgumentException($"{name}: '{c}' is not none, idle or poll") },
                 "--console-poll-seconds" => o with { ConsolePollSeconds = Number(0.05) },
+                "--sender" => o with { SenderSpins = Value() is var w && w is "spin" or "sleep" ? w == "spin" : throw new ArgumentException($"{name}: '{w}' is not spin or sleep") },
                 _ => throw new ArgumentException($"unknown option '{name}'"),
             };
         }

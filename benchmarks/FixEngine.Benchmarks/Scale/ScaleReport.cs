@@ -31,7 +31,7 @@ internal static class ScaleReport
         s.AppendLine("# Scale: N sessions on one acceptor").AppendLine();
         s.AppendLine(Inv, $"- Machine: {MachineInfo.Describe()}; load average at the end {MachineInfo.LoadAverage()}; wall time {wall.TotalMinutes:0.0} min");
         s.AppendLine(Inv, $"- Scenario: all N initiators (FixEngine, completion receive mode, one process) start at once; HeartBtInt={o.HeartBtInt}; idle {o.IdleSeconds:0} s (heartbeats only);");
-        s.AppendLine(Inv, $"  then {o.BusyShare:P1} of the sessions (at least 1) send NewOrderSingle open loop at {o.RatePerBusySession}/s each, {o.WarmupSeconds:0} s warm-up and {o.BusySeconds:0} s measured; the acceptor answers each with an ExecutionReport.");
+        s.AppendLine(Inv, $"  then {o.BusyShare:P1} of the sessions (at least 1) send NewOrderSingle open loop at {o.RatePerBusySession}/s each from one sender thread ({(o.SenderSpins ? "spinning the last 120 µs before each order" : "sleeping between orders")}), {o.WarmupSeconds:0} s warm-up and {o.BusySeconds:0} s measured; the acceptor answers each with an ExecutionReport.");
         s.AppendLine(Inv, $"- FixEngine acceptor: engine defaults except ReceiveMode={o.ReceiveMode} and the store; RSS/threads/CPU from /proc of the acceptor process; GC heap after a full collection (FixEngine only).");
         s.AppendLine("- RSS/session: (RSS at the phase's end - RSS of the started acceptor before any logon) / N. CPU/idle session: acceptor CPU over the idle window / window / N.");
         s.AppendLine("- TestRequests: sent by the acceptor (it missed a heartbeat) / by the initiators; disconnects: logouts after all had logged on. Latency: order intended send time → ExecutionReport arrival.").AppendLine();

@@ -70,6 +70,7 @@ public sealed class FixEngineMetrics : IDisposable
         Counter("fix.rejects.sent", "{message}", "Session Rejects and BusinessMessageRejects sent", s => s.RejectsSent);
         Counter("fix.logons", "{logon}", "Completed Logon exchanges", s => s.LogonCount);
         Counter("fix.disconnects", "{disconnect}", "Connections that ended", s => s.DisconnectCount);
+        Counter("fix.heartbeat.behind", "{check}", "Heartbeat checks that found the peer overdue while its bytes waited unread (the engine was behind reading: no TestRequest or disconnect was sent)", s => s.HeartbeatChecksBehindCount);
         Counter("fix.sequence_gaps", "{gap}", "Inbound messages ahead of the expected MsgSeqNum", s => s.GapsDetected);
         Counter("fix.resend_requests.sent", "{message}", "ResendRequests sent", s => s.ResendRequestsSent);
         Counter("fix.resend_requests.received", "{message}", "ResendRequests received and answered", s => s.ResendRequestsReceived);

@@ -29,10 +29,20 @@ namespace FixEngine.Engine;
 //   sessions the sweeps alone took most of a core and delayed the busy sessions' messages. With more than
 //   SweepEveryCycleItems connections and sessions, a duty cycle sweeps them all only when something asks for it (a
 //   connection or session change, a command, a stop, a removal, a thread that signalled the agent's IdleWakeup) or
-//   SweepIntervalNs has passed (0.5 µs per item, at most MaxSweepIntervalNs: 10 ms for 10,000 sessions, which the
-//   sessions' second-granular timers do not notice); in between it services only the hot list: the sessions that did
-//   work on their last visit (a replay in progress, a backlog draining) or whose gate was busy, until they are idle.
+//   SweepIntervalNs has passed; in between it services only the hot list: the sessions that did
+//   work on their last visit (a replay in progress, a backlog draining) or whose gate was busy, until they are idle,
+//   and the sessions that asked for it (RequestService: a message handed over while another thread held the session;
+//   before, that signal made the agent sweep all N, hundreds of times a second for an application sending from its own
+//   threads to many sessions).
 //   With a busy-poll connection or session (the agent alone receives for it) every duty cycle sweeps, as before.
+// - The sweep interval: at least 0.5 µs per item, and at least SweepBudgetDivisor times what the last sweep took, so
+//   sweeps take at most about 1/20 of the agent's time; at most MaxSweepIntervalNs (100 ms). A sweep was assumed to cost
+//   tens of ns per item; measured at 10,000 sessions on the 2-vCPU machine it costs about 300 ns per item (each
+//   session's objects are cache misses): 6 ms per sweep, and with the old fixed 10 ms interval the agent spent about 60 %
+//   of a core sweeping, in both the acceptor and the initiators' process (docs/benchmarks/2026-12-06-scale.md, the
+//   2026-12-07 section). The sessions' timers are second-granular (a Heartbeat at HeartBtInt, a TestRequest 20 % later),
+//   so a timer running up to 100 ms late is harmless; a connection that closes asks for its session's service itself
+//   (SessionConnection.OnDisconnected), so a disconnect is noticed at once, not at the next sweep.
 
 // - Sessions added or removed on a running engine (FixEngineHost.AddSession/RemoveSession, an unknown session's Logon)
 //   are handed over as SessionChange objects through _changes; only the agent changes _slots and _initiators, at the
@@ -90,12 +100,26 @@ internal sealed class EngineAgent : IAgent
     private int _unguardedConnections;
     private JournalHandleBudget? _journals;
     private long _nowNs;
+    private SessionSlot? _requested;
+
+    /// <summary>Full sweeps so far (agent thread; tests read it between duty cycles they run themselves).</summary>
+    internal long FullSweeps;
+
+    /// <summary>Sessions serviced from the hot list between sweeps so far (as <see cref="FullSweeps"/>).</summary>
+    internal long HotVisits;
 
     /// <summary>Up to this many connections and sessions, every duty cycle sweeps them all (see the design note).</summary>
     internal const int SweepEveryCycleItems = 256;
 
-    /// <summary>Longest time between two full sweeps when nothing asks for one (10 ms).</summary>
-    internal const long MaxSweepIntervalNs = 10_000_000L;
+    /// <summary>Longest time between two full sweeps when nothing asks for one (100 ms).</summary>
+    internal const long MaxSweepIntervalNs = 100_000_000L;
+
+    /// <summary>The interval between full sweeps is at least this many times the last sweep's duration (sweeps take at
+    /// most about 1/20 of the agent's time).</summary>
+    internal const int SweepBudgetDivisor = 20;
+
+    // How long the last full sweep took (real time, HighResTime; the agent's clock may be a test's).
+    private long _sweepCostNs;
 
     private const long SweepNsPerItem = 500;
 
@@ -148,6 +172,39 @@ internal sealed class EngineAgent : IAgent
 
     public void OnStart() => ThreadId = System.Environment.CurrentManagedThreadId;
 
+    /// <summary>Any thread: asks for <paramref name="slot"/>'s service on the next duty cycle (messages were handed over
+    /// while another thread held the session) and wakes the agent, without a sweep of every session: the slot joins the
+    /// hot list (see the design note, sweeps). Allocation-free: the request stack links the slots themselves.</summary>
+    public void RequestService(SessionSlot slot)
+    {
+        if (Interlocked.Exchange(ref slot.ServiceRequested, 1) == 0)
+        {
+            SessionSlot? head;
+            do
+            {
+                head = Volatile.Read(ref _requested);
+                slot.NextRequested = head;
+            }
+            while (Interlocked.CompareExchange(ref _requested, slot, head) != head);
+        }
+        _wakeup.SignalWork();
+    }
+
+    // Start of a duty cycle: the sessions asked for (RequestService) join the hot list. Not counted as work, so they
+    // do not make this cycle a full sweep.
+    private void TakeRequested()
+    {
+        SessionSlot? slot = Interlocked.Exchange(ref _requested, null);
+        while (slot is not null)
+        {
+            SessionSlot? next = slot.NextRequested;
+            slot.NextRequested = null;
+            Volatile.Write(ref slot.ServiceRequested, 0);
+            if (!slot.Removed) _hot.Add(slot);
+            slot = next;
+        }
+    }
+
     /// <summary>Hands a new connection to the agent (accept thread, connect task).</summary>
     public void Enqueue(SessionConnection connection) => _incoming.Enqueue(connection);
 
@@ -167,6 +224,7 @@ internal sealed class EngineAgent : IAgent
     {
         long epochNs = _time.BeginCycle(nowNs);
         _nowNs = nowNs;
+        if (Volatile.Read(ref _requested) is not null) TakeRequested();
         int work = _changes.IsEmpty ? 0 : ApplyChanges(nowNs);
         if (!_commands.IsEmpty) work += RunCommands(epochNs);
         work += TakeIncoming(nowNs, epochNs);
@@ -174,12 +232,14 @@ internal sealed class EngineAgent : IAgent
         bool stopping = _stopState != Running;
         // A full pass over every connection and session is O(N); see the design note (sweeps).
         bool sweep = work > 0 || stopping || _removing.Count > 0 || _sweepEveryCycle || _wakeup.TakeServiceRequest()
-            || nowNs - _lastSweepNs >= SweepIntervalNs(_slots.Count + _connections.Count);
+            || nowNs - _lastSweepNs >= SweepIntervalNs(_slots.Count + _connections.Count, _sweepCostNs);
         if (!sweep)
         {
             return ServiceHot(nowNs, epochNs);
         }
         _lastSweepNs = nowNs;
+        FullSweeps++;
+        long sweepStartNs = Timing.HighResTime.NowNs();
         _hot.Clear();
         work += PollConnections(nowNs, out int waiting, out int closedBeforeLogon);
         if (_reclaim.Observe(waiting, closedBeforeLogon, nowNs)) _reclaim.Start();
@@ -193,6 +253,7 @@ internal sealed class EngineAgent : IAgent
             work += ServiceSlot(slot, nowNs, epochNs, stopping, ref anyConnected, hotOnWork: true);
         }
         _sweepEveryCycle = everyCycle;
+        _sweepCostNs = Timing.HighResTime.NowNs() - sweepStartNs;
         if (_removing.Count > 0) work += ServiceRemovals(nowNs, epochNs);
         if (stopping)
         {
@@ -209,10 +270,13 @@ internal sealed class EngineAgent : IAgent
         return work;
     }
 
-    /// <summary>How long the agent may go between full sweeps when nothing asks for one: about 0.5 µs per connection
-    /// and session (a sweep costs tens of nanoseconds for each), at most <see cref="MaxSweepIntervalNs"/>.</summary>
-    internal static long SweepIntervalNs(int items) =>
-        items <= SweepEveryCycleItems ? 0 : System.Math.Min(MaxSweepIntervalNs, items * SweepNsPerItem);
+    /// <summary>How long the agent may go between full sweeps when nothing asks for one: 0 up to
+    /// <see cref="SweepEveryCycleItems"/> items; else at least 0.5 µs per connection and session and at least
+    /// <see cref="SweepBudgetDivisor"/> times the last sweep's duration <paramref name="lastSweepCostNs"/>, at most
+    /// <see cref="MaxSweepIntervalNs"/> (see the design note).</summary>
+    internal static long SweepIntervalNs(int items, long lastSweepCostNs = 0) =>
+        items <= SweepEveryCycleItems ? 0
+            : System.Math.Min(MaxSweepIntervalNs, System.Math.Max(items * SweepNsPerItem, lastSweepCostNs * SweepBudgetDivisor));
 
     /// <summary>Constructor only (before the agent runs): the journal descriptor budget of the engine's file stores, or null.</summary>
     internal JournalHandleBudget? Journals
@@ -235,6 +299,7 @@ internal sealed class EngineAgent : IAgent
         {
             SessionSlot slot = _hotNext[i];
             if (slot.Removed) continue;
+            HotVisits++;
             work += ServiceSlot(slot, nowNs, epochNs, stopping: false, ref anyConnected, hotOnWork: true);
         }
         _hotNext.Clear();

@@ -158,12 +158,20 @@ internal sealed partial class EngineRuntime
             // A hosted connection's thread (no engine listener on the port) enters the session through its gate, so such a
             // session always has one.
             Port? port = newPort ?? (_ports.TryGetValue(s.SocketAcceptPort!.Value, out Port? existing) ? existing : null);
-            return new SessionSlot(session, port?.Listener.Guarded ?? true, _time.EpochNow) { AllowedAddresses = ResolveAllowed(s) };
+            return ServicedByAgent(new SessionSlot(session, port?.Listener.Guarded ?? true, _time.EpochNow) { AllowedAddresses = ResolveAllowed(s) });
         }
         TcpConnectionOptions transport = EngineConfiguration.TransportOptions(s, s.MaxMessageSize);
         EngineTls.InitiatorTls? tls = s.SocketUseSSL ? EngineTls.ForInitiator(s, _owned) : null;
         var slot = new SessionSlot(session, InitiatorConnector.IsGuarded(transport, tls is not null), _time.EpochNow);
         slot.Initiator = new InitiatorConnector(slot, s.SocketConnectEndpoints, transport, tls, _agent, _time, _console, _prewarm, _options.ResolveHost);
+        return ServicedByAgent(slot);
+    }
+
+    // Messages handed over while another thread holds the session ask the agent for this session alone.
+    private SessionSlot ServicedByAgent(SessionSlot slot)
+    {
+        EngineAgent agent = _agent;
+        slot.Session.AgentServiceRequest = () => agent.RequestService(slot);
         return slot;
     }
 

@@ -276,6 +276,9 @@ internal sealed partial class EngineRuntime
     /// <summary>Tests: the engine thread's wake-up (disposed by <see cref="Dispose"/>).</summary>
     internal IdleWakeup AgentWakeup => _agentWakeup;
 
+    /// <summary>Diagnostics (the scale harness's trace, tests): the engine agent, for its sweep counters.</summary>
+    internal EngineAgent Agent => _agent;
+
     /// <summary>Diagnostics (benchmarks, tests): how many times a thread waited for the session's gate (see
     /// <see cref="SessionSlot.GateWaits"/>); 0 for an unknown session.</summary>
     internal long GateWaitsOf(SessionId id) => _byId.TryGetValue(id, out SessionSlot? slot) ? slot.GateWaits : 0;

@@ -121,6 +121,8 @@ internal sealed class SessionConnection : IEngineConnection, IConnectionHandler
 
     public SendResult Send(ReadOnlySpan<byte> message) => _transport?.TrySend(message) ?? SendResult.Closed;
 
+    public int UnreadInboundBytes => _transport?.UnreadBytes ?? 0;
+
     public void Disconnect(string reason) => Close(reason);
 
     /// <summary>Closes once the bytes already queued have left (bounded; see <see cref="TransportConnection.CloseAfterFlush"/>).</summary>
@@ -188,8 +190,10 @@ internal sealed class SessionConnection : IEngineConnection, IConnectionHandler
         if (ReferenceEquals(slot.Session.Connection, this)) slot.Session.OnGarbled(skipped, error.Describe(), scope.EpochNs);
     }
 
-    // The agent notices the close (IsClosed) on its next duty cycle and tells the session.
+    // The agent notices the close (IsClosed) when it next services the session and tells the session: asked for here,
+    // so that is its next duty cycle, not its next full sweep (EngineAgent, "sweep interval").
     void IConnectionHandler.OnDisconnected(TransportConnection connection, DisconnectReason reason, string? detail)
     {
+        _slot?.Session.AgentServiceRequest?.Invoke();
     }
 }

@@ -26,6 +26,12 @@ internal sealed class SessionSlot
     private long _refusedSinceNs;
     private bool _refused;
 
+    /// <summary>1 while the slot waits in the agent's request stack (<see cref="EngineAgent.RequestService"/>).</summary>
+    internal int ServiceRequested;
+
+    /// <summary>The next slot in the agent's request stack (written before the slot is pushed, cleared when taken).</summary>
+    internal SessionSlot? NextRequested;
+
     /// <param name="session">The session.</param>
     /// <param name="guarded">True when a thread other than the engine agent runs the session (dedicated or completion
     /// receive, TLS, hosted connections): the session gets its gate.</param>

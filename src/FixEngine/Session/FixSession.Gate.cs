@@ -101,7 +101,7 @@ public sealed partial class FixSession
         }
         // Still waiting (the session cannot send now, or a sender found the gate held after the drain above): the agent
         // takes it. One volatile read when nothing waits.
-        if (wakeAgent && HasHandedOverMessages) AgentWakeup?.Signal();
+        if (wakeAgent && HasHandedOverMessages) RequestAgentService();
     }
 
     // Under the gate.
@@ -123,6 +123,6 @@ public sealed partial class FixSession
             Leave();
             return;
         }
-        AgentWakeup?.Signal();
+        RequestAgentService();
     }
 }

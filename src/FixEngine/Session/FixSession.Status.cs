@@ -65,6 +65,13 @@ public sealed partial class FixSession
     /// <remarks>Written by the session's thread; any thread may read it (a recent value). Allocation-free.</remarks>
     public long SendBacklogHighWaterBytes => _counters.SendBacklogHighWaterBytes;
 
+    /// <summary>Heartbeat checks that found the peer's messages overdue while bytes it had sent were waiting unread in the
+    /// socket: the engine, not the peer, was behind (its receiving threads had not got round to the connection), so the
+    /// session sent no TestRequest and did not disconnect. Non-zero means the engine falls behind its connections (CPU,
+    /// thread pool); see docs/operations.md.</summary>
+    /// <remarks>Written by the session's thread; any thread may read it (a recent value). Allocation-free.</remarks>
+    public long HeartbeatChecksBehindCount => _counters.HeartbeatChecksBehind;
+
     /// <summary>Inbound messages whose MsgSeqNum(34) was higher than expected (a gap in what the peer sent arrived).</summary>
     /// <remarks>Written by the session's thread; any thread may read it (a recent value). Allocation-free.</remarks>
     public long GapsDetected => _counters.GapsDetected;

@@ -96,7 +96,7 @@ public sealed partial class FixSession
         if (_connection is null) return 0;
         // Messages stored before the hold and waiting for the transport may go: their numbers are in the store.
         int work = FlushSendBacklog(epochNs);
-        if (_heartbeat.Check(epochNs) == HeartbeatDue.Disconnect)
+        if (_heartbeat.Check(epochNs) == HeartbeatDue.Disconnect && !PeerBytesWaitUnread(epochNs))
         {
             Disconnect("Timed out waiting for heartbeat (holding: the session sends nothing, so it answered no TestRequest)", epochNs);
             return work + 1;

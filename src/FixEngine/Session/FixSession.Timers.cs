@@ -83,7 +83,9 @@ public sealed partial class FixSession
 
         // While we hold back reading, the peer's silence is ours: its reading our backlog shows it is alive.
         _heartbeat.OnPeerActivity(_flow.ProgressNsWhilePaused);
-        switch (_heartbeat.Check(epochNs))
+        HeartbeatDue due = _heartbeat.Check(epochNs);
+        if ((due is HeartbeatDue.TestRequest or HeartbeatDue.Disconnect) && PeerBytesWaitUnread(epochNs)) due = _heartbeat.Check(epochNs);
+        switch (due)
         {
             case HeartbeatDue.Disconnect:
                 if (_settings.SendLogoutBeforeDisconnectFromTimeout && _state == SessionState.LoggedOn) SendLogout(epochNs, null);
@@ -99,6 +101,21 @@ public sealed partial class FixSession
                 return work + 1;
         }
         return work;
+    }
+
+    // The peer looks silent, but bytes it sent wait unread in the socket: the thread that reads this connection has not
+    // got round to them (socket completions queued behind a busy thread pool, a receive thread without a core), so the
+    // silence is the engine's, not the peer's, and is answered with neither a TestRequest nor a disconnect
+    // (docs/architecture.md, "Heartbeats when the engine falls behind"), within HeartbeatMonitor.OnUnreadPeerBytes's
+    // limit. (While reading is paused on purpose, the bytes wait because the session asked; but then the backlog's
+    // progress already counts as hearing from the peer, and a pause without progress ends within a second, so no check
+    // is due then.) One system call, made only when a TestRequest or a disconnect is due.
+    private bool PeerBytesWaitUnread(long epochNs)
+    {
+        if (_connection is null || _connection.UnreadInboundBytes <= 0) return false;
+        if (!_heartbeat.OnUnreadPeerBytes(epochNs)) return false;
+        _counters.OnHeartbeatCheckBehind();
+        return true;
     }
 
     // A new schedule period starts a new session incarnation: sequence numbers back to 1.

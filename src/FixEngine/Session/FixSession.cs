@@ -131,6 +131,18 @@ public sealed partial class FixSession : IDisposable
     /// idle park at once (null: nobody to wake, e.g. a session driven by tests). Set once by the engine before it starts.</summary>
     internal Timing.IdleWakeup? AgentWakeup { get; set; }
 
+    /// <summary>Asks the engine agent to service this session alone on its next duty cycle (and wakes it), so a message
+    /// handed over while another thread held the session costs the agent one session, not a sweep of all of them; null:
+    /// <see cref="AgentWakeup"/> is signalled instead (the agent then sweeps every session). Set once by the engine.</summary>
+    internal Action? AgentServiceRequest { get; set; }
+
+    // Handed-over messages wait and no thread in the session will send them: the agent takes them.
+    private void RequestAgentService()
+    {
+        if (AgentServiceRequest is { } request) request();
+        else AgentWakeup?.Signal();
+    }
+
     /// <summary>The log the session was given (<see cref="NullSessionLog.Instance"/> when none): the engine hands it back
     /// to its <see cref="Engine.ISessionLogFactory"/> once the session is disposed.</summary>
     internal ISessionLog Log => _log;

@@ -27,6 +27,7 @@ internal sealed class HeartbeatMonitor
     private int _heartBtIntSec;
     private long _lastSentNs;
     private long _lastReceivedNs;
+    private long _lastProcessedNs;
     private int _testRequestsSent;
 
     /// <param name="heartBtIntSec">HeartBtInt(108) until a Logon sets another.</param>
@@ -50,6 +51,7 @@ internal sealed class HeartbeatMonitor
     {
         _testRequestsSent = 0;
         _lastReceivedNs = epochNs;
+        _lastProcessedNs = epochNs;
         _lastSentNs = epochNs;
     }
 
@@ -60,6 +62,7 @@ internal sealed class HeartbeatMonitor
     public void OnReceived(long epochNs)
     {
         _lastReceivedNs = epochNs;
+        _lastProcessedNs = epochNs;
         _testRequestsSent = 0;
     }
 
@@ -68,6 +71,22 @@ internal sealed class HeartbeatMonitor
     {
         if (epochNs > _lastReceivedNs) _lastReceivedNs = epochNs;
     }
+
+    /// <summary>Bytes from the peer wait unread in the socket while a TestRequest or a disconnect is due: the peer did
+    /// send, and the thread that reads them has not got round to it (the engine is behind, not the peer). They count as
+    /// hearing from the peer at <paramref name="epochNs"/>, unless no message of the peer has been processed for
+    /// <see cref="UnreadExcuseLimitTenths"/> tenths of HeartBtInt (twice the disconnect threshold): a reader that never
+    /// gets round to the bytes then no longer keeps the connection up.</summary>
+    /// <returns>True when the bytes were counted.</returns>
+    public bool OnUnreadPeerBytes(long epochNs)
+    {
+        if (_heartBtIntSec <= 0 || epochNs - _lastProcessedNs >= _heartBtIntSec * NsPerSecond * UnreadExcuseLimitTenths / 10) return false;
+        if (epochNs > _lastReceivedNs) _lastReceivedNs = epochNs;
+        return true;
+    }
+
+    /// <summary>How long unread bytes may stand for the peer's messages (<see cref="OnUnreadPeerBytes"/>), in tenths of HeartBtInt.</summary>
+    public const int UnreadExcuseLimitTenths = 48;
 
     /// <summary>A TestRequest was sent; the next one is due 1.2 x HeartBtInt later.</summary>
     public void OnTestRequestSent() => _testRequestsSent++;

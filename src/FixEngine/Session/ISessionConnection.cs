@@ -20,6 +20,12 @@ internal interface ISessionConnection
     /// send backlog and offers it again, whole and in order, on a later <see cref="FixSession.Poll"/>.</remarks>
     SendResult Send(ReadOnlySpan<byte> message);
 
+    /// <summary>Bytes the peer has sent that no thread has read from the connection yet (the socket's receive queue):
+    /// evidence that the peer is alive when its messages have not been processed. 0 when there are none, the connection
+    /// is closed, or the transport cannot tell (the default).</summary>
+    /// <remarks>May be a system call; the session asks only when a TestRequest or a heartbeat timeout is due.</remarks>
+    int UnreadInboundBytes => 0;
+
     /// <summary>Closes the connection; bytes already taken by <see cref="Send"/> still leave first (the engine bounds that
     /// wait). Must not call back into the session; the session already knows.</summary>
     /// <param name="reason">Why, for the log.</param>

@@ -21,6 +21,7 @@ internal sealed class SessionCounters
     private long _rejectsSent;
     private long _logons;
     private long _disconnects;
+    private long _heartbeatChecksBehind;
 
     /// <summary>Outbound messages the transport refused with Backpressure.</summary>
     public long SendBackpressure => Volatile.Read(ref _sendBackpressure);
@@ -51,6 +52,12 @@ internal sealed class SessionCounters
 
     /// <summary>Connections that ended (either side, any reason).</summary>
     public long Disconnects => Volatile.Read(ref _disconnects);
+
+    /// <summary>Heartbeat checks that found the peer overdue while its bytes waited unread (the engine was behind reading).</summary>
+    public long HeartbeatChecksBehind => Volatile.Read(ref _heartbeatChecksBehind);
+
+    /// <summary>A TestRequest or timeout disconnect was not sent because the peer's bytes waited unread. Session thread only.</summary>
+    public void OnHeartbeatCheckBehind() => Volatile.Write(ref _heartbeatChecksBehind, _heartbeatChecksBehind + 1);
 
     /// <summary>An inbound message arrived. Session thread only.</summary>
     public void OnMessageReceived() => Volatile.Write(ref _messagesReceived, _messagesReceived + 1);

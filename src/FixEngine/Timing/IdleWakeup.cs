@@ -39,6 +39,14 @@ public sealed class IdleWakeup : IDisposable
         if (Volatile.Read(ref _parked) != 0) Wake();
     }
 
+    /// <summary><see cref="Signal"/> without asking for a service of everything (<see cref="TakeServiceRequest"/> stays
+    /// as it was): for work the loop finds on its own (the engine agent's per-session requests).</summary>
+    internal void SignalWork()
+    {
+        Interlocked.Exchange(ref _pending, 1);
+        if (Volatile.Read(ref _parked) != 0) Wake();
+    }
+
     // Out of line: the rare path (a futex wake), and the one that must survive a Dispose racing the signal.
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
     private void Wake()

@@ -114,6 +114,9 @@ internal sealed partial class TcpConnection : TransportConnection
     /// <inheritdoc/>
     public override int QueuedSendBytes => _queue.Count;
 
+    /// <inheritdoc/>
+    public override int UnreadBytes => UnreadSocketBytes(_socket);
+
     /// <summary>Bytes handed to the socket so far.</summary>
     public long BytesSent => Volatile.Read(ref _bytesSent);
 

@@ -154,6 +154,10 @@ internal sealed partial class TlsConnection : TransportConnection
     /// <remarks>Plaintext waiting to be encrypted plus ciphertext waiting to be sent.</remarks>
     public override int QueuedSendBytes => _queue.Count + Volatile.Read(ref _ciphertextPending);
 
+    /// <inheritdoc/>
+    /// <remarks>Ciphertext in the socket; what SslStream has read ahead and not yet decrypted is not counted.</remarks>
+    public override int UnreadBytes => UnreadSocketBytes(_socket);
+
     /// <summary>The negotiated protocol.</summary>
     public SslProtocols SslProtocol => _ssl.SslProtocol;
 

@@ -145,6 +145,28 @@ internal abstract partial class TransportConnection : IAgent, IDisposable
     /// <summary>Bytes waiting in the send queue.</summary>
     public abstract int QueuedSendBytes { get; }
 
+    /// <summary>Bytes the peer has sent that this connection has not read yet: the socket's receive queue (FIONREAD);
+    /// 0 when there are none, the connection is closing, or the transport cannot tell. Any thread; a system call.</summary>
+    public virtual int UnreadBytes => 0;
+
+    /// <summary><see cref="UnreadBytes"/> of a socket connection.</summary>
+    private protected int UnreadSocketBytes(System.Net.Sockets.Socket socket)
+    {
+        if (IsClosing) return 0;
+        try
+        {
+            return socket.Available;
+        }
+        catch (ObjectDisposedException)
+        {
+            return 0;
+        }
+        catch (System.Net.Sockets.SocketException)
+        {
+            return 0;
+        }
+    }
+
     /// <summary>The handler (null only for an accepted connection before its accept handler returned).</summary>
     protected IConnectionHandler? Handler => Volatile.Read(ref _handler);
 

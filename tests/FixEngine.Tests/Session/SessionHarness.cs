@@ -30,6 +30,9 @@ public sealed class FakeConnection : ISessionConnection
     /// <summary>Sends refused with Backpressure.</summary>
     public long Refused { get; private set; }
 
+    /// <summary>What the fake says the peer has sent and nobody has read yet (<c>ISessionConnection.UnreadInboundBytes</c>).</summary>
+    public int UnreadInboundBytes { get; set; }
+
     public SendResult Send(ReadOnlySpan<byte> message)
     {
         if (Disconnected) return SendResult.Closed;

@@ -28,6 +28,7 @@ internal static class IsolatedProcess
         [AwaitableReceivePauseTests.Probe] = AwaitableReceivePauseTests.MeasureCycleAllocation,
         [Engine.HostedPipeReceivePauseTests.Probe] = Engine.HostedPipeReceivePauseTests.MeasurePausedAllocation,
         [Engine.IdleSessionFootprintTests.Probe] = Engine.IdleSessionFootprintTests.Measure,
+        [Engine.HeartbeatBehindEngineTests.Probe] = Engine.HeartbeatBehindEngineTests.Measure,
     };
 
     /// <summary>Runs <paramref name="probe"/> in a child process; returns its exit code and stdout (stderr appended).</summary>
