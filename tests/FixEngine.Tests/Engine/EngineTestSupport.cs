@@ -328,9 +328,15 @@ internal static class RawPeerMessages
 
     public static string Now() => DateTime.UtcNow.ToString("yyyyMMdd-HH:mm:ss.fff", CultureInfo.InvariantCulture);
 
-    /// <summary>A message from <paramref name="fields"/> ('|' for SOH, MsgType first) with the standard header inserted.</summary>
-    public static byte[] Message(int seq, string fields) =>
-        Transport.FixMessages.Build("FIX.4.4", $"{fields.Substring(0, fields.IndexOf('|'))}|34={seq}|49=CLIENT|56=EXEC|52={Now()}|{fields.Substring(fields.IndexOf('|') + 1)}|");
+    /// <summary>A message from <paramref name="fields"/> ('|' for SOH, MsgType first, e.g. "35=0" alone) with the standard
+    /// header inserted.</summary>
+    public static byte[] Message(int seq, string fields)
+    {
+        int bar = fields.IndexOf('|');
+        string type = bar < 0 ? fields : fields[..bar];
+        string rest = bar < 0 ? "" : fields[(bar + 1)..] + "|";
+        return Transport.FixMessages.Build("FIX.4.4", $"{type}|34={seq}|49=CLIENT|56=EXEC|52={Now()}|{rest}");
+    }
 }
 
 /// <summary>Frames what the peer read and checks the ExecutionReports' ClOrdIDs (0, 1, 2, ...) and the MsgSeqNums (contiguous after the Logon).</summary>

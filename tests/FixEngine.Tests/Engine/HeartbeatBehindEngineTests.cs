@@ -75,7 +75,7 @@ public sealed class HeartbeatBehindEngineTests(ITestOutputHelper output)
         try
         {
             socket.Connect(IPAddress.Loopback, Assert.Single(host.AcceptorPorts));
-            socket.Send(Message(1, $"35=A|98=0|108={HeartBtInt}|141=Y"));
+            socket.Send(RawPeerMessages.Message(1, $"35=A|98=0|108={HeartBtInt}|141=Y"));
             peer.Start();
             if (!SpinWait.SpinUntil(() => Volatile.Read(ref app.Logons) == 1, TimeSpan.FromSeconds(60)))
             {
@@ -108,7 +108,7 @@ public sealed class HeartbeatBehindEngineTests(ITestOutputHelper output)
                 }
                 try
                 {
-                    socket.Send(Message(seq, "35=0"));
+                    socket.Send(RawPeerMessages.Message(seq, "35=0"));
                 }
                 catch (SocketException e)
                 {
@@ -146,14 +146,6 @@ public sealed class HeartbeatBehindEngineTests(ITestOutputHelper output)
             socket.Dispose();
             peer.Join();
         }
-    }
-
-    private static byte[] Message(int seq, string fields)
-    {
-        int bar = fields.IndexOf('|');
-        string type = bar < 0 ? fields : fields[..bar];
-        string rest = bar < 0 ? "" : fields[(bar + 1)..] + "|";
-        return Tests.Transport.FixMessages.Build("FIX.4.4", $"{type}|34={seq}|49=CLIENT|56=EXEC|52={RawPeerMessages.Now()}|{rest}");
     }
 
     /// <summary>When the acceptor processed each of the peer's heartbeats (FromAdmin runs when the session processes it).</summary>
