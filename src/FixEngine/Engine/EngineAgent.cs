@@ -200,7 +200,7 @@ internal sealed class EngineAgent : IAgent
             SessionSlot? next = slot.NextRequested;
             slot.NextRequested = null;
             Volatile.Write(ref slot.ServiceRequested, 0);
-            if (!slot.Removed) _hot.Add(slot);
+            if (!slot.Removed) AddHot(slot);
             slot = next;
         }
     }
@@ -240,7 +240,7 @@ internal sealed class EngineAgent : IAgent
         _lastSweepNs = nowNs;
         FullSweeps++;
         long sweepStartNs = Timing.HighResTime.NowNs();
-        _hot.Clear();
+        ClearHot();
         work += PollConnections(nowNs, out int waiting, out int closedBeforeLogon);
         if (_reclaim.Observe(waiting, closedBeforeLogon, nowNs)) _reclaim.Start();
 
@@ -298,12 +298,27 @@ internal sealed class EngineAgent : IAgent
         for (int i = 0; i < count; i++)
         {
             SessionSlot slot = _hotNext[i];
+            slot.OnHotList = false;
             if (slot.Removed) continue;
             HotVisits++;
             work += ServiceSlot(slot, nowNs, epochNs, stopping: false, ref anyConnected, hotOnWork: true);
         }
         _hotNext.Clear();
         return work;
+    }
+
+    // The hot list holds a session once, however many reasons it has to be there (work left, a busy gate, a request).
+    private void AddHot(SessionSlot slot)
+    {
+        if (slot.OnHotList) return;
+        slot.OnHotList = true;
+        _hot.Add(slot);
+    }
+
+    private void ClearHot()
+    {
+        for (int i = 0; i < _hot.Count; i++) _hot[i].OnHotList = false;
+        _hot.Clear();
     }
 
     private int ServiceSlot(SessionSlot slot, long nowNs, long epochNs, bool stopping, ref bool anyConnected, bool hotOnWork)
@@ -322,10 +337,10 @@ internal sealed class EngineAgent : IAgent
                 // receiving thread and the peer need. Messages handed over meanwhile are not left waiting for the
                 // idle strategy: the receiving thread sends them as it leaves (FixSession.Leave), or wakes the agent.
                 anyConnected = true;
-                if (hotOnWork) _hot.Add(slot);
+                if (hotOnWork) AddHot(slot);
             }
         }
-        if (work > 0 && hotOnWork) _hot.Add(slot);
+        if (work > 0 && hotOnWork) AddHot(slot);
         // Outside the scope: a completion-mode resume dispatches waiting messages on this thread, entering the
         // session itself. The connection may be a duty cycle stale: pausing or resuming one the session has just
         // dropped is harmless.

@@ -29,6 +29,9 @@ internal sealed class SessionSlot
     /// <summary>1 while the slot waits in the agent's request stack (<see cref="EngineAgent.RequestService"/>).</summary>
     internal int ServiceRequested;
 
+    /// <summary>Engine agent only: the slot is on the agent's hot list (so it is not added twice).</summary>
+    internal bool OnHotList;
+
     /// <summary>The next slot in the agent's request stack (written before the slot is pushed, cleared when taken).</summary>
     internal SessionSlot? NextRequested;
 

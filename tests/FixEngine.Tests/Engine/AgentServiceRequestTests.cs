@@ -78,6 +78,61 @@ public sealed class AgentServiceRequestTests
         }
     }
 
+    /// <summary>A session already on the hot list (its gate busy) that is also asked for is serviced once per duty cycle:
+    /// the hot list holds it once. Without that, each request added it again and its visits per cycle grew by one.</summary>
+    [Fact]
+    public void ASessionAskedForWhileOnTheHotListIsServicedOncePerDutyCycle()
+    {
+        const int Cycles = 5;
+        var clock = new FakeClock(nowNs: 1_000_000_000L, epochNs: SessionPeriod());
+        var wakeup = new FixEngine.Timing.IdleWakeup();
+        var slots = new List<SessionSlot>(Sessions);
+        var agent = new EngineAgent(slots, new EpochAnchor(clock), new EngineConsole(null), logonTimeoutSeconds: 10, wakeup: wakeup);
+        for (int i = 0; i < Sessions; i++)
+        {
+            var session = new FixSession(new SessionSettings
+            {
+                ConnectionType = ConnectionType.Acceptor, BeginString = "FIX.4.4", SenderCompID = "EXEC", TargetCompID = "C" + i,
+                SocketAcceptPort = 7001, NonStopSession = true, UseDataDictionary = false,
+            }, new NoApplication(), new MemoryMessageStore(0));
+            agent.AddInitial(new SessionSlot(session, guarded: true, () => clock.EpochNs));
+        }
+        SessionSlot held = slots[7];
+        using var holding = new ManualResetEventSlim(false);
+        using var release = new ManualResetEventSlim(false);
+        var receiver = new Thread(() =>
+        {
+            using (held.Enter(clock.EpochNs))
+            {
+                holding.Set();
+                release.Wait();
+            }
+        });
+        try
+        {
+            agent.DoWork(clock.NowNs);
+            Assert.Equal(1, agent.FullSweeps);
+            receiver.Start();
+            holding.Wait();
+            // Each cycle: asked for again while its gate stays busy (within SessionSlot.MaxServiceDelayNs, so skipped).
+            for (int cycle = 0; cycle < Cycles; cycle++)
+            {
+                agent.RequestService(held);
+                clock.NowNs += 1_000;
+                agent.DoWork(clock.NowNs);
+            }
+            Assert.Equal(1, agent.FullSweeps);
+            Assert.Equal(Cycles, agent.HotVisits);
+        }
+        finally
+        {
+            release.Set();
+            if (receiver.IsAlive) receiver.Join();
+            foreach (SessionSlot slot in slots) slot.Session.Dispose();
+            wakeup.Dispose();
+        }
+    }
+
     private static long SessionPeriod() => new System.DateTimeOffset(2026, 1, 5, 12, 0, 0, System.TimeSpan.Zero).ToUnixTimeMilliseconds() * 1_000_000L;
 
     private sealed class NoApplication : IApplication
