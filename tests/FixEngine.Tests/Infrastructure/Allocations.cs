@@ -28,7 +28,11 @@ public static class Allocations
     /// Measures up to <paramref name="rounds"/> runs of <paramref name="window"/>, each after an unmeasured
     /// <paramref name="prepare"/> (a reset to the same starting state), and returns the smallest count (0 ends early).
     /// </summary>
-    public static long BestWindow(Action window, Action? prepare = null, int rounds = 3)
+    /// <param name="window">The measured work.</param>
+    /// <param name="prepare">Unmeasured, before each window.</param>
+    /// <param name="rounds">Most windows measured.</param>
+    /// <param name="windows">When given, receives every window's count in order (for a failure message).</param>
+    public static long BestWindow(Action window, Action? prepare = null, int rounds = 3, System.Collections.Generic.List<long>? windows = null)
     {
         long best = long.MaxValue;
         for (int r = 0; r < rounds && best != 0; r++)
@@ -36,7 +40,9 @@ public static class Allocations
             prepare?.Invoke();
             long before = GC.GetAllocatedBytesForCurrentThread();
             window();
-            best = Math.Min(best, GC.GetAllocatedBytesForCurrentThread() - before);
+            long bytes = GC.GetAllocatedBytesForCurrentThread() - before;
+            windows?.Add(bytes);
+            best = Math.Min(best, bytes);
         }
         return best;
     }

@@ -56,6 +56,7 @@ public sealed class RecoveredJournalResendTests : IDisposable
         Assert.Equal(3, Assert.Single(report.Damages).ProcessedInboundNotKept);
         using (var h = new SessionHarness("FIX.4.2", s => s with { ResetOnLogon = false }, store))
         {
+            h.App.RecordRedelivery = true;
             Assert.Equal(5, h.Session.NextSenderMsgSeqNum);
             Assert.Equal(3, h.Session.NextTargetMsgSeqNum);
             h.Receive("35=A|34=5|98=0|108=30");
