@@ -185,15 +185,23 @@ public class CompletionAllocationTests
     private static string Stuck(ProbedClient client, ProbedFiller filler, long order, long target, long started)
     {
         FixSession session = client.Session!;
-        string where = $"order {order}: {client.Outbound.Count} orders numbered and sent by the initiator (next sender {session.NextSenderMsgSeqNum}, " +
-            $"handed-over waiting {session.HasHandedOverMessages}, logged on {session.IsLoggedOn}), {filler.Count} received by the acceptor, " +
-            $"{Volatile.Read(ref client.Fills)} fills (waiting for {target})";
+        string where = $"order {order}: {client.Outbound.Count} orders numbered and sent by the initiator, {filler.Count} received by the acceptor, " +
+            $"{Volatile.Read(ref client.Fills)} fills (waiting for {target}); initiator {State(session)}; acceptor {State(filler.Session)}";
         while (Volatile.Read(ref client.Fills) < target && Environment.TickCount64 - started < 140_000) Thread.Sleep(10);
         long fills = Volatile.Read(ref client.Fills);
         return fills >= target
             ? $"the fill came {(Environment.TickCount64 - started) / 1000.0:0.0} s late; at 20 s: {where}; then {client.Outbound.Count} sent, {filler.Count} received"
-            : $"no fill within 140 s (lost); at 20 s: {where}; at 140 s: {client.Outbound.Count} sent, {filler.Count} received, {fills} fills";
+            : $"no fill within 140 s (lost); at 20 s: {where}; at 140 s: {client.Outbound.Count} sent, {filler.Count} received, {fills} fills; " +
+              $"initiator {State(session)}; acceptor {State(filler.Session)}";
     }
+
+    // What a stalled session is waiting for: its numbers, the hand-off, its send backlog, and both halves of the
+    // receive pause (asked for by the session, applied by the transport).
+    private static string State(FixSession? s) => s is null
+        ? "(no session seen)"
+        : $"(logged on {s.IsLoggedOn}, next sender {s.NextSenderMsgSeqNum}, next target {s.NextTargetMsgSeqNum}, handed-over waiting " +
+          $"{s.HasHandedOverMessages}, send backlog {s.SendBacklogBytes} B, replay pending {s.IsReplayPending}, receive pause asked " +
+          $"{s.IsReceivePauseRequested}, transport receive paused {(s.Connection as SessionConnection)?.Transport.IsReceivePaused})";
 
     /// <summary>
     /// Per thread that calls <see cref="Sample"/> while the window (by call count) is open: its allocated bytes at its
@@ -274,8 +282,12 @@ public class CompletionAllocationTests
 
     private sealed class ProbedFiller : ThreadWindows, IApplication
     {
+        /// <summary>The acceptor's session (set by its first FromApp; for the stuck-fill report).</summary>
+        public volatile FixSession? Session;
+
         public FromAppResult FromApp(FixSession session, FixMessage order)
         {
+            Session ??= session;
             Sample();
             session.Send(MsgTypes.ExecutionReport, order, static (ref FixWriter w, scoped in FixMessage o) =>
             {
