@@ -87,14 +87,14 @@ public static class FixEngineAdminEndpoints
             var id = service.Resolve(ctx.Request.Query["id"]);
             int from = Int(ctx, "from") ?? 1;
             int to = Int(ctx, "to") ?? 0;
-            int limit = Math.Clamp(Int(ctx, "limit") ?? 200, 1, 1_000);
+            int limit = Limit(ctx, 200);
             WriteMessages(w, await service.MessagesAsync(id, from, to, limit).ConfigureAwait(false));
         })));
         group.MapGet("/api/search", new RequestDelegate(ctx => Handle(ctx, loopbackOnly, async w =>
         {
             var id = service.Resolve(ctx.Request.Query["id"]);
             int tag = Int(ctx, "tag") ?? throw new AdminRequestException(400, "tag is missing (e.g. tag=11 for ClOrdID)");
-            int limit = Math.Clamp(Int(ctx, "limit") ?? 100, 1, 1_000);
+            int limit = Limit(ctx, 100);
             WriteMessages(w, await service.SearchAsync(id, tag, ctx.Request.Query["value"].ToString(), limit).ConfigureAwait(false));
         })));
         group.MapPost("/api/action/{action}", new RequestDelegate(ctx => Handle(ctx, loopbackOnly, async w =>
@@ -127,6 +127,18 @@ public static class FixEngineAdminEndpoints
         w.WriteStartArray();
         foreach (RenderedMessage m in messages) m.Write(w);
         w.WriteEndArray();
+    }
+
+    // How many messages api/messages and api/search answer with: 1 to SessionQuery.MaxLimit, else a 400 naming it (not
+    // silently clamped: a caller asking for 5,000 must not think it saw everything).
+    private static int Limit(HttpContext ctx, int byDefault)
+    {
+        int? limit = Int(ctx, "limit");
+        if (limit is < 1 or > SessionQuery.MaxLimit)
+        {
+            throw new AdminRequestException(400, "limit: '" + ctx.Request.Query["limit"] + "' is not a whole number from 1 to " + SessionQuery.MaxLimit.ToString(CultureInfo.InvariantCulture));
+        }
+        return limit ?? byDefault;
     }
 
     private static int? Int(HttpContext ctx, string name)

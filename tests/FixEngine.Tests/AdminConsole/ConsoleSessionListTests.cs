@@ -141,6 +141,27 @@ public sealed class ConsoleSessionListTests
                 ("stat=LoggedOn", "stat: unknown parameter (api/sessions takes offset, limit, state, enabled, q)"),
                 ("q=" + new string('x', 201), "q: 201 characters; at most 200"),
             ];
+            // The message and search answers take the same limit, and say so rather than clamping it.
+            string id = Uri.EscapeDataString(host.Sessions[0].Id.ToString());
+            (string Query, string Says)[] messageCases =
+            [
+                ("messages?id=" + id + "&limit=0", "limit: '0' is not a whole number from 1 to 1000"),
+                ("messages?id=" + id + "&limit=5000", "limit: '5000' is not a whole number from 1 to 1000"),
+                ("search?id=" + id + "&tag=11&value=A&limit=-3", "limit: '-3' is not a whole number from 1 to 1000"),
+                ("search?id=" + id + "&tag=11&value=A&limit=1001", "limit: '1001' is not a whole number from 1 to 1000"),
+                ("messages?id=" + id + "&limit=many", "limit: 'many' is not a whole number"),
+            ];
+            foreach ((string query, string says) in messageCases)
+            {
+                using HttpResponseMessage r = await http.GetAsync("fix-admin/api/" + query);
+                string body = await r.Content.ReadAsStringAsync();
+                Assert.True(r.StatusCode == HttpStatusCode.BadRequest, $"{query}: {(int)r.StatusCode} {body}");
+                Assert.StartsWith(says, body);
+            }
+            using (HttpResponseMessage r = await http.GetAsync("fix-admin/api/messages?id=" + id + "&limit=1000"))
+            {
+                Assert.True(r.IsSuccessStatusCode, await r.Content.ReadAsStringAsync());
+            }
             foreach ((string query, string says) in cases)
             {
                 using HttpResponseMessage r = await http.GetAsync("fix-admin/api/sessions?" + query);
