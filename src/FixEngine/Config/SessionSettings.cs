@@ -367,7 +367,7 @@ public sealed record SessionSettings
     public int MaxUnauthenticatedConnectionsPerAddress { get; init; } = 2_500;
 
     /// <summary>Stored-message index entries reserved per session up front and kept across resets. Default 0: none; the
-    /// store index grows with what the session stores (4 bytes per message in the file store, 16 in the memory store),
+    /// store index grows with what the session stores (3 bytes per message in the file store, 16 in the memory store),
     /// from the shared array pool.</summary>
     /// <remarks>Reserve only for a session that must not touch the pool while it runs (its first period's growth is
     /// then free of pool rents); every reservation is held by every session whether it sends or not.</remarks>

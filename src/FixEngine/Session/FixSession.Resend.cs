@@ -1,6 +1,8 @@
 using System;
+using System.Buffers;
 using FixEngine.Codec;
 using FixEngine.Store;
+using FixEngine.Transport;
 
 namespace FixEngine.Session;
 
@@ -50,7 +52,17 @@ public sealed partial class FixSession
     // backlog holds OutboundFlowControl.ReplayBudgetBytes or more; the next step runs from Poll (as the transport
     // drains). So a long replay is never copied into memory at once, and a thread that runs other sessions too (the
     // engine agent, busy-poll) gets back to them between steps. A new ResendRequest replaces a replay still in progress.
+    // What a step sends (resent messages, GapFills, anything the application sends from ToApp) is gathered, in order,
+    // into one batch buffer and handed to the transport as one write at the end of the step (or when the buffer is
+    // full): one send call per step instead of one per message.
     internal const int ReplayMessagesPerStep = 128;
+
+    /// <summary>Bytes of a replay step's batch buffer (rented from the shared pool for the step); a message larger than
+    /// this goes to the transport on its own, after the batch so far.</summary>
+    internal const int ReplayBatchBytes = 64 * 1024;
+
+    private byte[]? _replayBatch;
+    private int _replayBatchLength;
 
     private void ResendRange(int begin, int end, long epochNs)
     {
@@ -80,8 +92,26 @@ public sealed partial class FixSession
     // One step of the replay in progress; returns 1 when it sent something.
     private int ContinueReplay(long epochNs)
     {
+        if (_resend.ReplayEndSeq == 0 || _connection is null || !_flow.HasReplayBudget) return 0;
+        if (_replayBatch is not null) return ReplayStep(epochNs); // within a step (never expected): its batch serves
+        _replayBatch = ArrayPool<byte>.Shared.Rent(ReplayBatchBytes);
+        _replayBatchLength = 0;
+        try
+        {
+            return ReplayStep(epochNs);
+        }
+        finally
+        {
+            FlushReplayBatch(epochNs);
+            byte[] batch = _replayBatch!;
+            _replayBatch = null;
+            ArrayPool<byte>.Shared.Return(batch);
+        }
+    }
+
+    private int ReplayStep(long epochNs)
+    {
         int end = _resend.ReplayEndSeq;
-        if (end == 0 || _connection is null || !_flow.HasReplayBudget) return 0;
         var replay = new ResendHandler(this, _resend.ReplayNextSeq, _resend.ReplayGapStart, epochNs);
         _store.ReadRange(_resend.ReplayNextSeq, end, ref replay);
         if (_connection is null) return 1;
@@ -97,6 +127,50 @@ public sealed partial class FixSession
             SendSequenceResetGapFill(epochNs, gapStart, end + 1);
         }
         return 1;
+    }
+
+    // Copies a message into the step's batch (flushing the batch first when it is full); false when the message must go
+    // on its own (larger than the batch buffer, or the flush closed the connection).
+    private bool TryAddToReplayBatch(ReadOnlySpan<byte> bytes, long epochNs)
+    {
+        byte[] batch = _replayBatch!;
+        if (bytes.Length > batch.Length - _replayBatchLength)
+        {
+            FlushReplayBatch(epochNs);
+            if (bytes.Length > batch.Length || _connection is null) return false;
+        }
+        bytes.CopyTo(batch.AsSpan(_replayBatchLength));
+        _replayBatchLength += bytes.Length;
+        return true;
+    }
+
+    // Hands the batch to the transport as one write. When it cannot go whole (messages already wait in the backlog, the
+    // transport refuses it for now or is too small for it), its messages go one by one the usual way: sent, or held in
+    // order in the backlog. Nothing of the batch is dropped unless the connection is gone, as with single sends.
+    private void FlushReplayBatch(long epochNs)
+    {
+        int length = _replayBatchLength;
+        if (length == 0) return;
+        _replayBatchLength = 0;
+        ISessionConnection? connection = _connection;
+        if (connection is null) return;
+        ReadOnlySpan<byte> batch = _replayBatch.AsSpan(0, length);
+        if (_flow.IsEmpty)
+        {
+            SendResult result = connection.Send(batch);
+            if (result is SendResult.Sent or SendResult.Queued or SendResult.Closed) return;
+            if (result == SendResult.Backpressure) _counters.OnSendBackpressure();
+        }
+        while (!batch.IsEmpty)
+        {
+            // The batch holds only messages this session encoded: each frames whole.
+            int size = FixFramer.Frame(batch, int.MaxValue).Length;
+            if (size <= 0 || size > batch.Length) size = batch.Length;
+            connection = _connection;
+            if (connection is null) return;
+            SendNow(connection, batch.Slice(0, size), epochNs);
+            batch = batch.Slice(size);
+        }
     }
 
     private struct ResendHandler : IStoredMessageHandler

@@ -231,6 +231,19 @@ public sealed partial class FixSession
         _heartbeat.OnSent(epochNs);
         _log.OnOutgoing(bytes, epochNs);
         _counters.OnMessageSent();
+        // During a replay step every message goes into the step's batch, in order (FixSession.Resend.cs).
+        if (_replayBatch is not null)
+        {
+            if (TryAddToReplayBatch(bytes, epochNs)) return SendResult.Queued;
+            connection = _connection;
+            if (connection is null) return SendResult.Closed;
+        }
+        return SendNow(connection, bytes, epochNs);
+    }
+
+    // Hands one message to the transport, or to the backlog behind what waits there.
+    private SendResult SendNow(ISessionConnection connection, ReadOnlySpan<byte> bytes, long epochNs)
+    {
         // Behind messages that wait for the transport: keep the order.
         if (!_flow.IsEmpty) return Hold(bytes, epochNs);
         SendResult result = connection.Send(bytes);

@@ -329,7 +329,8 @@ public sealed partial class FixSession : IDisposable
     {
         ISessionConnection? connection = _connection;
         if (connection is null) return;
-        // Best effort: what the transport takes now still leaves (a Logout, a Reject) before the close.
+        // Best effort: what the transport takes now still leaves (a Logout, a Reject, a replay step's batch) before the close.
+        FlushReplayBatch(epochNs);
         FlushSendBacklog(epochNs);
         _connection = null;
         connection.Disconnect(reason);

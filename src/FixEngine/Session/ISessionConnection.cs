@@ -11,13 +11,14 @@ namespace FixEngine.Session;
 /// </remarks>
 internal interface ISessionConnection
 {
-    /// <summary>Writes one encoded message.</summary>
-    /// <param name="message">The complete message; valid only during the call.</param>
+    /// <summary>Writes one encoded message, or several whole messages back to back (a replay step's batch).</summary>
+    /// <param name="message">The complete message or messages; valid only during the call.</param>
     /// <returns>The transport's answer: <see cref="SendResult.Sent"/> or <see cref="SendResult.Queued"/> when the bytes
     /// were taken (in order), <see cref="SendResult.Backpressure"/> or <see cref="SendResult.TooLarge"/> when not,
     /// <see cref="SendResult.Closed"/> when the connection is gone.</returns>
     /// <remarks>Backpressure must mean that no byte of the message was taken: the session then keeps the message in its
-    /// send backlog and offers it again, whole and in order, on a later <see cref="FixSession.Poll"/>.</remarks>
+    /// send backlog and offers it again, whole and in order, on a later <see cref="FixSession.Poll"/>. TooLarge must
+    /// take nothing either: a batch refused either way is offered again one message at a time.</remarks>
     SendResult Send(ReadOnlySpan<byte> message);
 
     /// <summary>Bytes the peer has sent that no thread has read from the connection yet (the socket's receive queue):

@@ -507,6 +507,9 @@ public sealed partial class FileMessageStore
     /// <summary>Bytes of pooled memory the index holds right now.</summary>
     internal long IndexRetainedBytes => _index.RetainedBytes;
 
+    /// <summary>Index segments holding 64-bit positions (their records span more than narrow offsets reach).</summary>
+    internal int IndexWideSegments => _index.WideSegments;
+
     /// <summary>The path the current incarnation's journal gets in <see cref="FileMessageStoreOptions.ArchiveDirectory"/>.</summary>
     private string ArchivePath()
     {

@@ -32,7 +32,7 @@ public sealed class FileMessageStoreOptions
     /// <summary>The largest message accepted by Append, and the largest record length believed on replay (default 16 MiB).</summary>
     public int MaxMessageLengthInBytes { get; init; } = 16 << 20;
 
-    /// <summary>Index entries reserved up front and kept across resets (default 0: none). The index costs 4 bytes per
+    /// <summary>Index entries reserved up front and kept across resets (default 0: none). The index costs 3 bytes per
     /// message, in segments of 1,024 entries rented from the shared array pool as messages arrive (and returned on
     /// reset), so it grows in proportion to what the session stores; a reservation only spares a session that must
     /// not touch the pool while it runs the rent of its first segments.</summary>

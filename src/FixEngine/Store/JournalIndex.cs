@@ -1,22 +1,26 @@
 using System;
 using System.Buffers;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace FixEngine.Store;
 
-/// <summary>The file store's map from sequence number to journal record position: 4 bytes per message for the
+/// <summary>The file store's map from sequence number to journal record position: 3 bytes per message for the
 /// normal run of consecutive sequence numbers, in segments rented from the shared array pools as it grows.</summary>
 /// <remarks>
 /// Not thread-safe (owned by one store). The main part is append-only in ascending sequence order (the journal order of
 /// a session's outbound messages): segments of <see cref="SegmentSize"/> entries, each a base record position and one
-/// 32-bit offset per entry; the sequence numbers are implicit (first + i) until a segment sees a gap, when it rents a
-/// sequence number array (8 bytes per entry from then on in that segment). A record too far from its segment's base for
-/// 32 bits (only when a replacement lands gigabytes later) switches that segment to 64-bit positions. A message stored
-/// under a number below the last one that is not already indexed (rare: a sender number moved back over a gap) goes
-/// to a small sorted overlay; reads merge the two. The index keeps record starts, not lengths: the record's head in the
-/// journal carries the length and CRCs, read with the message. Entries whose head cannot be read that way (format 1
-/// records, a record known only by its trailer in a journal this store may not repair) carry their payload position
-/// and length explicitly (a per-segment length array, rented on first need).
+/// 24-bit offset per entry, in 8-byte units (journal records start 8 bytes apart: every record is padded to a
+/// multiple of 8), so a segment spans up to 128 MiB of journal. A segment whose entries do not all lie a multiple of 8
+/// from its base (records after a hole, which is not padded, or format 1 records) keeps 24-bit offsets in bytes (16 MiB)
+/// instead; a record that fits neither (a segment of messages averaging above 128 KiB, a replacement landing far
+/// later, an entry before the base) switches that segment to 64-bit positions. The sequence numbers are implicit
+/// (first + i) until a segment sees a gap, when it rents a sequence number array (4 more bytes per entry in that
+/// segment). A message stored under a number below the last one that is not already indexed (rare: a sender number
+/// moved back over a gap) goes to a small sorted overlay; reads merge the two. The index keeps record starts, not
+/// lengths: the record's head in the journal carries the length and CRCs, read with the message. Entries whose head
+/// cannot be read that way (format 1 records, a record known only by its trailer in a journal this store may not
+/// repair) carry their payload position and length explicitly (a per-segment length array, rented on first need).
 /// Nothing is rented before the first message; <see cref="Clear"/> returns every segment except the reserved ones to
 /// the pools, so an idle or freshly reset session holds at most its reservation.
 /// </remarks>
@@ -26,14 +30,21 @@ internal sealed class JournalIndex
     public const int SegmentSize = 1 << SegmentShift;
     private const int SegmentMask = SegmentSize - 1;
 
+    /// <summary>The largest offset a narrow entry holds, in its segment's units.</summary>
+    private const uint NarrowMax = (1u << 24) - 1;
+
+    /// <summary>Offset units of a narrow segment: 8 bytes (log2) while every entry lies a multiple of 8 from the base.</summary>
+    private const byte AlignedShift = 3;
+
     private struct Segment
     {
-        public uint[]? Offsets;
+        public Offset24[]? Offsets;
         public int[]? SeqNums;
         public long[]? Wide;
         public int[]? Lengths;
         public long Base;
         public int First;
+        public byte Shift;
     }
 
     private readonly int _reservedSegments;
@@ -52,7 +63,7 @@ internal sealed class JournalIndex
         if (_reservedSegments > 0)
         {
             _segments = new Segment[_reservedSegments];
-            for (int i = 0; i < _reservedSegments; i++) _segments[i].Offsets = ArrayPool<uint>.Shared.Rent(SegmentSize);
+            for (int i = 0; i < _reservedSegments; i++) _segments[i].Offsets = ArrayPool<Offset24>.Shared.Rent(SegmentSize);
         }
     }
 
@@ -77,12 +88,26 @@ internal sealed class JournalIndex
             for (int i = 0; i < _segments.Length; i++)
             {
                 ref Segment s = ref _segments[i];
-                if (s.Offsets is not null) bytes += s.Offsets.Length * 4L;
+                if (s.Offsets is not null) bytes += s.Offsets.Length * (long)Offset24.Size;
                 if (s.SeqNums is not null) bytes += s.SeqNums.Length * 4L;
                 if (s.Wide is not null) bytes += s.Wide.Length * 8L;
                 if (s.Lengths is not null) bytes += s.Lengths.Length * 4L;
             }
             return bytes + (_overlay?.RetainedBytes ?? 0);
+        }
+    }
+
+    /// <summary>Segments of the main part that hold 64-bit positions (their span or alignment fits no narrow offset).</summary>
+    internal int WideSegments
+    {
+        get
+        {
+            int wide = 0;
+            for (int i = 0; i < _segmentCount; i++)
+            {
+                if (_segments[i].Wide is not null) wide++;
+            }
+            return wide;
         }
     }
 
@@ -97,7 +122,7 @@ internal sealed class JournalIndex
     {
         ref Segment s = ref _segments[index >> SegmentShift];
         int slot = index & SegmentMask;
-        return s.Wide is null ? s.Base + s.Offsets![slot] : s.Wide[slot];
+        return s.Wide is null ? s.Base + ((long)s.Offsets![slot].Value << s.Shift) : s.Wide[slot];
     }
 
     /// <summary>-1 when the main entry is a record start (length in its head), else the payload length (the position
@@ -130,10 +155,11 @@ internal sealed class JournalIndex
             int segment = count >> SegmentShift;
             if (segment == _segments.Length) GrowTable();
             ref Segment fresh = ref _segments[segment];
-            fresh.Offsets ??= ArrayPool<uint>.Shared.Rent(SegmentSize);
+            fresh.Offsets ??= ArrayPool<Offset24>.Shared.Rent(SegmentSize);
             fresh.Base = position;
             fresh.First = seqNum;
-            fresh.Offsets[0] = 0;
+            fresh.Shift = AlignedShift;
+            fresh.Offsets[0] = default;
             if (length >= 0) StoreLength(ref fresh, 0, length);
             _segmentCount = segment + 1;
             _count = count + 1;
@@ -146,7 +172,7 @@ internal sealed class JournalIndex
             if (seqNum != s.First + slot) MaterialiseSeqNums(ref s, slot);
         }
         if (s.SeqNums is not null) s.SeqNums[slot] = seqNum;
-        StorePosition(ref s, slot, position);
+        StorePosition(ref s, slot, position, filled: slot);
         if (length >= 0 || s.Lengths is not null) StoreLength(ref s, slot, length);
         _count = count + 1;
         _lastSeq = seqNum;
@@ -164,8 +190,10 @@ internal sealed class JournalIndex
         if (length >= 0) _hasExplicitLengths = true;
     }
 
+    // filled: the number of entries of the segment that hold a position (the others are stale pool contents), not
+    // counting `slot` when it is the one being appended.
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void StorePosition(ref Segment s, int slot, long position)
+    private static void StorePosition(ref Segment s, int slot, long position, int filled)
     {
         if (s.Wide is not null)
         {
@@ -173,19 +201,36 @@ internal sealed class JournalIndex
             return;
         }
         long offset = position - s.Base;
-        if ((ulong)offset <= uint.MaxValue)
+        int shift = s.Shift;
+        if ((ulong)offset >> shift <= NarrowMax && (offset & ((1L << shift) - 1)) == 0)
         {
-            s.Offsets![slot] = (uint)offset;
+            s.Offsets![slot] = new Offset24((uint)(offset >> shift));
             return;
         }
-        Widen(ref s, slot, position);
+        Refit(ref s, slot, position, filled);
     }
 
+    // A position the segment's narrow offsets cannot hold: byte units if everything fits 24 bits that way, else 64-bit.
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static void Widen(ref Segment s, int slot, long position)
+    private static void Refit(ref Segment s, int slot, long position, int filled)
     {
+        Offset24[] offsets = s.Offsets!;
+        int shift = s.Shift;
+        long offset = position - s.Base;
+        if (shift != 0 && (ulong)offset <= NarrowMax)
+        {
+            bool fits = true;
+            for (int i = 0; i < filled && fits; i++) fits = i == slot || offsets[i].Value << shift <= NarrowMax;
+            if (fits)
+            {
+                for (int i = 0; i < filled; i++) offsets[i] = new Offset24(offsets[i].Value << shift);
+                s.Shift = 0;
+                offsets[slot] = new Offset24((uint)offset);
+                return;
+            }
+        }
         long[] wide = ArrayPool<long>.Shared.Rent(SegmentSize);
-        for (int i = 0; i < SegmentSize; i++) wide[i] = s.Base + s.Offsets![i];
+        for (int i = 0; i < filled; i++) wide[i] = s.Base + ((long)offsets[i].Value << shift);
         wide[slot] = position;
         s.Wide = wide;
     }
@@ -206,6 +251,9 @@ internal sealed class JournalIndex
         _segments = table;
     }
 
+    // Entries of segment `segment` that hold a position.
+    private int Filled(int segment) => segment == _segmentCount - 1 ? ((_count - 1) & SegmentMask) + 1 : SegmentSize;
+
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void SetSlow(int seqNum, long position, int length)
     {
@@ -217,8 +265,9 @@ internal sealed class JournalIndex
         int index = MainLowerBound(seqNum);
         if (index < _count && MainSeqNumAt(index) == seqNum)
         {
-            ref Segment s = ref _segments[index >> SegmentShift];
-            StorePosition(ref s, index & SegmentMask, position);
+            int segment = index >> SegmentShift;
+            ref Segment s = ref _segments[segment];
+            StorePosition(ref s, index & SegmentMask, position, Filled(segment));
             StoreLength(ref s, index & SegmentMask, length);
             return;
         }
@@ -244,7 +293,7 @@ internal sealed class JournalIndex
             else hi = mid - 1;
         }
         ref Segment s = ref _segments[lo];
-        int filled = lo == _segmentCount - 1 ? ((count - 1) & SegmentMask) + 1 : SegmentSize;
+        int filled = Filled(lo);
         int baseIndex = lo << SegmentShift;
         if (s.SeqNums is null)
         {
@@ -278,7 +327,7 @@ internal sealed class JournalIndex
             }
             if (i >= _reservedSegments && s.Offsets is not null)
             {
-                ArrayPool<uint>.Shared.Return(s.Offsets);
+                ArrayPool<Offset24>.Shared.Return(s.Offsets);
                 s.Offsets = null;
             }
         }
@@ -297,9 +346,34 @@ internal sealed class JournalIndex
         {
             if (_segments[i].Offsets is { } offsets)
             {
-                ArrayPool<uint>.Shared.Return(offsets);
+                ArrayPool<Offset24>.Shared.Return(offsets);
                 _segments[i].Offsets = null;
             }
         }
+    }
+}
+
+/// <summary>An unsigned 24-bit value in 3 bytes (little-endian), so an array of them costs 3 bytes per entry.</summary>
+[StructLayout(LayoutKind.Sequential, Pack = 1)]
+internal readonly struct Offset24
+{
+    public const int Size = 3;
+
+    private readonly byte _b0;
+    private readonly byte _b1;
+    private readonly byte _b2;
+
+    /// <param name="value">At most 2^24 - 1; higher bits are dropped.</param>
+    public Offset24(uint value)
+    {
+        _b0 = (byte)value;
+        _b1 = (byte)(value >> 8);
+        _b2 = (byte)(value >> 16);
+    }
+
+    public uint Value
+    {
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        get => _b0 | ((uint)_b1 << 8) | ((uint)_b2 << 16);
     }
 }

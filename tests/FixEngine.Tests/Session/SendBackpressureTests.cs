@@ -174,6 +174,60 @@ public sealed class SendBackpressureTests
     }
 
     [Fact]
+    public void EachReplayStepReachesTheTransportAsOneWrite()
+    {
+        using var h = new SessionHarness("FIX.4.4");
+        h.Logon();
+        const int orders = 1_000;
+        for (long id = 1; id <= orders; id++) SendOrder(h, id);
+        ExpectOrders(h, 1, orders, seqOffset: 1);
+
+        long calls = h.Connection.SendCalls;
+        long sent = h.Connection.SentCount;
+        h.Receive("35=2|34=2|7=2|16=0");
+        Assert.Equal(1, h.Connection.SendCalls - calls);
+        Assert.Equal(FixSession.ReplayMessagesPerStep, h.Connection.SentCount - sent);
+        int steps = 1;
+        while (h.Session.IsReplayPending && steps < 1_000)
+        {
+            calls = h.Connection.SendCalls;
+            h.Session.Poll(h.Now);
+            steps++;
+            Assert.Equal(1, h.Connection.SendCalls - calls);
+        }
+        Assert.Equal((orders + FixSession.ReplayMessagesPerStep - 1) / FixSession.ReplayMessagesPerStep, steps);
+        ExpectOrders(h, 1, orders, seqOffset: 1, possDup: true);
+        h.ExpectNothing();
+    }
+
+    [Fact]
+    public void AReplayBatchTheTransportCannotTakeWholeGoesMessageByMessageInOrder()
+    {
+        using var h = new SessionHarness("FIX.4.4");
+        h.Logon();
+        const int orders = 300;
+        for (long id = 1; id <= orders; id++) SendOrder(h, id);
+        ExpectOrders(h, 1, orders, seqOffset: 1);
+        // A send queue smaller than a step's batch (TooLarge), then one that takes a few messages at a time
+        // (Backpressure): every message still arrives once, in order, marked as a possible duplicate.
+        h.Connection.MaxSendBytes = 2_000;
+        h.Receive("35=2|34=2|7=2|16=0");
+        Assert.True(h.Connection.TooLarge > 0);
+        for (int poll = 0; poll < 1_000 && h.Session.IsReplayPending; poll++)
+        {
+            h.Connection.FreeBytes = 1_500;
+            h.Session.Poll(h.Now);
+        }
+        h.Connection.FreeBytes = null;
+        h.Session.Poll(h.Now);
+        Assert.False(h.Session.IsReplayPending);
+        Assert.Equal(0, h.Session.SendBacklogBytes);
+        Assert.True(h.Connection.Refused > 0);
+        ExpectOrders(h, 1, orders, seqOffset: 1, possDup: true);
+        h.ExpectNothing();
+    }
+
+    [Fact]
     public void NewOutboxMessagesWaitUntilAPendingReplayIsDone()
     {
         using var h = new SessionHarness("FIX.4.4");
@@ -328,6 +382,32 @@ public sealed class SendBackpressureAllocationTests
             w.Write(FixTags.ClOrdID, clOrdId);
             w.Write(FixTags.Symbol, "EURUSD"u8);
         }, h.Now);
+
+    [Fact]
+    public void ReplayStepsAllocateNothingAfterWarmUp()
+    {
+        using var h = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false }, store: SessionHarness.ReservedStore());
+        h.Logon();
+        h.Connection.CaptureEnabled = false;
+        for (int i = 0; i < 2_000; i++) SendSmallOrder(h, i);
+        int peerSeq = 2;
+        // Each window: a ResendRequest for all 2,000 (its first step runs as it is received, unmeasured), then the
+        // remaining steps from Poll, each one batch written to the transport.
+        long calls = 0;
+        long best = Allocations.BestWindow(
+            prepare: () =>
+            {
+                h.Receive("35=2|34=" + peerSeq++ + "|7=2|16=0");
+                calls = h.Connection.SendCalls;
+            },
+            window: () =>
+            {
+                while (h.Session.IsReplayPending) h.Session.Poll(h.Now);
+            },
+            rounds: 5);
+        Assert.Equal(0, best);
+        Assert.Equal(2_000 / FixSession.ReplayMessagesPerStep, h.Connection.SendCalls - calls);
+    }
 
     [Fact]
     public void TheFirstBackpressureAfterPrewarmAllocatesNothing()

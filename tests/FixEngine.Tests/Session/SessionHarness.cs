@@ -21,7 +21,11 @@ public sealed class FakeConnection : ISessionConnection
 
     public bool CaptureEnabled { get; set; } = true;
 
+    /// <summary>Messages sent (a batch counts each of its messages).</summary>
     public long SentCount { get; private set; }
+
+    /// <summary>Calls of <see cref="Send"/> that took their bytes.</summary>
+    public long SendCalls { get; private set; }
 
     /// <summary>Bytes the fake transport still takes before it answers Backpressure (as a full send queue does);
     /// null = unlimited. A message that does not fit is refused whole.</summary>
@@ -33,9 +37,21 @@ public sealed class FakeConnection : ISessionConnection
     /// <summary>What the fake says the peer has sent and nobody has read yet (<c>ISessionConnection.UnreadInboundBytes</c>).</summary>
     public int UnreadInboundBytes { get; set; }
 
+    /// <summary>The largest write the fake transport takes; a larger one is refused whole with TooLarge (as a send queue
+    /// smaller than the write). null = unlimited.</summary>
+    public int? MaxSendBytes { get; set; }
+
+    /// <summary>Sends refused with TooLarge.</summary>
+    public long TooLarge { get; private set; }
+
     public SendResult Send(ReadOnlySpan<byte> message)
     {
         if (Disconnected) return SendResult.Closed;
+        if (message.Length > MaxSendBytes)
+        {
+            TooLarge++;
+            return SendResult.TooLarge;
+        }
         if (FreeBytes is long free)
         {
             if (message.Length > free)
@@ -45,8 +61,17 @@ public sealed class FakeConnection : ISessionConnection
             }
             FreeBytes = free - message.Length;
         }
-        SentCount++;
-        if (CaptureEnabled) Sent.Add(message.ToArray());
+        SendCalls++;
+        // One send may carry several whole messages (a replay step's batch): they are recorded one by one, as the peer
+        // would frame them from the stream.
+        while (!message.IsEmpty)
+        {
+            FrameResult frame = FixFramer.Frame(message, int.MaxValue);
+            int length = frame.IsComplete ? frame.Length : message.Length;
+            SentCount++;
+            if (CaptureEnabled) Sent.Add(message.Slice(0, length).ToArray());
+            message = message.Slice(length);
+        }
         return SendResult.Sent;
     }
 

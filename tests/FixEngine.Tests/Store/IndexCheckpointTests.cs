@@ -72,8 +72,8 @@ public sealed class IndexCheckpointTests : IDisposable
         Assert.Null(reopened.LastRecoveryReport);
         AssertSame(expected, Take(reopened));
         Assert.Equal(5_001, reopened.NextSenderMsgSeqNum);
-        // 4 bytes per message in 1,024-entry segments (the last one partly filled).
-        Assert.Equal(5 * 1024 * 4, reopened.IndexRetainedBytes);
+        // 3 bytes per message in 1,024-entry segments (the last one partly filled).
+        Assert.Equal(5 * 1024 * 3, reopened.IndexRetainedBytes);
     }
 
     [Fact]
@@ -268,6 +268,33 @@ public sealed class IndexCheckpointTests : IDisposable
         using var reopened = new FileMessageStore(journal, 2, Options());
         Assert.Equal(reopened.JournalLengthInBytes, reopened.CheckpointedJournalBytes);
         AssertSame(expected, Take(reopened));
+    }
+
+    [Fact]
+    public void MessagesOfAMebibyteMakeAWideIndexSegmentThatEveryOpenRebuildsExactly()
+    {
+        // 1,024-entry segments hold 24-bit offsets in 8-byte units (128 MiB): 140 messages of 1 MiB in one segment go
+        // beyond, so that segment (messages 1,025-2,048) keeps 64-bit positions; small messages before and after it.
+        string journal = Journal("large");
+        static byte[] Body(int seq) => StoreTestData.Message(seq, seq is > 1_100 and <= 1_240 ? (1 << 20) + seq : 60 + seq % 173);
+        using (var store = new FileMessageStore(journal, 1, Options()))
+        {
+            for (int seq = 1; seq <= 2_100; seq++) store.AppendAndIncrement(seq, Body(seq));
+            Assert.Equal(1, store.IndexWideSegments);
+            Assert.Equal(2_100, StoreTestData.ReadAll(store).Count);
+        }
+        Assert.True(new FileInfo(journal).Length > 140L << 20);
+        foreach (bool checkpoint in new[] { true, false, true })
+        {
+            using var reopened = new FileMessageStore(journal, 2, Options(checkpoint));
+            if (checkpoint) Assert.Equal(reopened.JournalLengthInBytes, reopened.CheckpointedJournalBytes);
+            Assert.Equal(1, reopened.IndexWideSegments);
+            List<(int SeqNum, byte[] Bytes)> messages = StoreTestData.ReadAll(reopened);
+            Assert.Equal(Enumerable.Range(1, 2_100), messages.Select(m => m.SeqNum));
+            foreach ((int seq, byte[] bytes) in messages) Assert.True(Body(seq).AsSpan().SequenceEqual(bytes), $"message {seq} differs");
+            List<(int SeqNum, byte[] Bytes)> tail = StoreTestData.ReadAll(reopened, 1_090, 1_250);
+            Assert.Equal(Enumerable.Range(1_090, 161), tail.Select(m => m.SeqNum));
+        }
     }
 
     [Fact]

@@ -52,7 +52,7 @@ public sealed class StoreFootprintTests : IDisposable
             Assert.InRange(perStore, 1, 12 * 1024);
             foreach (FileMessageStore store in stores) Assert.Equal(0, store.IndexRetainedBytes);
             for (int seq = 1; seq <= 10; seq++) stores[0].AppendAndIncrement(seq, StoreTestData.Message(seq, 200));
-            Assert.Equal(JournalIndex.SegmentSize * 4, stores[0].IndexRetainedBytes);
+            Assert.Equal(JournalIndex.SegmentSize * 3, stores[0].IndexRetainedBytes);
         }
         finally
         {
@@ -89,7 +89,7 @@ public sealed class StoreFootprintTests : IDisposable
             for (int seq = 1; seq <= 5_000; seq++) store.AppendAndIncrement(seq, message);
         });
         Assert.Equal(0, best);
-        Assert.Equal(5 * JournalIndex.SegmentSize * 4, store.IndexRetainedBytes);
+        Assert.Equal(5 * JournalIndex.SegmentSize * 3, store.IndexRetainedBytes);
         store.Reset(3);
         Assert.Equal(0, store.IndexRetainedBytes);
     }

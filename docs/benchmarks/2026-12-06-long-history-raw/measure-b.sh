@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Issue 35 B: resend of 100,000 messages, before (main e62bc67) / after (store8), alternating.
+set -u
+BEFORE=/work/wt/store8-base/benchmarks/FixEngine.Benchmarks/bin/Release/net10.0/FixEngine.Benchmarks.dll
+AFTER=/work/wt/store8/benchmarks/FixEngine.Benchmarks/bin/Release/net10.0/FixEngine.Benchmarks.dll
+D=/work/tmp/store8/rs
+echo "== window start $(date -u +%H:%M:%S) load $(cut -d' ' -f1-3 /proc/loadavg)"
+for i in 1 2; do
+  for mode in Dedicated BusyPoll; do
+    echo "== before $mode $i $(date -u +%H:%M:%S)"; dotnet $BEFORE store --resend-stall --dir $D --messages 100000 --mode $mode 2>/dev/null
+    echo "== after $mode $i $(date -u +%H:%M:%S)"; dotnet $AFTER store --resend-stall --dir $D --messages 100000 --mode $mode 2>/dev/null
+  done
+done
+echo "== window end $(date -u +%H:%M:%S) load $(cut -d' ' -f1-3 /proc/loadavg)"
