@@ -27,22 +27,27 @@ namespace FixEngine.Engine;
 // - Sweeps: servicing every connection and session is O(N) (tens of ns each; about 1 ms for 10,000 sessions), and the
 //   idle strategy runs the duty cycle every millisecond at most when idle and back to back after work, so at 10,000
 //   sessions the sweeps alone took most of a core and delayed the busy sessions' messages. With more than
-//   SweepEveryCycleItems connections and sessions, a duty cycle sweeps them all only when something asks for it (a
-//   connection or session change, a command, a stop, a removal, a thread that signalled the agent's IdleWakeup) or
-//   SweepIntervalNs has passed; in between it services only the hot list: the sessions that did
-//   work on their last visit (a replay in progress, a backlog draining) or whose gate was busy, until they are idle,
-//   and the sessions that asked for it (RequestService: a message handed over while another thread held the session;
-//   before, that signal made the agent sweep all N, hundreds of times a second for an application sending from its own
-//   threads to many sessions).
+//   SweepEveryCycleItems connections, sessions and initiators, a duty cycle sweeps them all at once only when something
+//   asks for it (a connection or session change, a command, a stop, a removal, a thread that signalled the agent's
+//   IdleWakeup); otherwise it services the hot list: the sessions that did work on their last visit (a replay in
+//   progress, a backlog draining) or whose gate was busy, until they are idle, and the sessions that asked for it
+//   (RequestService: a message handed over while another thread held the session; before, that signal made the agent
+//   sweep all N, hundreds of times a second for an application sending from its own threads to many sessions), then
+//   the next slice of the sweep (ServiceSlice): a cursor through the connections, the sessions and the initiators that
+//   advances by items x (time since the last slice) / SweepIntervalNs, so every item is visited once per interval, and
+//   by at most MaxSliceItems per duty cycle. A sweep done in one go at 10,000 sessions was a 6-13 ms burst every 100 ms
+//   (with the Heartbeats that came due), in each of the acceptor's and the initiators' processes, on a 2-core machine:
+//   the busy sessions' messages waited behind it (p99 11-19x one session's). A full sweep restarts the slices.
 //   With a busy-poll connection or session (the agent alone receives for it) every duty cycle sweeps, as before.
-// - The sweep interval: at least 0.5 µs per item, and at least SweepBudgetDivisor times what the last sweep took, so
-//   sweeps take at most about 1/20 of the agent's time; at most MaxSweepIntervalNs (100 ms). A sweep was assumed to cost
-//   tens of ns per item; measured at 10,000 sessions on the 2-vCPU machine it costs about 300 ns per item (each
-//   session's objects are cache misses): 6 ms per sweep, and with the old fixed 10 ms interval the agent spent about 60 %
-//   of a core sweeping, in both the acceptor and the initiators' process (docs/benchmarks/2026-12-06-scale.md, the
-//   2026-12-07 section). The sessions' timers are second-granular (a Heartbeat at HeartBtInt, a TestRequest 20 % later),
-//   so a timer running up to 100 ms late is harmless; a connection that closes asks for its session's service itself
-//   (SessionConnection.OnDisconnected), so a disconnect is noticed at once, not at the next sweep.
+// - The sweep interval: at least 0.5 µs per item, and at least SweepBudgetDivisor times what the last sweep took (in
+//   one go or summed over its slices), so sweeps take at most about 1/20 of the agent's time; at most
+//   MaxSweepIntervalNs (100 ms). A sweep was assumed to cost tens of ns per item; measured at 10,000 sessions on the
+//   2-vCPU machine it costs about 300 ns per item (each session's objects are cache misses): 6 ms per sweep, and with
+//   the old fixed 10 ms interval the agent spent about 60 % of a core sweeping, in both the acceptor and the
+//   initiators' process (docs/benchmarks/2026-12-06-scale.md, the 2026-12-07 sections). The sessions' timers are
+//   second-granular (a Heartbeat at HeartBtInt, a TestRequest 20 % later), so a timer running up to 100 ms late is
+//   harmless; a connection that closes asks for its session's service itself (SessionConnection.OnDisconnected), so a
+//   disconnect is noticed at once, not when the cursor comes by.
 
 // - Sessions added or removed on a running engine (FixEngineHost.AddSession/RemoveSession, an unknown session's Logon)
 //   are handed over as SessionChange objects through _changes; only the agent changes _slots and _initiators, at the
@@ -95,7 +100,6 @@ internal sealed class EngineAgent : IAgent
     private readonly Timing.IdleWakeup _wakeup;
     private List<SessionSlot> _hot = [];
     private List<SessionSlot> _hotNext = [];
-    private long _lastSweepNs = long.MinValue / 2;
     private bool _sweepEveryCycle = true;
     private int _unguardedConnections;
     private JournalHandleBudget? _journals;
@@ -107,6 +111,28 @@ internal sealed class EngineAgent : IAgent
 
     /// <summary>Sessions serviced from the hot list between sweeps so far (as <see cref="FullSweeps"/>).</summary>
     internal long HotVisits;
+
+    /// <summary>Connections, sessions and initiators visited by sweep slices so far (as <see cref="FullSweeps"/>).</summary>
+    internal long SliceVisits;
+
+    /// <summary>Sweeps completed slice by slice so far (as <see cref="FullSweeps"/>).</summary>
+    internal long SlicedSweeps;
+
+    /// <summary>At most this many connections, sessions and initiators are visited by one duty cycle's slice of a sweep
+    /// (about 80 µs at the 300 ns per item measured at 10,000 sessions); see the design note (sweeps).</summary>
+    internal const int MaxSliceItems = 256;
+
+    // The sweep in slices (agent thread): where the cursor is (phase 0: _connections, 1: _slots, 2: _initiators; an
+    // index into that list), the items owed (item-nanoseconds: items x time since the last slice, paid at one item per
+    // sweep interval), the monotonic time of the last slice, what this sweep's slices cost so far (real time) and what
+    // its connection pass counted for SurgeMemoryReclaim.
+    private int _slicePhase;
+    private int _sliceIndex;
+    private long _sliceCredit;
+    private long _lastSliceNs;
+    private long _sliceSweepCostNs;
+    private int _sliceWaiting;
+    private int _sliceClosedBeforeLogon;
 
     /// <summary>Up to this many connections and sessions, every duty cycle sweeps them all (see the design note).</summary>
     internal const int SweepEveryCycleItems = 256;
@@ -230,17 +256,19 @@ internal sealed class EngineAgent : IAgent
         work += TakeIncoming(nowNs, epochNs);
 
         bool stopping = _stopState != Running;
-        // A full pass over every connection and session is O(N); see the design note (sweeps).
+        // A full pass over every connection and session is O(N); past SweepEveryCycleItems it is done in slices unless
+        // something asks for it now; see the design note (sweeps).
+        int items = _slots.Count + _connections.Count + _initiators.Count;
         bool sweep = work > 0 || stopping || _removing.Count > 0 || _sweepEveryCycle || _wakeup.TakeServiceRequest()
-            || nowNs - _lastSweepNs >= SweepIntervalNs(_slots.Count + _connections.Count, _sweepCostNs);
+            || items <= SweepEveryCycleItems;
         if (!sweep)
         {
-            return ServiceHot(nowNs, epochNs);
+            return ServiceHot(nowNs, epochNs) + ServiceSlice(nowNs, epochNs, items);
         }
-        _lastSweepNs = nowNs;
         FullSweeps++;
         long sweepStartNs = Timing.HighResTime.NowNs();
         ClearHot();
+        RestartSlices(nowNs);
         work += PollConnections(nowNs, out int waiting, out int closedBeforeLogon);
         if (_reclaim.Observe(waiting, closedBeforeLogon, nowNs)) _reclaim.Start();
 
@@ -270,10 +298,10 @@ internal sealed class EngineAgent : IAgent
         return work;
     }
 
-    /// <summary>How long the agent may go between full sweeps when nothing asks for one: 0 up to
-    /// <see cref="SweepEveryCycleItems"/> items; else at least 0.5 µs per connection and session and at least
-    /// <see cref="SweepBudgetDivisor"/> times the last sweep's duration <paramref name="lastSweepCostNs"/>, at most
-    /// <see cref="MaxSweepIntervalNs"/> (see the design note).</summary>
+    /// <summary>How long one sweep of every connection, session and initiator may take, slice by slice, when nothing
+    /// asks for a full one: 0 (every duty cycle sweeps all) up to <see cref="SweepEveryCycleItems"/> items; else at least
+    /// 0.5 µs per item and at least <see cref="SweepBudgetDivisor"/> times the last sweep's cost
+    /// <paramref name="lastSweepCostNs"/>, at most <see cref="MaxSweepIntervalNs"/> (see the design note).</summary>
     internal static long SweepIntervalNs(int items, long lastSweepCostNs = 0) =>
         items <= SweepEveryCycleItems ? 0
             : System.Math.Min(MaxSweepIntervalNs, System.Math.Max(items * SweepNsPerItem, lastSweepCostNs * SweepBudgetDivisor));
@@ -307,6 +335,82 @@ internal sealed class EngineAgent : IAgent
         return work;
     }
 
+    // Between full sweeps (past SweepEveryCycleItems): the next slice of the sweep, paced so the cursor passes every
+    // connection, session and initiator once per SweepIntervalNs (items owed = items x time since the last slice /
+    // interval), at most MaxSliceItems per duty cycle so no cycle holds the core for long; what is still owed then is
+    // paid on the next cycles (the agent does not park while it is owed a slice). The slice's own work is not reported
+    // to the idle strategy (a Heartbeat sent is done); a session that did work joins the hot list as in a full sweep.
+    private int ServiceSlice(long nowNs, long epochNs, int items)
+    {
+        long intervalNs = SweepIntervalNs(items, _sweepCostNs);
+        long elapsedNs = System.Math.Min(nowNs - _lastSliceNs, intervalNs);
+        _lastSliceNs = nowNs;
+        if (elapsedNs > 0) _sliceCredit = System.Math.Min(_sliceCredit + items * elapsedNs, items * intervalNs);
+        long owed = _sliceCredit / intervalNs;
+        if (owed <= 0) return 0;
+        int budget = (int)System.Math.Min(owed, MaxSliceItems);
+        _sliceCredit -= budget * intervalNs;
+        long startNs = Timing.HighResTime.NowNs();
+        bool anyConnected = false;
+        int visited = 0;
+        while (visited < budget)
+        {
+            if (_slicePhase == 0)
+            {
+                if (_sliceIndex >= _connections.Count)
+                {
+                    if (_reclaim.Observe(_sliceWaiting, _sliceClosedBeforeLogon, nowNs)) _reclaim.Start();
+                    (_sliceWaiting, _sliceClosedBeforeLogon) = (0, 0);
+                    (_slicePhase, _sliceIndex) = (1, 0);
+                    continue;
+                }
+                visited++;
+                SessionConnection c = _connections[_sliceIndex];
+                c.Poll(nowNs);
+                if (CheckConnection(c, nowNs, ref _sliceWaiting, ref _sliceClosedBeforeLogon)) _connections.RemoveAt(_sliceIndex);
+                else _sliceIndex++;
+            }
+            else if (_slicePhase == 1)
+            {
+                if (_sliceIndex >= _slots.Count)
+                {
+                    (_slicePhase, _sliceIndex) = (2, 0);
+                    continue;
+                }
+                visited++;
+                ServiceSlot(_slots[_sliceIndex++], nowNs, epochNs, stopping: false, ref anyConnected, hotOnWork: true);
+            }
+            else
+            {
+                if (_sliceIndex >= _initiators.Count)
+                {
+                    // The sweep is complete: its cost sets the next one's interval. At most one per duty cycle.
+                    SlicedSweeps++;
+                    _sweepCostNs = _sliceSweepCostNs + (Timing.HighResTime.NowNs() - startNs);
+                    _sliceSweepCostNs = 0;
+                    startNs = Timing.HighResTime.NowNs();
+                    (_slicePhase, _sliceIndex) = (0, 0);
+                    break;
+                }
+                visited++;
+                _initiators[_sliceIndex++].Poll(nowNs, epochNs);
+            }
+        }
+        _sliceSweepCostNs += Timing.HighResTime.NowNs() - startNs;
+        SliceVisits += visited;
+        return _sliceCredit >= intervalNs ? 1 : 0;
+    }
+
+    // A full sweep visits everything: the sweep in slices starts again from the beginning, owing nothing.
+    private void RestartSlices(long nowNs)
+    {
+        (_slicePhase, _sliceIndex) = (0, 0);
+        _sliceCredit = 0;
+        _lastSliceNs = nowNs;
+        _sliceSweepCostNs = 0;
+        (_sliceWaiting, _sliceClosedBeforeLogon) = (0, 0);
+    }
+
     // The hot list holds a session once, however many reasons it has to be there (work left, a busy gate, a request).
     private void AddHot(SessionSlot slot)
     {
@@ -324,6 +428,7 @@ internal sealed class EngineAgent : IAgent
     private int ServiceSlot(SessionSlot slot, long nowNs, long epochNs, bool stopping, ref bool anyConnected, bool hotOnWork)
     {
         int work = 0;
+        slot.ServiceVisits++;
         using (SessionScope scope = slot.EnterForService(epochNs, nowNs))
         {
             if (scope.Entered)
@@ -504,25 +609,30 @@ internal sealed class EngineAgent : IAgent
             SessionConnection c = _connections[i];
             if (!c.Guarded) unguarded++;
             work += c.Poll(nowNs);
-            if (c.Slot is null && !c.IsClosed && nowNs - c.AcceptedNs > _logonTimeoutNs) c.Close("no Logon received");
-            if (c.Transport.IsClosing)
-            {
-                // A connection refused or dropped before its Logon was routed leaves one line, with the reason.
-                if (c.Slot is null)
-                {
-                    _console.Refused(c.RemoteEndPoint, "closed before Logon: " + c.CloseReason);
-                    closedBeforeLogon++;
-                }
-                c.ReleaseAdmission();
-                _connections.RemoveAt(i);
-            }
-            else if (c.Slot is null)
-            {
-                waiting++;
-            }
+            if (CheckConnection(c, nowNs, ref waiting, ref closedBeforeLogon)) _connections.RemoveAt(i);
         }
         _unguardedConnections = unguarded;
         return work;
+    }
+
+    // After the connection's own poll (a full sweep or a slice): closes one that sent no Logon in time; true when it is
+    // closing and leaves _connections (the caller removes it).
+    private bool CheckConnection(SessionConnection c, long nowNs, ref int waiting, ref int closedBeforeLogon)
+    {
+        if (c.Slot is null && !c.IsClosed && nowNs - c.AcceptedNs > _logonTimeoutNs) c.Close("no Logon received");
+        if (c.Transport.IsClosing)
+        {
+            // A connection refused or dropped before its Logon was routed leaves one line, with the reason.
+            if (c.Slot is null)
+            {
+                _console.Refused(c.RemoteEndPoint, "closed before Logon: " + c.CloseReason);
+                closedBeforeLogon++;
+            }
+            c.ReleaseAdmission();
+            return true;
+        }
+        if (c.Slot is null) waiting++;
+        return false;
     }
 
     // Inside the session's scope.

@@ -32,6 +32,10 @@ internal sealed class SessionSlot
     /// <summary>Engine agent only: the slot is on the agent's hot list (so it is not added twice).</summary>
     internal bool OnHotList;
 
+    /// <summary>Engine agent only: how many times the agent serviced the session (a sweep, a slice or the hot list; also
+    /// when its gate was busy). Read by tests between duty cycles they run themselves.</summary>
+    internal long ServiceVisits;
+
     /// <summary>The next slot in the agent's request stack (written before the slot is pushed, cleared when taken).</summary>
     internal SessionSlot? NextRequested;
 

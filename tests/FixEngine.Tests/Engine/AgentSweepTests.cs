@@ -10,9 +10,10 @@ using static FixEngine.Tests.Engine.EngineTestSupport;
 
 namespace FixEngine.Tests.Engine;
 
-/// <summary>Past <see cref="EngineAgent.SweepEveryCycleItems"/> connections and sessions the agent sweeps them all only
-/// when asked or every <see cref="EngineAgent.SweepIntervalNs"/> (Engine/EngineAgent.cs, "Sweeps"): every session's
-/// logon, timers, hand-offs and disconnects still happen.</summary>
+/// <summary>Past <see cref="EngineAgent.SweepEveryCycleItems"/> connections and sessions the agent sweeps them all at
+/// once only when asked, and otherwise in slices, each item once per <see cref="EngineAgent.SweepIntervalNs"/>
+/// (Engine/EngineAgent.cs, "Sweeps"; AgentSliceTests): every session's logon, timers, hand-offs and disconnects still
+/// happen.</summary>
 public sealed class AgentSweepTests
 {
     private const int Sessions = 300;

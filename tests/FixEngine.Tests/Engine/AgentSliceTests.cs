@@ -1,0 +1,223 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Text;
+using FixEngine.Config;
+using FixEngine.Engine;
+using FixEngine.Session;
+using FixEngine.Store;
+using FixEngine.Testing;
+using FixEngine.Tests.Session;
+
+namespace FixEngine.Tests.Engine;
+
+/// <summary>Issue 35: past <see cref="EngineAgent.SweepEveryCycleItems"/> items the agent sweeps its connections,
+/// sessions and initiators in slices of at most <see cref="EngineAgent.MaxSliceItems"/> per duty cycle, paced to visit
+/// each once per <see cref="EngineAgent.SweepIntervalNs"/> (Engine/EngineAgent.cs, "Sweeps"). Before, it swept them all
+/// in one duty cycle: at 10,000 sessions a 6-13 ms burst every 100 ms. The agent runs on this thread with a fake clock.</summary>
+public sealed class AgentSliceTests
+{
+    private const int Sessions = 1_000;
+    private const long CycleNs = 1_000_000; // the idle strategy's park: a duty cycle a millisecond
+    private const long Second = 1_000_000_000L;
+
+    [Fact]
+    public void NoDutyCycleVisitsMoreThanASliceAndEverySessionIsVisitedWithinTheSweepInterval()
+    {
+        using var engine = new AgentOnFakeClock(Sessions);
+        engine.Agent.DoWork(engine.Clock.NowNs); // the first duty cycle sweeps all (nothing was visited yet)
+        Assert.Equal(1, engine.Agent.FullSweeps);
+        long[] lastVisitNs = new long[Sessions];
+        Array.Fill(lastVisitNs, engine.Clock.NowNs);
+        long[] visits = [.. engine.Slots.Select(s => s.ServiceVisits)];
+        long longestGapNs = 0;
+        int mostInOneCycle = 0;
+        for (int cycle = 0; cycle < 500; cycle++)
+        {
+            engine.Clock.Advance(CycleNs);
+            engine.Agent.DoWork(engine.Clock.NowNs);
+            int thisCycle = 0;
+            for (int i = 0; i < Sessions; i++)
+            {
+                long v = engine.Slots[i].ServiceVisits;
+                if (v == visits[i])
+                {
+                    longestGapNs = Math.Max(longestGapNs, engine.Clock.NowNs - lastVisitNs[i]);
+                    continue;
+                }
+                thisCycle += (int)(v - visits[i]);
+                visits[i] = v;
+                lastVisitNs[i] = engine.Clock.NowNs;
+            }
+            mostInOneCycle = Math.Max(mostInOneCycle, thisCycle);
+        }
+        Assert.Equal(1, engine.Agent.FullSweeps);
+        Assert.True(mostInOneCycle <= EngineAgent.MaxSliceItems, $"one duty cycle visited {mostInOneCycle} sessions");
+        Assert.True(longestGapNs < EngineAgent.MaxSweepIntervalNs + CycleNs, $"a session went {longestGapNs / 1_000} µs without a visit");
+        Assert.True(engine.Agent.SlicedSweeps >= 4, $"{engine.Agent.SlicedSweeps} sweeps completed in 0.5 s");
+    }
+
+    [Fact]
+    public void HeartbeatsTestRequestsAndTimeoutsFireWithinTheSweepIntervalOfTheirDueTime()
+    {
+        using var engine = new AgentOnFakeClock(Sessions);
+        long logonNs = engine.Clock.EpochNs;
+        FakeConnection[] connections = engine.LogOnAll(heartBtInt: 1);
+        engine.Agent.DoWork(engine.Clock.NowNs);
+        long[] heartbeatAt = new long[Sessions];
+        long[] testRequestAt = new long[Sessions];
+        long[] disconnectAt = new long[Sessions];
+        int[] seen = [.. connections.Select(c => c.Sent.Count)];
+        int mostInOneCycle = 0;
+        long[] visits = [.. engine.Slots.Select(s => s.ServiceVisits)];
+        while (engine.Clock.EpochNs - logonNs < 2_600_000_000L)
+        {
+            engine.Clock.Advance(CycleNs);
+            engine.Agent.DoWork(engine.Clock.NowNs);
+            long at = engine.Clock.EpochNs - logonNs;
+            int thisCycle = 0;
+            for (int i = 0; i < Sessions; i++)
+            {
+                thisCycle += (int)(engine.Slots[i].ServiceVisits - visits[i]);
+                visits[i] = engine.Slots[i].ServiceVisits;
+                FakeConnection c = connections[i];
+                for (; seen[i] < c.Sent.Count; seen[i]++)
+                {
+                    string type = MsgType(c.Sent[seen[i]]);
+                    if (type == "0" && heartbeatAt[i] == 0) heartbeatAt[i] = at;
+                    if (type == "1" && testRequestAt[i] == 0) testRequestAt[i] = at;
+                }
+                if (c.Disconnected && disconnectAt[i] == 0) disconnectAt[i] = at;
+            }
+            mostInOneCycle = Math.Max(mostInOneCycle, thisCycle);
+        }
+        // The peer stays silent: a Heartbeat at 1 s, a TestRequest at 1.2 s, the disconnect at 2.4 s, each within the
+        // sweep interval's bound (plus a duty cycle) of its time, and no cycle visits more than a slice.
+        long late = EngineAgent.MaxSweepIntervalNs + CycleNs;
+        AssertWithin(heartbeatAt, 1 * Second, late, "Heartbeat");
+        AssertWithin(testRequestAt, 12 * Second / 10, late, "TestRequest");
+        AssertWithin(disconnectAt, 24 * Second / 10, late, "disconnect");
+        // A slice, and the sessions of the last one that sent something (the hot list visits them once more).
+        Assert.True(mostInOneCycle <= 2 * EngineAgent.MaxSliceItems, $"one duty cycle visited {mostInOneCycle} sessions");
+        Assert.Equal(1, engine.Agent.FullSweeps);
+    }
+
+    [Fact]
+    public void AStopLogsOutEverySessionAtOnce()
+    {
+        using var engine = new AgentOnFakeClock(Sessions);
+        FakeConnection[] connections = engine.LogOnAll(heartBtInt: 30);
+        for (int cycle = 0; cycle < 10; cycle++)
+        {
+            engine.Clock.Advance(CycleNs);
+            engine.Agent.DoWork(engine.Clock.NowNs);
+        }
+        Assert.True(engine.Agent.BeginStop());
+        engine.Clock.Advance(CycleNs);
+        engine.Agent.DoWork(engine.Clock.NowNs);
+        Assert.All(connections, c => Assert.Equal("5", MsgType(c.Sent[^1])));
+        Assert.False(engine.Agent.AllLoggedOut);
+    }
+
+    [Fact]
+    public void SlicedDutyCyclesAllocateNothing()
+    {
+        using var engine = new AgentOnFakeClock(Sessions);
+        engine.Agent.DoWork(engine.Clock.NowNs);
+        for (int cycle = 0; cycle < 300; cycle++)
+        {
+            engine.Clock.Advance(CycleNs);
+            engine.Agent.DoWork(engine.Clock.NowNs);
+        }
+        long sweeps = engine.Agent.SlicedSweeps;
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        for (int cycle = 0; cycle < 1_000; cycle++)
+        {
+            engine.Clock.Advance(CycleNs);
+            engine.Agent.DoWork(engine.Clock.NowNs);
+        }
+        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+        Assert.Equal(0, allocated);
+        Assert.True(engine.Agent.SlicedSweeps > sweeps, "no sweep completed");
+        Assert.Equal(1, engine.Agent.FullSweeps);
+    }
+
+    private static void AssertWithin(long[] at, long dueNs, long lateNs, string what)
+    {
+        for (int i = 0; i < at.Length; i++)
+        {
+            Assert.True(at[i] != 0, $"session {i}: no {what}");
+            Assert.True(at[i] >= dueNs && at[i] <= dueNs + lateNs, $"session {i}: {what} at {at[i] / 1_000_000} ms, due at {dueNs / 1_000_000} ms");
+        }
+    }
+
+    private static string MsgType(byte[] message)
+    {
+        string text = Encoding.ASCII.GetString(message);
+        int start = text.IndexOf("\u000135=", StringComparison.Ordinal) + 4;
+        return text.Substring(start, text.IndexOf('\u0001', start) - start);
+    }
+
+    /// <summary>An engine agent over <c>n</c> gated acceptor sessions (as completion-mode sessions are), on a fake clock.</summary>
+    private sealed class AgentOnFakeClock : IDisposable
+    {
+        private readonly FixEngine.Timing.IdleWakeup _wakeup = new();
+
+        public AgentOnFakeClock(int n)
+        {
+            Clock = new FakeClock(nowNs: 1_000_000_000L, epochNs: new DateTimeOffset(2026, 1, 5, 12, 0, 0, TimeSpan.Zero).ToUnixTimeMilliseconds() * 1_000_000L);
+            Slots = new List<SessionSlot>(n);
+            Agent = new EngineAgent(Slots, new EpochAnchor(Clock), new EngineConsole(null), logonTimeoutSeconds: 10, wakeup: _wakeup);
+            for (int i = 0; i < n; i++)
+            {
+                var session = new FixSession(new SessionSettings
+                {
+                    ConnectionType = ConnectionType.Acceptor, BeginString = "FIX.4.4", SenderCompID = "EXEC", TargetCompID = "C" + i,
+                    SocketAcceptPort = 7001, NonStopSession = true, UseDataDictionary = false,
+                }, new EchoApp(), new MemoryMessageStore(0));
+                session.AgentWakeup = _wakeup;
+                var slot = new SessionSlot(session, guarded: true, () => Clock.EpochNs);
+                session.AgentServiceRequest = () => Agent.RequestService(slot);
+                Agent.AddInitial(slot);
+            }
+        }
+
+        public FakeClock Clock { get; }
+
+        public List<SessionSlot> Slots { get; }
+
+        public EngineAgent Agent { get; }
+
+        /// <summary>Connects every session to a fake connection and takes the peer's Logon (this thread enters each).</summary>
+        public FakeConnection[] LogOnAll(int heartBtInt)
+        {
+            var connections = new FakeConnection[Slots.Count];
+            for (int i = 0; i < Slots.Count; i++)
+            {
+                connections[i] = new FakeConnection();
+                SessionSlot slot = Slots[i];
+                using SessionScope scope = slot.Enter(Clock.EpochNs);
+                slot.Connect(connections[i], scope.EpochNs);
+                slot.Session.OnMessage(Logon("C" + i, heartBtInt), scope.EpochNs);
+                Assert.True(slot.Session.IsLoggedOn, $"session {i} did not log on");
+            }
+            return connections;
+        }
+
+        private byte[] Logon(string sender, int heartBtInt)
+        {
+            string time = DateTime.UnixEpoch.AddTicks(Clock.EpochNs / 100).ToString("yyyyMMdd-HH:mm:ss.fff", System.Globalization.CultureInfo.InvariantCulture);
+            string body = $"35=A\u000149={sender}\u000156=EXEC\u000134=1\u000152={time}\u000198=0\u0001108={heartBtInt}\u0001";
+            string head = $"8=FIX.4.4\u00019={body.Length}\u0001";
+            int sum = 0;
+            foreach (char ch in head + body) sum += ch;
+            return Encoding.ASCII.GetBytes(head + body + "10=" + (sum % 256).ToString("D3", System.Globalization.CultureInfo.InvariantCulture) + "\u0001");
+        }
+
+        public void Dispose()
+        {
+            foreach (SessionSlot slot in Slots) slot.Session.Dispose();
+            _wakeup.Dispose();
+        }
+    }
+}
