@@ -35,8 +35,7 @@ public sealed class IdleWakeup : IDisposable
     public void Signal()
     {
         Volatile.Write(ref _serviceRequested, 1);
-        Interlocked.Exchange(ref _pending, 1);
-        if (Volatile.Read(ref _parked) != 0) Wake();
+        SignalWork();
     }
 
     /// <summary><see cref="Signal"/> without asking for a service of everything (<see cref="TakeServiceRequest"/> stays
