@@ -145,8 +145,9 @@ internal sealed partial class EngineRuntime
                 {
                     session = _factory.Create(s, application, epochNs);
                     sessions.Add(session);
-                    journals?.ParkNew(session);
                     slot = NewSlot(session);
+                    // Parked only once the session is kept: a session left out below closes its store instead.
+                    journals?.ParkNew(session);
                 }
                 catch (Exception e) when (s.ContinueInitializationOnError && e is ConfigException or Store.MessageStoreException)
                 {

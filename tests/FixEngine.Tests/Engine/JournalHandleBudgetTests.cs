@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
+using System.IO;
 using System.Linq;
 using System.Text;
 using FixEngine.Config;
@@ -106,6 +107,32 @@ public sealed class JournalHandleBudgetTests
                 Assert.True(store.NextTargetMsgSeqNum >= nextTarget && nextTarget >= 5, $"{id}: target {store.NextTargetMsgSeqNum} vs {nextTarget}");
                 Assert.Equal(3, StoreTestData.ReadAll(store).Count(m => Encoding.ASCII.GetString(m.Bytes).Contains("\u000135=8\u0001", StringComparison.Ordinal)));
             }
+        }
+        finally
+        {
+            DeleteDirectory(storeDir);
+        }
+    }
+
+    [Fact]
+    public void ASessionLeftOutAfterItsStoreOpenedIsNotCountedAsParked()
+    {
+        if (!OperatingSystem.IsLinux()) return;
+        string storeDir = TempDirectory("fe-budget-skip-");
+        try
+        {
+            // GOOD and BAD are file-store initiators; BAD's CA file is missing, which fails after its store was opened.
+            IReadOnlyList<SessionSettings> settings = SettingsFile.Parse(
+                "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort=1\nHeartBtInt=30\nStartTime=00:00:00\nEndTime=00:00:00\n"
+                + $"UseDataDictionary=N\nBeginString=FIX.4.4\nTargetCompID=GW\nFileStorePath={storeDir}\nContinueInitializationOnError=Y\n"
+                + "[SESSION]\nSenderCompID=GOOD\n"
+                + $"[SESSION]\nSenderCompID=BAD\nSocketUseSSL=Y\nSSLCACertificate={Path.Combine(storeDir, "no-such-ca.pem")}\n", "<initiators>");
+            var lines = new ConcurrentQueue<string>();
+            using var engine = new FixEngineHost(settings, new MultiApp(), new EngineOptions { Console = lines.Enqueue, OpenFilesLimitForTesting = 3 });
+            Assert.Equal("GOOD", Assert.Single(engine.Sessions).Id.SenderCompID);
+            Assert.Equal("FIX.4.4:BAD->GW", Assert.Single(engine.SkippedSessions).Session);
+            Assert.Equal(1, engine.Runtime.Agent.Journals!.Parked);
+            Assert.Equal(0, JournalParkingTests.OpenDescriptorsUnder(storeDir));
         }
         finally
         {
