@@ -166,6 +166,10 @@ public static class FixEngineAdminEndpoints
         return remote is null || IPAddress.IsLoopback(remote);
     }
 
+    // Answers are application/json read by fetch or curl, never pasted into HTML: session IDs keep their '>' and text its
+    // quotes readable ("FIX.4.4:A->B", not "FIX.4.4:A-\u003EB"); control characters and quotes are still escaped.
+    private static readonly JsonWriterOptions JsonOptions = new() { Encoder = System.Text.Encodings.Web.JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
+
     private static async Task Handle(HttpContext ctx, bool loopbackOnly, Func<Utf8JsonWriter, Task> body)
     {
         if (loopbackOnly && !IsLoopback(ctx))
@@ -176,7 +180,7 @@ public static class FixEngineAdminEndpoints
         var buffer = new MemoryStream();
         try
         {
-            await using (var w = new Utf8JsonWriter(buffer))
+            await using (var w = new Utf8JsonWriter(buffer, JsonOptions))
             {
                 await body(w).ConfigureAwait(false);
             }
@@ -212,7 +216,7 @@ public static class FixEngineAdminEndpoints
         ctx.Response.ContentType = "application/json; charset=utf-8";
         ctx.Response.Headers.CacheControl = "no-store";
         System.IO.Pipelines.PipeWriter pipe = ctx.Response.BodyWriter;
-        await using var w = new Utf8JsonWriter(pipe);
+        await using var w = new Utf8JsonWriter(pipe, JsonOptions);
         await service.WriteSessionsAsync(w, pipe, query, ctx.RequestAborted).ConfigureAwait(false);
     }
 
@@ -285,7 +289,7 @@ public static class FixEngineAdminEndpoints
     private static Task WriteEvent(HttpContext ctx, AdminEvent e)
     {
         var buffer = new MemoryStream();
-        using (var w = new Utf8JsonWriter(buffer))
+        using (var w = new Utf8JsonWriter(buffer, JsonOptions))
         {
             w.WriteStartObject();
             w.WriteNumber("id", e.Id);

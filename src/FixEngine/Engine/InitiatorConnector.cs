@@ -47,6 +47,9 @@ internal sealed class InitiatorConnector(SessionSlot slot, IReadOnlyList<SocketE
     private volatile bool _connecting;
     private bool _storeFailureReported;
 
+    /// <summary>Reconnect times that passed while the session was disabled, without a connect (agent; for tests).</summary>
+    internal long WithheldAttempts { get; private set; }
+
     /// <summary>Completion-mode or TLS: the session is entered from completion threads, so it has a gate.</summary>
     public static bool IsGuarded(TcpConnectionOptions transport, bool tls) => tls || transport.ReceiveMode != ReceiveMode.BusyPoll;
 
@@ -59,8 +62,17 @@ internal sealed class InitiatorConnector(SessionSlot slot, IReadOnlyList<SocketE
         // IsConnected may be read while a completion thread disconnects the session: a stale true only delays the
         // attempt by a duty cycle; only the agent attaches initiator connections.
         if (_tlsRefusals != 0 && s.IsLoggedOn) Volatile.Write(ref _tlsRefusals, 0);
-        if (_connecting || slot.Disabled || s.IsConnected || endpoints.Count == 0 || (_attempted && nowNs - _lastAttemptNs < RetryIntervalNs(s.Settings.ReconnectInterval))
+        if (_connecting || s.IsConnected || endpoints.Count == 0 || (_attempted && nowNs - _lastAttemptNs < RetryIntervalNs(s.Settings.ReconnectInterval))
             || !s.IsLogonTime(epochNs)) return 0;
+        if (slot.Disabled)
+        {
+            // Disabled (admin console): the reconnect time passes without a connect; once enabled, the initiator connects
+            // at its next ReconnectInterval.
+            _lastAttemptNs = nowNs;
+            _attempted = true;
+            WithheldAttempts++;
+            return 0;
+        }
         if (s.StoreFailure is { } failure)
         {
             // The session refuses every connection once its store failed (until the engine restarts): dialling again would

@@ -4,6 +4,7 @@ using System.Net;
 using System.Text.Json;
 using System.Threading;
 using System.Threading.Tasks;
+using FixEngine.Engine;
 using FixEngine.Tests.Engine;
 
 namespace FixEngine.Tests.AdminConsole;
@@ -131,6 +132,8 @@ public sealed class ConsoleActionTests
         (HttpStatusCode status, string body) = await f.PostActionAsync("exec-admin", "disable", ConsoleFixture.ExecId, "&text=venue%20closed");
         Assert.True(status == HttpStatusCode.OK, body);
         Assert.StartsWith("disabled; Logout sent", Result(body));
+        // The answer is readable as it stands (curl): the session ID keeps its '>'.
+        Assert.Contains("\"session\":\"" + ConsoleFixture.ExecId + "\"", body, StringComparison.Ordinal);
         Assert.True(EngineTestSupport.WaitFor(() => f.ClientApp.Logouts == 1), "logged out");
 
         // The initiator comes back every ReconnectInterval (1 s); the disabled acceptor closes each connection at its
@@ -161,8 +164,10 @@ public sealed class ConsoleActionTests
         await using ConsoleFixture f = await ConsoleFixture.StartAsync(logInitiator: true);
         Assert.True(f.ClientApp.LoggedOn.Wait(EngineTestSupport.Wait), "the initiator logged on");
         await DownAsync(f);
-        // ReconnectInterval=1: more than two intervals without a new connection (the acceptor saw one, the first).
-        await Task.Delay(2_500);
+        // ReconnectInterval=1: two reconnect times pass without a new connection (the acceptor saw one, the first).
+        Assert.True(f.Initiator.Runtime.TryGetSlot(f.ClientApp.Session!.Id, out SessionSlot? slot));
+        long withheld = slot.Initiator!.WithheldAttempts;
+        Assert.True(EngineTestSupport.WaitFor(() => slot.Initiator.WithheldAttempts >= withheld + 2), "two reconnect times passed while disabled");
         Assert.Equal(1, f.ClientApp.Logons);
         Assert.Equal(1, f.ExecApp.Logons);
         Assert.Equal("Disconnected", await StateAsync(f, "fix-admin"));
