@@ -19,6 +19,11 @@ public static class ScaleCommand
     public static int Run(string[] args)
     {
         if (args.Length > 0 && args[0] == "--acceptor-child") return ScaleAcceptorChild.Run(args[1..]);
+        if (args.Contains("--help") || args.Contains("-h"))
+        {
+            Console.WriteLine("usage: " + ScaleOptions.Usage + "\n(benchmarks/FixEngine.Benchmarks/Scale/README.md says what each option and column means)");
+            return 0;
+        }
         ScaleOptions options;
         try
         {

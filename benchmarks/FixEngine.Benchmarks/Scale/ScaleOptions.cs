@@ -90,7 +90,7 @@ public sealed record ScaleOptions
         "scale [--sessions 1,10,100,1000,10000] [--acceptors fixengine-mem,fixengine-file,qfcpp-reactor,qfcpp-threaded,qfn|all]\n"
         + "      [--busy-share 0.01] [--rate 100] [--heartbeat 5] [--idle-seconds 12] [--warmup-seconds 3] [--busy-seconds 15]\n"
         + "      [--receive-mode Completion|Dedicated|BusyPoll] [--logon-timeout 90] [--source-addresses k] [--out artifacts/scale]\n"
-        + "      [--console none|idle|poll] [--console-poll-seconds 1] [--sender sleep|spin] [--trace]";
+        + "      [--console none|idle|poll] [--console-poll-seconds 1] [--sender sleep|spin] [--trace] [--help]";
 
     public static string Key(ScaleAcceptorKind kind) => kind switch
     {
