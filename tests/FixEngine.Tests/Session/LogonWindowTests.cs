@@ -10,10 +10,8 @@ namespace FixEngine.Tests.Session;
 /// carry on across the window's edges; only the session time's edge (a new period) resets them.</summary>
 public sealed class LogonWindowTests
 {
-    private const long Hour = 3600 * SessionHarness.Second;
-
-    // Hours pass between polls: a heartbeat interval longer than any jump keeps heartbeats and TestRequests out of the way.
-    private const int QuietHeartBtInt = 20_000;
+    private const long Hour = SessionHarness.Hour;
+    private const int QuietHeartBtInt = SessionHarness.QuietHeartBtInt;
 
     // Session time 08:00-20:00 UTC, logon window 13:00-18:00; the harness's clock starts at Monday 2026-01-05 12:00 UTC.
     private static SessionSettings Window(SessionSettings s) => s with
@@ -26,14 +24,7 @@ public sealed class LogonWindowTests
         ResetOnLogon = false,
     };
 
-    private static SessionSettings Initiator(SessionSettings s) => Window(s) with
-    {
-        ConnectionType = ConnectionType.Initiator,
-        SocketAcceptPort = null,
-        SocketConnectHost = "127.0.0.1",
-        SocketConnectPort = 5001,
-        HeartBtInt = QuietHeartBtInt,
-    };
+    private static SessionSettings Initiator(SessionSettings s) => SessionHarness.QuietInitiator(Window(s));
 
     [Fact]
     public void AcceptorRefusesALogonBeforeLogonTimeWithTheWindowAndAcceptsOneInsideIt()

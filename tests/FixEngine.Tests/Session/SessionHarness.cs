@@ -132,6 +132,23 @@ public sealed class EchoApp : IApplication
 public sealed class SessionHarness : IDisposable
 {
     public const long Second = 1_000_000_000L;
+
+    /// <summary>An hour of the harness's clock.</summary>
+    public const long Hour = 3600 * Second;
+
+    /// <summary>A HeartBtInt longer than any jump of the clock a schedule test makes, so heartbeats and TestRequests keep
+    /// out of the way while hours pass between polls.</summary>
+    public const int QuietHeartBtInt = 20_000;
+
+    /// <summary><paramref name="s"/> as an initiator of 127.0.0.1:5001 with <see cref="QuietHeartBtInt"/>.</summary>
+    public static SessionSettings QuietInitiator(SessionSettings s) => s with
+    {
+        ConnectionType = ConnectionType.Initiator,
+        SocketAcceptPort = null,
+        SocketConnectHost = "127.0.0.1",
+        SocketConnectPort = 5001,
+        HeartBtInt = QuietHeartBtInt,
+    };
     private static readonly Dictionary<string, DataDictionary> s_dictionaries = [];
 
     public SessionHarness(string beginString = "FIX.4.2", Func<SessionSettings, SessionSettings>? configure = null, IMessageStore? store = null, bool connect = true, IApplication? application = null,

@@ -8,10 +8,8 @@ namespace FixEngine.Tests.Session;
 /// period at sequence number 1, instead of carrying yesterday's numbers on until it happens to disconnect.</summary>
 public sealed class SessionPeriodRolloverTests
 {
-    private const long Hour = 3600 * SessionHarness.Second;
-
-    // Hours pass between polls: a heartbeat interval longer than any jump keeps heartbeats and TestRequests out of the way.
-    private const int QuietHeartBtInt = 20_000;
+    private const long Hour = SessionHarness.Hour;
+    private const int QuietHeartBtInt = SessionHarness.QuietHeartBtInt;
 
     // Always open, new period at 17:00 UTC; the harness's clock (and the store's creation) is Monday 2026-01-05 12:00 UTC.
     private static SessionSettings Rolling(SessionSettings s) => s with
@@ -58,14 +56,7 @@ public sealed class SessionPeriodRolloverTests
     [Fact]
     public void AConnectedInitiatorLogsOutAtTheNewPeriodAndLogsOnAgainAtOne()
     {
-        using var h = new SessionHarness("FIX.4.2", s => Rolling(s) with
-        {
-            ConnectionType = ConnectionType.Initiator,
-            SocketAcceptPort = null,
-            SocketConnectHost = "127.0.0.1",
-            SocketConnectPort = 5001,
-            HeartBtInt = QuietHeartBtInt,
-        }, connect: false);
+        using var h = new SessionHarness("FIX.4.2", s => SessionHarness.QuietInitiator(Rolling(s)), connect: false);
         h.Connect();
         Assert.Equal("1", h.Expect("A")[34]);
         h.Receive("35=A|34=1|98=0|108=" + QuietHeartBtInt);
