@@ -129,6 +129,7 @@ internal static class EngineTestSupport
             w.Write(FixTags.ClOrdID, clOrdId);
             w.Write(FixTags.Symbol, "EURUSD"u8);
             w.Write(FixTags.Side, '1');
+            w.Write(FixTags.TransactTime, "20260105-12:00:00.000"u8);
             w.Write(FixTags.OrderQty, 100);
             w.Write(FixTags.OrdType, '1');
         }))
