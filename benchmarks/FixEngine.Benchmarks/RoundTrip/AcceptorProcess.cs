@@ -28,10 +28,11 @@ internal static class AcceptorProcess
         try
         {
             if (role == ChildProcessSystem.CodecAcceptorRole) acceptor = new CodecRole();
+            else if (FloorRole.TryParse(role, out int orderLength, out int replyLength)) acceptor = new FloorRole(orderLength, replyLength);
             else if (EngineSessionSpec.TryParseRole(role, out EngineSessionSpec spec)) acceptor = new SessionRole(spec, role);
             else
             {
-                Console.Error.WriteLine($"roundtrip --acceptor-only: unknown role '{role}' (known: {ChildProcessSystem.CodecAcceptorRole}, session:<idle>:<mem|file>:<receive mode>:<orders>)");
+                Console.Error.WriteLine($"roundtrip --acceptor-only: unknown role '{role}' (known: {ChildProcessSystem.CodecAcceptorRole}, {ChildProcessSystem.FloorAcceptorRole}:<order bytes>:<reply bytes>, session:<idle>:<mem|file>:<receive mode>:<orders>)");
                 return 2;
             }
         }
@@ -177,6 +178,62 @@ internal static class AcceptorProcess
             }
             _acceptor = new CodecAcceptor(_socket);
             _acceptor.Run();
+        }
+
+        public void Dispose()
+        {
+            LoopbackTcp.CloseQuietly(_listener);
+            LoopbackTcp.CloseQuietly(_socket);
+            _thread.Join(5_000);
+        }
+    }
+
+    /// <summary>The raw-TCP floor's acceptor (<see cref="RawTcpFloorSystem.Echo"/>) on one connection, on a thread of its own.</summary>
+    private sealed class FloorRole : IAcceptor
+    {
+        private readonly Socket _listener;
+        private readonly Thread _thread;
+        private readonly byte[] _orderIn;
+        private readonly byte[] _reply;
+        private Socket? _socket;
+
+        public FloorRole(int orderLength, int replyLength)
+        {
+            _orderIn = new byte[Math.Max(16, orderLength)];
+            _reply = new byte[Math.Max(16, replyLength)];
+            _reply.AsSpan().Fill((byte)'r');
+            _listener = LoopbackTcp.Listen(0);
+            Port = LoopbackTcp.PortOf(_listener);
+            _thread = LoopbackTcp.StartThread("floor-acceptor", Serve);
+        }
+
+        /// <summary>Reads <c>floor:&lt;order bytes&gt;:&lt;reply bytes&gt;</c>.</summary>
+        public static bool TryParse(string role, out int orderLength, out int replyLength)
+        {
+            orderLength = replyLength = 0;
+            string[] parts = role.Split(':');
+            return parts.Length == 3 && parts[0] == ChildProcessSystem.FloorAcceptorRole
+                && int.TryParse(parts[1], NumberStyles.None, CultureInfo.InvariantCulture, out orderLength) && orderLength > 0
+                && int.TryParse(parts[2], NumberStyles.None, CultureInfo.InvariantCulture, out replyLength) && replyLength > 0;
+        }
+
+        public int Port { get; }
+
+        public long Errors => 0;
+
+        public SessionSideCounters? Counters() => null;
+
+        private void Serve()
+        {
+            try
+            {
+                _socket = LoopbackTcp.Accept(_listener);
+            }
+            catch (Exception e) when (LoopbackTcp.IsClosedError(e))
+            {
+                return;
+            }
+            RawTcpFloorSystem.Echo(_socket, _orderIn, _reply);
         }
 
         public void Dispose()

@@ -36,6 +36,9 @@ public sealed class ChildProcessSystem : IRoundTripSystem, IMeasuredWindow, ISes
     /// <summary>Role name of the codec acceptor.</summary>
     public const string CodecAcceptorRole = "codec";
 
+    /// <summary>Role prefix of the raw-TCP floor's acceptor: <c>floor:&lt;order bytes&gt;:&lt;reply bytes&gt;</c>.</summary>
+    public const string FloorAcceptorRole = "floor";
+
     /// <summary>Environment variable naming the child's file-store directory (chosen here, so this process can delete
     /// it if the child is killed).</summary>
     public const string StoreRootVariable = "FIXENGINE_ROUNDTRIP_STORE_ROOT";
@@ -183,7 +186,7 @@ public sealed class ChildProcessSystem : IRoundTripSystem, IMeasuredWindow, ISes
     {
         var list = new List<SessionSideCounters>(2);
         if (_initiator is ISessionCounterSource initiator) list.AddRange(initiator.ReadSessionCounters());
-        if (_role == CodecAcceptorRole || _peerStart is not null || _child is null) return list;
+        if (_role == CodecAcceptorRole || _role.StartsWith(FloorAcceptorRole + ":", StringComparison.Ordinal) || _peerStart is not null || _child is null) return list;
         Child.Command("COUNTERS");
         string line = Child.Expect("COUNTERS ", s_replyTimeout);
         if (!SessionSideCounters.TryParseWire(line, out SessionSideCounters acceptor))

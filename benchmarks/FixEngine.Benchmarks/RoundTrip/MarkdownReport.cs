@@ -82,6 +82,7 @@ public static class MarkdownReport
         w.WriteLine("- Latency: from the order's intended send time (open-loop schedule, carried in ClOrdID) to receipt of the reply, so stalls are charged to every order they delay (coordinated-omission corrected), recorded in HdrHistogram (`.hgrm` files: all runs combined). `max` = closed loop, one order in flight, intended = actual send time. The client that times the orders is the initiator: the harness for `session-*` and `fixengine*-<peer>` configurations, the QuickFIX peer program for `qfcpp-*` and `qfn-*` (same pacing and same plan).");
         w.WriteLine("- Percentile columns: the median over the runs of each run's percentile; worst = the largest over the runs.");
         w.WriteLine("- ×QF C++: ratio to `" + PeerConfigurations.BaselineKey + "` (QuickFIX C++ initiator → QuickFIX C++ acceptor) at the same rate and percentile. Same client: `qfcpp-fixengine*` vs `qfcpp-qfcpp` compares acceptors under the QuickFIX C++ client; `fixengine*-qfcpp` vs `qfcpp-qfcpp` compares initiators against the QuickFIX C++ acceptor.");
+        w.WriteLine("- ×floor, ×floor-2proc: ratio of the p50 to the raw-TCP floor's with both ends in one process (`floor`) and with its acceptor in a child process (`floor-2proc`), as every `-2proc`, `qf*` and `fixengine-<peer>` configuration runs: each round trip then crosses between two processes' threads, as the floor's does not.");
         w.WriteLine("- FixEngine GC and B/msg: process-wide `GC.CollectionCount` (gen 0/1/2) and `GC.GetTotalAllocatedBytes(true)` deltas over the measured windows of the processes running FixEngine, summed over runs (for `-2proc` both; n/a when no side is FixEngine). Peer: the QuickFIX/n processes' own counts over the same window (QuickFIX C++ has no GC: n/a).");
         w.WriteLine("- Achieved msg/s: replies in the window / (last reply − first intended send), mean of the runs; below the target rate the system did not keep up. SATURATED: the open-loop sender fell too far behind and stopped early, so the orders it never sent are missing from the percentiles (they would only be worse). Sent / replies: orders sent in the measured windows and replies received, all runs; a difference is a lost or still-missing reply.");
         w.WriteLine();
@@ -95,18 +96,19 @@ public static class MarkdownReport
         {
             w.WriteLine($"## {RateLabel(rate)}");
             w.WriteLine();
-            w.WriteLine("| Configuration | p50 µs | p90 µs | p99 µs | p99.9 µs | p99.99 µs | worst µs | achieved msg/s | sent / replies | FixEngine GC 0/1/2 | FixEngine B/msg | peer GC 0/1/2, B/msg | p50 runs min–max | p99 runs min–max | ×QF C++ p50 | ×QF C++ p99 | ×QF C++ p99.9 | ×floor p50 |");
-            w.WriteLine("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+            w.WriteLine("| Configuration | p50 µs | p90 µs | p99 µs | p99.9 µs | p99.99 µs | worst µs | achieved msg/s | sent / replies | FixEngine GC 0/1/2 | FixEngine B/msg | peer GC 0/1/2, B/msg | p50 runs min–max | p99 runs min–max | ×QF C++ p50 | ×QF C++ p99 | ×QF C++ p99.9 | ×floor p50 | ×floor-2proc p50 |");
+            w.WriteLine("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
             ConfigRateSummary? floor = Find(results, rate, RoundTripConfigurations.FloorKey);
+            ConfigRateSummary? floor2 = Find(results, rate, RoundTripConfigurations.FloorTwoProcessKey);
             ConfigRateSummary? baseline = Find(results, rate, PeerConfigurations.BaselineKey);
             foreach (ConfigRateSummary s in results)
             {
                 if (s.RatePerSecond != rate) continue;
-                WriteRow(w, s, floor, baseline);
+                WriteRow(w, s, floor, floor2, baseline);
             }
             if (notMeasured.Count > 0)
             {
-                w.WriteLine($"| {notMeasured.Count} other configuration(s) | not measured (see below) | | | | | | | | | | | | | n/a | n/a | n/a | n/a |");
+                w.WriteLine($"| {notMeasured.Count} other configuration(s) | not measured (see below) | | | | | | | | | | | | | n/a | n/a | n/a | n/a | n/a |");
             }
             w.WriteLine();
         }
@@ -242,7 +244,7 @@ public static class MarkdownReport
         return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
     }
 
-    private static void WriteRow(TextWriter w, ConfigRateSummary s, ConfigRateSummary? floor, ConfigRateSummary? baseline)
+    private static void WriteRow(TextWriter w, ConfigRateSummary s, ConfigRateSummary? floor, ConfigRateSummary? floor2, ConfigRateSummary? baseline)
     {
         long count = 0, sent = 0, allocated = 0, peerAllocated = 0, worst = 0;
         int gen0 = 0, gen1 = 0, gen2 = 0, peerGen0 = 0, peerGen1 = 0, peerGen2 = 0;
@@ -288,7 +290,7 @@ public static class MarkdownReport
             // Nothing measured: no number to show (a 0 would read as a latency).
             foreach (double _ in Percentiles) w.Write(" | n/a");
             w.Write(" | n/a | n/a");
-            w.Write($" | {sent:N0} / {count:N0} | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |");
+            w.Write($" | {sent:N0} / {count:N0} | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |");
             w.WriteLine();
             return;
         }
@@ -299,7 +301,7 @@ public static class MarkdownReport
         w.Write(fixEngine ? $" | {gen0}/{gen1}/{gen2} | {(count == 0 ? 0 : (double)allocated / count):0.00}" : " | n/a | n/a");
         w.Write(peer ? $" | {peerGen0}/{peerGen1}/{peerGen2}, {(count == 0 ? 0 : (double)peerAllocated / count):N0}" : " | n/a");
         w.Write($" | {Us(minP50)}–{Us(maxP50)} | {Us(minP99)}–{Us(maxP99)}");
-        w.Write($" | {Ratio(s, baseline, 50)} | {Ratio(s, baseline, 99)} | {Ratio(s, baseline, 99.9)} | {Ratio(s, floor, 50)} |");
+        w.Write($" | {Ratio(s, baseline, 50)} | {Ratio(s, baseline, 99)} | {Ratio(s, baseline, 99.9)} | {Ratio(s, floor, 50)} | {Ratio(s, floor2, 50)} |");
         w.WriteLine();
     }
 

@@ -10,7 +10,8 @@ namespace FixEngine.Benchmarks.RoundTrip;
 /// No encoding, no parsing: the order is a fixed byte block with the intended send time and sequence number stamped
 /// into its first 16 bytes; the acceptor thread reads exactly one order and echoes those 16 bytes in a reply block of
 /// the report's size. Blocking <see cref="Socket"/> calls on dedicated threads, NoDelay. Allocation-free after
-/// <see cref="Start"/>.
+/// <see cref="Start"/>. With a remote acceptor port (<c>floor-2proc</c>) the acceptor thread runs <see cref="Echo"/> in a
+/// child process (<see cref="AcceptorProcess"/>), as the <c>-2proc</c> session configurations' acceptors do.
 /// </remarks>
 public sealed class RawTcpFloorSystem : IRoundTripSystem
 {
@@ -27,10 +28,18 @@ public sealed class RawTcpFloorSystem : IRoundTripSystem
     private Thread? _acceptorThread;
     private Thread? _receiveThread;
     private IReplyHandler? _handler;
+    private readonly int _remoteAcceptorPort;
 
     /// <summary>Creates the floor with the given message sizes (at least 16 bytes each).</summary>
-    public RawTcpFloorSystem(int orderLength, int replyLength)
+    /// <param name="orderLength">Bytes per order.</param>
+    /// <param name="replyLength">Bytes per reply.</param>
+    /// <param name="name">Report key.</param>
+    /// <param name="remoteAcceptorPort">0 for the in-process acceptor thread, else the port of an <see cref="Echo"/>
+    /// acceptor in another process.</param>
+    public RawTcpFloorSystem(int orderLength, int replyLength, string name = "floor", int remoteAcceptorPort = 0)
     {
+        Name = name;
+        _remoteAcceptorPort = remoteAcceptorPort;
         _order = new byte[Math.Max(16, orderLength)];
         _orderIn = new byte[_order.Length];
         _reply = new byte[Math.Max(16, replyLength)];
@@ -40,14 +49,21 @@ public sealed class RawTcpFloorSystem : IRoundTripSystem
     }
 
     /// <inheritdoc/>
-    public string Name => "floor";
+    public string Name { get; }
 
     /// <inheritdoc/>
     public void Start(IReplyHandler handler)
     {
         _handler = handler;
-        (_initiator, _acceptor) = LoopbackTcp.CreatePair();
-        _acceptorThread = LoopbackTcp.StartThread("floor-acceptor", AcceptorLoop);
+        if (_remoteAcceptorPort != 0)
+        {
+            _initiator = LoopbackTcp.Connect(_remoteAcceptorPort);
+        }
+        else
+        {
+            (_initiator, _acceptor) = LoopbackTcp.CreatePair();
+            _acceptorThread = LoopbackTcp.StartThread("floor-acceptor", AcceptorLoop);
+        }
         _receiveThread = LoopbackTcp.StartThread("floor-initiator-rx", ReceiveLoop);
     }
 
@@ -59,15 +75,18 @@ public sealed class RawTcpFloorSystem : IRoundTripSystem
         LoopbackTcp.SendAll(_initiator!, _order);
     }
 
-    private void AcceptorLoop()
+    private void AcceptorLoop() => Echo(_acceptor!, _orderIn, _reply);
+
+    /// <summary>The floor's acceptor: reads one order of <paramref name="orderIn"/>'s length at a time and answers each with
+    /// <paramref name="reply"/>, its first 16 bytes the order's, until the connection closes.</summary>
+    public static void Echo(Socket socket, byte[] orderIn, byte[] reply)
     {
-        Socket socket = _acceptor!;
         try
         {
-            while (LoopbackTcp.ReceiveExactly(socket, _orderIn))
+            while (LoopbackTcp.ReceiveExactly(socket, orderIn))
             {
-                _orderIn.AsSpan(0, 16).CopyTo(_reply);
-                LoopbackTcp.SendAll(socket, _reply);
+                orderIn.AsSpan(0, 16).CopyTo(reply);
+                LoopbackTcp.SendAll(socket, reply);
             }
         }
         catch (Exception e) when (LoopbackTcp.IsClosedError(e))

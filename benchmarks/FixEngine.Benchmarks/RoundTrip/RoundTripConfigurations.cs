@@ -36,6 +36,9 @@ public static class RoundTripConfigurations
     /// <summary>The floor's key; ratios in the report are to this configuration.</summary>
     public const string FloorKey = "floor";
 
+    /// <summary>The floor with its acceptor in a child process: the comparator of the two-process configurations.</summary>
+    public const string FloorTwoProcessKey = "floor-2proc";
+
     /// <summary>Every configuration, available or not, in report order.</summary>
     public static IReadOnlyList<RoundTripConfiguration> All { get; } = Build();
 
@@ -86,6 +89,9 @@ public static class RoundTripConfigurations
         {
             new(FloorKey, "raw TCP ping-pong, same-sized messages, blocking sockets, NoDelay",
                 setup => new RawTcpFloorSystem(setup.OrderLength, setup.ReportLength), null),
+            new(FloorTwoProcessKey, "floor configuration with the acceptor in a child process (the floor of the -2proc configurations)",
+                setup => new ChildProcessSystem(FloorTwoProcessKey, $"{ChildProcessSystem.FloorAcceptorRole}:{setup.OrderLength}:{setup.ReportLength}",
+                    port => new RawTcpFloorSystem(setup.OrderLength, setup.ReportLength, FloorTwoProcessKey, port)), null),
             new("codec", "FixWriter/FixFramer/FixMessage over the same raw sockets, no session layer",
                 _ => new CodecTcpSystem(), null),
             new("codec-2proc", "codec configuration with the acceptor in a child process",
