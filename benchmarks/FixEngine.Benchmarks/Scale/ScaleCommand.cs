@@ -40,6 +40,17 @@ public static class ScaleCommand
         var wall = Stopwatch.StartNew();
         Console.WriteLine($"scale: sessions {string.Join(",", options.Sessions)}, acceptors {string.Join(",", options.Acceptors.Select(ScaleOptions.Key))}, "
             + $"{options.BusyShare:P1} busy at {options.RatePerBusySession}/s each, HeartBtInt={options.HeartBtInt}, open files limit {softLimit}");
+        string? ownSpin = Environment.GetEnvironmentVariable(ScaleOptions.PoolSpinLimitVariable);
+        if (options.PoolSpinLimit is int spinLimit)
+        {
+            // A runtime setting read when the pool starts: this process can only have it from its environment.
+            Console.WriteLine($"scale: thread-pool spin limit {spinLimit} in the FixEngine acceptor; initiators' process: "
+                + (ownSpin == spinLimit.ToString(CultureInfo.InvariantCulture) ? $"{spinLimit} too" : $"{ownSpin ?? "the runtime's default"} (export {ScaleOptions.PoolSpinLimitVariable}={spinLimit} to match; benchmarks/scale.sh does)"));
+        }
+        else if (ownSpin is not null)
+        {
+            Console.WriteLine($"scale: {ScaleOptions.PoolSpinLimitVariable}={ownSpin} in the environment (both processes)");
+        }
         foreach (ScaleAcceptorKind kind in options.Acceptors)
         {
             foreach (int n in options.Sessions)
@@ -313,6 +324,7 @@ internal static class ScaleRun
                 }
                 if (o.ConsoleMode != "none") info.ArgumentList.Add("console");
                 if (o.Trace) info.Environment[ScaleTrace.EnvironmentVariable] = "1";
+                if (o.PoolSpinLimit is int spin) info.Environment[ScaleOptions.PoolSpinLimitVariable] = spin.ToString(CultureInfo.InvariantCulture);
                 return (new LineProcess(name, info), root);
             }
             default:

@@ -66,6 +66,16 @@ public sealed record ScaleOptions
     /// which holds a whole core once the busy sessions' total rate passes about 8,000/s (the sittings before 2026-12-07).</summary>
     public bool SenderSpins { get; init; }
 
+    /// <summary><c>--pool-spin-limit N</c>: the thread pool's spin before an idle worker sleeps
+    /// (<c>DOTNET_ThreadPool_UnfairSemaphoreSpinLimit</c>, the runtime's default 70), set in the FixEngine acceptor child's
+    /// environment; null leaves the runtime's default. A process-wide runtime setting, read when the pool starts: the
+    /// initiators' process (this one) takes it from its own environment (<c>benchmarks/scale.sh</c> exports it when this
+    /// option is given).</summary>
+    public int? PoolSpinLimit { get; init; }
+
+    /// <summary>The environment variable <see cref="PoolSpinLimit"/> sets.</summary>
+    public const string PoolSpinLimitVariable = "DOTNET_ThreadPool_UnfairSemaphoreSpinLimit";
+
     /// <summary>The period of <c>--console poll</c>.</summary>
     public double ConsolePollSeconds { get; init; } = 1;
 
@@ -90,7 +100,7 @@ public sealed record ScaleOptions
         "scale [--sessions 1,10,100,1000,10000] [--acceptors fixengine-mem,fixengine-file,qfcpp-reactor,qfcpp-threaded,qfn|all]\n"
         + "      [--busy-share 0.01] [--rate 100] [--heartbeat 5] [--idle-seconds 12] [--warmup-seconds 3] [--busy-seconds 15]\n"
         + "      [--receive-mode Completion|Dedicated|BusyPoll] [--logon-timeout 90] [--source-addresses k] [--out artifacts/scale]\n"
-        + "      [--console none|idle|poll] [--console-poll-seconds 1] [--sender sleep|spin] [--trace] [--help]";
+        + "      [--console none|idle|poll] [--console-poll-seconds 1] [--sender sleep|spin] [--pool-spin-limit N] [--trace] [--help]";
 
     public static string Key(ScaleAcceptorKind kind) => kind switch
     {
@@ -142,6 +152,7 @@ public sealed record ScaleOptions
                 "--console" => o with { ConsoleMode = Value() is var c && c is "none" or "idle" or "poll" ? c : throw new ArgumentException($"{name}: '{c}' is not none, idle or poll") },
                 "--console-poll-seconds" => o with { ConsolePollSeconds = Number(0.05) },
                 "--sender" => o with { SenderSpins = Value() is var w && w is "spin" or "sleep" ? w == "spin" : throw new ArgumentException($"{name}: '{w}' is not spin or sleep") },
+                "--pool-spin-limit" => o with { PoolSpinLimit = Number(0) is var l && l == Math.Floor(l) && l <= short.MaxValue ? (int)l : throw new ArgumentException($"{name}: '{l.ToString(CultureInfo.InvariantCulture)}' is not a whole number 0..{short.MaxValue}") },
                 _ => throw new ArgumentException($"unknown option '{name}'"),
             };
         }

@@ -32,7 +32,9 @@ namespace FixEngine.Engine;
 //   IdleWakeup); otherwise it services the hot list: the sessions that did work on their last visit (a replay in
 //   progress, a backlog draining) or whose gate was busy, until they are idle, and the sessions that asked for it
 //   (RequestService: a message handed over while another thread held the session; before, that signal made the agent
-//   sweep all N, hundreds of times a second for an application sending from its own threads to many sessions), then
+//   sweep all N, hundreds of times a second for an application sending from its own threads to many sessions), in
+//   the order they joined and at most MaxHotItems per duty cycle (a full sweep in which thousands of Heartbeats came
+//   due puts thousands of sessions on it; the rest wait for the next cycles, which do not park meanwhile), then
 //   the next slice of the sweep (ServiceSlice): a cursor through the connections, the sessions and the initiators that
 //   advances by items x (time since the last slice) / SweepIntervalNs, so every item is visited once per interval, and
 //   by at most MaxSliceItems per duty cycle. A sweep done in one go at 10,000 sessions was a 6-13 ms burst every 100 ms
@@ -98,8 +100,8 @@ internal sealed class EngineAgent : IAgent
     private readonly SurgeMemoryReclaim _reclaim;
     private volatile int _stopState;
     private readonly Timing.IdleWakeup _wakeup;
-    private List<SessionSlot> _hot = [];
-    private List<SessionSlot> _hotNext = [];
+    private readonly List<SessionSlot> _hot = [];
+    private int _hotHead;
     private bool _sweepEveryCycle = true;
     private int _unguardedConnections;
     private JournalHandleBudget? _journals;
@@ -133,6 +135,13 @@ internal sealed class EngineAgent : IAgent
     private long _sliceSweepCostNs;
     private int _sliceWaiting;
     private int _sliceClosedBeforeLogon;
+
+    /// <summary>At most this many sessions are visited from the hot list by one duty cycle (see the design note, sweeps);
+    /// the rest wait in order for the next cycles.</summary>
+    internal const int MaxHotItems = 256;
+
+    /// <summary>Sessions waiting on the hot list now (agent thread; tests read it between duty cycles).</summary>
+    internal int HotWaiting => _hot.Count - _hotHead;
 
     /// <summary>Up to this many connections and sessions, every duty cycle sweeps them all (see the design note).</summary>
     internal const int SweepEveryCycleItems = 256;
@@ -313,26 +322,40 @@ internal sealed class EngineAgent : IAgent
         set => _journals = value;
     }
 
-    // Between sweeps: only the sessions that did work (or whose gate was busy) on their last visit, until they are idle.
+    // Between sweeps: only the sessions that did work (or whose gate was busy) on their last visit, until they are idle,
+    // at most MaxHotItems per duty cycle in the order they joined: a full sweep in which thousands of Heartbeats came
+    // due together puts thousands of sessions on the list, and visiting them all in the next duty cycle was the burst
+    // the slices exist to avoid. The list is a queue (_hotHead is its head); the sessions left over are visited by the
+    // next duty cycles, before any that joined later, and the agent does not park while some wait.
     private int ServiceHot(long nowNs, long epochNs)
     {
-        int count = _hot.Count;
-        if (count == 0) return 0;
+        int end = _hot.Count;
+        if (_hotHead == end) return 0;
+        int stop = System.Math.Min(end, _hotHead + MaxHotItems);
         int work = 0;
         bool anyConnected = false;
-        // Swap lists: a session that still has work goes back on the (new) hot list.
-        (_hot, _hotNext) = (_hotNext, _hot);
-        _hot.Clear();
-        for (int i = 0; i < count; i++)
+        // A session that still has work goes back on the list, behind the ones already waiting.
+        while (_hotHead < stop)
         {
-            SessionSlot slot = _hotNext[i];
+            SessionSlot slot = _hot[_hotHead++];
             slot.OnHotList = false;
             if (slot.Removed) continue;
             HotVisits++;
             work += ServiceSlot(slot, nowNs, epochNs, stopping: false, ref anyConnected, hotOnWork: true);
         }
-        _hotNext.Clear();
-        return work;
+        if (_hotHead == _hot.Count)
+        {
+            _hot.Clear();
+            _hotHead = 0;
+        }
+        else if (_hotHead >= MaxHotItems && _hotHead >= _hot.Count - _hotHead)
+        {
+            // Compact once the visited head is at least as long as what waits: amortised O(1) per visit, no allocation.
+            _hot.RemoveRange(0, _hotHead);
+            _hotHead = 0;
+        }
+        // Sessions left waiting (not only those that did work now): the idle strategy must not park on them.
+        return work + (stop < end ? 1 : 0);
     }
 
     // Between full sweeps (past SweepEveryCycleItems): the next slice of the sweep, paced so the cursor passes every
@@ -421,8 +444,9 @@ internal sealed class EngineAgent : IAgent
 
     private void ClearHot()
     {
-        for (int i = 0; i < _hot.Count; i++) _hot[i].OnHotList = false;
+        for (int i = _hotHead; i < _hot.Count; i++) _hot[i].OnHotList = false;
         _hot.Clear();
+        _hotHead = 0;
     }
 
     private int ServiceSlot(SessionSlot slot, long nowNs, long epochNs, bool stopping, ref bool anyConnected, bool hotOnWork)

@@ -103,6 +103,44 @@ public sealed class AgentSliceTests
     }
 
     [Fact]
+    public void AFullSweepInWhichEverySessionSentAHeartbeatIsFollowedByHotVisitsOfAtMostTheBoundPerDutyCycle()
+    {
+        using var engine = new AgentOnFakeClock(Sessions);
+        FakeConnection[] connections = engine.LogOnAll(heartBtInt: 1);
+        engine.Agent.DoWork(engine.Clock.NowNs);
+        // Every session's Heartbeat is due; a signal asks for a full sweep, which sends them all at once.
+        engine.Clock.Advance(Second + CycleNs);
+        engine.Wakeup.Signal();
+        long sweeps = engine.Agent.FullSweeps;
+        engine.Agent.DoWork(engine.Clock.NowNs);
+        Assert.Equal(sweeps + 1, engine.Agent.FullSweeps);
+        Assert.All(connections, c => Assert.Equal("0", MsgType(c.Sent[^1])));
+        Assert.Equal(Sessions, engine.Agent.HotWaiting);
+
+        // The sessions that did work are visited once more, at most MaxHotItems per duty cycle, in order, and the agent
+        // reports work while some still wait (so it does not park on them).
+        int cycles = 0;
+        long hotVisits = engine.Agent.HotVisits;
+        while (engine.Agent.HotWaiting > 0)
+        {
+            Assert.True(++cycles <= 10, $"{engine.Agent.HotWaiting} sessions still on the hot list after {cycles} duty cycles");
+            int waiting = engine.Agent.HotWaiting;
+            engine.Clock.Advance(CycleNs);
+            int work = engine.Agent.DoWork(engine.Clock.NowNs);
+            long visited = engine.Agent.HotVisits - hotVisits;
+            hotVisits = engine.Agent.HotVisits;
+            Assert.True(visited <= EngineAgent.MaxHotItems, $"one duty cycle visited {visited} sessions from the hot list");
+            Assert.Equal(Math.Min(waiting, EngineAgent.MaxHotItems), visited);
+            if (engine.Agent.HotWaiting > 0) Assert.True(work > 0, "the agent reported no work with sessions still waiting");
+        }
+        Assert.Equal((Sessions + EngineAgent.MaxHotItems - 1) / EngineAgent.MaxHotItems, cycles);
+        // Each session was visited at least once after the sweep (from the hot list, or also by a slice).
+        long[] visits = [.. engine.Slots.Select(s => s.ServiceVisits)];
+        Assert.All(visits, v => Assert.True(v >= 3, $"a session was visited {v} times"));
+        Assert.Equal(sweeps + 1, engine.Agent.FullSweeps);
+    }
+
+    [Fact]
     public void AStopLogsOutEverySessionAtOnce()
     {
         using var engine = new AgentOnFakeClock(Sessions);
@@ -183,6 +221,9 @@ public sealed class AgentSliceTests
         }
 
         public FakeClock Clock { get; }
+
+        /// <summary>The agent's wake-up (Signal asks it for a full sweep).</summary>
+        public FixEngine.Timing.IdleWakeup Wakeup => _wakeup;
 
         public List<SessionSlot> Slots { get; }
 
