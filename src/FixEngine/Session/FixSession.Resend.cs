@@ -278,6 +278,9 @@ public sealed partial class FixSession
         /// <summary>The first field after MsgType.</summary>
         public int HeaderStart;
 
+        /// <summary>Header fields after MsgType that the resend keeps (all but 34, 43, 49, 52, 56 and 122).</summary>
+        public int KeptFields;
+
         /// <summary>The first field that is not a header field (<see cref="TrailerStart"/> when there is none).</summary>
         public int BodyStart;
 
@@ -323,7 +326,11 @@ public sealed partial class FixSession
             if (next < 0) return false;
             if (!IsHeaderTag(tag)) break;
             if (DataFieldPairs.Standard.GetDataTag(tag) != 0) return false;
-            if (tag == FixTags.SendingTime && layout.SendingTimeStart < 0)
+            if (tag is not (FixTags.MsgSeqNum or FixTags.PossDupFlag or FixTags.SenderCompID or FixTags.SendingTime or FixTags.TargetCompID or FixTags.OrigSendingTime))
+            {
+                layout.KeptFields++;
+            }
+            else if (tag == FixTags.SendingTime && layout.SendingTimeStart < 0)
             {
                 layout.SendingTimeStart = valueStart;
                 layout.SendingTimeLength = next - 1 - valueStart;
@@ -367,7 +374,7 @@ public sealed partial class FixSession
         FixWriter w = _header.CreateWriter();
         _header.WritePossDupHeader(ref w, stored.Slice(layout.MsgTypeStart, layout.MsgTypeLength), seqNum, epochNs);
         bool wroteOrig = false;
-        int pos = layout.HeaderStart;
+        int pos = layout.KeptFields == 0 ? layout.BodyStart : layout.HeaderStart;
         int bodyStart = layout.BodyStart;
         while (pos < bodyStart)
         {
