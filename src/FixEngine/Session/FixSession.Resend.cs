@@ -215,12 +215,35 @@ public sealed partial class FixSession
     }
 
     // Returns true when the message was an application message and was resent (after a pending GapFill, if any).
+    // A stored message is read by its header only (TryLocateStored): the body is copied as it is, never parsed. A stored
+    // message whose header that quick read does not take (a data field in the header, a BodyLength that does not end at
+    // the trailer, no SendingTime, a tag with a leading zero...) goes the full way: indexed field by field, as before.
     private bool ResendOne(int seqNum, ReadOnlySpan<byte> stored, long epochNs, int gapStart)
+    {
+        if (!TryLocateStored(stored, out StoredLayout layout)) return ResendOneIndexed(seqNum, stored, epochNs, gapStart);
+        ReadOnlySpan<byte> msgType = stored.Slice(layout.MsgTypeStart, layout.MsgTypeLength);
+        if (DataDictionaryIsAdmin(msgType)) return false;
+        if (!TryEncodeResend(stored, in layout, seqNum, epochNs, out int length)) return NotResent(seqNum, "it does not fit in MaxMessageSize once its header is rewritten", epochNs);
+        // The application may veto the resend (DoNotSend): the message is then gap-filled like an admin message.
+        if (!ToAppAllows(_header.Encoded(length), seqNum, epochNs)) return false;
+        if (gapStart != 0)
+        {
+            // The GapFill goes first and takes the encode buffer: encode the message again after it.
+            SendSequenceResetGapFill(epochNs, gapStart, seqNum);
+            if (!TryEncodeResend(stored, in layout, seqNum, epochNs, out length)) return false;
+        }
+        Transmit(_header.Encoded(length), epochNs);
+        return true;
+    }
+
+    // The full way: the stored message indexed field by field (ResendIndex) and re-encoded from its index.
+    private bool ResendOneIndexed(int seqNum, ReadOnlySpan<byte> stored, long epochNs, int gapStart)
     {
         var original = IndexStored(stored);
         ReadOnlySpan<byte> msgType = original.MsgType;
-        if (!original.HasStandardPrefix || DataDictionaryIsAdmin(msgType)) return false;
-        if (!TryEncodeResend(original, stored, msgType, seqNum, epochNs, out int length)) return false;
+        if (!original.HasStandardPrefix) return NotResent(seqNum, "it does not start with BeginString(8), BodyLength(9) and MsgType(35)", epochNs);
+        if (DataDictionaryIsAdmin(msgType)) return false;
+        if (!TryEncodeResend(original, stored, msgType, seqNum, epochNs, out int length)) return NotResent(seqNum, "it does not fit in MaxMessageSize once its header is rewritten", epochNs);
         // The application may veto the resend (DoNotSend): the message is then gap-filled like an admin message.
         if (!ToAppAllows(_header.Encoded(length), seqNum, epochNs)) return false;
         if (gapStart != 0)
@@ -232,6 +255,147 @@ public sealed partial class FixSession
         }
         Transmit(_header.Encoded(length), epochNs);
         return true;
+    }
+
+    // A stored message that cannot be resent is gap-filled; the reason is logged (error path: allocates).
+    private bool NotResent(int seqNum, string reason, long epochNs)
+    {
+        Raise(SessionEventKind.Other, Logging.LogLevel.Warning, "Stored message " + seqNum + " not resent (gap-filled): " + reason, epochNs);
+        return false;
+    }
+
+    /// <summary>Where the parts of a stored message are, found by <see cref="TryLocateStored"/> (byte offsets into it).</summary>
+    private struct StoredLayout
+    {
+        /// <summary>MsgType(35)'s value.</summary>
+        public int MsgTypeStart;
+        public int MsgTypeLength;
+
+        /// <summary>SendingTime(52)'s value (its first occurrence in the header).</summary>
+        public int SendingTimeStart;
+        public int SendingTimeLength;
+
+        /// <summary>The first field after MsgType.</summary>
+        public int HeaderStart;
+
+        /// <summary>Header fields after MsgType that the resend keeps (all but 34, 43, 49, 52, 56 and 122).</summary>
+        public int KeptFields;
+
+        /// <summary>The first field that is not a header field (<see cref="TrailerStart"/> when there is none).</summary>
+        public int BodyStart;
+
+        /// <summary>The CheckSum(10) field, <c>10=ddd|</c>, the last seven bytes of the message.</summary>
+        public int TrailerStart;
+    }
+
+    // Reads only the header of a stored message: 8, 9, 35, then the fields that are header fields, up to the first that
+    // is not. The trailer is where BodyLength says, and must be "10=ddd|" ending the message. False when any of it does
+    // not hold, or the header has a field the full index reads differently (a data field, whose value may hold SOH; a
+    // tag with a leading zero or that is not a number), or has no SendingTime: the caller then indexes the message whole.
+    private bool TryLocateStored(ReadOnlySpan<byte> stored, out StoredLayout layout)
+    {
+        layout = default;
+        int length = stored.Length;
+        int next = ReadStoredField(stored, 0, length, out int tag, out int valueStart);
+        if (next < 0 || tag != FixTags.BeginString) return false;
+        next = ReadStoredField(stored, next, length, out tag, out valueStart);
+        if (next < 0 || tag != FixTags.BodyLength) return false;
+        int bodyLength = 0;
+        for (int i = valueStart; i < next - 1; i++)
+        {
+            uint digit = (uint)(stored[i] - '0');
+            if (digit > 9 || bodyLength > (int.MaxValue - 9) / 10) return false;
+            bodyLength = bodyLength * 10 + (int)digit;
+        }
+        if (next - 1 == valueStart) return false;
+        int trailer = next + bodyLength;
+        if (trailer != length - FixFramer.TrailerLength) return false;
+        if (stored[trailer] != (byte)'1' || stored[trailer + 1] != (byte)'0' || stored[trailer + 2] != (byte)'=' || stored[length - 1] != AsciiParsing.Soh) return false;
+        layout.TrailerStart = trailer;
+
+        next = ReadStoredField(stored, next, trailer, out tag, out valueStart);
+        if (next < 0 || tag != FixTags.MsgType) return false;
+        layout.MsgTypeStart = valueStart;
+        layout.MsgTypeLength = next - 1 - valueStart;
+        layout.HeaderStart = next;
+        layout.SendingTimeStart = -1;
+        int pos = next;
+        while (pos < trailer)
+        {
+            next = ReadStoredField(stored, pos, trailer, out tag, out valueStart);
+            if (next < 0) return false;
+            if (!IsHeaderTag(tag)) break;
+            if (DataFieldPairs.Standard.GetDataTag(tag) != 0) return false;
+            if (tag is not (FixTags.MsgSeqNum or FixTags.PossDupFlag or FixTags.SenderCompID or FixTags.SendingTime or FixTags.TargetCompID or FixTags.OrigSendingTime))
+            {
+                layout.KeptFields++;
+            }
+            else if (tag == FixTags.SendingTime && layout.SendingTimeStart < 0)
+            {
+                layout.SendingTimeStart = valueStart;
+                layout.SendingTimeLength = next - 1 - valueStart;
+            }
+            pos = next;
+        }
+        layout.BodyStart = pos;
+        return layout.SendingTimeStart >= 0;
+    }
+
+    // One field at pos, "tag=value|", before limit: returns the offset after its SOH (tag and value start out), or -1
+    // when the tag is not 1-9 digits without a leading zero followed by '=', or no SOH ends the value before limit.
+    private static int ReadStoredField(ReadOnlySpan<byte> message, int pos, int limit, out int tag, out int valueStart)
+    {
+        tag = 0;
+        valueStart = 0;
+        int i = pos;
+        while (true)
+        {
+            if (i >= limit) return -1;
+            byte b = message[i];
+            if (b == (byte)'=') break;
+            uint digit = (uint)(b - '0');
+            if (digit > 9 || i - pos == FixMessageIndex.MaxTagDigits) return -1;
+            tag = tag * 10 + (int)digit;
+            i++;
+        }
+        if (i == pos || message[pos] == (byte)'0') return -1;
+        valueStart = i + 1;
+        int soh = message.Slice(valueStart, limit - valueStart).IndexOf(AsciiParsing.Soh);
+        return soh < 0 ? -1 : valueStart + soh + 1;
+    }
+
+    // Encodes a stored message located by TryLocateStored as a possible duplicate into the encode buffer: the new header
+    // (43=Y, 52 now, 122 = its SendingTime, its other header fields as stored), then its body and nothing else copied as
+    // it is. The same bytes as the indexed TryEncodeResend below.
+    private bool TryEncodeResend(ReadOnlySpan<byte> stored, in StoredLayout layout, int seqNum, long epochNs, out int length)
+    {
+        ReadOnlySpan<byte> origSendingTime = stored.Slice(layout.SendingTimeStart, layout.SendingTimeLength);
+        _header.EnsureCapacity(stored.Length + SessionHeaderWriter.HeaderAllowanceBytes);
+        FixWriter w = _header.CreateWriter();
+        _header.WritePossDupHeader(ref w, stored.Slice(layout.MsgTypeStart, layout.MsgTypeLength), seqNum, epochNs);
+        bool wroteOrig = false;
+        int pos = layout.KeptFields == 0 ? layout.BodyStart : layout.HeaderStart;
+        int bodyStart = layout.BodyStart;
+        while (pos < bodyStart)
+        {
+            // Every field here was read by TryLocateStored.
+            int next = ReadStoredField(stored, pos, bodyStart, out int tag, out int valueStart);
+            ReadOnlySpan<byte> value = stored.Slice(valueStart, next - 1 - valueStart);
+            pos = next;
+            if (tag is FixTags.MsgSeqNum or FixTags.PossDupFlag or FixTags.SenderCompID or FixTags.SendingTime or FixTags.TargetCompID or FixTags.OrigSendingTime)
+            {
+                continue;
+            }
+            if (!wroteOrig && tag > FixTags.OrigSendingTime)
+            {
+                w.Write(FixTags.OrigSendingTime, origSendingTime);
+                wroteOrig = true;
+            }
+            w.Write(tag, value);
+        }
+        if (!wroteOrig) w.Write(FixTags.OrigSendingTime, origSendingTime);
+        if (bodyStart < layout.TrailerStart) w.WriteRaw(stored.Slice(bodyStart, layout.TrailerStart - bodyStart));
+        return w.TryFinish(out length);
     }
 
     // Encodes the stored message as a possible duplicate (43=Y, 122 = its SendingTime) into the encode buffer.
