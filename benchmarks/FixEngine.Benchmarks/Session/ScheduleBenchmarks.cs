@@ -6,7 +6,8 @@ namespace FixEngine.Benchmarks.Session;
 
 /// <summary>Cost of the session schedule check that every visit of an idle session makes (FixSession.Poll: is the
 /// session time open at this instant?), for the scale harness's daily <c>StartTime=EndTime=00:00:00</c> UTC schedule
-/// and for daily and weekly schedules in a zone with DST.</summary>
+/// and for daily and weekly schedules in a zone with DST: the full check, and the one a session's poll makes, answered
+/// from the span in which the answer cannot change (<see cref="SessionSchedule.Cache"/>).</summary>
 /// <remarks>
 /// <para>Each invocation asks about <see cref="Instants"/> successive instants 100 ms apart (the engine agent's sweep
 /// interval at most), as the paced sweep does for one idle session.</para>
@@ -21,6 +22,7 @@ public class ScheduleBenchmarks
 
     private const long StepNs = 100_000_000L;
     private SessionSchedule _schedule = null!;
+    private SessionSchedule.Cache _cache;
     private long _startNs;
 
     /// <summary>Which schedule.</summary>
@@ -51,6 +53,19 @@ public class ScheduleBenchmarks
         for (int i = 0; i < Instants; i++, ns += StepNs)
         {
             if (_schedule.IsInSession(ns)) open++;
+        }
+        return open;
+    }
+
+    /// <summary>The poll's check: a compare against the cached span, the time-zone arithmetic only when it ends.</summary>
+    [Benchmark(OperationsPerInvoke = Instants)]
+    public int Cached()
+    {
+        int open = 0;
+        long ns = _startNs;
+        for (int i = 0; i < Instants; i++, ns += StepNs)
+        {
+            if (_schedule.IsInSession(ns, ref _cache)) open++;
         }
         return open;
     }
