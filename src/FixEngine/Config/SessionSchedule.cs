@@ -74,6 +74,73 @@ public sealed class SessionSchedule
         return ToUtcTicks(utcEpochNs) <= PeriodEndTicks(startTicks);
     }
 
+    /// <summary>One owner's memory of a schedule's answer: <see cref="InSession"/> and <see cref="PeriodStartNs"/> hold for
+    /// every instant in [<see cref="FromNs"/>, <see cref="UntilNs"/>). The default value holds for no instant.</summary>
+    /// <remarks>Not thread-safe: kept by one owner (a session, under its gate) and passed by reference to the cached
+    /// queries, which refill it only when asked about an instant outside its span (at most a few times a period, or
+    /// when the clock steps back).</remarks>
+    internal struct Cache
+    {
+        /// <summary>First instant (epoch ns, inclusive) the answer holds for.</summary>
+        internal long FromNs;
+
+        /// <summary>End of the span (epoch ns, exclusive): the instant at which the answer may next change.</summary>
+        internal long UntilNs;
+
+        /// <summary><see cref="SessionPeriodStart(long)"/> throughout the span.</summary>
+        internal long PeriodStartNs;
+
+        /// <summary><see cref="IsInSession(long)"/> throughout the span.</summary>
+        internal bool InSession;
+    }
+
+    /// <summary><see cref="IsInSession(long)"/>, answered from <paramref name="cache"/> while the instant lies in its span:
+    /// the time-zone arithmetic runs only when the answer (or the period) may have changed.</summary>
+    internal bool IsInSession(long utcEpochNs, ref Cache cache)
+    {
+        if (IsNonStop) return true;
+        if (utcEpochNs < cache.FromNs || utcEpochNs >= cache.UntilNs) Fill(utcEpochNs, ref cache);
+        return cache.InSession;
+    }
+
+    /// <summary><see cref="SessionPeriodStart(long)"/>, answered from <paramref name="cache"/> as
+    /// <see cref="IsInSession(long, ref Cache)"/> is.</summary>
+    internal long SessionPeriodStart(long utcEpochNs, ref Cache cache)
+    {
+        if (IsNonStop) return long.MinValue;
+        if (utcEpochNs < cache.FromNs || utcEpochNs >= cache.UntilNs) Fill(utcEpochNs, ref cache);
+        return cache.PeriodStartNs;
+    }
+
+    // Computes the answer at utcEpochNs and the span over which it cannot change: the period (start s, inclusive end e)
+    // stays the same until the next period starts, and within it the answer is "open" up to e and "closed" after it.
+    // The next start is the start time one day (one week) after this period's local start day; a check then confirms
+    // that the period found for the span's last tick is still s, and shortens the span to any start found before it
+    // (the period start only moves forward), so an odd DST rule costs extra refills, never a wrong answer.
+    private void Fill(long utcEpochNs, ref Cache cache)
+    {
+        long t = ToUtcTicks(utcEpochNs);
+        long start = PeriodStartTicks(t);
+        long end = PeriodEndTicks(start);
+        bool dayAllowed = _weekdayMask == 0 || (_weekdayMask & (1 << (int)LocalDayOf(start))) != 0;
+        bool open = dayAllowed && t <= end;
+        DateTime startDate = TimeZoneInfo.ConvertTimeFromUtc(new DateTime(start, DateTimeKind.Utc), _zone).Date;
+        long until = LocalToUtcTicks(startDate.AddDays(IsWeekly ? 7 : 1).Add(_start.ToTimeSpan()));
+        if (open && end < until) until = end + 1;
+        for (int i = 0; i < 8 && until > t + 1; i++)
+        {
+            long last = PeriodStartTicks(until - 1);
+            if (last == start) break;
+            until = last > t && last < until ? last : t + 1;
+        }
+        if (until <= t || PeriodStartTicks(until - 1) != start) until = t + 1;
+        cache.InSession = open;
+        cache.PeriodStartNs = (start - s_epochTicks) * NsPerTick;
+        cache.FromNs = utcEpochNs;
+        // A negative instant's tick is rounded toward zero: hold the answer for that one instant only.
+        cache.UntilNs = utcEpochNs < 0 ? utcEpochNs + 1 : (until - s_epochTicks) * NsPerTick;
+    }
+
     // The local calendar day a period starting at startUtcTicks belongs to.
     private DayOfWeek LocalDayOf(long startUtcTicks)
         => TimeZoneInfo.ConvertTimeFromUtc(new DateTime(startUtcTicks, DateTimeKind.Utc), _zone).DayOfWeek;
@@ -85,7 +152,7 @@ public sealed class SessionSchedule
     public long SessionPeriodStart(long utcEpochNs)
         => IsNonStop ? long.MinValue : (PeriodStartTicks(ToUtcTicks(utcEpochNs)) - s_epochTicks) * NsPerTick;
 
-    /// <summary>End (ns since the epoch, UTC, inclusive) of the period that starts at <paramref name="periodStartNs"/> (from <see cref="SessionPeriodStart"/>).</summary>
+    /// <summary>End (ns since the epoch, UTC, inclusive) of the period that starts at <paramref name="periodStartNs"/> (from <see cref="SessionPeriodStart(long)"/>).</summary>
     public long SessionPeriodEnd(long periodStartNs)
         => IsNonStop ? long.MaxValue : (PeriodEndTicks(ToUtcTicks(periodStartNs)) - s_epochTicks) * NsPerTick;
 

@@ -38,7 +38,7 @@ public sealed partial class FixSession
         }
         work += FlushSendBacklog(epochNs);
         work += ContinueReplay(epochNs);
-        if (!_schedule.IsNonStop && !_schedule.IsInSession(epochNs))
+        if (!_schedule.IsInSession(epochNs, ref _scheduleCache))
         {
             if (_state == SessionState.LoggedOn) SendLogout(epochNs, "Session end time reached");
             else if (_state != SessionState.LogoutSent) Disconnect("outside the session schedule", epochNs);
@@ -50,7 +50,7 @@ public sealed partial class FixSession
             if (_state == SessionState.LoggedOn) SendLogout(epochNs, "New session period");
             else if (_state != SessionState.LogoutSent) Disconnect("new session period", epochNs);
         }
-        else if (_logonWindow is not null && !_logonWindow.IsInSession(epochNs))
+        else if (_logonWindow is not null && !_logonWindow.IsInSession(epochNs, ref _logonWindowCache))
         {
             // LogoutTime passed (or not yet LogonTime): log out, but keep the sequence numbers; only a new session
             // period resets them (CheckSchedule).
@@ -122,29 +122,42 @@ public sealed partial class FixSession
     private void CheckSchedule(long epochNs)
     {
         if (_schedule.IsNonStop) return;
-        long created = _store.CreationTimeEpochNs;
-        if (_schedule.IsInSession(epochNs) && !_schedule.IsSameSessionPeriod(created, epochNs))
+        if (_schedule.IsInSession(epochNs, ref _scheduleCache) && !InPeriodOfCreation(epochNs))
         {
             Raise(SessionEventKind.Other, Logging.LogLevel.Information, "New session period", epochNs);
             ResetStore(epochNs);
         }
     }
 
-    // The end of the period the store was created in, cached per creation time so a poll needs no time-zone conversion.
+    // The schedule's and the logon window's answers for now, held until they may change (SessionSchedule.Cache), so an
+    // idle session's poll does no time-zone conversion. Only Poll uses them (under the session's gate); the queries
+    // from other threads (IsSessionTime, IsLogonTime) ask the schedules directly.
+    private Config.SessionSchedule.Cache _scheduleCache;
+    private Config.SessionSchedule.Cache _logonWindowCache;
+
+    // The start and end of the period the store was created in, cached per creation time.
     private long _periodOfCreationNs = long.MinValue;
+    private long _periodOfCreationStartNs;
     private long _periodEndNs;
+
+    // True when the store was created in the period that holds epochNs (IsSameSessionPeriod, from the caches).
+    private bool InPeriodOfCreation(long epochNs)
+    {
+        long created = _store.CreationTimeEpochNs;
+        if (created != _periodOfCreationNs)
+        {
+            _periodOfCreationStartNs = _schedule.SessionPeriodStart(created);
+            _periodEndNs = _schedule.SessionPeriodEnd(_periodOfCreationStartNs);
+            _periodOfCreationNs = created;
+        }
+        return _schedule.SessionPeriodStart(epochNs, ref _scheduleCache) == _periodOfCreationStartNs;
+    }
 
     // True when the store belongs to an earlier session period than now although the session time stayed open.
     private bool IsNewPeriodWhileConnected(long epochNs)
     {
         if (_schedule.IsNonStop) return false;
-        long created = _store.CreationTimeEpochNs;
-        if (created != _periodOfCreationNs)
-        {
-            _periodEndNs = _schedule.SessionPeriodEnd(_schedule.SessionPeriodStart(created));
-            _periodOfCreationNs = created;
-        }
-        return epochNs > _periodEndNs && !_schedule.IsSameSessionPeriod(created, epochNs);
+        return !InPeriodOfCreation(epochNs) && epochNs > _periodEndNs;
     }
 
     /// <summary>True when the schedule allows the session to be connected at <paramref name="epochNs"/>.</summary>
