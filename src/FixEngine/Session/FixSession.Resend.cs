@@ -214,13 +214,25 @@ public sealed partial class FixSession
         }
     }
 
+    /// <summary>Stored messages a replay read by their header only, their body copied (the session's thread; for tests).</summary>
+    internal long StoredMessagesCopiedForResend { get; private set; }
+
+    /// <summary>Stored messages a replay indexed field by field because the header-only read did not take them (the
+    /// session's thread; for tests).</summary>
+    internal long StoredMessagesIndexedForResend { get; private set; }
+
     // Returns true when the message was an application message and was resent (after a pending GapFill, if any).
     // A stored message is read by its header only (TryLocateStored): the body is copied as it is, never parsed. A stored
     // message whose header that quick read does not take (a data field in the header, a BodyLength that does not end at
     // the trailer, no SendingTime, a tag with a leading zero...) goes the full way: indexed field by field, as before.
     private bool ResendOne(int seqNum, ReadOnlySpan<byte> stored, long epochNs, int gapStart)
     {
-        if (!TryLocateStored(stored, out StoredLayout layout)) return ResendOneIndexed(seqNum, stored, epochNs, gapStart);
+        if (!TryLocateStored(stored, out StoredLayout layout))
+        {
+            StoredMessagesIndexedForResend++;
+            return ResendOneIndexed(seqNum, stored, epochNs, gapStart);
+        }
+        StoredMessagesCopiedForResend++;
         ReadOnlySpan<byte> msgType = stored.Slice(layout.MsgTypeStart, layout.MsgTypeLength);
         if (DataDictionaryIsAdmin(msgType)) return false;
         if (!TryEncodeResend(stored, in layout, seqNum, epochNs, out int length)) return NotResent(seqNum, "it does not fit in MaxMessageSize once its header is rewritten", epochNs);

@@ -76,6 +76,8 @@ public sealed class ResendCopyTests
         byte[] resent = NextBytes(h);
         Assert.Equal(Expected("W", 1, SendingTimeOf(resent), "50=DESK1|115=ONBEHALF|122=" + StoredTime + "|128=DELIVER|142=LDN|369=7|", body), Text(resent));
         Assert.NotEqual(StoredTime, SendingTimeOf(resent));
+        // Read by its header only: the body was copied, not indexed.
+        Assert.Equal((1, 0), (h.Session.StoredMessagesCopiedForResend, h.Session.StoredMessagesIndexedForResend));
         h.ExpectNothing();
     }
 
@@ -89,6 +91,7 @@ public sealed class ResendCopyTests
         byte[] resent = NextBytes(h);
         Assert.Equal(Expected("D", 1, SendingTimeOf(resent), "122=" + StoredTime + "|", body), Text(resent));
         Assert.True(FixFramer.Frame(resent, 1 << 20).IsComplete);
+        Assert.Equal((1, 0), (h.Session.StoredMessagesCopiedForResend, h.Session.StoredMessagesIndexedForResend));
         h.ExpectNothing();
     }
 
@@ -113,6 +116,7 @@ public sealed class ResendCopyTests
         using var h = Replaying([stored]);
         byte[] resent = NextBytes(h);
         Assert.Equal(Expected("D", 1, SendingTimeOf(resent), "90=5|91=a|b|c|122=" + StoredTime + "|", body), Text(resent));
+        Assert.Equal((0, 1), (h.Session.StoredMessagesCopiedForResend, h.Session.StoredMessagesIndexedForResend));
     }
 
     [Fact]
@@ -124,6 +128,7 @@ public sealed class ResendCopyTests
         using var h = Replaying([stored]);
         byte[] resent = NextBytes(h);
         Assert.Equal(Expected("D", 1, SendingTimeOf(resent), "122=" + StoredTime + "|", body), Text(resent));
+        Assert.Equal((0, 1), (h.Session.StoredMessagesCopiedForResend, h.Session.StoredMessagesIndexedForResend));
     }
 
     [Fact]
