@@ -312,14 +312,7 @@ public sealed partial class FixSession
         if (next < 0 || tag != FixTags.BeginString) return false;
         next = ReadStoredField(stored, next, length, out tag, out valueStart);
         if (next < 0 || tag != FixTags.BodyLength) return false;
-        int bodyLength = 0;
-        for (int i = valueStart; i < next - 1; i++)
-        {
-            uint digit = (uint)(stored[i] - '0');
-            if (digit > 9 || bodyLength > (int.MaxValue - 9) / 10) return false;
-            bodyLength = bodyLength * 10 + (int)digit;
-        }
-        if (next - 1 == valueStart) return false;
+        if (!AsciiParsing.TryParseSmallUnsigned(stored.Slice(valueStart, next - 1 - valueStart), out int bodyLength)) return false;
         int trailer = next + bodyLength;
         if (trailer != length - FixFramer.TrailerLength) return false;
         if (stored[trailer] != (byte)'1' || stored[trailer + 1] != (byte)'0' || stored[trailer + 2] != (byte)'=' || stored[length - 1] != AsciiParsing.Soh) return false;
@@ -338,7 +331,7 @@ public sealed partial class FixSession
             if (next < 0) return false;
             if (!IsHeaderTag(tag)) break;
             if (DataFieldPairs.Standard.GetDataTag(tag) != 0) return false;
-            if (tag is not (FixTags.MsgSeqNum or FixTags.PossDupFlag or FixTags.SenderCompID or FixTags.SendingTime or FixTags.TargetCompID or FixTags.OrigSendingTime))
+            if (!IsRewrittenOnResend(tag))
             {
                 layout.KeptFields++;
             }
@@ -376,6 +369,23 @@ public sealed partial class FixSession
         return soh < 0 ? -1 : valueStart + soh + 1;
     }
 
+    // The header fields a resend writes itself (WritePossDupHeader and OrigSendingTime): the stored ones are dropped.
+    private static bool IsRewrittenOnResend(int tag) =>
+        tag is FixTags.MsgSeqNum or FixTags.PossDupFlag or FixTags.SenderCompID or FixTags.SendingTime or FixTags.TargetCompID or FixTags.OrigSendingTime;
+
+    // One stored header field into a resend's header, in stored order, with OrigSendingTime(122) written before the first
+    // kept field above it (or by the caller after the last, when none is).
+    private static void WriteKeptHeaderField(ref FixWriter w, int tag, ReadOnlySpan<byte> value, ReadOnlySpan<byte> origSendingTime, ref bool wroteOrig)
+    {
+        if (IsRewrittenOnResend(tag)) return;
+        if (!wroteOrig && tag > FixTags.OrigSendingTime)
+        {
+            w.Write(FixTags.OrigSendingTime, origSendingTime);
+            wroteOrig = true;
+        }
+        w.Write(tag, value);
+    }
+
     // Encodes a stored message located by TryLocateStored as a possible duplicate into the encode buffer: the new header
     // (43=Y, 52 now, 122 = its SendingTime, its other header fields as stored), then its body and nothing else copied as
     // it is. The same bytes as the indexed TryEncodeResend below.
@@ -394,16 +404,7 @@ public sealed partial class FixSession
             int next = ReadStoredField(stored, pos, bodyStart, out int tag, out int valueStart);
             ReadOnlySpan<byte> value = stored.Slice(valueStart, next - 1 - valueStart);
             pos = next;
-            if (tag is FixTags.MsgSeqNum or FixTags.PossDupFlag or FixTags.SenderCompID or FixTags.SendingTime or FixTags.TargetCompID or FixTags.OrigSendingTime)
-            {
-                continue;
-            }
-            if (!wroteOrig && tag > FixTags.OrigSendingTime)
-            {
-                w.Write(FixTags.OrigSendingTime, origSendingTime);
-                wroteOrig = true;
-            }
-            w.Write(tag, value);
+            WriteKeptHeaderField(ref w, tag, value, origSendingTime, ref wroteOrig);
         }
         if (!wroteOrig) w.Write(FixTags.OrigSendingTime, origSendingTime);
         if (bodyStart < layout.TrailerStart) w.WriteRaw(stored.Slice(bodyStart, layout.TrailerStart - bodyStart));
@@ -435,17 +436,7 @@ public sealed partial class FixSession
         bool wroteOrig = false;
         for (int i = 3; i < bodyStart; i++)
         {
-            int tag = original.GetTag(i);
-            if (tag is FixTags.MsgSeqNum or FixTags.PossDupFlag or FixTags.SenderCompID or FixTags.SendingTime or FixTags.TargetCompID or FixTags.OrigSendingTime)
-            {
-                continue;
-            }
-            if (!wroteOrig && tag > FixTags.OrigSendingTime)
-            {
-                w.Write(FixTags.OrigSendingTime, origSendingTime);
-                wroteOrig = true;
-            }
-            w.Write(tag, original.GetValue(i));
+            WriteKeptHeaderField(ref w, original.GetTag(i), original.GetValue(i), origSendingTime, ref wroteOrig);
         }
         if (!wroteOrig) w.Write(FixTags.OrigSendingTime, origSendingTime);
         if (bodyStart < trailerStart)
