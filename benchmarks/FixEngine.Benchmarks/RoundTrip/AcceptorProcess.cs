@@ -145,26 +145,31 @@ internal static class AcceptorProcess
         SessionSideCounters? Counters();
     }
 
-    /// <summary>The codec acceptor: accepts one connection on a background thread and answers on it.</summary>
-    private sealed class CodecRole : IAcceptor
+    /// <summary>An acceptor of one connection: listens on a free port, accepts on a thread of its own and serves the
+    /// connection there (<see cref="Run"/>) until it closes.</summary>
+    private abstract class OneConnectionRole : IAcceptor
     {
         private readonly Socket _listener;
-        private readonly Thread _thread;
-        private CodecAcceptor? _acceptor;
+        private Thread? _thread;
         private Socket? _socket;
 
-        public CodecRole()
+        protected OneConnectionRole()
         {
             _listener = LoopbackTcp.Listen(0);
             Port = LoopbackTcp.PortOf(_listener);
-            _thread = LoopbackTcp.StartThread("codec-acceptor", Serve);
         }
 
         public int Port { get; }
 
-        public long Errors => _acceptor?.Errors ?? 0;
+        public virtual long Errors => 0;
 
         public SessionSideCounters? Counters() => null;
+
+        /// <summary>Starts the accepting thread; the derived constructor calls it last, once its own fields are set.</summary>
+        protected void StartServing(string threadName) => _thread = LoopbackTcp.StartThread(threadName, Serve);
+
+        /// <summary>Serves the accepted connection (on the role's thread).</summary>
+        protected abstract void Run(Socket socket);
 
         private void Serve()
         {
@@ -176,35 +181,45 @@ internal static class AcceptorProcess
             {
                 return;
             }
-            _acceptor = new CodecAcceptor(_socket);
-            _acceptor.Run();
+            Run(_socket);
         }
 
         public void Dispose()
         {
             LoopbackTcp.CloseQuietly(_listener);
             LoopbackTcp.CloseQuietly(_socket);
-            _thread.Join(5_000);
+            _thread?.Join(5_000);
         }
     }
 
-    /// <summary>The raw-TCP floor's acceptor (<see cref="RawTcpFloorSystem.Echo"/>) on one connection, on a thread of its own.</summary>
-    private sealed class FloorRole : IAcceptor
+    /// <summary>The codec acceptor: answers each order on the one connection.</summary>
+    private sealed class CodecRole : OneConnectionRole
     {
-        private readonly Socket _listener;
-        private readonly Thread _thread;
+        private CodecAcceptor? _acceptor;
+
+        public CodecRole() => StartServing("codec-acceptor");
+
+        public override long Errors => _acceptor?.Errors ?? 0;
+
+        protected override void Run(Socket socket)
+        {
+            _acceptor = new CodecAcceptor(socket);
+            _acceptor.Run();
+        }
+    }
+
+    /// <summary>The raw-TCP floor's acceptor (<see cref="RawTcpFloorSystem.Echo"/>) on the one connection.</summary>
+    private sealed class FloorRole : OneConnectionRole
+    {
         private readonly byte[] _orderIn;
         private readonly byte[] _reply;
-        private Socket? _socket;
 
         public FloorRole(int orderLength, int replyLength)
         {
             _orderIn = new byte[Math.Max(16, orderLength)];
             _reply = new byte[Math.Max(16, replyLength)];
             _reply.AsSpan().Fill((byte)'r');
-            _listener = LoopbackTcp.Listen(0);
-            Port = LoopbackTcp.PortOf(_listener);
-            _thread = LoopbackTcp.StartThread("floor-acceptor", Serve);
+            StartServing("floor-acceptor");
         }
 
         /// <summary>Reads <c>floor:&lt;order bytes&gt;:&lt;reply bytes&gt;</c>.</summary>
@@ -217,31 +232,7 @@ internal static class AcceptorProcess
                 && int.TryParse(parts[2], NumberStyles.None, CultureInfo.InvariantCulture, out replyLength) && replyLength > 0;
         }
 
-        public int Port { get; }
-
-        public long Errors => 0;
-
-        public SessionSideCounters? Counters() => null;
-
-        private void Serve()
-        {
-            try
-            {
-                _socket = LoopbackTcp.Accept(_listener);
-            }
-            catch (Exception e) when (LoopbackTcp.IsClosedError(e))
-            {
-                return;
-            }
-            RawTcpFloorSystem.Echo(_socket, _orderIn, _reply);
-        }
-
-        public void Dispose()
-        {
-            LoopbackTcp.CloseQuietly(_listener);
-            LoopbackTcp.CloseQuietly(_socket);
-            _thread.Join(5_000);
-        }
+        protected override void Run(Socket socket) => RawTcpFloorSystem.Echo(socket, _orderIn, _reply);
     }
 
     /// <summary>A FixEngineHost acceptor with the one-process configuration's settings.</summary>
