@@ -438,18 +438,19 @@ public sealed class FixLog : IDisposable
         {
             _writer.Dispose();
         }
-        lock (_sync)
+        // No lock: nothing changes _fileSinks any more. With _disposed set, CreateProducer throws and Retire queues
+        // nothing; a retirement queued before was carried out by the drain, which has ended (joined above) or, in
+        // manual-drain mode, ran under the drain lock that DrainAsCaller above took after it (its last pass finds the
+        // queue empty and leaves _fileSinks alone). The join or the drain lock orders its changes before this loop.
+        foreach (LogFileSink sink in _fileSinks.Values)
         {
-            foreach (LogFileSink sink in _fileSinks.Values)
+            try
             {
-                try
-                {
-                    sink.Writer.Dispose();
-                }
-                catch (Exception ex) when (ex is IOException or ObjectDisposedException or NotSupportedException)
-                {
-                    Interlocked.Increment(ref _sinkErrors);
-                }
+                sink.Writer.Dispose();
+            }
+            catch (Exception ex) when (ex is IOException or ObjectDisposedException or NotSupportedException)
+            {
+                Interlocked.Increment(ref _sinkErrors);
             }
         }
     }
