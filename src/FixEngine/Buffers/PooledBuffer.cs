@@ -107,51 +107,40 @@ public struct PooledBuffer : IDisposable
         private static readonly HashSet<byte[]> s_outstanding = new(ReferenceEqualityComparer.Instance);
 
         [Conditional("DEBUG")]
-        public static void OnRent(byte[] array)
-        {
-            if (array.Length == 0)
-            {
-                return; // the pool hands out one shared empty array
-            }
-            lock (s_outstanding)
-            {
-                s_outstanding.Add(array);
-            }
-        }
+        public static void OnRent(byte[] array) => Update(array, Change.Rent);
 
         [Conditional("DEBUG")]
         public static void OnReturn(byte[] array)
         {
-            if (array.Length == 0)
-            {
-                return;
-            }
-            bool removed;
-            lock (s_outstanding)
-            {
-                removed = s_outstanding.Remove(array);
-            }
-            if (!removed)
-            {
-                Internal.ThrowHelper.ThrowPooledBufferDoubleReturn();
-            }
+            if (!Update(array, Change.Return)) Internal.ThrowHelper.ThrowPooledBufferDoubleReturn();
         }
 
         [Conditional("DEBUG")]
         public static void CheckOutstanding(byte[] array)
         {
-            if (array.Length == 0)
-            {
-                return;
-            }
-            bool outstanding;
+            if (!Update(array, Change.Check)) Internal.ThrowHelper.ThrowPooledBufferUseAfterReturn();
+        }
+
+        private enum Change
+        {
+            Rent,
+            Return,
+            Check,
+        }
+
+        // The one place the set is read or changed, under its lock. False when a returned or checked array is not
+        // outstanding. The pool's one shared empty array is never tracked.
+        private static bool Update(byte[] array, Change change)
+        {
+            if (array.Length == 0) return true;
             lock (s_outstanding)
             {
-                outstanding = s_outstanding.Contains(array);
-            }
-            if (!outstanding)
-            {
-                Internal.ThrowHelper.ThrowPooledBufferUseAfterReturn();
+                return change switch
+                {
+                    Change.Rent => s_outstanding.Add(array) || true,
+                    Change.Return => s_outstanding.Remove(array),
+                    _ => s_outstanding.Contains(array),
+                };
             }
         }
     }

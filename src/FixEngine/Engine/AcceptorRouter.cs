@@ -40,7 +40,7 @@ internal sealed class AcceptorRouter(EngineAgent agent, EngineConsole console, b
     /// <summary>Whether a session already answers Logons addressed to these CompIDs (any thread).</summary>
     public bool Contains(SessionSettings settings)
     {
-        lock (_routeGate) return _routes.ContainsKey(Key(settings.BeginString!, settings.SenderCompID!, settings.TargetCompID!));
+        return Find(settings.BeginString!, settings.SenderCompID!, settings.TargetCompID!) is not null;
     }
 
     /// <summary>Logons addressed to the CompIDs of <paramref name="settings"/> are no longer routed (any thread).</summary>

@@ -35,12 +35,7 @@ internal sealed partial class EngineRuntime
 
     internal void Stop(TimeSpan timeout)
     {
-        lock (_control)
-        {
-            _stopped = true;
-            if (!_agent.BeginStop()) return;
-            foreach (Port p in _ports.Values) p.Listener.Stop();
-        }
+        if (!BeginStop()) return;
         // The agent signals once no session is connected (or once it has closed).
         if (_runner.IsRunning) _agent.WaitLoggedOut(timeout);
         _runner.Stop(TimeSpan.FromSeconds(5));
@@ -50,13 +45,7 @@ internal sealed partial class EngineRuntime
     internal Task<bool> StopAsync(TimeSpan timeout, CancellationToken cancellationToken = default)
     {
         if (timeout != Timeout.InfiniteTimeSpan) ArgumentOutOfRangeException.ThrowIfLessThan(timeout, TimeSpan.Zero);
-        bool began;
-        lock (_control)
-        {
-            _stopped = true;
-            began = _agent.BeginStop();
-        }
-        if (!began)
+        if (!BeginStop())
         {
             // Already stopping: wait for that stop (until the agent has closed); an engine that never ran had nothing to log out.
             if (_runner.IsRunning) return AwaitOtherStopAsync(cancellationToken);
@@ -71,12 +60,21 @@ internal sealed partial class EngineRuntime
         return _agent.AllLoggedOut;
     }
 
-    private async Task<bool> StopCoreAsync(TimeSpan timeout, CancellationToken cancellationToken)
+    // Both stops begin here, under the control lock: the engine is marked stopped and, on the first stop only, the agent
+    // is asked to stop and the listeners stop accepting. False when a stop had begun already.
+    private bool BeginStop()
     {
         lock (_control)
         {
+            _stopped = true;
+            if (!_agent.BeginStop()) return false;
             foreach (Port p in _ports.Values) p.Listener.Stop();
+            return true;
         }
+    }
+
+    private async Task<bool> StopCoreAsync(TimeSpan timeout, CancellationToken cancellationToken)
+    {
         bool loggedOut = true;
         if (_runner.IsRunning)
         {

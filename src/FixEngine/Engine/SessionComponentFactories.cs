@@ -153,17 +153,9 @@ public sealed class FileSessionLogFactory : ISessionLogFactory, IDisposable
         public int Sessions { get; set; }
     }
 
-    /// <summary>FixLogs open (one per directory and layout with a session not yet released); for diagnostics and tests.</summary>
-    internal int OpenLogs
-    {
-        get
-        {
-            lock (_gate) return _logs.Count;
-        }
-    }
-
-    /// <summary>Producers and files of every open FixLog (diagnostics and tests).</summary>
-    internal (int Producers, int Files) Totals
+    /// <summary>FixLogs open (one per directory and layout with a session not yet released), and the producers and files
+    /// of all of them; for diagnostics and tests.</summary>
+    internal (int Logs, int Producers, int Files) Totals
     {
         get
         {
@@ -175,7 +167,7 @@ public sealed class FileSessionLogFactory : ISessionLogFactory, IDisposable
                     producers += d.Log.ProducerCount;
                     files += d.Log.OpenFileCount;
                 }
-                return (producers, files);
+                return (_logs.Count, producers, files);
             }
         }
     }

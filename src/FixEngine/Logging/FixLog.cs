@@ -11,9 +11,10 @@ namespace FixEngine.Logging;
 // - Callers log through a LogProducer (one per thread), each owning an SPSC byte ring; the FixLog
 //   owns one drain thread that reads every ring in place, formats in batches into a reusable char
 //   buffer (LogFormatter) and writes to the sink, flushing before it sleeps and on Dispose.
-// - Registration (RegisterEvent, CreateProducer) happens at startup under _sync and publishes a new
-//   copy of the array with Volatile.Write (copy-on-write); the drain thread reads the current array
-//   each pass. The hot path never touches _sync.
+// - Registration (RegisterEvent, CreateProducer) happens at startup under _sync and publishes new copies
+//   of the drain's tables (event templates, producers, formatters) as one immutable Registry (copy-on-write,
+//   one release store in Publish); the drain reads the current Registry once per pass, so it never sees a
+//   producer without its formatter. The hot path never touches _sync.
 // - _minimumLevel is read on every call (volatile int read) and written rarely by anyone.
 // - Timestamps: producers record a raw monotonic value (TscClock.GetTimestamp with no clock configured:
 //   TSC ticks, or Stopwatch ticks where the TSC is not used; the clock's NowNs otherwise;
@@ -27,8 +28,8 @@ namespace FixEngine.Logging;
 //   file sinks are created under _sync and published copy-on-write like the producers.
 // - Full rings (LogFullPolicy.Wait): a producer calls WaitForRoom in a loop. With a drain thread it spins,
 //   yields, then sleeps 1 ms at a time until it has room, and gives up (drops) only once the drain thread has
-//   ended. In manual-drain mode it drains every ring itself under the drain lock (lock(_formatter)), which is
-//   the lock DrainPending takes, so each ring still has one reader at a time.
+//   ended. In manual-drain mode it drains every ring itself under the drain lock (_formatter's monitor, taken only in
+//   DrainAsCaller, which DrainPending, Flush, Retire and Dispose use too), so each ring still has one reader at a time.
 // - Retirement (Retire: a session removed from a running engine): the caller marks the producer retired, queues it
 //   under _sync with a ticket and takes one reference off its file sink. The drain (the drain thread, or the caller
 //   under the drain lock in manual-drain mode) picks the queue up at the start of a pass: it publishes the producer
@@ -68,10 +69,9 @@ public sealed class FixLog : IDisposable
     private readonly Thread? _thread;
     private volatile int _minimumLevel;
     private volatile bool _stopping;
-    private EventTemplate?[] _events = [];
+    // What the drain reads each pass, one immutable snapshot; replaced (Publish) only under _sync.
+    private Registry _registry;
     private readonly System.Collections.Generic.Dictionary<string, int> _eventIds = new(StringComparer.Ordinal);
-    private LogProducer[] _producers = [];
-    private LogFormatter[] _formatters;
     private readonly System.Collections.Generic.Dictionary<string, LogFileSink> _fileSinks = new(StringComparer.Ordinal);
     // Retirement (see the design notes): queued and numbered under _sync, done by the drain.
     private readonly System.Collections.Generic.List<LogProducer> _retiring = [];
@@ -120,7 +120,7 @@ public sealed class FixLog : IDisposable
         _ownsWriter = ownsWriter;
         _minimumLevel = (int)_options.MinimumLevel;
         _formatter = new LogFormatter(writer, _options.SohReplacement);
-        _formatters = [_formatter];
+        _registry = new Registry([], [], [_formatter]);
         IClock? clock = _options.Clock;
         if (clock is null)
         {
@@ -181,20 +181,15 @@ public sealed class FixLog : IDisposable
     public int RegisterEvent(string template)
     {
         ArgumentNullException.ThrowIfNull(template);
-        lock (_sync)
-        {
-            if (_eventIds.TryGetValue(template, out int existing)) return existing;
-        }
+        // Parsed (and checked) outside the lock, also when the text is registered already: registration is not a hot path.
         EventTemplate parsed = EventTemplate.Parse(template);
         lock (_sync)
         {
             if (_eventIds.TryGetValue(template, out int existing)) return existing;
-            _eventIds.Add(template, _events.Length);
-            EventTemplate?[] next = new EventTemplate?[_events.Length + 1];
-            _events.CopyTo(next, 0);
-            next[^1] = parsed;
-            Volatile.Write(ref _events, next);
-            return next.Length - 1;
+            EventTemplate?[] events = _registry.Events;
+            _eventIds.Add(template, events.Length);
+            Publish(_registry with { Events = [.. events, parsed] });
+            return events.Length;
         }
     }
 
@@ -207,11 +202,7 @@ public sealed class FixLog : IDisposable
     public LogProducer CreateProducer(string name)
     {
         ArgumentNullException.ThrowIfNull(name);
-        lock (_sync)
-        {
-            ObjectDisposedException.ThrowIf(_disposed, this);
-            return AddProducer(name, _formatter, sink: null);
-        }
+        return AddProducer(name, fullPath: null);
     }
 
     /// <summary>Creates a producer for one logging thread whose lines go to their own file instead of the log's sink.</summary>
@@ -231,11 +222,17 @@ public sealed class FixLog : IDisposable
     {
         ArgumentNullException.ThrowIfNull(name);
         ArgumentNullException.ThrowIfNull(filePath);
-        string fullPath = Path.GetFullPath(filePath);
+        return AddProducer(name, Path.GetFullPath(filePath));
+    }
+
+    // Both CreateProducer overloads: the log's own sink (fullPath null) or the file's, opened on first use.
+    private LogProducer AddProducer(string name, string? fullPath)
+    {
         lock (_sync)
         {
             ObjectDisposedException.ThrowIf(_disposed, this);
-            if (!_fileSinks.TryGetValue(fullPath, out LogFileSink? sink))
+            LogFileSink? sink = null;
+            if (fullPath is not null && !_fileSinks.TryGetValue(fullPath, out sink))
             {
                 string? directory = Path.GetDirectoryName(fullPath);
                 if (!string.IsNullOrEmpty(directory)) Directory.CreateDirectory(directory);
@@ -248,41 +245,26 @@ public sealed class FixLog : IDisposable
                 };
                 sink = new LogFileSink(fullPath, formatter, writer);
                 _fileSinks.Add(fullPath, sink);
-                LogFormatter[] next = new LogFormatter[_formatters.Length + 1];
-                _formatters.CopyTo(next, 0);
-                next[^1] = formatter;
-                Volatile.Write(ref _formatters, next);
+                Publish(_registry with { Formatters = [.. _registry.Formatters, formatter] });
             }
-            return AddProducer(name, sink.Formatter, sink);
+            var producer = new LogProducer(this, name, _options.RingCapacityBytes, _options.Clock, _options.FullPolicy,
+                sink?.Formatter ?? _formatter, sink);
+            Publish(_registry with { Producers = [.. _registry.Producers, producer] });
+            if (sink is not null) sink.Producers++;
+            return producer;
         }
     }
 
-    // Under _sync.
-    private LogProducer AddProducer(string name, LogFormatter formatter, LogFileSink? sink)
-    {
-        var producer = new LogProducer(this, name, _options.RingCapacityBytes, _options.Clock, _options.FullPolicy, formatter, sink);
-        LogProducer[] next = new LogProducer[_producers.Length + 1];
-        _producers.CopyTo(next, 0);
-        next[^1] = producer;
-        Volatile.Write(ref _producers, next);
-        if (sink is not null) sink.Producers++;
-        return producer;
-    }
+    // Under _sync, the only place _registry is replaced: the release store publishes the new arrays with it.
+    private void Publish(Registry next) => Volatile.Write(ref _registry, next);
 
     /// <summary>Producers the drain reads: created and not yet taken out by a retirement (diagnostics).</summary>
-    public int ProducerCount => Volatile.Read(ref _producers).Length;
+    public int ProducerCount => Volatile.Read(ref _registry).Producers.Length;
 
     /// <summary>Files opened by <see cref="CreateProducer(string, string)"/> that are still open (diagnostics).</summary>
-    public int OpenFileCount
-    {
-        get
-        {
-            lock (_sync)
-            {
-                return _fileSinks.Count;
-            }
-        }
-    }
+    /// <remarks>A file's formatter joins and leaves the drain's formatters together with the file (under the log's lock),
+    /// after the log's own formatter.</remarks>
+    public int OpenFileCount => Volatile.Read(ref _registry).Formatters.Length - 1;
 
     /// <summary>Retires a producer whose thread has stopped logging: everything it logged is written, then it leaves the
     /// drain's list and its ring is released; when it was the last producer on its file
@@ -325,11 +307,8 @@ public sealed class FixLog : IDisposable
         }
         if (_thread is null)
         {
-            lock (_formatter)
-            {
-                // Dispose may have drained (and retired) it meanwhile: then the queue is empty and this does nothing.
-                ProcessRetirements(Volatile.Read(ref _events));
-            }
+            // Dispose may have drained (and retired) it meanwhile: then the queue is empty and this does nothing.
+            DrainAsCaller(CallerDrain.Retirements);
             return true;
         }
         // Only Dispose ends the drain thread, after a last pass that retires what was queued.
@@ -356,10 +335,11 @@ public sealed class FixLog : IDisposable
     }
 
     // The drain (drain thread, or the caller under the drain lock): see the design notes. Allocates (retirements are rare).
-    private void ProcessRetirements(EventTemplate?[] events)
+    private void ProcessRetirements()
     {
         LogProducer[] retiring;
         long upTo;
+        EventTemplate?[] events;
         lock (_sync)
         {
             _retirementsPending = false;
@@ -367,12 +347,8 @@ public sealed class FixLog : IDisposable
             retiring = [.. _retiring];
             _retiring.Clear();
             upTo = _retireRequested;
-            var kept = new System.Collections.Generic.List<LogProducer>(_producers.Length);
-            foreach (LogProducer p in _producers)
-            {
-                if (p.RetireTicket == 0 || p.RetireTicket > upTo) kept.Add(p);
-            }
-            Volatile.Write(ref _producers, kept.ToArray());
+            events = _registry.Events;
+            Publish(_registry with { Producers = Array.FindAll(_registry.Producers, p => p.RetireTicket == 0 || p.RetireTicket > upTo) });
         }
         // Out of the array, but this is still the rings' only reader: drain each to empty.
         foreach (LogProducer producer in retiring)
@@ -398,8 +374,7 @@ public sealed class FixLog : IDisposable
                 if (producer.Sink is not LogFileSink sink || sink.Producers != 0 || !_fileSinks.Remove(sink.Path)) continue;
                 (closing ??= []).Add(sink);
                 _closedSinkLines += sink.Formatter.LinesWritten;
-                LogFormatter[] next = Array.FindAll(_formatters, f => !ReferenceEquals(f, sink.Formatter));
-                Volatile.Write(ref _formatters, next);
+                Publish(_registry with { Formatters = Array.FindAll(_registry.Formatters, f => !ReferenceEquals(f, sink.Formatter)) });
             }
         }
         if (closing is not null)
@@ -429,10 +404,7 @@ public sealed class FixLog : IDisposable
     {
         if (_thread is null)
         {
-            lock (_formatter)
-            {
-                SafeFlush();
-            }
+            DrainAsCaller(CallerDrain.Flush);
             return true;
         }
         if (!_thread.IsAlive)
@@ -456,10 +428,7 @@ public sealed class FixLog : IDisposable
         _stopping = true;
         if (_thread is null)
         {
-            lock (_formatter)
-            {
-                DrainRemaining();
-            }
+            DrainAsCaller(CallerDrain.Remaining);
         }
         else
         {
@@ -469,18 +438,19 @@ public sealed class FixLog : IDisposable
         {
             _writer.Dispose();
         }
-        lock (_sync)
+        // No lock: nothing changes _fileSinks any more. With _disposed set, CreateProducer throws and Retire queues
+        // nothing; a retirement queued before was carried out by the drain, which has ended (joined above) or, in
+        // manual-drain mode, ran under the drain lock that DrainAsCaller above took after it (its last pass finds the
+        // queue empty and leaves _fileSinks alone). The join or the drain lock orders its changes before this loop.
+        foreach (LogFileSink sink in _fileSinks.Values)
         {
-            foreach (LogFileSink sink in _fileSinks.Values)
+            try
             {
-                try
-                {
-                    sink.Writer.Dispose();
-                }
-                catch (Exception ex) when (ex is IOException or ObjectDisposedException or NotSupportedException)
-                {
-                    Interlocked.Increment(ref _sinkErrors);
-                }
+                sink.Writer.Dispose();
+            }
+            catch (Exception ex) when (ex is IOException or ObjectDisposedException or NotSupportedException)
+            {
+                Interlocked.Increment(ref _sinkErrors);
             }
         }
     }
@@ -494,12 +464,9 @@ public sealed class FixLog : IDisposable
     {
         if (_thread is null)
         {
-            if (Volatile.Read(ref _disposed)) return false;
-            lock (_formatter)
-            {
-                DrainOnce();
-                SafeFlush();
-            }
+            // Dispose sets _stopping right after _disposed, before its last drain.
+            if (_stopping) return false;
+            DrainAsCaller(CallerDrain.Pass);
             return true;
         }
         if (!_thread.IsAlive) return false;
@@ -547,11 +514,39 @@ public sealed class FixLog : IDisposable
         {
             throw new InvalidOperationException("DrainPending is only for a FixLog created with BackgroundDrain = false.");
         }
+        return DrainAsCaller(CallerDrain.Pass);
+    }
+
+    private enum CallerDrain
+    {
+        Pass,
+        Retirements,
+        Flush,
+        Remaining,
+    }
+
+    // Manual-drain mode: the calling thread is the drain, under the drain lock (_formatter's monitor), taken here only, so
+    // each ring keeps one reader and the formatters one writer at a time. Returns the records drained (Pass).
+    private int DrainAsCaller(CallerDrain work)
+    {
         lock (_formatter)
         {
-            int drained = DrainOnce();
-            SafeFlush();
-            return drained;
+            switch (work)
+            {
+                case CallerDrain.Pass:
+                    int drained = DrainOnce();
+                    SafeFlush();
+                    return drained;
+                case CallerDrain.Retirements:
+                    ProcessRetirements();
+                    return 0;
+                case CallerDrain.Flush:
+                    SafeFlush();
+                    return 0;
+                default:
+                    DrainRemaining();
+                    return 0;
+            }
         }
     }
 
@@ -560,7 +555,7 @@ public sealed class FixLog : IDisposable
     internal long DiscardPending()
     {
         long total = 0;
-        foreach (LogProducer producer in Volatile.Read(ref _producers))
+        foreach (LogProducer producer in Volatile.Read(ref _registry).Producers)
         {
             total += producer.Ring.DiscardAll();
         }
@@ -572,7 +567,7 @@ public sealed class FixLog : IDisposable
         while (DrainOnce() > 0)
         {
         }
-        foreach (LogProducer producer in Volatile.Read(ref _producers))
+        foreach (LogProducer producer in Volatile.Read(ref _registry).Producers)
         {
             long pending = producer.PendingDrops;
             if (pending > 0)
@@ -581,23 +576,21 @@ public sealed class FixLog : IDisposable
             }
         }
         SafeFlush();
-        _linesWritten.VolatileValue = CountLines();
         _idlePasses.IncrementAndGet();
     }
 
     private int DrainOnce()
     {
-        EventTemplate?[] events = Volatile.Read(ref _events);
-        // First, so that the formatter array read below no longer holds a file a retirement closed.
-        if (_retirementsPending) ProcessRetirements(events);
-        LogFormatter[] formatters = Volatile.Read(ref _formatters);
-        foreach (LogFormatter formatter in formatters) formatter.Events = events;
+        // First, so that the snapshot read below no longer holds a file a retirement closed.
+        if (_retirementsPending) ProcessRetirements();
+        Registry registry = Volatile.Read(ref _registry);
+        foreach (LogFormatter formatter in registry.Formatters) formatter.Events = registry.Events;
         int total = 0;
-        foreach (LogProducer producer in Volatile.Read(ref _producers))
+        foreach (LogProducer producer in registry.Producers)
         {
             total += DrainProducer(producer, _options.DrainBatchSize);
         }
-        foreach (LogFormatter formatter in formatters) WriteBuffered(formatter);
+        foreach (LogFormatter formatter in registry.Formatters) WriteBuffered(formatter);
         return total;
     }
 
@@ -629,16 +622,11 @@ public sealed class FixLog : IDisposable
         }
     }
 
-    private long CountLines()
-    {
-        long lines = _closedSinkLines;
-        foreach (LogFormatter formatter in Volatile.Read(ref _formatters)) lines += formatter.LinesWritten;
-        return lines;
-    }
-
     private void SafeFlush()
     {
-        foreach (LogFormatter formatter in Volatile.Read(ref _formatters))
+        LogFormatter[] formatters = Volatile.Read(ref _registry).Formatters;
+        long lines = _closedSinkLines;
+        foreach (LogFormatter formatter in formatters)
         {
             try
             {
@@ -650,8 +638,12 @@ public sealed class FixLog : IDisposable
             }
         }
         // Published after the flush: a line counted here has been handed to the operating system.
-        _linesWritten.VolatileValue = CountLines();
+        foreach (LogFormatter formatter in formatters) lines += formatter.LinesWritten;
+        _linesWritten.VolatileValue = lines;
     }
+
+    // The registration tables the drain reads, replaced as a whole (copy-on-write) so a pass sees one consistent set.
+    private sealed record Registry(EventTemplate?[] Events, LogProducer[] Producers, LogFormatter[] Formatters);
 
     private readonly struct DrainHandler : IByteRecordHandler
     {

@@ -27,11 +27,12 @@ namespace FixEngine.Logging;
 // - Full ring, LogFullPolicy.Wait (the default): the claim fails on the fast path and the slow path
 //   (ClaimSlow, out of line) waits for the drain to make room (FixLog.WaitForRoom: spin, yield, sleep 1 ms;
 //   in manual-drain mode the producer drains every ring itself under the drain lock), then claims again.
-//   Nothing is lost; the caller runs at the sink's speed. _waits counts the calls that had to wait (producer
-//   writes, anyone reads). Only after the log is disposed (or the producer retired) does a full ring drop (and count) the entry.
+//   Nothing is lost; the caller runs at the sink's speed. _waits counts the calls that had to wait.
+// - Counters (_waits, _pendingDrops, _totalDrops): the producer's thread alone writes them, with plain stores of aligned
+//   longs (never torn in a 64-bit process); other threads read them with an acquire read (WaitCount, DroppedCount,
+//   PendingDrops) and infer nothing else from them, so the stores need no ordering. Only after the log is disposed (or the producer retired) does a full ring drop (and count) the entry.
 // - Full ring, LogFullPolicy.Drop: the entry is dropped, never blocking. _pendingDrops (drops not yet reported) is written
-//   only by the producer; _totalDrops is written only by the producer (Volatile.Write) and read by
-//   anyone. Before the next entry that fits, the producer writes a "dropped" marker record carrying
+//   only by the producer; _totalDrops is written only by the producer and read by anyone. Before the next entry that fits, the producer writes a "dropped" marker record carrying
 //   _pendingDrops, so the drain prints "dropped N entries" exactly where the gap is, with an exact N.
 //   If the marker does not fit either, the new entry is dropped and counted too.
 // - _pendingDrops is also read by the drain thread at Dispose (producers must have stopped by then) and when the
@@ -185,14 +186,10 @@ public sealed class LogProducer
     }
 
     /// <summary>Tags whose values the drain writes as a replacement text in the messages logged with
-    /// <see cref="LogMessage"/>; null: none. Set before the first message is logged.</summary>
-    internal LogRedaction? Redaction
-    {
-        get => Volatile.Read(ref _redaction);
-        set => Volatile.Write(ref _redaction, value);
-    }
-
-    private LogRedaction? _redaction;
+    /// <see cref="LogMessage"/>; null: none. Set before the first message is logged: the drain reads it only while
+    /// formatting a record of this producer, and the ring's commit (a release) and read (an acquire) order the setting
+    /// before that read, so a plain property is enough.</summary>
+    internal LogRedaction? Redaction { get; set; }
 
     /// <summary>Logs an event with one argument and a byte payload.</summary>
     /// <param name="level">Severity.</param>
@@ -415,7 +412,7 @@ public sealed class LogProducer
     {
         record = default;
         if (!_waitWhenFull) return false;
-        Volatile.Write(ref _waits, _waits + 1);
+        _waits++;
         // A retired ring is not drained any more: no room will come.
         for (int attempt = 0; !_retired && _log.WaitForRoom(attempt); attempt++)
         {
@@ -430,7 +427,7 @@ public sealed class LogProducer
     {
         if (_waitWhenFull)
         {
-            Volatile.Write(ref _waits, _waits + 1);
+            _waits++;
             for (int attempt = 0; !_retired && _log.WaitForRoom(attempt); attempt++)
             {
                 ref LogEntryHeader header = ref Ring.ClaimRefOrNullRef<LogEntryHeader>();
@@ -457,14 +454,14 @@ public sealed class LogProducer
             Flags = (byte)(flags & LogEntryHeader.FlagTimestampNs),
         };
         Ring.Commit();
-        Volatile.Write(ref _pendingDrops, 0);
+        _pendingDrops = 0;
         return true;
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void CountDrop()
     {
-        Volatile.Write(ref _pendingDrops, _pendingDrops + 1);
-        Volatile.Write(ref _totalDrops, _totalDrops + 1);
+        _pendingDrops++;
+        _totalDrops++;
     }
 }

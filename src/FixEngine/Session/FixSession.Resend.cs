@@ -235,17 +235,7 @@ public sealed partial class FixSession
         StoredMessagesCopiedForResend++;
         ReadOnlySpan<byte> msgType = stored.Slice(layout.MsgTypeStart, layout.MsgTypeLength);
         if (DataDictionaryIsAdmin(msgType)) return false;
-        if (!TryEncodeResend(stored, in layout, seqNum, epochNs, out int length)) return NotResent(seqNum, "it does not fit in MaxMessageSize once its header is rewritten", epochNs);
-        // The application may veto the resend (DoNotSend): the message is then gap-filled like an admin message.
-        if (!ToAppAllows(_header.Encoded(length), seqNum, epochNs)) return false;
-        if (gapStart != 0)
-        {
-            // The GapFill goes first and takes the encode buffer: encode the message again after it.
-            SendSequenceResetGapFill(epochNs, gapStart, seqNum);
-            if (!TryEncodeResend(stored, in layout, seqNum, epochNs, out length)) return false;
-        }
-        Transmit(_header.Encoded(length), epochNs);
-        return true;
+        return TransmitResend(seqNum, stored, in layout, indexed: false, original: default, epochNs, gapStart);
     }
 
     // The full way: the stored message indexed field by field (ResendIndex) and re-encoded from its index.
@@ -255,19 +245,31 @@ public sealed partial class FixSession
         ReadOnlySpan<byte> msgType = original.MsgType;
         if (!original.HasStandardPrefix) return NotResent(seqNum, "it does not start with BeginString(8), BodyLength(9) and MsgType(35)", epochNs);
         if (DataDictionaryIsAdmin(msgType)) return false;
-        if (!TryEncodeResend(original, stored, msgType, seqNum, epochNs, out int length)) return NotResent(seqNum, "it does not fit in MaxMessageSize once its header is rewritten", epochNs);
+        return TransmitResend(seqNum, stored, layout: default, indexed: true, original, epochNs, gapStart);
+    }
+
+    // The tail both ways share: encode the resend (from the located header, or from the index when indexed), let the
+    // application veto it, send the pending GapFill first, then the message.
+    private bool TransmitResend(int seqNum, ReadOnlySpan<byte> stored, in StoredLayout layout, bool indexed, FixMessage original, long epochNs, int gapStart)
+    {
+        if (!TryEncodeStored(stored, in layout, indexed, original, seqNum, epochNs, out int length)) return NotResent(seqNum, "it does not fit in MaxMessageSize once its header is rewritten", epochNs);
         // The application may veto the resend (DoNotSend): the message is then gap-filled like an admin message.
         if (!ToAppAllows(_header.Encoded(length), seqNum, epochNs)) return false;
         if (gapStart != 0)
         {
-            // The GapFill goes first and takes the encode buffer: encode the message again after it.
+            // The GapFill goes first and takes the encode buffer (and the resend index): encode the message again after it.
             SendSequenceResetGapFill(epochNs, gapStart, seqNum);
-            original = IndexStored(stored);
-            if (!TryEncodeResend(original, stored, original.MsgType, seqNum, epochNs, out length)) return false;
+            if (indexed) original = IndexStored(stored);
+            if (!TryEncodeStored(stored, in layout, indexed, original, seqNum, epochNs, out length)) return false;
         }
         Transmit(_header.Encoded(length), epochNs);
         return true;
     }
+
+    private bool TryEncodeStored(ReadOnlySpan<byte> stored, in StoredLayout layout, bool indexed, FixMessage original, int seqNum, long epochNs, out int length) =>
+        indexed
+            ? TryEncodeResend(original, stored, original.MsgType, seqNum, epochNs, out length)
+            : TryEncodeResend(stored, in layout, seqNum, epochNs, out length);
 
     // A stored message that cannot be resent is gap-filled; the reason is logged (error path: allocates).
     private bool NotResent(int seqNum, string reason, long epochNs)

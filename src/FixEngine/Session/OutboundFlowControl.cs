@@ -31,8 +31,11 @@ namespace FixEngine.Session;
 /// has been stored (with PersistMessages), so the peer's ResendRequest after reconnecting recovers it; nothing is
 /// lost silently.</para>
 /// <para>Threads: everything runs on the session's thread, except the two values other threads may read:
-/// <see cref="PublishedBytes"/> (a mirror of the backlog size) and <see cref="IsReceivePauseRequested"/>, both written
-/// with <see cref="Volatile"/> so a reader gets a recent value. Allocation-free once the backlog's array is rented
+/// <see cref="PublishedBytes"/> (a mirror of the backlog size) and <see cref="IsReceivePauseRequested"/>. Only the thread
+/// that holds the session writes them (plain stores of an aligned long and a bool, never torn); another thread reads them
+/// with an acquire read, so a loop polling them sees them change, and needs no ordering with the session's other state:
+/// the pause is applied by the thread that just left the session (the gate orders it) or re-read by a loop until it
+/// changes (a hosted connection's read loop). Allocation-free once the backlog's array is rented
 /// (see <see cref="SendBacklog"/>), except the log lines it writes when the pause request changes.</para>
 /// </remarks>
 internal sealed class OutboundFlowControl
@@ -109,7 +112,7 @@ internal sealed class OutboundFlowControl
         if (_backlog.IsEmpty) _lastProgressNs = epochNs;
         if (!_backlog.TryAppend(message, _limitBytes)) return false;
         long size = _backlog.Bytes;
-        Volatile.Write(ref _publishedBytes, size);
+        _publishedBytes = size;
         _counters.OnSendBacklogSize(size);
         UpdateReceivePause(epochNs);
         return true;
@@ -136,7 +139,7 @@ internal sealed class OutboundFlowControl
         if (sent != 0)
         {
             _lastProgressNs = epochNs;
-            Volatile.Write(ref _publishedBytes, _backlog.Bytes);
+            _publishedBytes = _backlog.Bytes;
         }
         UpdateReceivePause(epochNs);
         return sent;
@@ -159,8 +162,8 @@ internal sealed class OutboundFlowControl
         }
         if (release) _backlog.Release();
         else _backlog.Clear();
-        Volatile.Write(ref _publishedBytes, 0);
-        Volatile.Write(ref _receivePauseRequested, false);
+        _publishedBytes = 0;
+        _receivePauseRequested = false;
     }
 
     /// <summary>Rents the backlog's first array now, so the first refused message is kept without renting.</summary>
@@ -173,7 +176,7 @@ internal sealed class OutboundFlowControl
     {
         bool pause = _backlog.Bytes >= ReceivePauseThresholdBytes && epochNs - _lastProgressNs < StallWindowNs;
         if (pause == _receivePauseRequested) return;
-        Volatile.Write(ref _receivePauseRequested, pause);
+        _receivePauseRequested = pause;
         _log(Logging.LogLevel.Warning, pause
             ? "Send backlog " + _backlog.Bytes + " bytes: asking to pause reading inbound messages"
             : "Send backlog " + _backlog.Bytes + " bytes: asking to resume reading inbound messages" + (_backlog.Bytes >= ReceivePauseThresholdBytes ? " (no progress for a second)" : ""), epochNs);

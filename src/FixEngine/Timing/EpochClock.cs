@@ -9,7 +9,8 @@ namespace FixEngine.Timing;
 //   result within the drift of the monotonic clock over that interval from the system clock.
 // - The anchor pair is guarded by a sequence lock: _version odd while a writer updates it. Writers
 //   (whoever notices the anchor is stale, or calls Reanchor) win the odd version with a CAS, so at most
-//   one writes at a time and a losing writer just skips; readers retry while odd or changed. No locks,
+//   one writes at a time with plain stores between the CAS (a full fence) and the even version (a release),
+//   and a losing writer just skips; readers take each field with an acquire read and retry while odd or changed. No locks,
 //   no allocation.
 
 /// <summary>UTC epoch nanoseconds from a monotonic clock anchored to <see cref="DateTime.UtcNow"/>.</summary>
@@ -84,9 +85,10 @@ public sealed class EpochClock : IClock
         // Read the pair as close together as possible.
         long monotonic = HighResTime.NowNs();
         long epoch = UtcNowEpochNs();
-        Volatile.Write(ref _anchorMonotonicNs, monotonic);
-        Volatile.Write(ref _anchorEpochNs, epoch);
-        // Release: the anchor writes become visible before the even version.
+        // Plain stores: the CAS is a full fence (neither is visible before the odd version) and the release below
+        // makes both visible before the even version.
+        _anchorMonotonicNs = monotonic;
+        _anchorEpochNs = epoch;
         Volatile.Write(ref _version, version + 2);
     }
 

@@ -123,20 +123,15 @@ internal sealed unsafe class TscTimeSource
         while (true)
         {
             long ticks = _ordered();
-            int version = Volatile.Read(ref _version);
-            long anchorTicks = Volatile.Read(ref _anchorTicks);
-            long anchorNs = Volatile.Read(ref _anchorNs);
-            ulong mult = Volatile.Read(ref _mult);
-            long next = Volatile.Read(ref _nextReanchorTicks);
-            if ((version & 1) == 0 && Volatile.Read(ref _version) == version)
+            if (TryReadSegment(out Segment segment))
             {
-                if (ticks - next >= 0)
+                if (ticks - segment.NextReanchorTicks >= 0)
                 {
                     Reanchor();
                     continue;
                 }
-                long delta = ticks - anchorTicks;
-                return anchorNs + (delta > 0 ? Scale((ulong)delta, mult) : 0);
+                long delta = ticks - segment.AnchorTicks;
+                return segment.AnchorNs + (delta > 0 ? Scale((ulong)delta, segment.Mult) : 0);
             }
             Thread.SpinWait(1);
         }
@@ -159,25 +154,34 @@ internal sealed unsafe class TscTimeSource
         bool reanchored = false;
         while (true)
         {
-            int version = Volatile.Read(ref _version);
-            long anchorTicks = Volatile.Read(ref _anchorTicks);
-            long anchorNs = Volatile.Read(ref _anchorNs);
-            ulong mult = Volatile.Read(ref _mult);
-            long next = Volatile.Read(ref _nextReanchorTicks);
-            if ((version & 1) == 0 && Volatile.Read(ref _version) == version)
+            if (TryReadSegment(out Segment segment))
             {
-                if (!reanchored && timestamp - next >= 0)
+                if (!reanchored && timestamp - segment.NextReanchorTicks >= 0)
                 {
                     reanchored = true;
                     Reanchor();
                     continue;
                 }
-                long delta = timestamp - anchorTicks;
-                return delta >= 0 ? anchorNs + Scale((ulong)delta, mult) : anchorNs - Scale((ulong)-delta, mult);
+                long delta = timestamp - segment.AnchorTicks;
+                return delta >= 0 ? segment.AnchorNs + Scale((ulong)delta, segment.Mult) : segment.AnchorNs - Scale((ulong)-delta, segment.Mult);
             }
             Thread.SpinWait(1);
         }
     }
+
+    /// <summary>The current segment, read under the sequence lock; false while the writer holds it or moved it meanwhile (retry).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private bool TryReadSegment(out Segment segment)
+    {
+        int version = Volatile.Read(ref _version);
+        // Each field is an acquire read, so none of them can be moved after the version is read again below.
+        segment = new Segment(
+            Volatile.Read(ref _anchorTicks), Volatile.Read(ref _anchorNs), Volatile.Read(ref _mult), Volatile.Read(ref _nextReanchorTicks));
+        return (version & 1) == 0 && Volatile.Read(ref _version) == version;
+    }
+
+    /// <summary>One segment of the clock: ns = AnchorNs + (ticks - AnchorTicks) * Mult / 2^32, valid until NextReanchorTicks.</summary>
+    private readonly record struct Segment(long AnchorTicks, long AnchorNs, ulong Mult, long NextReanchorTicks);
 
     /// <summary>Moves the anchor now (normally done by the first read after the interval). Skipped if another thread is at it.</summary>
     public void Reanchor()
@@ -235,13 +239,14 @@ internal sealed unsafe class TscTimeSource
             long coverNs = intervalNs - Math.Clamp(offsetNs, -maxSlewNs, maxSlewNs);
             mult = (ulong)((UInt128)rate * (ulong)coverNs / (ulong)intervalNs);
         }
+        // Plain stores: the CAS above is a full fence (none of them becomes visible before the odd version) and the
+        // release below keeps all of them before the even version.
         _intervalNs = intervalNs;
-        Volatile.Write(ref _anchorTicks, t0);
-        Volatile.Write(ref _anchorNs, anchorNs);
-        Volatile.Write(ref _mult, mult);
-        Volatile.Write(ref _nextReanchorTicks, t0 + TicksFor(intervalNs, rate));
-        Volatile.Write(ref _reanchorCount, _reanchorCount + 1);
-        // Release: the record is visible before the even version.
+        _anchorTicks = t0;
+        _anchorNs = anchorNs;
+        _mult = mult;
+        _nextReanchorTicks = t0 + TicksFor(intervalNs, rate);
+        _reanchorCount++;
         Volatile.Write(ref _version, version + 2);
     }
 
