@@ -3,6 +3,7 @@ using System.Buffers;
 using System.Net;
 using System.Net.Sockets;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using System.Threading;
 
 namespace FixEngine.Transport;
@@ -72,6 +73,11 @@ internal sealed partial class TcpConnection : TransportConnection
     private ConnectionEventArgs? _receiveArgs;
     private int _started;
 
+    // Completion mode through a reactor (see ConnectionReactor); null for the SocketAsyncEventArgs path and other modes.
+    private readonly ConnectionReactor? _reactor;
+    private GCHandle _reactorHandle;
+    private int _fd;
+
     // Dedicated mode: the parked receive thread waits on _parkLock; _resumeGranted (under it) says a resume took the
     // in-flight count for it.
     private readonly object _parkLock = new();
@@ -100,7 +106,23 @@ internal sealed partial class TcpConnection : TransportConnection
         _remote = SafeEndPoint(socket, remote: true);
         _local = SafeEndPoint(socket, remote: false);
         SocketSetup.ApplyOptions(socket, options, nonBlocking: true);
+        if (_mode == ReceiveMode.Completion && options.CompletionReactor)
+        {
+            _reactor = ConnectionReactor.Assign();
+        }
     }
+
+    /// <summary>True when this completion-mode connection is served by a reactor thread (see <see cref="ConnectionReactor"/>).</summary>
+    internal bool UsesReactor => _reactor is not null;
+
+    /// <summary>The reactor serving this connection, or null; for tests.</summary>
+    internal ConnectionReactor? Reactor => _reactor;
+
+    // The SocketAsyncEventArgs completion path: async sends drain the remainder.
+    private bool UsesAsyncSend => _mode == ReceiveMode.Completion && _reactor is null;
+
+    // Dedicated and reactor: the remainder is drained by sends, the receiving thread and SendDrainThread.
+    private bool UsesDrainThread => _mode == ReceiveMode.Dedicated || _reactor is not null;
 
     /// <summary>The receive mode.</summary>
     public ReceiveMode ReceiveMode => _mode;
@@ -159,6 +181,11 @@ internal sealed partial class TcpConnection : TransportConnection
             }
             return;
         }
+        if (_reactor is not null)
+        {
+            BeginReactorReceive();
+            return;
+        }
         _receiveArgs = _argsPool.Rent(this, isSend: false);
         ReceiveLoop(completed: false);
     }
@@ -174,6 +201,11 @@ internal sealed partial class TcpConnection : TransportConnection
                 _resumeGranted = true;
                 Monitor.Pulse(_parkLock);
             }
+            return;
+        }
+        if (_reactor is not null)
+        {
+            RegisterWithReactor();
             return;
         }
         ReceiveLoop(completed: false);
@@ -287,12 +319,29 @@ internal sealed partial class TcpConnection : TransportConnection
         {
             WakeDedicatedReceiver();
         }
+        if (_reactor is not null)
+        {
+            // The reactor removes the socket from its set, then releases its count; ReleaseResources disposes it.
+            ShutdownReceive();
+            return;
+        }
         _socket.Dispose();
     }
 
     /// <summary>Dedicated mode, closing: wakes the receive thread, whether it sleeps in Socket.Poll (shutting down the
     /// receive side makes the socket readable; nothing is sent, so an abort still resets) or is parked.</summary>
     private void WakeDedicatedReceiver()
+    {
+        ShutdownReceive();
+        lock (_parkLock)
+        {
+            Monitor.PulseAll(_parkLock);
+        }
+    }
+
+    /// <summary>Shuts the receive side down: the socket turns readable (a sleeping reader wakes to see the close); nothing
+    /// is sent, so an abort still resets.</summary>
+    private void ShutdownReceive()
     {
         try
         {
@@ -304,15 +353,16 @@ internal sealed partial class TcpConnection : TransportConnection
         catch (ObjectDisposedException)
         {
         }
-        lock (_parkLock)
-        {
-            Monitor.PulseAll(_parkLock);
-        }
     }
 
     private protected override void ReleaseResources()
     {
         _socket.Dispose();
+        if (_reactorHandle.IsAllocated)
+        {
+            // No event can name the connection any more: its socket left the reactor's set before this teardown.
+            _reactorHandle.Free();
+        }
         ConnectionEventArgs? receiveArgs = _receiveArgs;
         _receiveArgs = null;
         if (receiveArgs is not null)
