@@ -11,7 +11,10 @@ namespace FixEngine.Transport;
 // Design:
 // - Receive: busy-poll: Poll (owner thread) does one non-blocking Socket.Receive into the pooled buffer, once the
 //   handler is set (see TransportConnection's handler gate).
-//   Completion: one pooled ConnectionEventArgs; the loop in ReceiveLoop re-posts after each completion and
+//   Completion through a reactor (Linux, plain TCP; the default there): ConnectionReactor's thread reads and dispatches
+//   (TcpConnection.Reactor.cs; design notes in ConnectionReactor.cs); send remainders as in dedicated mode below.
+//   Completion over SocketAsyncEventArgs (elsewhere, or FIXENGINE_COMPLETION_REACTOR=0): one pooled
+//   ConnectionEventArgs; the loop in ReceiveLoop re-posts after each completion and
 //   loops (no recursion) while ReceiveAsync completes synchronously. The loop holds one "in flight" count
 //   from Start until it stops, so the receive buffer outlives every pending receive.
 //   Dedicated: one thread per connection (DedicatedReceiveLoop), started by BeginReceive, holding the in-flight count
@@ -32,9 +35,9 @@ namespace FixEngine.Transport;
 //   Backpressure before any byte is sent, so a message is never half sent and half dropped.
 // - Every enqueue is followed by a drain: the next send, the receive thread after each inbound burst (which may skip
 //   when the lock is held), an async send (completion mode) or the armed drain thread (dedicated mode).
-// - Completion-mode drain: a pooled send SAEA over the queue's contiguous head segment; an async send holds
+// - SAEA completion-mode drain: a pooled send SAEA over the queue's contiguous head segment; an async send holds
 //   an "in flight" count (taken under the lock while not closing) until it completes.
-// - Dedicated-mode drain never uses the runtime's socket engine: a socket that ran one async operation stays in the
+// - Dedicated-mode (and reactor) drain never uses the runtime's socket engine: a socket that ran one async operation stays in the
 //   engine's epoll set for life, and every inbound segment would then wake the engine's thread and a thread-pool worker
 //   (two extra wake-ups per inbound message for the rest of the connection, measured in ConnectWakeupTests). Queued bytes
 //   go out, without blocking, from (1) the next Send, before its own bytes, (2) the receive thread after each inbound
