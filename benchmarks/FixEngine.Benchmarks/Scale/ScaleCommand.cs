@@ -308,6 +308,9 @@ internal static class ScaleRun
         }
     }
 
+    /// <summary>When set, the FixEngine acceptor child's FIXENGINE_COMPLETION_REACTOR (README: "The completion reactor").</summary>
+    internal const string AcceptorReactorVariable = "FIXENGINE_SCALE_ACCEPTOR_COMPLETION_REACTOR";
+
     private static (LineProcess Child, string? StoreRoot) StartAcceptor(ScaleAcceptorKind kind, int n, ScaleOptions o)
     {
         string name = $"{ScaleOptions.Key(kind)}-acceptor";
@@ -325,6 +328,8 @@ internal static class ScaleRun
                 if (o.ConsoleMode != "none") info.ArgumentList.Add("console");
                 if (o.Trace) info.Environment[ScaleTrace.EnvironmentVariable] = "1";
                 if (o.PoolSpinLimit is int spin) info.Environment[ScaleOptions.PoolSpinLimitVariable] = spin.ToString(CultureInfo.InvariantCulture);
+                // A/B of the engine's completion reactor in the acceptor alone (the initiators keep their environment's).
+                if (Environment.GetEnvironmentVariable(AcceptorReactorVariable) is string reactor) info.Environment["FIXENGINE_COMPLETION_REACTOR"] = reactor;
                 return (new LineProcess(name, info), root);
             }
             default:

@@ -6,8 +6,9 @@ namespace FixEngine.Transport;
 /// <summary>Receives framed messages, framing errors and the disconnect of a <see cref="TransportConnection"/>.</summary>
 /// <remarks>
 /// Callbacks for one connection never overlap. They run on the receiving thread: the polling thread in
-/// <see cref="ReceiveMode.BusyPoll"/>, the connection's own receive thread in <see cref="ReceiveMode.Dedicated"/>, the socket
-/// completion thread in <see cref="ReceiveMode.Completion"/> and TLS.
+/// <see cref="ReceiveMode.BusyPoll"/>, the connection's own receive thread in <see cref="ReceiveMode.Dedicated"/>, in
+/// <see cref="ReceiveMode.Completion"/> the engine's reactor thread (plain TCP on Linux) or the socket completion thread
+/// (elsewhere, and TLS).
 /// A callback may send on the connection and may close it. An exception from <see cref="OnMessage"/> or
 /// <see cref="OnFrameError"/> never escapes the receive loop: it is counted in <see cref="TransportConnection.HandlerErrors"/>
 /// and closes the connection with <see cref="DisconnectReason.HandlerError"/>; that message is not counted in

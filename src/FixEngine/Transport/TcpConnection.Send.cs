@@ -41,11 +41,11 @@ internal sealed partial class TcpConnection
             if (!IsClosing)
             {
                 _queue.Rent();
-                if (_mode == ReceiveMode.Completion)
+                if (UsesAsyncSend)
                 {
                     _sendArgs ??= _argsPool.Rent(this, isSend: true);
                 }
-                else if (_mode == ReceiveMode.Dedicated)
+                else if (UsesDrainThread)
                 {
                     SendDrainThread.EnsureStarted();
                 }
@@ -71,7 +71,7 @@ internal sealed partial class TcpConnection
             {
                 return SendResult.Closed;
             }
-            if (_queue.Count != 0 && _mode != ReceiveMode.Completion)
+            if (_queue.Count != 0 && !UsesAsyncSend)
             {
                 error = DrainUnderLock();
             }
@@ -211,7 +211,7 @@ internal sealed partial class TcpConnection
     /// <see cref="TransportConnection.Exit"/> (the async send finished synchronously). Under the lock.</summary>
     private bool StartDrainUnderLock(ref SocketError error)
     {
-        if (_mode == ReceiveMode.Dedicated)
+        if (UsesDrainThread)
         {
             ArmDrainUnderLock();
             return false;

@@ -3,6 +3,7 @@ using System.Buffers;
 using System.Net;
 using System.Net.Sockets;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using System.Threading;
 
 namespace FixEngine.Transport;
@@ -10,7 +11,10 @@ namespace FixEngine.Transport;
 // Design:
 // - Receive: busy-poll: Poll (owner thread) does one non-blocking Socket.Receive into the pooled buffer, once the
 //   handler is set (see TransportConnection's handler gate).
-//   Completion: one pooled ConnectionEventArgs; the loop in ReceiveLoop re-posts after each completion and
+//   Completion through a reactor (Linux, plain TCP; the default there): ConnectionReactor's thread reads and dispatches
+//   (TcpConnection.Reactor.cs; design notes in ConnectionReactor.cs); send remainders as in dedicated mode below.
+//   Completion over SocketAsyncEventArgs (elsewhere, or FIXENGINE_COMPLETION_REACTOR=0): one pooled
+//   ConnectionEventArgs; the loop in ReceiveLoop re-posts after each completion and
 //   loops (no recursion) while ReceiveAsync completes synchronously. The loop holds one "in flight" count
 //   from Start until it stops, so the receive buffer outlives every pending receive.
 //   Dedicated: one thread per connection (DedicatedReceiveLoop), started by BeginReceive, holding the in-flight count
@@ -31,9 +35,9 @@ namespace FixEngine.Transport;
 //   Backpressure before any byte is sent, so a message is never half sent and half dropped.
 // - Every enqueue is followed by a drain: the next send, the receive thread after each inbound burst (which may skip
 //   when the lock is held), an async send (completion mode) or the armed drain thread (dedicated mode).
-// - Completion-mode drain: a pooled send SAEA over the queue's contiguous head segment; an async send holds
+// - SAEA completion-mode drain: a pooled send SAEA over the queue's contiguous head segment; an async send holds
 //   an "in flight" count (taken under the lock while not closing) until it completes.
-// - Dedicated-mode drain never uses the runtime's socket engine: a socket that ran one async operation stays in the
+// - Dedicated-mode (and reactor) drain never uses the runtime's socket engine: a socket that ran one async operation stays in the
 //   engine's epoll set for life, and every inbound segment would then wake the engine's thread and a thread-pool worker
 //   (two extra wake-ups per inbound message for the rest of the connection, measured in ConnectWakeupTests). Queued bytes
 //   go out, without blocking, from (1) the next Send, before its own bytes, (2) the receive thread after each inbound
@@ -72,6 +76,11 @@ internal sealed partial class TcpConnection : TransportConnection
     private ConnectionEventArgs? _receiveArgs;
     private int _started;
 
+    // Completion mode through a reactor (see ConnectionReactor); null for the SocketAsyncEventArgs path and other modes.
+    private readonly ConnectionReactor? _reactor;
+    private GCHandle _reactorHandle;
+    private int _fd;
+
     // Dedicated mode: the parked receive thread waits on _parkLock; _resumeGranted (under it) says a resume took the
     // in-flight count for it.
     private readonly object _parkLock = new();
@@ -100,7 +109,23 @@ internal sealed partial class TcpConnection : TransportConnection
         _remote = SafeEndPoint(socket, remote: true);
         _local = SafeEndPoint(socket, remote: false);
         SocketSetup.ApplyOptions(socket, options, nonBlocking: true);
+        if (_mode == ReceiveMode.Completion && options.CompletionReactor)
+        {
+            _reactor = ConnectionReactor.Assign();
+        }
     }
+
+    /// <summary>True when this completion-mode connection is served by a reactor thread (see <see cref="ConnectionReactor"/>).</summary>
+    internal bool UsesReactor => _reactor is not null;
+
+    /// <summary>The reactor serving this connection, or null; for tests.</summary>
+    internal ConnectionReactor? Reactor => _reactor;
+
+    // The SocketAsyncEventArgs completion path: async sends drain the remainder.
+    private bool UsesAsyncSend => _mode == ReceiveMode.Completion && _reactor is null;
+
+    // Dedicated and reactor: the remainder is drained by sends, the receiving thread and SendDrainThread.
+    private bool UsesDrainThread => _mode == ReceiveMode.Dedicated || _reactor is not null;
 
     /// <summary>The receive mode.</summary>
     public ReceiveMode ReceiveMode => _mode;
@@ -159,6 +184,11 @@ internal sealed partial class TcpConnection : TransportConnection
             }
             return;
         }
+        if (_reactor is not null)
+        {
+            BeginReactorReceive();
+            return;
+        }
         _receiveArgs = _argsPool.Rent(this, isSend: false);
         ReceiveLoop(completed: false);
     }
@@ -174,6 +204,11 @@ internal sealed partial class TcpConnection : TransportConnection
                 _resumeGranted = true;
                 Monitor.Pulse(_parkLock);
             }
+            return;
+        }
+        if (_reactor is not null)
+        {
+            RegisterWithReactor();
             return;
         }
         ReceiveLoop(completed: false);
@@ -287,12 +322,29 @@ internal sealed partial class TcpConnection : TransportConnection
         {
             WakeDedicatedReceiver();
         }
+        if (_reactor is not null)
+        {
+            // The reactor removes the socket from its set, then releases its count; ReleaseResources disposes it.
+            ShutdownReceive();
+            return;
+        }
         _socket.Dispose();
     }
 
     /// <summary>Dedicated mode, closing: wakes the receive thread, whether it sleeps in Socket.Poll (shutting down the
     /// receive side makes the socket readable; nothing is sent, so an abort still resets) or is parked.</summary>
     private void WakeDedicatedReceiver()
+    {
+        ShutdownReceive();
+        lock (_parkLock)
+        {
+            Monitor.PulseAll(_parkLock);
+        }
+    }
+
+    /// <summary>Shuts the receive side down: the socket turns readable (a sleeping reader wakes to see the close); nothing
+    /// is sent, so an abort still resets.</summary>
+    private void ShutdownReceive()
     {
         try
         {
@@ -304,15 +356,16 @@ internal sealed partial class TcpConnection : TransportConnection
         catch (ObjectDisposedException)
         {
         }
-        lock (_parkLock)
-        {
-            Monitor.PulseAll(_parkLock);
-        }
     }
 
     private protected override void ReleaseResources()
     {
         _socket.Dispose();
+        if (_reactorHandle.IsAllocated)
+        {
+            // No event can name the connection any more: its socket left the reactor's set before this teardown.
+            _reactorHandle.Free();
+        }
         ConnectionEventArgs? receiveArgs = _receiveArgs;
         _receiveArgs = null;
         if (receiveArgs is not null)

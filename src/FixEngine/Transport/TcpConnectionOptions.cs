@@ -20,6 +20,10 @@ internal sealed class TcpConnectionOptions
     /// Default <see cref="ReceiveMode.Dedicated"/>.</summary>
     public ReceiveMode ReceiveMode { get; set; } = ReceiveMode.Dedicated;
 
+    /// <summary>Completion mode on Linux: receive through an engine reactor thread (epoll) instead of SocketAsyncEventArgs
+    /// (see ConnectionReactor). Default: on, unless FIXENGINE_COMPLETION_REACTOR=0; ignored elsewhere and by TLS.</summary>
+    internal bool CompletionReactor { get; set; } = ConnectionReactor.IsEnabled;
+
     /// <summary>TCP_NODELAY (disable Nagle). Default true.</summary>
     public bool NoDelay { get; set; } = true;
 

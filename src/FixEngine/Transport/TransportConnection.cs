@@ -173,7 +173,10 @@ internal abstract partial class TransportConnection : IAgent, IDisposable
     /// <summary>Whether the handler is set, so receiving may happen (false only for an accepted connection whose accept handler has not returned yet).</summary>
     private protected bool HasHandler => Volatile.Read(ref _handler) is not null;
 
-    /// <summary>Starts receiving. Dedicated mode: starts the connection's receive thread. Completion mode and TLS: posts the first receive (data already waiting is dispatched inline on this thread). Busy-poll: marks the connection started (receiving happens in <see cref="Poll"/>).</summary>
+    /// <summary>Starts receiving. Dedicated mode: starts the connection's receive thread. Completion mode through a reactor
+    /// (plain TCP on Linux): adds the socket to its reactor's epoll set (data already waiting is dispatched on the reactor
+    /// thread). Completion mode over SocketAsyncEventArgs, and TLS: posts the first receive (data already waiting is
+    /// dispatched inline on this thread). Busy-poll: marks the connection started (receiving happens in <see cref="Poll"/>).</summary>
     /// <remarks>May be called on an accepted connection inside the accept handler: receiving then begins once the handler is returned
     /// (on the acceptor's thread in completion mode and TLS, on the next <see cref="Poll"/> in busy-poll mode).</remarks>
     /// <exception cref="InvalidOperationException">Already started.</exception>
@@ -272,7 +275,8 @@ internal abstract partial class TransportConnection : IAgent, IDisposable
     /// <summary>True while reading from the socket is paused (<see cref="PauseReceive"/>).</summary>
     public bool IsReceivePaused => !_receivePause.IsRunning;
 
-    /// <summary>True while a paused completion-mode or TLS receive loop has stopped (no read outstanding); for tests.</summary>
+    /// <summary>True while a paused completion-mode or TLS receive loop has stopped (no read outstanding; a reactor connection:
+    /// out of the reactor's set); for tests.</summary>
     internal bool IsReceiveParked => _receivePause.IsParked;
 
     /// <summary>Stops reading from the socket until <see cref="ResumeReceive"/>, so TCP flow control slows the peer down
@@ -280,14 +284,16 @@ internal abstract partial class TransportConnection : IAgent, IDisposable
     /// <remarks>
     /// Any thread; idempotent. Bytes already received are still framed and dispatched: the pause takes effect at the
     /// next socket read (busy-poll: <see cref="Poll"/> skips the receive but still drains the send queue; completion
-    /// mode and TLS: the receive loop issues no new read once the current one has been dispatched; TLS bytes SslStream
+    /// mode and TLS: the receive loop issues no new read once the current one has been dispatched (a reactor connection: the
+    /// reactor takes the socket out of its set at its next readiness, without reading); TLS bytes SslStream
     /// has already decrypted wait in it; dedicated mode: the receive thread parks before its next read). Allocation-free.
     /// </remarks>
     public void PauseReceive() => _receivePause.Request();
 
     /// <summary>Reads from the socket again after <see cref="PauseReceive"/>.</summary>
-    /// <remarks>Any thread; idempotent. In dedicated mode the parked receive thread is woken. In completion mode a stopped
-    /// receive loop is restarted on the calling thread, so
+    /// <remarks>Any thread; idempotent. In dedicated mode the parked receive thread is woken. A reactor connection's socket
+    /// is added back to the reactor's set, which reports bytes already waiting at once (they are dispatched on the reactor
+    /// thread). In completion mode over SocketAsyncEventArgs a stopped receive loop is restarted on the calling thread, so
     /// bytes already waiting are dispatched to the handler on it before this returns; TLS restarts it on a thread-pool
     /// thread (a peer that keeps writing could otherwise hold the calling thread in the loop). Allocation-free.</remarks>
     public void ResumeReceive()

@@ -6,9 +6,11 @@ namespace FixEngine.Transport;
 public enum ReceiveMode
 {
     /// <summary>
-    /// A pooled <see cref="System.Net.Sockets.SocketAsyncEventArgs"/> receive per connection; inbound messages are
-    /// processed on the socket completion thread (a thread-pool thread), under the session's gate. Shares threads well;
-    /// a little slower than busy-polling. TLS connections always receive this way.
+    /// Many connections share a few threads; inbound messages are processed under the session's gate. On Linux a plain-TCP
+    /// connection is served by one of the engine's reactor threads (<c>fix-reactor#i</c>, one per two cores, at least one):
+    /// it waits in <c>epoll_wait</c>, reads the ready sockets and processes their messages on that thread. Elsewhere, and
+    /// for TLS, a pooled <see cref="System.Net.Sockets.SocketAsyncEventArgs"/> receive per connection, processed on the
+    /// socket completion thread (a thread-pool thread). TLS connections always receive this way.
     /// </summary>
     Completion = 0,
 

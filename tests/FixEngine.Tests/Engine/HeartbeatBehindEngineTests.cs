@@ -11,12 +11,13 @@ using FixEngine.Engine;
 using FixEngine.Session;
 using FixEngine.Tests.Transport;
 using FixEngine.Timing;
+using FixEngine.Transport;
 using Xunit.Abstractions;
 
 namespace FixEngine.Tests.Engine;
 
-/// <summary>Issue 35: a completion-mode acceptor whose thread pool falls behind (socket completions queued behind busy
-/// workers, as at 10,000 sessions on two cores) must not send TestRequests to, or disconnect, a counterparty that keeps
+/// <summary>Issue 35: a completion-mode acceptor whose reading threads fall behind (socket completions queued behind busy
+/// workers, as at 10,000 sessions on two cores; on Linux the reactor thread held by another connection's callback) must not send TestRequests to, or disconnect, a counterparty that keeps
 /// sending. The engine agent (its own thread) runs the heartbeat timers; the peer's heartbeats wait unread in the socket
 /// until a worker gets round to them. Before the fix the agent took that silence for the peer's: a TestRequest at
 /// 1.2 x HeartBtInt, a disconnect at 2.4 x.</summary>
@@ -70,6 +71,20 @@ public sealed class HeartbeatBehindEngineTests(ITestOutputHelper output)
         var app = new HeartbeatClock();
         using var host = new FixEngineHost(SettingsFile.Parse(text, "behind.cfg"), app);
         host.Start();
+        using var blockers = new Loopback(ReceiveMode.Completion);
+        var reactorBlockers = new List<(TcpConnection Client, StallingHandler Handler)>();
+        if (new TcpConnectionOptions().CompletionReactor)
+        {
+            // One connection per reactor thread (they are assigned round robin), each with a handler that holds its
+            // reactor thread once the stall begins.
+            for (int i = 0; i < ConnectionReactor.Count; i++)
+            {
+                var handler = new StallingHandler();
+                blockers.ServerHandlerFactory = () => handler;
+                var (client, _) = ConnectBlocker(blockers);
+                reactorBlockers.Add((client, handler));
+            }
+        }
         using var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { ReceiveTimeout = 60_000, NoDelay = true };
         var peer = new PeerReader(socket);
         try
@@ -97,6 +112,13 @@ public sealed class HeartbeatBehindEngineTests(ITestOutputHelper output)
                     stalled = true;
                     stallEndNs = HighResTime.NowNs() + StallMs * 1_000_000L;
                     long until = stallEndNs;
+                    // On Linux completion mode reads through the engine's reactor threads, not the pool: stall those too
+                    // (a slow application callback of another connection on the same reactor does the same).
+                    foreach (var (client, blocker) in reactorBlockers)
+                    {
+                        blocker.Until = until;
+                        client.TrySend(global::FixEngine.Tests.Transport.FixMessages.Numbered(0));
+                    }
                     for (int i = 0; i < 4 * workers; i++)
                     {
                         ThreadPool.UnsafeQueueUserWorkItem(_ =>
@@ -145,6 +167,33 @@ public sealed class HeartbeatBehindEngineTests(ITestOutputHelper output)
             host.Stop(TimeSpan.FromSeconds(5));
             socket.Dispose();
             peer.Join();
+        }
+    }
+
+    private static (TcpConnection Client, TcpConnection Server) ConnectBlocker(Loopback loop)
+    {
+        TcpConnection client = TcpConnector.Connect(loop.EndPoint, TimeSpan.FromSeconds(5), loop.Options, new RecordingHandler(keepMessages: false));
+        client.Start();
+        return (client, loop.TakeAccepted());
+    }
+
+    /// <summary>Holds the thread that delivers a message to it until <see cref="Until"/> (monotonic ns).</summary>
+    private sealed class StallingHandler : IConnectionHandler
+    {
+        public long Until;
+
+        public void OnMessage(FixEngine.Transport.TransportConnection connection, ReadOnlySpan<byte> message)
+        {
+            long left;
+            while ((left = Volatile.Read(ref Until) - HighResTime.NowNs()) > 0) Thread.Sleep((int)Math.Max(1, left / 1_000_000));
+        }
+
+        public void OnFrameError(FixEngine.Transport.TransportConnection connection, in FrameResult error, ReadOnlySpan<byte> skipped)
+        {
+        }
+
+        public void OnDisconnected(FixEngine.Transport.TransportConnection connection, FixEngine.Transport.DisconnectReason reason, string? detail)
+        {
         }
     }
 

@@ -21,6 +21,7 @@ internal static class IsolatedProcess
     private static readonly Dictionary<string, Func<TextWriter, int>> s_probes = new()
     {
         [TcpAllocationTests.CompletionModeProbe] = TcpAllocationTests.MeasureCompletionModeAllocation,
+        [TcpAllocationTests.CompletionSaeaProbe] = TcpAllocationTests.MeasureCompletionSaeaAllocation,
         [TcpAllocationTests.DedicatedModeProbe] = TcpAllocationTests.MeasureDedicatedModeAllocation,
         [TlsAllocationTests.Probe] = TlsAllocationTests.MeasureAllocation,
         [Store.PostgresTakeoverTests.Probe] = Store.PostgresTakeoverTests.RunAcceptor,

@@ -89,6 +89,21 @@ public class TcpAllocationTests
         _output.WriteLine(report);
         Assert.True(exitCode == 0, $"exit code {exitCode}: {report}");
         Assert.Contains(": 0 B all threads", report);
+        // On Linux completion mode receives through the engine's reactor thread (ConnectionReactor) by default.
+        if (OperatingSystem.IsLinux() && ConnectionReactor.IsEnabled) Assert.Contains("reactor True", report);
+    }
+
+    internal const string CompletionSaeaProbe = "tcp-completion-saea-allocation";
+
+    [Fact]
+    public void CompletionModeWithoutTheReactorAllocatesNothingOnAnyThread()
+    {
+        // The SocketAsyncEventArgs path completion mode keeps off Linux, and with FIXENGINE_COMPLETION_REACTOR=0.
+        (int exitCode, string report) = IsolatedProcess.Run(CompletionSaeaProbe, TimeSpan.FromMinutes(10));
+        _output.WriteLine(report);
+        Assert.True(exitCode == 0, $"exit code {exitCode}: {report}");
+        Assert.Contains(": 0 B all threads", report);
+        Assert.Contains("reactor False", report);
     }
 
     internal const string DedicatedModeProbe = "tcp-dedicated-allocation";
@@ -110,10 +125,13 @@ public class TcpAllocationTests
     /// <returns>0 when a window of 100,000 messages allocated exactly 0 bytes on every thread of the process and the sender never allocated.</returns>
     internal static int MeasureCompletionModeAllocation(TextWriter output) => MeasureAllocation(output, ReceiveMode.Completion);
 
+    /// <summary>The measurement behind <see cref="CompletionModeWithoutTheReactorAllocatesNothingOnAnyThread"/>, run in a child process.</summary>
+    internal static int MeasureCompletionSaeaAllocation(TextWriter output) => MeasureAllocation(output, ReceiveMode.Completion, reactor: false);
+
     /// <summary>The measurement behind <see cref="DedicatedModeSendAndReceiveAllocateNothingOnAnyThread"/>, run in a child process.</summary>
     internal static int MeasureDedicatedModeAllocation(TextWriter output) => MeasureAllocation(output, ReceiveMode.Dedicated);
 
-    private static int MeasureAllocation(TextWriter output, ReceiveMode mode)
+    private static int MeasureAllocation(TextWriter output, ReceiveMode mode, bool? reactor = null)
     {
         // GC.GetTotalAllocatedBytes(precise: true) around the window covers every thread: the sending thread, the
         // socket engine's epoll thread and the thread-pool threads that run the SAEA receive completions (framing,
@@ -129,6 +147,7 @@ public class TcpAllocationTests
         // Measured in a child process, not in the test host, whose own threads allocate (timers, result reporting).
         const int MaxRounds = 10;
         var options = new TcpConnectionOptions { ReceiveMode = mode };
+        if (reactor is bool useReactor) options.CompletionReactor = useReactor;
         var checker = new SequenceCheckingHandler();
         var (acceptor, client, server) = Connect(options, checker);
         using (acceptor)
@@ -166,7 +185,7 @@ public class TcpAllocationTests
                 output.WriteLine($"window {r} ({Measured} messages): {total[r]} B all threads, {sender[r]} B sender, pool threads {threadsBefore[r]}->{threadsAfter[r]}");
             }
             bool ok = checker.OutOfOrder == 0 && checker.FrameErrors == 0 && total[rounds - 1] == 0;
-            output.WriteLine($"{mode}: {seq} messages, {checker.OutOfOrder} out of order, {checker.FrameErrors} frame errors");
+            output.WriteLine($"{mode}: {seq} messages, {checker.OutOfOrder} out of order, {checker.FrameErrors} frame errors, reactor {server.UsesReactor}");
             client.Close();
             server.Close();
             return ok ? 0 : 1;

@@ -131,6 +131,9 @@ internal sealed class Loopback : IDisposable
         return (raw, server, (RecordingHandler)_serverHandlers[server]);
     }
 
+    /// <summary>The handler the accept handler gave <paramref name="server"/>.</summary>
+    public IConnectionHandler HandlerOf(TcpConnection server) => _serverHandlers[server];
+
     public TcpConnection TakeAccepted()
     {
         Assert.True(_accepted.TryTake(out TcpConnection? server, Wait), "no connection accepted");
