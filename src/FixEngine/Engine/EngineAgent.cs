@@ -50,6 +50,13 @@ namespace FixEngine.Engine;
 //   second-granular (a Heartbeat at HeartBtInt, a TestRequest 20 % later), so a timer running up to 100 ms late is
 //   harmless; a connection that closes asks for its session's service itself (SessionConnection.OnDisconnected), so a
 //   disconnect is noticed at once, not when the cursor comes by.
+// - Quiet sessions: most of a sweep's visits find an idle session with nothing due (its Heartbeat is seconds away).
+//   Its last Poll left the span in which a Poll would do nothing (FixSession.IsQuietAt: until the earliest of its
+//   timers, the schedule's next change and the journal budget's next look; empty while anything waits), and any
+//   thread that enters the session, hands it a message or closes its transport empties the span. A sweep's or a
+//   slice's visit of a session inside its span ends after that compare, without the gate, the connection or the
+//   session's other objects (each a cache miss at 10,000 sessions); hot-list visits and every visit while stopping
+//   service the session in full.
 
 // - Sessions added or removed on a running engine (FixEngineHost.AddSession/RemoveSession, an unknown session's Logon)
 //   are handed over as SessionChange objects through _changes; only the agent changes _slots and _initiators, at the
@@ -119,6 +126,9 @@ internal sealed class EngineAgent : IAgent
 
     /// <summary>Sweeps completed slice by slice so far (as <see cref="FullSweeps"/>).</summary>
     internal long SlicedSweeps;
+
+    /// <summary>Visits of sessions that ended at once because the session was quiet (as <see cref="FullSweeps"/>).</summary>
+    internal long QuietVisits;
 
     /// <summary>At most this many connections, sessions and initiators are visited by one duty cycle's slice of a sweep
     /// (about 80 µs at the 300 ns per item measured at 10,000 sessions); see the design note (sweeps).</summary>
@@ -287,7 +297,7 @@ internal sealed class EngineAgent : IAgent
         {
             SessionSlot slot = _slots[i];
             if (!slot.Guarded) everyCycle = true;
-            work += ServiceSlot(slot, nowNs, epochNs, stopping, ref anyConnected, hotOnWork: true);
+            work += ServiceSlot(slot, nowNs, epochNs, stopping, ref anyConnected, hotOnWork: true, mayPass: !stopping);
         }
         _sweepEveryCycle = everyCycle;
         _sweepCostNs = Timing.HighResTime.NowNs() - sweepStartNs;
@@ -341,7 +351,7 @@ internal sealed class EngineAgent : IAgent
             slot.OnHotList = false;
             if (slot.Removed) continue;
             HotVisits++;
-            work += ServiceSlot(slot, nowNs, epochNs, stopping: false, ref anyConnected, hotOnWork: true);
+            work += ServiceSlot(slot, nowNs, epochNs, stopping: false, ref anyConnected, hotOnWork: true, mayPass: false);
         }
         if (_hotHead == _hot.Count)
         {
@@ -401,7 +411,7 @@ internal sealed class EngineAgent : IAgent
                     continue;
                 }
                 visited++;
-                ServiceSlot(_slots[_sliceIndex++], nowNs, epochNs, stopping: false, ref anyConnected, hotOnWork: true);
+                ServiceSlot(_slots[_sliceIndex++], nowNs, epochNs, stopping: false, ref anyConnected, hotOnWork: true, mayPass: true);
             }
             else
             {
@@ -449,15 +459,30 @@ internal sealed class EngineAgent : IAgent
         _hotHead = 0;
     }
 
-    private int ServiceSlot(SessionSlot slot, long nowNs, long epochNs, bool stopping, ref bool anyConnected, bool hotOnWork)
+    // mayPass: a sweep's or a slice's visit, which ends at once for a quiet session (FixSession.IsQuietAt: its last
+    // Poll found nothing due before a later instant, and nothing touched it since); a visit from the hot list (asked
+    // for, or work left) and every visit while stopping service the session in full. See the design note (quiet
+    // sessions).
+    private int ServiceSlot(SessionSlot slot, long nowNs, long epochNs, bool stopping, ref bool anyConnected, bool hotOnWork, bool mayPass)
     {
         int work = 0;
         slot.ServiceVisits++;
+        if (mayPass && slot.Session.IsQuietAt(epochNs))
+        {
+            QuietVisits++;
+            return 0;
+        }
         using (SessionScope scope = slot.EnterForService(epochNs, nowNs))
         {
             if (scope.Entered)
             {
                 work = ServiceSession(slot, scope.EpochNs, stopping, ref anyConnected);
+                // The journal budget looks at the session on full visits only: its next look bounds the quiet span.
+                if (_journals is not null)
+                {
+                    long dueNs = JournalHandleBudget.NextVisitNs(slot.Session, nowNs);
+                    if (dueNs != long.MaxValue) slot.Session.EndQuietBy(epochNs + (dueNs - nowNs));
+                }
             }
             else
             {
