@@ -41,15 +41,23 @@ namespace FixEngine.Engine;
 //   (with the Heartbeats that came due), in each of the acceptor's and the initiators' processes, on a 2-core machine:
 //   the busy sessions' messages waited behind it (p99 11-19x one session's). A full sweep restarts the slices.
 //   With a busy-poll connection or session (the agent alone receives for it) every duty cycle sweeps, as before.
-// - The sweep interval: at least 0.5 µs per item, and at least SweepBudgetDivisor times what the last sweep took (in
-//   one go or summed over its slices), so sweeps take at most about 1/20 of the agent's time; at most
-//   MaxSweepIntervalNs (100 ms). A sweep was assumed to cost tens of ns per item; measured at 10,000 sessions on the
-//   2-vCPU machine it costs about 300 ns per item (each session's objects are cache misses): 6 ms per sweep, and with
+// - The sweep interval: MaxSweepIntervalNs (100 ms). The sessions' timers are second-granular (a Heartbeat at
+//   HeartBtInt, a TestRequest 20 % later), so a timer running up to 100 ms late is harmless; a connection that closes
+//   asks for its session's service itself (SessionConnection.OnDisconnected), so a disconnect is noticed at once, not
+//   when the cursor comes by. A sweep was assumed to cost tens of ns per item; measured at 10,000 sessions on the
+//   2-vCPU machine it cost about 300 ns per item (each session's objects are cache misses): 6 ms per sweep, and with
 //   the old fixed 10 ms interval the agent spent about 60 % of a core sweeping, in both the acceptor and the
-//   initiators' process (docs/benchmarks/2026-12-06-scale.md, the 2026-12-07 sections). The sessions' timers are
-//   second-granular (a Heartbeat at HeartBtInt, a TestRequest 20 % later), so a timer running up to 100 ms late is
-//   harmless; a connection that closes asks for its session's service itself (SessionConnection.OnDisconnected), so a
-//   disconnect is noticed at once, not when the cursor comes by.
+//   initiators' process (docs/benchmarks/2026-12-06-scale.md, the 2026-12-07 sections). The interval was then at
+//   least 0.5 µs per item and 20 times the last sweep's cost, up to 100 ms: once quiet visits (below) made sweeps
+//   cheap, that shortened the interval and the agent swept more often for nothing, so it is now 100 ms past
+//   SweepEveryCycleItems whatever a sweep costs.
+// - Quiet sessions: most of a sweep's visits find an idle session with nothing due (its Heartbeat is seconds away).
+//   Its last Poll left the span in which a Poll would do nothing (FixSession.IsQuietAt: until the earliest of its
+//   timers, the schedule's next change and the journal budget's next look; empty while anything waits), and any
+//   thread that enters the session, hands it a message or closes its transport empties the span. A sweep's or a
+//   slice's visit of a session inside its span ends after that compare, without the gate, the connection or the
+//   session's other objects (each a cache miss at 10,000 sessions); hot-list visits and every visit while stopping
+//   service the session in full.
 
 // - Sessions added or removed on a running engine (FixEngineHost.AddSession/RemoveSession, an unknown session's Logon)
 //   are handed over as SessionChange objects through _changes; only the agent changes _slots and _initiators, at the
@@ -120,6 +128,9 @@ internal sealed class EngineAgent : IAgent
     /// <summary>Sweeps completed slice by slice so far (as <see cref="FullSweeps"/>).</summary>
     internal long SlicedSweeps;
 
+    /// <summary>Visits of sessions that ended at once because the session was quiet (as <see cref="FullSweeps"/>).</summary>
+    internal long QuietVisits;
+
     /// <summary>At most this many connections, sessions and initiators are visited by one duty cycle's slice of a sweep
     /// (about 80 µs at the 300 ns per item measured at 10,000 sessions); see the design note (sweeps).</summary>
     internal const int MaxSliceItems = 256;
@@ -132,7 +143,6 @@ internal sealed class EngineAgent : IAgent
     private int _sliceIndex;
     private long _sliceCredit;
     private long _lastSliceNs;
-    private long _sliceSweepCostNs;
     private int _sliceWaiting;
     private int _sliceClosedBeforeLogon;
 
@@ -149,14 +159,6 @@ internal sealed class EngineAgent : IAgent
     /// <summary>Longest time between two full sweeps when nothing asks for one (100 ms).</summary>
     internal const long MaxSweepIntervalNs = 100_000_000L;
 
-    /// <summary>The interval between full sweeps is at least this many times the last sweep's duration (sweeps take at
-    /// most about 1/20 of the agent's time).</summary>
-    internal const int SweepBudgetDivisor = 20;
-
-    // How long the last full sweep took (real time, HighResTime; the agent's clock may be a test's).
-    private long _sweepCostNs;
-
-    private const long SweepNsPerItem = 500;
 
     public EngineAgent(List<SessionSlot> slots, EpochAnchor time, EngineConsole console, int logonTimeoutSeconds, int reclaimSurgeConnections = 0,
         Timing.IdleWakeup? wakeup = null)
@@ -275,7 +277,6 @@ internal sealed class EngineAgent : IAgent
             return ServiceHot(nowNs, epochNs) + ServiceSlice(nowNs, epochNs, items);
         }
         FullSweeps++;
-        long sweepStartNs = Timing.HighResTime.NowNs();
         ClearHot();
         RestartSlices(nowNs);
         work += PollConnections(nowNs, out int waiting, out int closedBeforeLogon);
@@ -287,10 +288,9 @@ internal sealed class EngineAgent : IAgent
         {
             SessionSlot slot = _slots[i];
             if (!slot.Guarded) everyCycle = true;
-            work += ServiceSlot(slot, nowNs, epochNs, stopping, ref anyConnected, hotOnWork: true);
+            work += ServiceSlot(slot, nowNs, epochNs, stopping, ref anyConnected, hotOnWork: true, mayPass: !stopping);
         }
         _sweepEveryCycle = everyCycle;
-        _sweepCostNs = Timing.HighResTime.NowNs() - sweepStartNs;
         if (_removing.Count > 0) work += ServiceRemovals(nowNs, epochNs);
         if (stopping)
         {
@@ -307,13 +307,10 @@ internal sealed class EngineAgent : IAgent
         return work;
     }
 
-    /// <summary>How long one sweep of every connection, session and initiator may take, slice by slice, when nothing
-    /// asks for a full one: 0 (every duty cycle sweeps all) up to <see cref="SweepEveryCycleItems"/> items; else at least
-    /// 0.5 µs per item and at least <see cref="SweepBudgetDivisor"/> times the last sweep's cost
-    /// <paramref name="lastSweepCostNs"/>, at most <see cref="MaxSweepIntervalNs"/> (see the design note).</summary>
-    internal static long SweepIntervalNs(int items, long lastSweepCostNs = 0) =>
-        items <= SweepEveryCycleItems ? 0
-            : System.Math.Min(MaxSweepIntervalNs, System.Math.Max(items * SweepNsPerItem, lastSweepCostNs * SweepBudgetDivisor));
+    /// <summary>How long one sweep of every connection, session and initiator takes, slice by slice, when nothing asks
+    /// for a full one: 0 (every duty cycle sweeps all) up to <see cref="SweepEveryCycleItems"/> items, else
+    /// <see cref="MaxSweepIntervalNs"/> (see the design note).</summary>
+    internal static long SweepIntervalNs(int items) => items <= SweepEveryCycleItems ? 0 : MaxSweepIntervalNs;
 
     /// <summary>Constructor only (before the agent runs): the journal descriptor budget of the engine's file stores, or null.</summary>
     internal JournalHandleBudget? Journals
@@ -341,7 +338,7 @@ internal sealed class EngineAgent : IAgent
             slot.OnHotList = false;
             if (slot.Removed) continue;
             HotVisits++;
-            work += ServiceSlot(slot, nowNs, epochNs, stopping: false, ref anyConnected, hotOnWork: true);
+            work += ServiceSlot(slot, nowNs, epochNs, stopping: false, ref anyConnected, hotOnWork: true, mayPass: false);
         }
         if (_hotHead == _hot.Count)
         {
@@ -365,7 +362,7 @@ internal sealed class EngineAgent : IAgent
     // to the idle strategy (a Heartbeat sent is done); a session that did work joins the hot list as in a full sweep.
     private int ServiceSlice(long nowNs, long epochNs, int items)
     {
-        long intervalNs = SweepIntervalNs(items, _sweepCostNs);
+        long intervalNs = SweepIntervalNs(items);
         long elapsedNs = System.Math.Min(nowNs - _lastSliceNs, intervalNs);
         _lastSliceNs = nowNs;
         if (elapsedNs > 0) _sliceCredit = System.Math.Min(_sliceCredit + items * elapsedNs, items * intervalNs);
@@ -373,7 +370,6 @@ internal sealed class EngineAgent : IAgent
         if (owed <= 0) return 0;
         int budget = (int)System.Math.Min(owed, MaxSliceItems);
         _sliceCredit -= budget * intervalNs;
-        long startNs = Timing.HighResTime.NowNs();
         bool anyConnected = false;
         int visited = 0;
         while (visited < budget)
@@ -401,17 +397,14 @@ internal sealed class EngineAgent : IAgent
                     continue;
                 }
                 visited++;
-                ServiceSlot(_slots[_sliceIndex++], nowNs, epochNs, stopping: false, ref anyConnected, hotOnWork: true);
+                ServiceSlot(_slots[_sliceIndex++], nowNs, epochNs, stopping: false, ref anyConnected, hotOnWork: true, mayPass: true);
             }
             else
             {
                 if (_sliceIndex >= _initiators.Count)
                 {
-                    // The sweep is complete: its cost sets the next one's interval. At most one per duty cycle.
+                    // The sweep is complete. At most one per duty cycle.
                     SlicedSweeps++;
-                    _sweepCostNs = _sliceSweepCostNs + (Timing.HighResTime.NowNs() - startNs);
-                    _sliceSweepCostNs = 0;
-                    startNs = Timing.HighResTime.NowNs();
                     (_slicePhase, _sliceIndex) = (0, 0);
                     break;
                 }
@@ -419,7 +412,6 @@ internal sealed class EngineAgent : IAgent
                 _initiators[_sliceIndex++].Poll(nowNs, epochNs);
             }
         }
-        _sliceSweepCostNs += Timing.HighResTime.NowNs() - startNs;
         SliceVisits += visited;
         return _sliceCredit >= intervalNs ? 1 : 0;
     }
@@ -430,7 +422,6 @@ internal sealed class EngineAgent : IAgent
         (_slicePhase, _sliceIndex) = (0, 0);
         _sliceCredit = 0;
         _lastSliceNs = nowNs;
-        _sliceSweepCostNs = 0;
         (_sliceWaiting, _sliceClosedBeforeLogon) = (0, 0);
     }
 
@@ -449,15 +440,30 @@ internal sealed class EngineAgent : IAgent
         _hotHead = 0;
     }
 
-    private int ServiceSlot(SessionSlot slot, long nowNs, long epochNs, bool stopping, ref bool anyConnected, bool hotOnWork)
+    // mayPass: a sweep's or a slice's visit, which ends at once for a quiet session (FixSession.IsQuietAt: its last
+    // Poll found nothing due before a later instant, and nothing touched it since); a visit from the hot list (asked
+    // for, or work left) and every visit while stopping service the session in full. See the design note (quiet
+    // sessions).
+    private int ServiceSlot(SessionSlot slot, long nowNs, long epochNs, bool stopping, ref bool anyConnected, bool hotOnWork, bool mayPass)
     {
         int work = 0;
         slot.ServiceVisits++;
+        if (mayPass && slot.Session.IsQuietAt(epochNs))
+        {
+            QuietVisits++;
+            return 0;
+        }
         using (SessionScope scope = slot.EnterForService(epochNs, nowNs))
         {
             if (scope.Entered)
             {
                 work = ServiceSession(slot, scope.EpochNs, stopping, ref anyConnected);
+                // The journal budget looks at the session on full visits only: its next look bounds the quiet span.
+                if (_journals is not null)
+                {
+                    long dueNs = JournalHandleBudget.NextVisitNs(slot.Session, nowNs);
+                    if (dueNs != long.MaxValue) slot.Session.EndQuietBy(epochNs + (dueNs - nowNs));
+                }
             }
             else
             {

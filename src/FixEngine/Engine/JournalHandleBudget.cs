@@ -108,6 +108,15 @@ internal sealed class JournalHandleBudget
         if (nowNs - store.BudgetIdleSinceNs >= IdleNs && store.TryPark()) Parked++;
     }
 
+    /// <summary>Agent, inside the session's scope, after its visit: the monotonic time at which <see cref="Visit"/> would
+    /// next act for it (<paramref name="nowNs"/> when the store was used since the last one, <see cref="long.MaxValue"/>
+    /// when there is nothing to park), so a quiet session's visits may pass until then (FixSession.IsQuietAt).</summary>
+    public static long NextVisitNs(FixSession session, long nowNs)
+    {
+        if (session.Store is not FileMessageStore store || store.IsParked) return long.MaxValue;
+        return store.Uses != store.BudgetSeenUses ? nowNs : store.BudgetIdleSinceNs + IdleNs;
+    }
+
     /// <summary>The soft open-files limit of this process (RLIMIT_NOFILE), from /proc/self/limits; -1 when unknown or unlimited.</summary>
     public static long ReadOpenFilesLimit()
     {

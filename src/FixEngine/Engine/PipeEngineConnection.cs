@@ -69,7 +69,12 @@ internal sealed class PipeEngineConnection : IEngineConnection, IPipeFrameHandle
 
     public void Disconnect(string reason) => _pipe.Close(reason);
 
-    public void Close(string reason) => _pipe.Close(reason);
+    public void Close(string reason)
+    {
+        _pipe.Close(reason);
+        // From any thread: the bound session's next visit polls, at once (it is quiet until told; FixSession.IsQuietAt).
+        _slot?.Session.OnTransportClosed();
+    }
 
     public void ReleaseAdmission()
     {

@@ -194,6 +194,6 @@ internal sealed class SessionConnection : IEngineConnection, IConnectionHandler
     // so that is its next duty cycle, not its next full sweep (EngineAgent, "sweep interval").
     void IConnectionHandler.OnDisconnected(TransportConnection connection, DisconnectReason reason, string? detail)
     {
-        _slot?.Session.AgentServiceRequest?.Invoke();
+        _slot?.Session.OnTransportClosed();
     }
 }

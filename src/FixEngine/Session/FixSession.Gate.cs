@@ -53,6 +53,7 @@ public sealed partial class FixSession
         {
             _ownerThreadId = Environment.CurrentManagedThreadId;
             _lastEntryEpochNs = epochNs;
+            Unquiet();
             return epochNs;
         }
         if (!Monitor.TryEnter(gate))
@@ -74,6 +75,7 @@ public sealed partial class FixSession
         {
             _ownerThreadId = Environment.CurrentManagedThreadId;
             _lastEntryEpochNs = epochNs;
+            Unquiet();
             entryEpochNs = epochNs;
             return true;
         }
@@ -93,7 +95,11 @@ public sealed partial class FixSession
         object? gate = _gate;
         try
         {
-            if (HasHandedOverMessages) DrainHandedOver(_lastEntryEpochNs);
+            if (HasHandedOverMessages)
+            {
+                Unquiet();
+                DrainHandedOver(_lastEntryEpochNs);
+            }
         }
         finally
         {
@@ -104,10 +110,11 @@ public sealed partial class FixSession
         if (wakeAgent && HasHandedOverMessages) RequestAgentService();
     }
 
-    // Under the gate.
+    // Under the gate. Whoever enters may change what the next Poll would do: the agent's next visit polls (Unquiet).
     private long Entered(long epochNs)
     {
         _ownerThreadId = Environment.CurrentManagedThreadId;
+        Unquiet();
         if (epochNs < _lastEntryEpochNs) return _lastEntryEpochNs;
         _lastEntryEpochNs = epochNs;
         return epochNs;

@@ -1,4 +1,5 @@
 using System;
+using System.Threading;
 
 namespace FixEngine.Session;
 
@@ -16,15 +17,79 @@ public sealed partial class FixSession
     /// <remarks>Owner thread only. Allocation-free unless an event is logged.</remarks>
     internal int Poll(long epochNs)
     {
+        int work;
         try
         {
-            return _held ? PollHeld(epochNs) : PollCore(epochNs);
+            work = _held ? PollHeld(epochNs) : PollCore(epochNs);
         }
         catch (Store.MessageStoreException e)
         {
             OnStoreFailed(e, epochNs);
+            Unquiet();
             return 1;
         }
+        _quietFromNs = epochNs;
+        Volatile.Write(ref _quietUntilNs, NextPollActionNs(epochNs));
+        return work;
+    }
+
+    // The quiet span: from the last Poll's time until the earliest instant at which a Poll would act on the state it
+    // left (NextPollActionNs), so the engine agent's visit of an idle session can end after a compare (IsQuietAt)
+    // instead of entering it. Written by Poll under the session's gate and emptied (Unquiet) by everything that may
+    // change what Poll would do: every entry into the session (any thread, the agent's own included: Entered), a
+    // drain of handed-over messages on leaving, a request for the agent's service, the transport's close. Read by the
+    // agent without the gate: a stale read is a read from before the change, which the changing thread answers as
+    // today (it holds the gate, so the agent's TryEnter would have failed too, or it asks for the agent's service).
+    private long _quietFromNs;
+    private long _quietUntilNs = long.MinValue;
+
+    /// <summary>Engine agent, without entering the session: true when a <see cref="Poll"/> at <paramref name="epochNs"/>
+    /// would do nothing (no timer due, nothing waiting) and nothing has touched the session since the last Poll.</summary>
+    /// <param name="epochNs">The agent's epoch time.</param>
+    internal bool IsQuietAt(long epochNs) => epochNs < Volatile.Read(ref _quietUntilNs) && epochNs >= _quietFromNs;
+
+    // The last Poll's answer no longer holds: the next visit polls.
+    private void Unquiet() => Volatile.Write(ref _quietUntilNs, long.MinValue);
+
+    /// <summary>Engine agent, inside the session's scope after its Poll: the visit must not pass after
+    /// <paramref name="epochNs"/> either (the agent's own work for the session comes due then).</summary>
+    internal void EndQuietBy(long epochNs)
+    {
+        if (epochNs < _quietUntilNs) Volatile.Write(ref _quietUntilNs, epochNs);
+    }
+
+    // The earliest instant at which Poll would act (send, disconnect, reset, drain) on the session's state as it is now,
+    // if nothing else happened meanwhile; long.MinValue when it has something to do already (a backlog to flush, a replay
+    // in progress, handed-over messages waiting, a receive pause in force, a store hold or failure). Every timer Poll
+    // runs has its instant here: keep the two in step.
+    private long NextPollActionNs(long epochNs)
+    {
+        if (_held || _storeFault is not null || HasHandedOverMessages) return long.MinValue;
+        if (_connection is null) return NextScheduleChangeNs(_schedule, ref _scheduleCache, epochNs);
+        if (!_flow.IsEmpty || _flow.IsReceivePauseRequested || _resend.ReplayEndSeq != 0) return long.MinValue;
+        long due = NextScheduleChangeNs(_schedule, ref _scheduleCache, epochNs);
+        // IsNewPeriodWhileConnected turns true once the period the store was created in has ended.
+        if (!_schedule.IsNonStop && _periodOfCreationNs != long.MinValue && _periodEndNs >= epochNs) due = Math.Min(due, _periodEndNs + 1);
+        if (_logonWindow is not null) due = Math.Min(due, NextScheduleChangeNs(_logonWindow, ref _logonWindowCache, epochNs));
+        switch (_state)
+        {
+            case SessionState.AwaitingLogon:
+            case SessionState.LogonSent:
+                return Math.Min(due, _stateSinceNs + _settings.LogonTimeout * NsPerSecond);
+            case SessionState.LogoutSent:
+                due = Math.Min(due, _stateSinceNs + _settings.LogoutTimeout * NsPerSecond);
+                break;
+        }
+        if (IsLoggedOn) due = Math.Min(due, _heartbeat.NextDueNs());
+        return due;
+    }
+
+    // When the schedule's answer (in session, and the period) may next change: the end of the cached span.
+    private static long NextScheduleChangeNs(Config.SessionSchedule schedule, ref Config.SessionSchedule.Cache cache, long epochNs)
+    {
+        if (schedule.IsNonStop) return long.MaxValue;
+        schedule.IsInSession(epochNs, ref cache);
+        return cache.UntilNs;
     }
 
     private int PollCore(long epochNs)

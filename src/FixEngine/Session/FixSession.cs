@@ -139,8 +139,17 @@ public sealed partial class FixSession : IDisposable
     // Handed-over messages wait and no thread in the session will send them: the agent takes them.
     private void RequestAgentService()
     {
+        Unquiet();
         if (AgentServiceRequest is { } request) request();
         else AgentWakeup?.Signal();
+    }
+
+    /// <summary>The session's transport closed (any thread, without entering the session): the agent's next visit
+    /// polls it and it is asked for at once (<see cref="AgentServiceRequest"/>), so the session learns of the close.</summary>
+    internal void OnTransportClosed()
+    {
+        Unquiet();
+        AgentServiceRequest?.Invoke();
     }
 
     /// <summary>The log the session was given (<see cref="NullSessionLog.Instance"/> when none): the engine hands it back

@@ -1,3 +1,5 @@
+using System;
+
 namespace FixEngine.Session;
 
 /// <summary>What the heartbeat check asks the session to do.</summary>
@@ -90,6 +92,16 @@ internal sealed class HeartbeatMonitor
 
     /// <summary>A TestRequest was sent; the next one is due 1.2 x HeartBtInt later.</summary>
     public void OnTestRequestSent() => _testRequestsSent++;
+
+    /// <summary>The earliest instant at which <see cref="Check"/> answers other than <see cref="HeartbeatDue.None"/> if
+    /// nothing is sent or received meanwhile (epoch ns; <see cref="long.MaxValue"/> with heartbeats off).</summary>
+    public long NextDueNs()
+    {
+        if (_heartBtIntSec <= 0) return long.MaxValue;
+        long heartBtIntNs = _heartBtIntSec * NsPerSecond;
+        long due = Math.Min(_lastReceivedNs + heartBtIntNs * 24 / 10, _lastReceivedNs + heartBtIntNs * 12 * (_testRequestsSent + 1) / 10);
+        return _testRequestsSent == 0 ? Math.Min(due, _lastSentNs + heartBtIntNs) : due;
+    }
 
     /// <summary>What is due at <paramref name="epochNs"/>.</summary>
     public HeartbeatDue Check(long epochNs)
