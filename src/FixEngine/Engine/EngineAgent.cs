@@ -461,7 +461,7 @@ internal sealed class EngineAgent : IAgent
                 // The journal budget looks at the session on full visits only: its next look bounds the quiet span.
                 if (_journals is not null)
                 {
-                    long dueNs = JournalHandleBudget.NextVisitNs(slot.Session, nowNs);
+                    long dueNs = _journals.NextVisitNs(slot.Session, nowNs);
                     if (dueNs != long.MaxValue) slot.Session.EndQuietBy(epochNs + (dueNs - nowNs));
                 }
             }

@@ -19,7 +19,9 @@ namespace FixEngine.Engine;
 //   from /proc/self/limits; elsewhere unknown, nothing is done). When the need is above the limit it says so in one
 //   console line (naming the limit, the need and the settings) and makes a budget: each file store is parked right
 //   after it is opened (its descriptors closed, Store/FileMessageStore.Parking.cs), and on every sweep the agent parks
-//   the journals whose last use is at least IdleNs old. A session's journal is then open only while the session writes
+//   the journals whose last use is at least IdleNs old, or PressedIdleNs old while more than PressureMark journals are
+//   open (a logon storm of thousands of sessions a second opens journals faster than one second of idleness closes
+//   them; docs/benchmarks/2026-12-06-scale.md). A session's journal is then open only while the session writes
 //   or reads it (for a heartbeat-only session about IdleNs per heartbeat), so the descriptors follow the busy sessions,
 //   not the configured ones. When even the sockets do not fit, a second line says how many sessions can connect.
 // - Owner: the engine agent, inside each session's scope (Visit); the constructor's thread for Park at creation.
@@ -33,14 +35,33 @@ internal sealed class JournalHandleBudget
     /// <summary>A journal unused for this long is parked (1 s).</summary>
     public const long IdleNs = 1_000_000_000L;
 
+    /// <summary>A journal unused for this long is parked while the budget is under pressure (100 ms).</summary>
+    public const long PressedIdleNs = 100_000_000L;
+
     /// <summary>Descriptors counted for the runtime, listeners, logs and the like.</summary>
     public const int RuntimeReserve = 256;
 
-    private JournalHandleBudget(long limit, int need)
+    private readonly long _pressureMark;
+    private long _open;
+
+    private JournalHandleBudget(long limit, int need, int sockets)
     {
         Limit = limit;
         Need = need;
+        _pressureMark = Math.Max(0, (limit - sockets - RuntimeReserve) / 2);
     }
+
+    /// <summary>Journals open at their sessions' last visits (agent; lags the truth by at most one visit per session).</summary>
+    public long OpenJournals => _open;
+
+    /// <summary>Open journals above which an idle journal is parked after <see cref="PressedIdleNs"/> instead of
+    /// <see cref="IdleNs"/>: half of what the limit leaves after the sockets and the reserve.</summary>
+    public long PressureMark => _pressureMark;
+
+    /// <summary>How long a journal stays open unused before a visit parks it: <see cref="IdleNs"/>, or
+    /// <see cref="PressedIdleNs"/> while more than <see cref="PressureMark"/> journals are open (a logon storm opens
+    /// journals faster than one second of idleness closes them).</summary>
+    public long CurrentIdleNs => _open > _pressureMark ? PressedIdleNs : IdleNs;
 
     /// <summary>The process's soft open-files limit.</summary>
     public long Limit { get; }
@@ -85,7 +106,7 @@ internal sealed class JournalHandleBudget
             $"{sockets:N0} sessions need about {need:N0} file descriptors ({sockets:N0} sockets, {files}, {RuntimeReserve} for the runtime), above this process's "
             + $"open-files limit of {max:N0} (ulimit -n; LimitNOFILE= of a systemd service): the journal of a session idle for 1 s is closed and opened again "
             + $"when it is next written; raise the limit above {need:N0} to keep them open"));
-        return new JournalHandleBudget(max, need);
+        return new JournalHandleBudget(max, need, sockets);
     }
 
     /// <summary>The constructor's thread: parks a session's file store right after it was opened.</summary>
@@ -94,10 +115,13 @@ internal sealed class JournalHandleBudget
         if (session.Store is FileMessageStore store && store.TryPark()) Parked++;
     }
 
-    /// <summary>Agent, inside the session's scope: parks its journal once unused for <see cref="IdleNs"/>.</summary>
+    /// <summary>Agent, inside the session's scope: counts its journal open or parked, and parks it once unused for
+    /// <see cref="CurrentIdleNs"/>.</summary>
     public void Visit(FixSession session, long nowNs)
     {
-        if (session.Store is not FileMessageStore store || store.IsParked) return;
+        if (session.Store is not FileMessageStore store) return;
+        Count(store);
+        if (store.IsParked) return;
         long uses = store.Uses;
         if (uses != store.BudgetSeenUses)
         {
@@ -105,16 +129,31 @@ internal sealed class JournalHandleBudget
             store.BudgetIdleSinceNs = nowNs;
             return;
         }
-        if (nowNs - store.BudgetIdleSinceNs >= IdleNs && store.TryPark()) Parked++;
+        if (nowNs - store.BudgetIdleSinceNs >= CurrentIdleNs && store.TryPark())
+        {
+            Parked++;
+            Count(store);
+        }
+    }
+
+    // The open count follows what the visits see: a store's journal is counted open from the visit that finds it open
+    // until the visit that finds (or makes) it parked. A store disposed while counted open stays counted, which can only
+    // bring the pressure mode earlier.
+    private void Count(FileMessageStore store)
+    {
+        bool open = !store.IsParked;
+        if (open == store.BudgetCountedOpen) return;
+        store.BudgetCountedOpen = open;
+        _open += open ? 1 : -1;
     }
 
     /// <summary>Agent, inside the session's scope, after its visit: the monotonic time at which <see cref="Visit"/> would
     /// next act for it (<paramref name="nowNs"/> when the store was used since the last one, <see cref="long.MaxValue"/>
     /// when there is nothing to park), so a quiet session's visits may pass until then (FixSession.IsQuietAt).</summary>
-    public static long NextVisitNs(FixSession session, long nowNs)
+    public long NextVisitNs(FixSession session, long nowNs)
     {
         if (session.Store is not FileMessageStore store || store.IsParked) return long.MaxValue;
-        return store.Uses != store.BudgetSeenUses ? nowNs : store.BudgetIdleSinceNs + IdleNs;
+        return store.Uses != store.BudgetSeenUses ? nowNs : store.BudgetIdleSinceNs + CurrentIdleNs;
     }
 
     /// <summary>The soft open-files limit of this process (RLIMIT_NOFILE), from /proc/self/limits; -1 when unknown or unlimited.</summary>

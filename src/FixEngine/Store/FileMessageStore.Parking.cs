@@ -30,6 +30,9 @@ public sealed partial class FileMessageStore
     /// <summary>See <see cref="BudgetSeenUses"/>.</summary>
     internal long BudgetIdleSinceNs;
 
+    /// <summary>Agent bookkeeping of <c>JournalHandleBudget</c>: whether its open-journal count includes this store.</summary>
+    internal bool BudgetCountedOpen;
+
     /// <summary>True while the journal's descriptors are closed (see the parking note).</summary>
     internal bool IsParked => _parked;
 

@@ -209,3 +209,60 @@ public sealed class JournalHandleBudgetAllocationTests : IDisposable
         Assert.True(busyStore.IsParked);
     }
 }
+
+/// <summary>Under pressure (more journals open than half of what the limit leaves after the sockets) idle journals are
+/// parked after <see cref="JournalHandleBudget.PressedIdleNs"/> instead of a second.</summary>
+public sealed class JournalHandleBudgetPressureTests : IDisposable
+{
+    private readonly TempDirectory _directory = new();
+
+    public void Dispose() => _directory.Dispose();
+
+    [Fact]
+    public void ManyOpenJournalsAreParkedSoonerThanFew()
+    {
+        if (!OperatingSystem.IsLinux()) return;
+        var s = new StringBuilder("[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=1\nStartTime=00:00:00\nEndTime=00:00:00\nBeginString=FIX.4.4\nSenderCompID=GW\n"
+            + $"FileStorePath={_directory.Path}\n");
+        for (int i = 0; i < 4; i++) s.Append($"[SESSION]\nTargetCompID=C{i}\n");
+        IReadOnlyList<SessionSettings> settings = SettingsFile.Parse(s.ToString(), "<pressure>");
+        // 4 sockets + 256 reserved + 3 left for journals: pressure above 1 open journal.
+        JournalHandleBudget budget = JournalHandleBudget.Create(settings, new EngineConsole(_ => { }), limit: 4 + JournalHandleBudget.RuntimeReserve + 3)!;
+        Assert.Equal(1, budget.PressureMark);
+        var options = new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS };
+        var storeA = new FileMessageStore(_directory.Path, "a", 5, options);
+        var storeB = new FileMessageStore(_directory.Path, "b", 5, options);
+        using var a = new SessionHarness("FIX.4.4", store: storeA);
+        using var b = new SessionHarness("FIX.4.4", store: storeB);
+        long now = 1_000_000_000L;
+
+        budget.Visit(a.Session, now);
+        Assert.Equal(1, budget.OpenJournals);
+        Assert.Equal(JournalHandleBudget.IdleNs, budget.CurrentIdleNs);
+        budget.Visit(b.Session, now);
+        Assert.Equal(2, budget.OpenJournals);
+        Assert.Equal(JournalHandleBudget.PressedIdleNs, budget.CurrentIdleNs);
+        Assert.Equal(now + JournalHandleBudget.PressedIdleNs, budget.NextVisitNs(a.Session, now));
+
+        // Two open: A, unused for 100 ms, is parked.
+        budget.Visit(a.Session, now + JournalHandleBudget.PressedIdleNs - 1);
+        Assert.False(storeA.IsParked);
+        budget.Visit(a.Session, now + JournalHandleBudget.PressedIdleNs);
+        Assert.True(storeA.IsParked);
+        Assert.Equal(1, budget.OpenJournals);
+
+        // One open: B keeps its journal until it has been unused for a second.
+        Assert.Equal(JournalHandleBudget.IdleNs, budget.CurrentIdleNs);
+        budget.Visit(b.Session, now + JournalHandleBudget.PressedIdleNs);
+        Assert.False(storeB.IsParked);
+        budget.Visit(b.Session, now + JournalHandleBudget.IdleNs);
+        Assert.True(storeB.IsParked);
+        Assert.Equal(0, budget.OpenJournals);
+
+        // A write opens A again; the next visit counts it.
+        storeA.AppendAndIncrement(storeA.NextSenderMsgSeqNum, StoreTestData.Message(1));
+        Assert.False(storeA.IsParked);
+        budget.Visit(a.Session, now + 2 * JournalHandleBudget.IdleNs);
+        Assert.Equal(1, budget.OpenJournals);
+    }
+}
