@@ -21,7 +21,10 @@ namespace FixEngine.Engine;
 //   after it is opened (its descriptors closed, Store/FileMessageStore.Parking.cs), and on every sweep the agent parks
 //   the journals whose last use is at least IdleNs old, or PressedIdleNs old while more than PressureMark journals are
 //   open (a logon storm of thousands of sessions a second opens journals faster than one second of idleness closes
-//   them; docs/benchmarks/2026-12-06-scale.md). A session's journal is then open only while the session writes
+//   them; docs/benchmarks/2026-12-06-scale.md). That is paced by the agent's sweep; the hard bound is JournalOpenLimit:
+//   a journal opened again while the journals open already fill what the limit leaves after the sockets and the
+//   reserve is closed as soon as its owner leaves the session (FixSession.Leave), so a burst the sweep has not caught
+//   up with costs an open and a close per operation instead of EMFILE. A session's journal is then open only while the session writes
 //   or reads it (for a heartbeat-only session about IdleNs per heartbeat), so the descriptors follow the busy sessions,
 //   not the configured ones. When even the sockets do not fit, a second line says how many sessions can connect.
 // - Owner: the engine agent, inside each session's scope (Visit); the constructor's thread for Park at creation.
@@ -48,8 +51,14 @@ internal sealed class JournalHandleBudget
     {
         Limit = limit;
         Need = need;
-        _pressureMark = Math.Max(0, (limit - sockets - RuntimeReserve) / 2);
+        long spare = Math.Max(0, limit - sockets - RuntimeReserve);
+        _pressureMark = spare / 2;
+        OpenLimit = new JournalOpenLimit((int)Math.Min(int.MaxValue, spare));
     }
+
+    /// <summary>The hard cap: journals open beyond what the limit leaves after the sockets and the reserve are closed
+    /// again right after the operation that opened them.</summary>
+    public JournalOpenLimit OpenLimit { get; }
 
     /// <summary>Journals open at their sessions' last visits (agent; lags the truth by at most one visit per session).</summary>
     public long OpenJournals => _open;
@@ -112,7 +121,11 @@ internal sealed class JournalHandleBudget
     /// <summary>The constructor's thread: parks a session's file store right after it was opened.</summary>
     public void ParkNew(FixSession session)
     {
-        if (session.Store is FileMessageStore store && store.TryPark()) Parked++;
+        if (session.Store is FileMessageStore store && store.TryPark())
+        {
+            Parked++;
+            store.CountOpenJournalIn(OpenLimit);
+        }
     }
 
     /// <summary>Agent, inside the session's scope: counts its journal open or parked, and parks it once unused for
@@ -123,13 +136,13 @@ internal sealed class JournalHandleBudget
         Count(store);
         if (store.IsParked) return;
         long uses = store.Uses;
-        if (uses != store.BudgetSeenUses)
+        if (uses != store.BudgetSeenUses && !store.ParkAfterUse)
         {
             store.BudgetSeenUses = uses;
             store.BudgetIdleSinceNs = nowNs;
             return;
         }
-        if (nowNs - store.BudgetIdleSinceNs >= CurrentIdleNs && store.TryPark())
+        if ((store.ParkAfterUse || nowNs - store.BudgetIdleSinceNs >= CurrentIdleNs) && store.TryPark())
         {
             Parked++;
             Count(store);

@@ -100,6 +100,8 @@ public sealed partial class FixSession
                 Unquiet();
                 DrainHandedOver(_lastEntryEpochNs);
             }
+            // Above the journal budget's hard cap (Engine/JournalHandleBudget.cs): close the journal this entry opened.
+            if (_store is Store.FileMessageStore { ParkAfterUse: true } journal) journal.TryPark();
         }
         finally
         {

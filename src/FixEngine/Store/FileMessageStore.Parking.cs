@@ -33,6 +33,18 @@ public sealed partial class FileMessageStore
     /// <summary>Agent bookkeeping of <c>JournalHandleBudget</c>: whether its open-journal count includes this store.</summary>
     internal bool BudgetCountedOpen;
 
+    private JournalOpenLimit? _openLimit;
+
+    /// <summary>The owner's thread: the journal was opened again above its <see cref="JournalOpenLimit"/>'s cap, so the
+    /// owner parks it as it leaves the session (FixSession.Leave) and the agent at its next visit.</summary>
+    internal bool ParkAfterUse { get; private set; }
+
+    /// <summary>The constructor's thread, on a parked store: counts its journal in <paramref name="limit"/> from now on.</summary>
+    internal void CountOpenJournalIn(JournalOpenLimit limit)
+    {
+        if (_parked) _openLimit = limit;
+    }
+
     /// <summary>True while the journal's descriptors are closed (see the parking note).</summary>
     internal bool IsParked => _parked;
 
@@ -53,6 +65,8 @@ public sealed partial class FileMessageStore
         _indexHandle = null;
         _handle.Dispose();
         _parked = true;
+        ParkAfterUse = false;
+        _openLimit?.OnClosed();
         return true;
     }
 
@@ -85,6 +99,7 @@ public sealed partial class FileMessageStore
         }
         _handle = handle;
         _parked = false;
+        if (_openLimit is not null && _openLimit.OnOpened()) ParkAfterUse = true;
         if (_indexParked)
         {
             _indexParked = false;

@@ -449,6 +449,8 @@ public sealed partial class FileMessageStore : IMessageStore
             }
             finally
             {
+                if (!_parked) _openLimit?.OnClosed();
+                _openLimit = null;
                 _handle?.Dispose();
                 _window.Dispose();
                 ReturnWriteBuffer();

@@ -265,4 +265,53 @@ public sealed class JournalHandleBudgetPressureTests : IDisposable
         budget.Visit(a.Session, now + 2 * JournalHandleBudget.IdleNs);
         Assert.Equal(1, budget.OpenJournals);
     }
+
+    [Fact]
+    public void AJournalOpenedAboveTheCapIsClosedWhenItsOwnerLeaves()
+    {
+        if (!OperatingSystem.IsLinux()) return;
+        var s = new StringBuilder("[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=1\nStartTime=00:00:00\nEndTime=00:00:00\nBeginString=FIX.4.4\nSenderCompID=GW\n"
+            + $"FileStorePath={_directory.Path}\n");
+        for (int i = 0; i < 4; i++) s.Append($"[SESSION]\nTargetCompID=C{i}\n");
+        // 4 sockets + 256 reserved + 1 left: one journal may stay open.
+        JournalHandleBudget budget = JournalHandleBudget.Create(SettingsFile.Parse(s.ToString(), "<cap>"), new EngineConsole(_ => { }),
+            limit: 4 + JournalHandleBudget.RuntimeReserve + 1)!;
+        Assert.Equal(1, budget.OpenLimit.Cap);
+        var options = new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS };
+        var storeA = new FileMessageStore(_directory.Path, "a", 5, options);
+        var storeB = new FileMessageStore(_directory.Path, "b", 5, options);
+        using var a = new SessionHarness("FIX.4.4", store: storeA);
+        using var b = new SessionHarness("FIX.4.4", store: storeB);
+        budget.ParkNew(a.Session);
+        budget.ParkNew(b.Session);
+        Assert.True(storeA.IsParked && storeB.IsParked);
+        Assert.Equal(0, budget.OpenLimit.Open);
+
+        storeA.AppendAndIncrement(storeA.NextSenderMsgSeqNum, StoreTestData.Message(1));
+        Assert.Equal(1, budget.OpenLimit.Open);
+        Assert.False(storeA.ParkAfterUse);
+        storeB.AppendAndIncrement(storeB.NextSenderMsgSeqNum, StoreTestData.Message(1));
+        Assert.Equal(2, budget.OpenLimit.Open);
+        Assert.True(storeB.ParkAfterUse);
+
+        // B's owner leaves: B is closed at once; A, within the cap, stays open until idle.
+        b.Session.Leave(wakeAgent: false);
+        Assert.True(storeB.IsParked);
+        Assert.False(storeB.ParkAfterUse);
+        a.Session.Leave(wakeAgent: false);
+        Assert.False(storeA.IsParked);
+        Assert.Equal(1, budget.OpenLimit.Open);
+
+        // B opened above the cap and not left yet (a write outside a session entry): the agent's next visit closes it.
+        storeB.AppendAndIncrement(storeB.NextSenderMsgSeqNum, StoreTestData.Message(2));
+        Assert.True(storeB.ParkAfterUse);
+        budget.Visit(b.Session, 1_000_000_000L);
+        Assert.True(storeB.IsParked);
+        Assert.Equal(1, budget.OpenLimit.Open);
+
+        // A store disposed with its journal open leaves the count.
+        storeA.Dispose();
+        Assert.Equal(0, budget.OpenLimit.Open);
+    }
 }
+
