@@ -1,5 +1,4 @@
 using System;
-using System.Net.Sockets;
 using System.Runtime.InteropServices;
 
 namespace FixEngine.Transport;
@@ -71,29 +70,13 @@ internal sealed partial class TcpConnection
             {
                 return ReactorOutcome.Pause;
             }
-            GetReceiveSpace(out byte[] buffer, out int offset, out int count);
-            int received;
-            SocketError error;
-            try
-            {
-                received = _socket.Receive(new Span<byte>(buffer, offset, count), SocketFlags.None, out error);
-            }
-            catch (ObjectDisposedException)
-            {
-                return ReactorOutcome.Leave;
-            }
-            if (error == SocketError.WouldBlock)
+            ReadResult read = ReadOnce(out int received, out int count);
+            if (read == ReadResult.WouldBlock)
             {
                 break;
             }
-            if (error != SocketError.Success)
+            if (read != ReadResult.Data)
             {
-                CloseForSocketError(error, "receive");
-                return ReactorOutcome.Leave;
-            }
-            if (received == 0)
-            {
-                OnPeerClosed();
                 return ReactorOutcome.Leave;
             }
             OnBytesReceived(received);

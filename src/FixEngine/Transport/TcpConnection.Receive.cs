@@ -10,36 +10,61 @@ namespace FixEngine.Transport;
 // The receive side: busy-poll reads, the completion-mode loop and the dedicated receive thread (design notes in TcpConnection.cs).
 internal sealed partial class TcpConnection
 {
-    /// <summary>Busy-poll: one non-blocking receive and dispatch.</summary>
-    private int ReceiveOnce()
+    /// <summary>What one non-blocking read (<see cref="ReadOnce"/>) got.</summary>
+    private enum ReadResult
     {
-        GetReceiveSpace(out byte[] buffer, out int offset, out int count);
-        int received;
+        /// <summary>Bytes, not yet dispatched.</summary>
+        Data,
+
+        /// <summary>Nothing waiting.</summary>
+        WouldBlock,
+
+        /// <summary>The peer closed or the socket failed: the connection is closing (the close state says why).</summary>
+        Closed,
+
+        /// <summary>The socket was already disposed by a close.</summary>
+        Disposed,
+    }
+
+    /// <summary>One non-blocking receive into the receive buffer (busy-poll, the dedicated thread and the reactor);
+    /// <paramref name="space"/> is the free space it offered, so a read that filled it may have left more.</summary>
+    private ReadResult ReadOnce(out int received, out int space)
+    {
+        GetReceiveSpace(out byte[] buffer, out int offset, out space);
         SocketError error;
         try
         {
-            received = _socket.Receive(new Span<byte>(buffer, offset, count), SocketFlags.None, out error);
+            received = _socket.Receive(new Span<byte>(buffer, offset, space), SocketFlags.None, out error);
         }
         catch (ObjectDisposedException)
         {
-            return 0;
-        }
-        if (error == SocketError.Success)
-        {
-            if (received == 0)
-            {
-                OnPeerClosed();
-                return 1;
-            }
-            return 1 + OnBytesReceived(received);
+            received = 0;
+            return ReadResult.Disposed;
         }
         if (error == SocketError.WouldBlock)
         {
-            return 0;
+            return ReadResult.WouldBlock;
         }
-        CloseForSocketError(error, "receive");
-        return 1;
+        if (error != SocketError.Success)
+        {
+            CloseForSocketError(error, "receive");
+            return ReadResult.Closed;
+        }
+        if (received == 0)
+        {
+            OnPeerClosed();
+            return ReadResult.Closed;
+        }
+        return ReadResult.Data;
     }
+
+    /// <summary>Busy-poll: one non-blocking receive and dispatch.</summary>
+    private int ReceiveOnce() => ReadOnce(out int received, out _) switch
+    {
+        ReadResult.Data => 1 + OnBytesReceived(received),
+        ReadResult.Closed => 1,
+        _ => 0,
+    };
 
     /// <summary>Completion mode receive loop; holds the in-flight count taken in <see cref="Start"/> until it stops.</summary>
     private void ReceiveLoop(bool completed)
@@ -126,21 +151,14 @@ internal sealed partial class TcpConnection
                     mayHaveMore = true;
                     continue;
                 }
-                GetReceiveSpace(out byte[] buffer, out int offset, out int count);
-                int received = _socket.Receive(new Span<byte>(buffer, offset, count), SocketFlags.None, out SocketError error);
-                if (error == SocketError.WouldBlock)
+                ReadResult read = ReadOnce(out int received, out int count);
+                if (read == ReadResult.WouldBlock)
                 {
                     mayHaveMore = false;
                     continue;
                 }
-                if (error != SocketError.Success)
+                if (read != ReadResult.Data)
                 {
-                    CloseForSocketError(error, "receive");
-                    break;
-                }
-                if (received == 0)
-                {
-                    OnPeerClosed();
                     break;
                 }
                 OnBytesReceived(received);
