@@ -167,6 +167,10 @@ internal static class ScaleRun
             long recordFromNs = busyStartNs + (long)(o.WarmupSeconds * 1e9);
             long endNs = recordFromNs + (long)(o.BusySeconds * 1e9);
             (long Bytes, long[] Gcs)? allocStart = fixEngine ? Alloc(child) : null;
+            if (o.Trace) initiators.KeepTimeline((int)Math.Min(50_000_000L, (long)((o.BusySeconds + 1) * busy * o.RatePerBusySession)));
+            long harnessBytes0 = GC.GetTotalAllocatedBytes(true);
+            int[] harnessGcs0 = [GC.CollectionCount(0), GC.CollectionCount(1), GC.CollectionCount(2)];
+            TimeSpan harnessPause0 = GC.GetTotalPauseDuration();
             if (r.ConsoleMode == "poll")
             {
                 poller = new ConsolePoller(console!, o.ConsolePollSeconds);
@@ -179,6 +183,9 @@ internal static class ScaleRun
                 Console.WriteLine($"  {label}: busy {sent:N0} sent, {initiators.Replies:N0} replies, measured {count:N0} p50 {p50:0} µs p99 {p99:0} µs max {max:0} µs, acceptor RSS {p.RssBytes / 1048576.0:0} MB, {p.Threads} threads");
             });
             poller?.Stop();
+            r.HarnessAllocatedBusyBytes = GC.GetTotalAllocatedBytes(true) - harnessBytes0;
+            r.HarnessGcBusy = string.Create(CultureInfo.InvariantCulture,
+                $"{GC.CollectionCount(0) - harnessGcs0[0]}/{GC.CollectionCount(1) - harnessGcs0[1]}/{GC.CollectionCount(2) - harnessGcs0[2]} ({(GC.GetTotalPauseDuration() - harnessPause0).TotalMilliseconds:0} ms)");
             ThrowIfExited(child, initiators);
             if (allocStart is (long bytes0, long[] gcs0))
             {
@@ -214,6 +221,11 @@ internal static class ScaleRun
                 r.P99Us = h.GetValueAtPercentile(99) / 1000.0;
                 r.P999Us = h.GetValueAtPercentile(99.9) / 1000.0;
                 r.MaxUs = h.GetMaxValue() / 1000.0;
+                if (o.Trace)
+                {
+                    // The slowest 1 % placed in time (10 ms buckets), to set against the trace lines of both processes.
+                    foreach (string line in initiators.TailPlacement(h.GetValueAtPercentile(99), 10, 60)) Console.WriteLine($"  {label}: tail {line}");
+                }
             }
             r.TestRequestsByAcceptor = initiators.TestRequestsReceived;
             r.TestRequestsByInitiators = initiators.TestRequestsSent;

@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Globalization;
+using System.Linq;
 using System.Text;
 using System.Threading;
 using FixEngine.Codec;
@@ -39,6 +40,9 @@ internal sealed class ScaleInitiators : IApplication, IDisposable
     private long _sent;
     private long _sendStartNs;
     private double _sendIntervalNs;
+    private long[]? _timelineIntended;
+    private long[]? _timelineLatency;
+    private int _timelineCount;
 
     public ScaleInitiators(int sessions, int heartbeat, int acceptorPort, int sourceAddresses)
     {
@@ -93,6 +97,9 @@ internal sealed class ScaleInitiators : IApplication, IDisposable
     {
         var s = new StringBuilder(64 * sessions + 512);
         // Small stores and messages: the harness's own footprint is not what is measured, and 10,000 sessions must fit.
+        // PersistMessages=N: the initiators keep no copy of their orders (nothing here resends them), so the harness
+        // allocates nothing per order and its collections (blocking, over a heap of 10,000 sessions) do not stall the
+        // replies whose latency is measured.
         s.Append(CultureInfo.InvariantCulture, $"""
             [DEFAULT]
             ConnectionType=initiator
@@ -107,6 +114,7 @@ internal sealed class ScaleInitiators : IApplication, IDisposable
             ReceiveMode=Completion
             StoreIndexCapacity=64
             MemoryStoreCapacityBytes=0
+            PersistMessages=N
             MaxMessageSize=8192
             BeginString=FIX.4.4
             TargetCompID=BROKER01
@@ -177,6 +185,49 @@ internal sealed class ScaleInitiators : IApplication, IDisposable
         return sent;
     }
 
+    /// <summary>Keeps each measured reply's intended send time and latency (up to <paramref name="capacity"/>, allocated
+    /// here, before the busy window) for <see cref="TailPlacement"/>: <c>--trace</c> only.</summary>
+    public void KeepTimeline(int capacity)
+    {
+        lock (_histogramLock)
+        {
+            _timelineIntended = new long[capacity];
+            _timelineLatency = new long[capacity];
+            _timelineCount = 0;
+        }
+    }
+
+    /// <summary>Where the slow replies were: the measured orders over <paramref name="thresholdNs"/> grouped by
+    /// the <paramref name="bucketMs"/> ms of their intended send time (the monotonic clock of the trace lines' t=),
+    /// one line per bucket that had any: its start in ms, how many, the largest latency, and the fastest reply in
+    /// the bucket (a stall delays every order of its bucket; queueing in general delays some).</summary>
+    public List<string> TailPlacement(long thresholdNs, int bucketMs, int maxLines)
+    {
+        var lines = new List<string>();
+        lock (_histogramLock)
+        {
+            if (_timelineIntended is null) return lines;
+            var buckets = new SortedDictionary<long, (int Slow, int All, long Max, long Min)>();
+            for (int i = 0; i < _timelineCount; i++)
+            {
+                long b = _timelineIntended[i] / 1_000_000 / bucketMs * bucketMs;
+                long l = _timelineLatency![i];
+                (int slow, int all, long max, long min) = buckets.GetValueOrDefault(b, (0, 0, 0, long.MaxValue));
+                buckets[b] = (slow + (l > thresholdNs ? 1 : 0), all + 1, Math.Max(max, l), Math.Min(min, l));
+            }
+            int slowTotal = 0;
+            foreach ((long b, (int slow, int all, long max, long min)) in buckets)
+            {
+                if (slow == 0) continue;
+                slowTotal += slow;
+                if (lines.Count < maxLines)
+                    lines.Add(string.Create(CultureInfo.InvariantCulture, $"t={b} slow={slow}/{all} max={max / 1000} µs min={min / 1000} µs"));
+            }
+            lines.Insert(0, string.Create(CultureInfo.InvariantCulture, $"{slowTotal} of {_timelineCount} measured replies over {thresholdNs / 1000} µs, in {buckets.Count(kv => kv.Value.Slow > 0)} of {buckets.Count} buckets of {bucketMs} ms"));
+        }
+        return lines;
+    }
+
     /// <summary>A copy of the measured replies' histogram (orders intended inside the measured window).</summary>
     public LongHistogram Histogram()
     {
@@ -225,7 +276,15 @@ internal sealed class ScaleInitiators : IApplication, IDisposable
             if (intendedNs >= Volatile.Read(ref _recordFromNs) && intendedNs < Volatile.Read(ref _recordToNs))
             {
                 long latency = Math.Clamp(now - intendedNs, 1, 60_000_000_000L);
-                lock (_histogramLock) _histogram.RecordValue(latency);
+                lock (_histogramLock)
+                {
+                    _histogram.RecordValue(latency);
+                    if (_timelineIntended is not null && _timelineCount < _timelineIntended.Length)
+                    {
+                        _timelineIntended[_timelineCount] = intendedNs;
+                        _timelineLatency![_timelineCount++] = latency;
+                    }
+                }
             }
         }
         else

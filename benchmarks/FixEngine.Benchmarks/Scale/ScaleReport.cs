@@ -58,7 +58,7 @@ internal static class ScaleReport
 
     private static string Csv(IReadOnlyList<ScaleResult> results)
     {
-        var s = new StringBuilder("acceptor,sessions,busy,error,logged_on,logon_s,rss_start,rss_idle,rss_idle_after_gc,rss_busy,gc_heap_idle,gc_committed_idle,gc_heap_busy,gc_committed_busy,threads_idle,threads_busy,cpu_idle_s,idle_window_s,cpu_busy_s,busy_window_s,testreq_acceptor,testreq_initiators,disconnects,sent,replies,reply_errors,measured,p50_us,p99_us,p999_us,max_us,console,acceptor_allocated_busy,acceptor_gc_busy,console_polls,console_poll_errors,console_p50_ms,console_max_ms,console_bytes\n");
+        var s = new StringBuilder("acceptor,sessions,busy,error,logged_on,logon_s,rss_start,rss_idle,rss_idle_after_gc,rss_busy,gc_heap_idle,gc_committed_idle,gc_heap_busy,gc_committed_busy,threads_idle,threads_busy,cpu_idle_s,idle_window_s,cpu_busy_s,busy_window_s,testreq_acceptor,testreq_initiators,disconnects,sent,replies,reply_errors,measured,p50_us,p99_us,p999_us,max_us,console,acceptor_allocated_busy,acceptor_gc_busy,console_polls,console_poll_errors,console_p50_ms,console_max_ms,console_bytes,harness_allocated_busy,harness_gc_busy\n");
         foreach (ScaleResult r in results)
         {
             s.AppendLine(string.Join(",", new object?[]
@@ -68,6 +68,7 @@ internal static class ScaleReport
                 r.ThreadsIdle, r.ThreadsBusy, r.CpuIdleSeconds, r.IdleWindowSeconds, r.CpuBusySeconds, r.BusyWindowSeconds,
                 r.TestRequestsByAcceptor, r.TestRequestsByInitiators, r.Disconnects, r.Sent, r.Replies, r.ReplyErrors, r.Measured, r.P50Us, r.P99Us, r.P999Us, r.MaxUs,
                 r.ConsoleMode, r.AcceptorAllocatedBusyBytes, r.AcceptorGcBusy, r.ConsolePolls, r.ConsolePollErrors, r.ConsoleP50Ms, r.ConsoleMaxMs, r.ConsoleBytes,
+                r.HarnessAllocatedBusyBytes, r.HarnessGcBusy,
             }.Select(v => Convert.ToString(v, Inv))));
         }
         return s.ToString();

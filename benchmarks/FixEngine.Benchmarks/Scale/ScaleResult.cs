@@ -80,6 +80,13 @@ internal sealed class ScaleResult
     /// <summary>Collections in the acceptor process over the busy window (gen0/gen1/gen2).</summary>
     public string? AcceptorGcBusy { get; set; }
 
+    /// <summary>Bytes the harness process (the initiators and the order sender) allocated over the busy window.</summary>
+    public long? HarnessAllocatedBusyBytes { get; set; }
+
+    /// <summary>Collections in the harness process over the busy window (gen0/gen1/gen2) and their pauses in ms: a
+    /// pause there delays the replies it measures as much as one in the acceptor.</summary>
+    public string? HarnessGcBusy { get; set; }
+
     /// <summary>With <c>--console poll</c>: the GETs of api/sessions made, failed, and what they took.</summary>
     public int ConsolePolls { get; set; }
 
@@ -123,5 +130,6 @@ internal sealed class ScaleResult
 
     private string ConsoleSummary() =>
         (AcceptorAllocatedBusyBytes is long alloc ? string.Create(CultureInfo.InvariantCulture, $"; console {ConsoleMode}: acceptor allocated {alloc:N0} B in the busy window, GCs {AcceptorGcBusy}") : "")
+        + (HarnessAllocatedBusyBytes is long halloc ? string.Create(CultureInfo.InvariantCulture, $"; harness allocated {halloc:N0} B, GCs {HarnessGcBusy}") : "")
         + (ConsolePolls > 0 ? string.Create(CultureInfo.InvariantCulture, $", {ConsolePolls} polls ({ConsolePollErrors} failed) of {ConsoleSessionsListed} sessions, {ConsoleBytes:N0} B each, p50 {ConsoleP50Ms:0.0} ms max {ConsoleMaxMs:0.0} ms, {AllocatedPerPollBytes:N0} B allocated per poll at most") : "");
 }

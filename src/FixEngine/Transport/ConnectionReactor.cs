@@ -31,7 +31,7 @@ namespace FixEngine.Transport;
 //   runtime's epoll set for life and wakes its thread on every inbound segment): they are drained by the next send, by
 //   the reactor after each inbound burst and by the process-wide SendDrainThread, as in dedicated mode.
 // - Internal switch for A/B: FIXENGINE_COMPLETION_REACTOR=0 (read once per process) keeps the SocketAsyncEventArgs
-//   completion path; so do non-Linux systems and TLS.
+//   completion path; so do non-Linux systems and TLS. FIXENGINE_REACTOR_THREADS=n sets the reactor count (A/B only).
 
 /// <summary>An engine thread that receives and processes completion-mode TCP connections through epoll (see the design notes).</summary>
 internal sealed unsafe partial class ConnectionReactor
@@ -69,8 +69,15 @@ internal sealed unsafe partial class ConnectionReactor
     internal static bool IsEnabled { get; } = OperatingSystem.IsLinux()
         && Environment.GetEnvironmentVariable("FIXENGINE_COMPLETION_REACTOR") != "0";
 
-    /// <summary>Reactor threads (started with the first connection that uses one).</summary>
-    internal static int Count => Math.Max(1, Environment.ProcessorCount / 2);
+    /// <summary>Reactor threads (started with the first connection that uses one): ProcessorCount / 2, at least 1;
+    /// FIXENGINE_REACTOR_THREADS=n (1-64, read once per process) overrides it for A/B measurements.</summary>
+    internal static int Count { get; } = ThreadCount(Environment.GetEnvironmentVariable("FIXENGINE_REACTOR_THREADS"), Environment.ProcessorCount);
+
+    /// <summary>The reactor thread count for an override value (null or invalid: ignored) on <paramref name="processors"/> cores.</summary>
+    internal static int ThreadCount(string? overrideValue, int processors) =>
+        int.TryParse(overrideValue, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out int n) && n is >= 1 and <= 64
+            ? n
+            : Math.Max(1, processors / 2);
 
     /// <summary>The reactor for a new connection (round robin), or null when epoll is unavailable (the connection then
     /// receives through SocketAsyncEventArgs).</summary>

@@ -38,6 +38,21 @@ public sealed class ConnectionReactorTests
         }
     }
 
+    [Theory]
+    [InlineData(null, 2, 1)]
+    [InlineData(null, 1, 1)]
+    [InlineData(null, 8, 4)]
+    [InlineData("2", 2, 2)]
+    [InlineData("64", 2, 64)]
+    [InlineData("0", 8, 4)]
+    [InlineData("65", 8, 4)]
+    [InlineData("-1", 2, 1)]
+    [InlineData("two", 2, 1)]
+    public void TheReactorCountIsHalfTheCoresUnlessAValidOverrideIsGiven(string? overrideValue, int processors, int expected)
+    {
+        Assert.Equal(expected, ConnectionReactor.ThreadCount(overrideValue, processors));
+    }
+
     [Fact]
     public void AConnectionClosedWhileReadableIsNeverProcessedAfterTheClose()
     {
