@@ -23,9 +23,9 @@ namespace FixEngine.Engine;
 //   and the reserve), the journals whose last use is at least IdleNs old, or PressedIdleNs old while more than
 //   PressureMark (15/16) are open (a logon storm of thousands of sessions a second opens journals faster than one
 //   second of idleness closes them; docs/benchmarks/2026-12-06-scale.md). Below ParkMark an open journal stays open:
-//   parking every journal idle for a second made each heartbeat of 10,000 sessions reopen its journal (about 3,700
-//   opens and closes a second, 2026-12-07), where keeping 7/8 open reopens only the journals of the sessions parked
-//   to make room. That is paced by the agent's sweep; the hard bound is JournalOpenLimit:
+//   parking every journal idle for a second made nearly every heartbeat of thousands of idle sessions reopen its
+//   journal, where keeping 7/8 open reopens only the journals of the sessions parked to make room
+//   (docs/benchmarks/2026-12-06-scale.md, 2026-12-07 afternoon). That is paced by the agent's sweep; the hard bound is JournalOpenLimit:
 //   a journal opened again while the journals open already fill what the limit leaves after the sockets and the
 //   reserve is closed as soon as its owner leaves the session (FixSession.Leave), so a burst the sweep has not caught
 //   up with costs an open and a close per operation instead of EMFILE. Busy sessions' journals are never idle long
@@ -34,7 +34,7 @@ namespace FixEngine.Engine;
 // - Owner: the engine agent, inside each session's scope (Visit); the constructor's thread for Park at creation.
 //   Allocation-free per visit.
 // - Not counted: sessions added later (AddSession, unknown sessions), log files, TLS, the admin console: the reserve
-//   (RuntimeReserve) covers the runtime and a few files; the budget parks every idle journal anyway.
+//   (RuntimeReserve) covers the runtime and a few files.
 
 /// <summary>Keeps the engine's file-store journals within the process's open-files limit (see the design note).</summary>
 internal sealed class JournalHandleBudget
