@@ -18,24 +18,28 @@ namespace FixEngine.Engine;
 // - At construction the engine compares what its configured sessions need (Plan) with the soft open-files limit (read
 //   from /proc/self/limits; elsewhere unknown, nothing is done). When the need is above the limit it says so in one
 //   console line (naming the limit, the need and the settings) and makes a budget: each file store is parked right
-//   after it is opened (its descriptors closed, Store/FileMessageStore.Parking.cs), and on every sweep the agent parks
-//   the journals whose last use is at least IdleNs old, or PressedIdleNs old while more than PressureMark journals are
-//   open (a logon storm of thousands of sessions a second opens journals faster than one second of idleness closes
-//   them; docs/benchmarks/2026-12-06-scale.md). That is paced by the agent's sweep; the hard bound is JournalOpenLimit:
+//   after it is opened (its descriptors closed, Store/FileMessageStore.Parking.cs), and the agent's visits park only
+//   what the limit requires: while more than ParkMark journals are open (7/8 of what the limit leaves after the sockets
+//   and the reserve), the journals whose last use is at least IdleNs old, or PressedIdleNs old while more than
+//   PressureMark (15/16) are open (a logon storm of thousands of sessions a second opens journals faster than one
+//   second of idleness closes them; docs/benchmarks/2026-12-06-scale.md). Below ParkMark an open journal stays open:
+//   parking every journal idle for a second made nearly every heartbeat of thousands of idle sessions reopen its
+//   journal, where keeping 7/8 open reopens only the journals of the sessions parked to make room
+//   (docs/benchmarks/2026-12-06-scale.md, 2026-12-07 afternoon). That is paced by the agent's sweep; the hard bound is JournalOpenLimit:
 //   a journal opened again while the journals open already fill what the limit leaves after the sockets and the
 //   reserve is closed as soon as its owner leaves the session (FixSession.Leave), so a burst the sweep has not caught
-//   up with costs an open and a close per operation instead of EMFILE. A session's journal is then open only while the session writes
-//   or reads it (for a heartbeat-only session about IdleNs per heartbeat), so the descriptors follow the busy sessions,
-//   not the configured ones. When even the sockets do not fit, a second line says how many sessions can connect.
+//   up with costs an open and a close per operation instead of EMFILE. Busy sessions' journals are never idle long
+//   enough to be parked, so the parked ones are idle sessions', in the agent's visit order. When even the sockets do
+//   not fit, a second line says how many sessions can connect.
 // - Owner: the engine agent, inside each session's scope (Visit); the constructor's thread for Park at creation.
 //   Allocation-free per visit.
 // - Not counted: sessions added later (AddSession, unknown sessions), log files, TLS, the admin console: the reserve
-//   (RuntimeReserve) covers the runtime and a few files; the budget parks every idle journal anyway.
+//   (RuntimeReserve) covers the runtime and a few files.
 
 /// <summary>Keeps the engine's file-store journals within the process's open-files limit (see the design note).</summary>
 internal sealed class JournalHandleBudget
 {
-    /// <summary>A journal unused for this long is parked (1 s).</summary>
+    /// <summary>A journal unused for this long is parked while more than <see cref="ParkMark"/> are open (1 s).</summary>
     public const long IdleNs = 1_000_000_000L;
 
     /// <summary>A journal unused for this long is parked while the budget is under pressure (100 ms).</summary>
@@ -44,6 +48,7 @@ internal sealed class JournalHandleBudget
     /// <summary>Descriptors counted for the runtime, listeners, logs and the like.</summary>
     public const int RuntimeReserve = 256;
 
+    private readonly long _parkMark;
     private readonly long _pressureMark;
     private long _open;
 
@@ -52,7 +57,8 @@ internal sealed class JournalHandleBudget
         Limit = limit;
         Need = need;
         long spare = Math.Max(0, limit - sockets - RuntimeReserve);
-        _pressureMark = spare / 2;
+        _parkMark = spare - spare / 8;
+        _pressureMark = spare - spare / 16;
         OpenLimit = new JournalOpenLimit((int)Math.Min(int.MaxValue, spare));
     }
 
@@ -63,8 +69,12 @@ internal sealed class JournalHandleBudget
     /// <summary>Journals open at their sessions' last visits (agent; lags the truth by at most one visit per session).</summary>
     public long OpenJournals => _open;
 
+    /// <summary>Open journals above which idle journals are parked: 7/8 of what the limit leaves after the sockets and
+    /// the reserve (below it every open journal stays open).</summary>
+    public long ParkMark => _parkMark;
+
     /// <summary>Open journals above which an idle journal is parked after <see cref="PressedIdleNs"/> instead of
-    /// <see cref="IdleNs"/>: half of what the limit leaves after the sockets and the reserve.</summary>
+    /// <see cref="IdleNs"/>: 15/16 of what the limit leaves after the sockets and the reserve.</summary>
     public long PressureMark => _pressureMark;
 
     /// <summary>How long a journal stays open unused before a visit parks it: <see cref="IdleNs"/>, or
@@ -111,10 +121,11 @@ internal sealed class JournalHandleBudget
                 + $"(ulimit -n; LimitNOFILE= of a systemd service): at most about {Math.Max(0, max - RuntimeReserve):N0} can connect at once; raise the limit"));
         }
         if (journals == 0) return null;
+        long spare = Math.Max(0, max - sockets - RuntimeReserve);
         console.ResourceLimit(string.Create(CultureInfo.InvariantCulture,
             $"{sockets:N0} sessions need about {need:N0} file descriptors ({sockets:N0} sockets, {files}, {RuntimeReserve} for the runtime), above this process's "
-            + $"open-files limit of {max:N0} (ulimit -n; LimitNOFILE= of a systemd service): the journal of a session idle for 1 s is closed and opened again "
-            + $"when it is next written; raise the limit above {need:N0} to keep them open"));
+            + $"open-files limit of {max:N0} (ulimit -n; LimitNOFILE= of a systemd service): journals of sessions idle for 1 s are closed while more than "
+            + $"{spare - spare / 8:N0} are open, and opened again when next written; raise the limit above {need:N0} to keep them all open"));
         return new JournalHandleBudget(max, need, sockets);
     }
 
@@ -129,7 +140,7 @@ internal sealed class JournalHandleBudget
     }
 
     /// <summary>Agent, inside the session's scope: counts its journal open or parked, and parks it once unused for
-    /// <see cref="CurrentIdleNs"/>.</summary>
+    /// <see cref="CurrentIdleNs"/> while more than <see cref="ParkMark"/> journals are open.</summary>
     public void Visit(FixSession session, long nowNs)
     {
         if (session.Store is not FileMessageStore store) return;
@@ -142,7 +153,7 @@ internal sealed class JournalHandleBudget
             store.BudgetIdleSinceNs = nowNs;
             return;
         }
-        if ((store.ParkAfterUse || nowNs - store.BudgetIdleSinceNs >= CurrentIdleNs) && store.TryPark())
+        if ((store.ParkAfterUse || (_open > _parkMark && nowNs - store.BudgetIdleSinceNs >= CurrentIdleNs)) && store.TryPark())
         {
             Parked++;
             Count(store);
@@ -162,11 +173,15 @@ internal sealed class JournalHandleBudget
 
     /// <summary>Agent, inside the session's scope, after its visit: the monotonic time at which <see cref="Visit"/> would
     /// next act for it (<paramref name="nowNs"/> when the store was used since the last one, <see cref="long.MaxValue"/>
-    /// when there is nothing to park), so a quiet session's visits may pass until then (FixSession.IsQuietAt).</summary>
+    /// when there is nothing to park; at most <see cref="IdleNs"/> ahead while no more than <see cref="ParkMark"/> are
+    /// open, so an open journal is looked at again about once a second), so a quiet session's visits may pass until then
+    /// (FixSession.IsQuietAt).</summary>
     public long NextVisitNs(FixSession session, long nowNs)
     {
         if (session.Store is not FileMessageStore store || store.IsParked) return long.MaxValue;
-        return store.Uses != store.BudgetSeenUses ? nowNs : store.BudgetIdleSinceNs + CurrentIdleNs;
+        if (store.Uses != store.BudgetSeenUses) return nowNs;
+        long due = store.BudgetIdleSinceNs + CurrentIdleNs;
+        return _open > _parkMark ? due : Math.Max(due, nowNs + IdleNs);
     }
 
     /// <summary>The soft open-files limit of this process (RLIMIT_NOFILE), from /proc/self/limits; -1 when unknown or unlimited.</summary>

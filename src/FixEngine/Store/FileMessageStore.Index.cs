@@ -561,7 +561,7 @@ public sealed partial class FileMessageStore
         }
         if (fresh is not null)
         {
-            _handle.Dispose();
+            CloseJournalDescriptor();
             _handle = fresh;
             _window.Invalidate();
         }

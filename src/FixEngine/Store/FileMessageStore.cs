@@ -451,7 +451,8 @@ public sealed partial class FileMessageStore : IMessageStore
             {
                 if (!_parked) _openLimit?.OnClosed();
                 _openLimit = null;
-                _handle?.Dispose();
+                CloseJournalDescriptor();
+                _reopenHandle?.Dispose();
                 _window.Dispose();
                 ReturnWriteBuffer();
                 _index.Release();
@@ -464,6 +465,14 @@ public sealed partial class FileMessageStore : IMessageStore
     internal SafeFileHandle SwapHandleForTesting(SafeFileHandle handle)
     {
         if (_parked) Unpark(MessageStoreOperation.Open);
+        if (_ownDescriptor)
+        {
+            // The caller may dispose what it gets back: an owning handle of the descriptor, the reopen handle left at -1.
+            int fd = (int)_handle.DangerousGetHandle();
+            JournalDescriptor.Point(_handle, -1);
+            _handle = new SafeFileHandle(fd, ownsHandle: true);
+            _ownDescriptor = false;
+        }
         SafeFileHandle previous = _handle;
         _handle = handle;
         _window.Invalidate();

@@ -17,8 +17,8 @@ using static FixEngine.Tests.Engine.EngineTestSupport;
 namespace FixEngine.Tests.Engine;
 
 /// <summary>An engine whose file-store sessions would need more descriptors than the process's open-files limit says so
-/// in one line naming the limit, and keeps only the journals of sessions in use open (Engine/JournalHandleBudget.cs):
-/// the per-session descriptor cost is then the socket alone.</summary>
+/// in one line naming the limit, and keeps no more journals open than the limit leaves room for (Engine/JournalHandleBudget.cs):
+/// idle sessions' journals are parked down to the budget's mark, busy ones stay open.</summary>
 public sealed class JournalHandleBudgetTests
 {
     private const int Sessions = 24;
@@ -61,7 +61,9 @@ public sealed class JournalHandleBudgetTests
         try
         {
             var lines = new ConcurrentQueue<string>();
-            long limit = Sessions + Sessions + JournalHandleBudget.RuntimeReserve - 1;
+            // Room for 8 journals beside the sockets and the reserve: idle ones are parked down to 7 (the park mark).
+            long limit = Sessions + JournalHandleBudget.RuntimeReserve + 8;
+            const int ParkMark = 7;
             var gatewayApp = new MultiApp();
             var clientApp = new MultiApp();
             List<(SessionId Id, int NextSender, int NextTarget)> finalState;
@@ -81,8 +83,10 @@ public sealed class JournalHandleBudgetTests
                 clients.Start();
                 Assert.True(WaitFor(() => gatewayApp.Logons.Count == Sessions && clientApp.Logons.Count == Sessions), "not all sessions logged on");
 
-                // Idle (HeartBtInt=30): within a second or two of the last write every journal is closed again.
-                Assert.True(WaitFor(() => JournalParkingTests.OpenDescriptorsUnder(storeDir) == 0),
+                Assert.Equal(ParkMark, gateway.Runtime.Agent.Journals!.ParkMark);
+                Assert.Contains($"while more than {ParkMark} are open", warning, StringComparison.Ordinal);
+                // Idle (HeartBtInt=30): within a second or two of the last write the journals above the mark are closed again.
+                Assert.True(WaitFor(() => JournalParkingTests.OpenDescriptorsUnder(storeDir) <= ParkMark),
                     $"{JournalParkingTests.OpenDescriptorsUnder(storeDir)} journals still open while idle");
 
                 // Orders on every session: each store opens its journal again, stores and answers in sequence.
@@ -93,7 +97,7 @@ public sealed class JournalHandleBudgetTests
                 }
                 Assert.True(WaitFor(() => sessions.All(s => clientApp.FillsOf(s.Id) == 3)), "not every order was answered");
                 Assert.Empty(gatewayApp.Logouts);
-                Assert.True(WaitFor(() => JournalParkingTests.OpenDescriptorsUnder(storeDir) == 0), "journals not closed again after the orders");
+                Assert.True(WaitFor(() => JournalParkingTests.OpenDescriptorsUnder(storeDir) <= ParkMark), "journals not closed again after the orders");
                 finalState = [.. gateway.Sessions.Select(s => (s.Id, s.Store.NextSenderMsgSeqNum, s.Store.NextTargetMsgSeqNum))];
                 clients.Stop(TimeSpan.FromSeconds(5));
                 gateway.Stop(TimeSpan.FromSeconds(5));
@@ -210,8 +214,8 @@ public sealed class JournalHandleBudgetAllocationTests : IDisposable
     }
 }
 
-/// <summary>Under pressure (more journals open than half of what the limit leaves after the sockets) idle journals are
-/// parked after <see cref="JournalHandleBudget.PressedIdleNs"/> instead of a second.</summary>
+/// <summary>Idle journals are parked only while more are open than the budget's park mark (7/8 of what the limit leaves
+/// after the sockets), after a second; above its pressure mark (15/16) after <see cref="JournalHandleBudget.PressedIdleNs"/>.</summary>
 public sealed class JournalHandleBudgetPressureTests : IDisposable
 {
     private readonly TempDirectory _directory = new();
@@ -219,51 +223,75 @@ public sealed class JournalHandleBudgetPressureTests : IDisposable
     public void Dispose() => _directory.Dispose();
 
     [Fact]
-    public void ManyOpenJournalsAreParkedSoonerThanFew()
+    public void IdleJournalsAreParkedOnlyAboveTheMarkAndSoonerUnderPressure()
     {
         if (!OperatingSystem.IsLinux()) return;
+        const int Stores = 16;
         var s = new StringBuilder("[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=1\nStartTime=00:00:00\nEndTime=00:00:00\nBeginString=FIX.4.4\nSenderCompID=GW\n"
             + $"FileStorePath={_directory.Path}\n");
-        for (int i = 0; i < 4; i++) s.Append($"[SESSION]\nTargetCompID=C{i}\n");
+        const int Configured = 20;
+        for (int i = 0; i < Configured; i++) s.Append($"[SESSION]\nTargetCompID=C{i}\n");
         IReadOnlyList<SessionSettings> settings = SettingsFile.Parse(s.ToString(), "<pressure>");
-        // 4 sockets + 256 reserved + 3 left for journals: pressure above 1 open journal.
-        JournalHandleBudget budget = JournalHandleBudget.Create(settings, new EngineConsole(_ => { }), limit: 4 + JournalHandleBudget.RuntimeReserve + 3)!;
-        Assert.Equal(1, budget.PressureMark);
+        // 20 sockets + 256 reserved + 16 left for journals: parked above 14 open, sooner above 15.
+        JournalHandleBudget budget = JournalHandleBudget.Create(settings, new EngineConsole(_ => { }), limit: Configured + JournalHandleBudget.RuntimeReserve + 16)!;
+        Assert.Equal(14, budget.ParkMark);
+        Assert.Equal(15, budget.PressureMark);
         var options = new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS };
-        var storeA = new FileMessageStore(_directory.Path, "a", 5, options);
-        var storeB = new FileMessageStore(_directory.Path, "b", 5, options);
-        using var a = new SessionHarness("FIX.4.4", store: storeA);
-        using var b = new SessionHarness("FIX.4.4", store: storeB);
-        long now = 1_000_000_000L;
+        var stores = new FileMessageStore[Stores];
+        var harnesses = new SessionHarness[Stores];
+        try
+        {
+            for (int i = 0; i < Stores; i++)
+            {
+                stores[i] = new FileMessageStore(_directory.Path, "s" + i, 5, options);
+                harnesses[i] = new SessionHarness("FIX.4.4", store: stores[i]);
+            }
+            long now = 1_000_000_000L;
+            for (int i = 0; i < 14; i++) budget.Visit(harnesses[i].Session, now);
+            Assert.Equal(14, budget.OpenJournals);
 
-        budget.Visit(a.Session, now);
-        Assert.Equal(1, budget.OpenJournals);
-        Assert.Equal(JournalHandleBudget.IdleNs, budget.CurrentIdleNs);
-        budget.Visit(b.Session, now);
-        Assert.Equal(2, budget.OpenJournals);
-        Assert.Equal(JournalHandleBudget.PressedIdleNs, budget.CurrentIdleNs);
-        Assert.Equal(now + JournalHandleBudget.PressedIdleNs, budget.NextVisitNs(a.Session, now));
+            // At the mark: a journal idle for a minute stays open, and is looked at again a second later.
+            long later = now + 60 * JournalHandleBudget.IdleNs;
+            budget.Visit(harnesses[0].Session, later);
+            Assert.False(stores[0].IsParked);
+            Assert.Equal(later + JournalHandleBudget.IdleNs, budget.NextVisitNs(harnesses[0].Session, later));
 
-        // Two open: A, unused for 100 ms, is parked.
-        budget.Visit(a.Session, now + JournalHandleBudget.PressedIdleNs - 1);
-        Assert.False(storeA.IsParked);
-        budget.Visit(a.Session, now + JournalHandleBudget.PressedIdleNs);
-        Assert.True(storeA.IsParked);
-        Assert.Equal(1, budget.OpenJournals);
+            // One above the mark (15 open): a journal idle for 100 ms stays, one idle for a second is parked; then the
+            // count is back at the mark and the next idle one stays open.
+            budget.Visit(harnesses[14].Session, now);
+            Assert.Equal(15, budget.OpenJournals);
+            Assert.Equal(JournalHandleBudget.IdleNs, budget.CurrentIdleNs);
+            budget.Visit(harnesses[1].Session, now + JournalHandleBudget.PressedIdleNs);
+            Assert.False(stores[1].IsParked);
+            budget.Visit(harnesses[1].Session, now + JournalHandleBudget.IdleNs);
+            Assert.True(stores[1].IsParked);
+            Assert.Equal(14, budget.OpenJournals);
+            budget.Visit(harnesses[2].Session, later);
+            Assert.False(stores[2].IsParked);
 
-        // One open: B keeps its journal until it has been unused for a second.
-        Assert.Equal(JournalHandleBudget.IdleNs, budget.CurrentIdleNs);
-        budget.Visit(b.Session, now + JournalHandleBudget.PressedIdleNs);
-        Assert.False(storeB.IsParked);
-        budget.Visit(b.Session, now + JournalHandleBudget.IdleNs);
-        Assert.True(storeB.IsParked);
-        Assert.Equal(0, budget.OpenJournals);
+            // Above the pressure mark (16 open): parked after 100 ms.
+            budget.Visit(harnesses[15].Session, now);
+            stores[1].AppendAndIncrement(stores[1].NextSenderMsgSeqNum, StoreTestData.Message(1));
+            budget.Visit(harnesses[1].Session, now);
+            Assert.Equal(16, budget.OpenJournals);
+            Assert.Equal(JournalHandleBudget.PressedIdleNs, budget.CurrentIdleNs);
+            Assert.Equal(now + JournalHandleBudget.PressedIdleNs, budget.NextVisitNs(harnesses[3].Session, now));
+            budget.Visit(harnesses[3].Session, now + JournalHandleBudget.PressedIdleNs - 1);
+            Assert.False(stores[3].IsParked);
+            budget.Visit(harnesses[3].Session, now + JournalHandleBudget.PressedIdleNs);
+            Assert.True(stores[3].IsParked);
+            Assert.Equal(15, budget.OpenJournals);
+            Assert.Equal(JournalHandleBudget.IdleNs, budget.CurrentIdleNs);
 
-        // A write opens A again; the next visit counts it.
-        storeA.AppendAndIncrement(storeA.NextSenderMsgSeqNum, StoreTestData.Message(1));
-        Assert.False(storeA.IsParked);
-        budget.Visit(a.Session, now + 2 * JournalHandleBudget.IdleNs);
-        Assert.Equal(1, budget.OpenJournals);
+            // A journal in use is never parked, however many are open.
+            stores[4].AppendAndIncrement(stores[4].NextSenderMsgSeqNum, StoreTestData.Message(1));
+            budget.Visit(harnesses[4].Session, later);
+            Assert.False(stores[4].IsParked);
+        }
+        finally
+        {
+            foreach (SessionHarness? h in harnesses) h?.Dispose();
+        }
     }
 
     [Fact]
