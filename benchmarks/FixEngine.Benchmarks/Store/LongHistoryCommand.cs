@@ -18,7 +18,8 @@ namespace FixEngine.Benchmarks.Store;
 /// <c>--skip-write</c> reopens the journal a run with <c>--keep</c> left; <c>--cold</c> evicts the folder's files from the
 /// page cache before each open (as after a reboot), so the open reads the disk.
 /// With <c>--resend-stall</c> it runs <see cref="ResendStallCommand"/> instead (a ResendRequest for a long history
-/// served by an engine session while another session is probed).
+/// served by an engine session while another session is probed; <c>--receiver count</c> reads the resend in a child
+/// process that only counts bytes and messages, <c>--count-reader</c> is that child's own entry).
 /// Progress lines go to stderr, one result line per measurement to stdout. The journal stays in the page cache (the
 /// machine has the memory for it): reopen times are warm-cache times, as a restarted process on the same box sees.
 /// Turns the index checkpoint on (FileMessageStoreOptions.IndexCheckpoint); the copy measured on main before it existed
@@ -35,6 +36,9 @@ public static partial class LongHistoryCommand
         int read = 100_000;
         bool keep = false;
         bool resendStall = false;
+        bool countReader = false;
+        int port = 0;
+        string receiver = "fix";
         bool cold = false;
         bool skipWrite = false;
         int messages = 100_000;
@@ -53,6 +57,9 @@ public static partial class LongHistoryCommand
                 case "--read": read = int.Parse(Next(), CultureInfo.InvariantCulture); break;
                 case "--keep": keep = true; break;
                 case "--resend-stall": resendStall = true; break;
+                case "--receiver": receiver = Next(); break;
+                case "--count-reader": countReader = true; break;
+                case "--port": port = int.Parse(Next(), CultureInfo.InvariantCulture); break;
                 case "--cold": cold = true; break;
                 case "--skip-write": skipWrite = true; break;
                 case "--messages": messages = int.Parse(Next(), CultureInfo.InvariantCulture); break;
@@ -63,13 +70,19 @@ public static partial class LongHistoryCommand
                     return 2;
             }
         }
+        if (countReader) return ResendStallCommand.RunCountReader(port, messages);
+        if (receiver is not ("fix" or "count"))
+        {
+            Console.Error.WriteLine($"store: --receiver must be fix or count, not '{receiver}'");
+            return 2;
+        }
         if (dir is null)
         {
             Console.Error.WriteLine("store: --dir <folder for the multi-GB journal> is required");
             return 2;
         }
         Directory.CreateDirectory(dir);
-        if (resendStall) return ResendStallCommand.Run(dir, messages, size, mode, baselineMs);
+        if (resendStall) return ResendStallCommand.Run(dir, messages, size, mode, baselineMs, receiver == "count");
         var options = new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS, IndexCheckpoint = true };
         byte[] message = ExecutionReport(size);
         string session = "FIX.4.4:SELLSIDE->BUYSIDE";
