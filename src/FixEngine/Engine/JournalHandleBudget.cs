@@ -56,8 +56,8 @@ internal sealed class JournalHandleBudget
     {
         Limit = limit;
         Need = need;
-        long spare = Math.Max(0, limit - sockets - RuntimeReserve);
-        _parkMark = spare - spare / 8;
+        long spare = Spare(limit, sockets);
+        _parkMark = ParkMarkOf(spare);
         _pressureMark = spare - spare / 16;
         OpenLimit = new JournalOpenLimit((int)Math.Min(int.MaxValue, spare));
     }
@@ -72,6 +72,11 @@ internal sealed class JournalHandleBudget
     /// <summary>Open journals above which idle journals are parked: 7/8 of what the limit leaves after the sockets and
     /// the reserve (below it every open journal stays open).</summary>
     public long ParkMark => _parkMark;
+
+    // What the limit leaves for journals after the sockets and the reserve, and the park mark (7/8 of it).
+    private static long Spare(long limit, long sockets) => Math.Max(0, limit - sockets - RuntimeReserve);
+
+    private static long ParkMarkOf(long spare) => spare - spare / 8;
 
     /// <summary>Open journals above which an idle journal is parked after <see cref="PressedIdleNs"/> instead of
     /// <see cref="IdleNs"/>: 15/16 of what the limit leaves after the sockets and the reserve.</summary>
@@ -121,11 +126,10 @@ internal sealed class JournalHandleBudget
                 + $"(ulimit -n; LimitNOFILE= of a systemd service): at most about {Math.Max(0, max - RuntimeReserve):N0} can connect at once; raise the limit"));
         }
         if (journals == 0) return null;
-        long spare = Math.Max(0, max - sockets - RuntimeReserve);
         console.ResourceLimit(string.Create(CultureInfo.InvariantCulture,
             $"{sockets:N0} sessions need about {need:N0} file descriptors ({sockets:N0} sockets, {files}, {RuntimeReserve} for the runtime), above this process's "
             + $"open-files limit of {max:N0} (ulimit -n; LimitNOFILE= of a systemd service): journals of sessions idle for 1 s are closed while more than "
-            + $"{spare - spare / 8:N0} are open, and opened again when next written; raise the limit above {need:N0} to keep them all open"));
+            + $"{ParkMarkOf(Spare(max, sockets)):N0} are open, and opened again when next written; raise the limit above {need:N0} to keep them all open"));
         return new JournalHandleBudget(max, need, sockets);
     }
 
