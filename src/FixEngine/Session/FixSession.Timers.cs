@@ -46,7 +46,17 @@ public sealed partial class FixSession
     /// <summary>Engine agent, without entering the session: true when a <see cref="Poll"/> at <paramref name="epochNs"/>
     /// would do nothing (no timer due, nothing waiting) and nothing has touched the session since the last Poll.</summary>
     /// <param name="epochNs">The agent's epoch time.</param>
-    internal bool IsQuietAt(long epochNs) => epochNs < Volatile.Read(ref _quietUntilNs) && epochNs >= _quietFromNs;
+    /// <remarks>The hand-off is the one state other threads change without the gate; it is read here too, so a message
+    /// handed over while a Poll was writing its span (the span written after the sender emptied it) is never passed
+    /// over until the span ends.</remarks>
+    internal bool IsQuietAt(long epochNs) => epochNs < Volatile.Read(ref _quietUntilNs) && epochNs >= _quietFromNs && !HasHandedOverMessages;
+
+    /// <summary>Test seam: sets the quiet span as a Poll would, without one (to build the state a race leaves).</summary>
+    internal void SetQuietSpanForTesting(long fromNs, long untilNs)
+    {
+        _quietFromNs = fromNs;
+        Volatile.Write(ref _quietUntilNs, untilNs);
+    }
 
     // The last Poll's answer no longer holds: the next visit polls.
     private void Unquiet() => Volatile.Write(ref _quietUntilNs, long.MinValue);

@@ -139,6 +139,21 @@ public sealed class QuietVisitTests
         Assert.Equal("D", rig.Connection.LastType);
     }
 
+    // The race CompletionAllocationTests hit (a fill 30 s = HeartBtInt late): a Poll evaluates its span, a sender hands
+    // a message over and empties the span, then the Poll writes its span. Built here with the test seam.
+    [Fact]
+    public void AQuietSpanWrittenAfterAHandOverDoesNotHideTheMessage()
+    {
+        using var rig = new Rig(sendersEnter: false);
+        rig.LogOn(heartBtInt: 30);
+        rig.Run(100 * Ms);
+        Assert.True(rig.Session.TrySendFromAnyThread(MsgTypes.NewOrderSingle, 0, static (ref FixWriter w, scoped in int _) => w.Write(FixTags.ClOrdID, "1"u8)));
+        rig.Session.SetQuietSpanForTesting(rig.Clock.EpochNs, rig.Clock.EpochNs + 30 * Second);
+        Assert.False(rig.Session.IsQuietAt(rig.Clock.EpochNs + Ms));
+        rig.Cycle();
+        Assert.Equal("D", rig.Connection.LastType);
+    }
+
     [Fact]
     public void ABacklogIsFlushedAndTheReceivePauseLiftedWhileTheSessionIsNotQuiet()
     {
