@@ -9,9 +9,9 @@ namespace FixEngine.Transport;
 // - The bounded circular byte queue behind a connection's send path (TCP: the bytes the socket refused; TLS: the
 //   plaintext waiting to be encrypted), one implementation for both. A mutable struct kept in a field of its connection,
 //   so it costs no indirection on the send path.
-// - Every member runs under the connection's send lock (TransportConnection.Send.cs), except Count, which any thread
-//   reads (QueuedSendBytes) with an acquire read. The count is stored plainly under the lock: no reader touches the bytes
-//   on the strength of it without taking the lock first, so it needs no release of its own.
+// - Every member runs under the connection's send lock, which TransportConnection.Send.cs owns, except Count, which any
+//   thread reads (QueuedSendBytes) with an acquire read. The count is stored plainly under the lock: no reader touches
+//   the bytes on the strength of it without taking the lock first, so it needs no release of its own.
 // - Bounded by Capacity (SendQueueBytes): the caller checks Free before Enqueue, so a message is queued whole or not at
 //   all. The array grows on demand: the first is InitialCapacity bytes, rented from the connection's pool on first use
 //   (or by Rent, for Prewarm); a message that does not fit in the array (but within Capacity) makes it double (at least
