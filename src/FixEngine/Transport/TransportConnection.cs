@@ -416,7 +416,7 @@ internal abstract partial class TransportConnection : IAgent, IDisposable
             byte[]? buffer = _receiveBuffer;
             _receiveBuffer = null;
             _receiveStart = _receiveEnd = 0;
-            Volatile.Write(ref _receiveCapacity, 0);
+            _receiveCapacity = 0;
             if (buffer is not null)
             {
                 _pool.Return(buffer);
