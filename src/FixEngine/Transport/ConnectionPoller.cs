@@ -8,9 +8,11 @@ namespace FixEngine.Transport;
 // Design:
 // - The polling thread owns _connections (array + count) and is the only one to read or change it.
 // - Other threads (the acceptor's completion thread) call Add, which appends to _pending under a lock and
-//   raises _pendingCount; the polling thread checks _pendingCount with one volatile read per duty cycle and
+//   raises _pendingCount; the polling thread checks _pendingCount with one acquire read per duty cycle and
 //   moves the pending connections in under the same lock. So a connection is first polled, and first
-//   receives, on the owning thread.
+//   receives, on the owning thread. _pendingCount is stored plainly under the lock: the poller touches _pending only
+//   after taking the lock, so the count needs no release of its own.
+// - _count is stored plainly by the polling thread; Count reads it with an acquire read (approximate off that thread).
 // - Closed connections are dropped (swap-remove) by the polling thread.
 
 /// <summary>Polls many busy-poll connections in one duty cycle: an <see cref="IAgent"/> for an <see cref="AgentRunner"/>.</summary>
@@ -43,7 +45,7 @@ internal sealed class ConnectionPoller : IAgent
         lock (_pending)
         {
             _pending.Add(connection);
-            Volatile.Write(ref _pendingCount, _pending.Count);
+            _pendingCount = _pending.Count;
         }
     }
 
@@ -66,7 +68,6 @@ internal sealed class ConnectionPoller : IAgent
                 int last = --_count;
                 connections[i] = connections[last];
                 connections[last] = null!;
-                Volatile.Write(ref _count, last);
                 continue;
             }
             i++;
@@ -98,7 +99,7 @@ internal sealed class ConnectionPoller : IAgent
                 _connections[_count++] = _pending[i];
             }
             _pending.Clear();
-            Volatile.Write(ref _pendingCount, 0);
+            _pendingCount = 0;
             return added;
         }
     }

@@ -9,8 +9,9 @@ namespace FixEngine.Transport;
 // - The bounded circular byte queue behind a connection's send path (TCP: the bytes the socket refused; TLS: the
 //   plaintext waiting to be encrypted), one implementation for both. A mutable struct kept in a field of its connection,
 //   so it costs no indirection on the send path.
-// - Every member runs under the connection's send lock, except Count, which other threads read (QueuedSendBytes): the
-//   count is published with Volatile.Write after the bytes are copied.
+// - Every member runs under the connection's send lock, which TransportConnection.Send.cs owns, except Count, which any
+//   thread reads (QueuedSendBytes) with an acquire read. The count is stored plainly under the lock: no reader touches
+//   the bytes on the strength of it without taking the lock first, so it needs no release of its own.
 // - Bounded by Capacity (SendQueueBytes): the caller checks Free before Enqueue, so a message is queued whole or not at
 //   all. The array grows on demand: the first is InitialCapacity bytes, rented from the connection's pool on first use
 //   (or by Rent, for Prewarm); a message that does not fit in the array (but within Capacity) makes it double (at least
@@ -82,7 +83,7 @@ internal struct SendByteQueue
         int first = Math.Min(data.Length, capacity - tail);
         data.Slice(0, first).CopyTo(array.AsSpan(tail));
         data.Slice(first).CopyTo(array);
-        Volatile.Write(ref _count, _count + data.Length);
+        _count += data.Length;
     }
 
     /// <summary>The contiguous run at the head, at most <paramref name="max"/> bytes (the queue is not empty).</summary>
@@ -105,7 +106,7 @@ internal struct SendByteQueue
         {
             _head = 0;
         }
-        Volatile.Write(ref _count, remaining);
+        _count = remaining;
         if (_retired is not null)
         {
             ReturnRetired();
@@ -118,7 +119,7 @@ internal struct SendByteQueue
         byte[]? array = _array;
         _array = null;
         _head = 0;
-        Volatile.Write(ref _count, 0);
+        _count = 0;
         if (array is not null)
         {
             _pool.Return(array);

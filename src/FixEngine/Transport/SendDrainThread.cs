@@ -10,10 +10,12 @@ namespace FixEngine.Transport;
 //   and then therefore allocated in steady state (found with the round-trip harness's allocation trace: FixEngine
 //   initiator at 100,000/s against QuickFIX C++, 280-1,300 B per measured window).
 // - Armed connections form an intrusive list (TcpConnection.NextArmed) guarded by s_gate (a Monitor: a contended
-//   System.Threading.Lock allocates its wait event, a Monitor does not). A connection arms itself under its own send
-//   lock (lock order: send lock, then s_gate). The thread waits on s_gate while the list is empty; otherwise it sleeps
-//   RetryMs, takes the whole list and gives each connection one drain attempt outside s_gate; a connection with bytes
-//   still queued arms itself again. So a remainder waits about a millisecond after the socket has room, as before.
+//   System.Threading.Lock allocates its wait event, a Monitor does not), which also guards the start of the thread. A
+//   connection arms itself under its own send lock (lock order: send lock, then s_gate). The thread, in one critical
+//   section per pass: waits on s_gate while the list is empty; then waits RetryMs more with the gate released (Arm pulses
+//   only the list it found empty, so nothing cuts that wait short); then takes the whole list, and gives each connection
+//   one drain attempt outside s_gate; a connection with bytes still queued arms itself again. So a remainder waits about
+//   a millisecond after the socket has room, as before.
 // - Started by the first connection that needs it (Prewarm or the first queued byte); never stops (background thread,
 //   idle in Monitor.Wait). Allocates nothing after its start.
 
@@ -30,19 +32,9 @@ internal static class SendDrainThread
     /// <summary>Starts the thread unless it runs (allocates once per process).</summary>
     internal static void EnsureStarted()
     {
-        if (Volatile.Read(ref s_thread) is not null)
-        {
-            return;
-        }
         lock (s_gate)
         {
-            if (s_thread is not null)
-            {
-                return;
-            }
-            var thread = new Thread(Run) { IsBackground = true, Name = "fix-send-drain" };
-            thread.Start();
-            Volatile.Write(ref s_thread, thread);
+            StartUnderGate();
         }
     }
 
@@ -50,9 +42,9 @@ internal static class SendDrainThread
     /// holds its send lock and knows it is not armed already.</summary>
     internal static void Arm(TcpConnection connection)
     {
-        EnsureStarted();
         lock (s_gate)
         {
+            StartUnderGate();
             connection.NextArmed = s_armed;
             s_armed = connection;
             if (connection.NextArmed is null)
@@ -62,22 +54,29 @@ internal static class SendDrainThread
         }
     }
 
+    private static void StartUnderGate()
+    {
+        if (s_thread is null)
+        {
+            var thread = new Thread(Run) { IsBackground = true, Name = "fix-send-drain" };
+            thread.Start();
+            s_thread = thread;
+        }
+    }
+
     private static void Run()
     {
         while (true)
         {
             Hosting.EngineThreadProbe.OnPass();
+            TcpConnection? list;
             lock (s_gate)
             {
                 while (s_armed is null)
                 {
                     Monitor.Wait(s_gate);
                 }
-            }
-            Thread.Sleep(RetryMs);
-            TcpConnection? list;
-            lock (s_gate)
-            {
+                Monitor.Wait(s_gate, RetryMs);
                 list = s_armed;
                 s_armed = null;
             }

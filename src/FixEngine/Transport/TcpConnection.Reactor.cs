@@ -90,7 +90,7 @@ internal sealed partial class TcpConnection
                 break;
             }
         }
-        if (_queue.Count != 0)
+        if (_sendQueue.Count != 0)
         {
             // Bytes a send could not hand over wait for room: try now (only if the send lock is free, see DrainQueue).
             DrainQueue(onlyIfFree: true);

@@ -164,7 +164,7 @@ internal sealed partial class TcpConnection
                 OnBytesReceived(received);
                 // A read that left free space took everything the socket had.
                 mayHaveMore = received == count;
-                if (_queue.Count != 0)
+                if (_sendQueue.Count != 0)
                 {
                     // Bytes a send could not hand over wait for room: try now rather than at the drain thread's retry.
                     // Only if the send lock is free (see DrainQueue).

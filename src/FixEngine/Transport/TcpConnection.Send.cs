@@ -7,49 +7,19 @@ using System.Threading;
 
 namespace FixEngine.Transport;
 
-// The send side: the direct send, the bounded queue and its drain (design notes in TcpConnection.cs).
+// The send side: the direct send and the drain of the send queue (the queue and its lock: TransportConnection.Send.cs;
+// design notes in TcpConnection.cs).
 internal sealed partial class TcpConnection
 {
-    /// <summary>True once the send queue's first array is rented (by <see cref="TransportConnection.Prewarm"/> or the first partial send); for tests.</summary>
-    internal bool HasSendQueue
+    private protected override void PrewarmSendUnderLock()
     {
-        get
+        if (UsesAsyncSend)
         {
-            lock (_sendLock)
-            {
-                return _queue.IsRented;
-            }
+            _sendArgs ??= _argsPool.Rent(this, isSend: true);
         }
-    }
-
-    /// <summary>Bytes of the send queue's array rented now (0 when none); for tests.</summary>
-    internal int SendQueueArrayBytes
-    {
-        get
+        else if (UsesDrainThread)
         {
-            lock (_sendLock)
-            {
-                return _queue.ArrayBytes;
-            }
-        }
-    }
-
-    private protected override void PrewarmSend()
-    {
-        lock (_sendLock)
-        {
-            if (!IsClosing)
-            {
-                _queue.Rent();
-                if (UsesAsyncSend)
-                {
-                    _sendArgs ??= _argsPool.Rent(this, isSend: true);
-                }
-                else if (UsesDrainThread)
-                {
-                    SendDrainThread.EnsureStarted();
-                }
-            }
+            SendDrainThread.EnsureStarted();
         }
     }
 
@@ -58,7 +28,7 @@ internal sealed partial class TcpConnection
 
     private SendResult Send(ReadOnlySpan<byte> data)
     {
-        if (data.Length > _queueCapacity)
+        if (data.Length > _sendQueue.Capacity)
         {
             return SendResult.TooLarge;
         }
@@ -71,7 +41,7 @@ internal sealed partial class TcpConnection
             {
                 return SendResult.Closed;
             }
-            if (_queue.Count != 0 && !UsesAsyncSend)
+            if (_sendQueue.Count != 0 && !UsesAsyncSend)
             {
                 error = DrainUnderLock();
             }
@@ -79,7 +49,7 @@ internal sealed partial class TcpConnection
             {
                 result = SendResult.Closed;
             }
-            else if (_queue.Count == 0 && !_sendInFlight)
+            else if (_sendQueue.Count == 0 && !_sendInFlight)
             {
                 int sent;
                 try
@@ -106,19 +76,19 @@ internal sealed partial class TcpConnection
                     {
                         return SendResult.Sent;
                     }
-                    _queue.Enqueue(data.Slice(sent), headInUse: false);
+                    _sendQueue.Enqueue(data.Slice(sent), headInUse: false);
                     exitAfter = StartDrainUnderLock(ref error);
                     result = error == SocketError.Success ? SendResult.Queued : SendResult.Closed;
                 }
             }
-            else if (_queue.Free < data.Length)
+            else if (_sendQueue.Free < data.Length)
             {
                 return SendResult.Backpressure;
             }
             else
             {
                 // A completion-mode async send in flight reads the queue's head.
-                _queue.Enqueue(data, headInUse: _sendInFlight);
+                _sendQueue.Enqueue(data, headInUse: _sendInFlight);
                 exitAfter = StartDrainUnderLock(ref error);
                 result = error == SocketError.Success ? SendResult.Queued : SendResult.Closed;
             }
@@ -138,7 +108,7 @@ internal sealed partial class TcpConnection
     private void Dequeue(int count)
     {
         _bytesSent += count;
-        _queue.Dequeue(count);
+        _sendQueue.Dequeue(count);
     }
 
     /// <summary>Sends queued bytes under the send lock; returns 1 when it sent or failed (work), else 0.</summary>
@@ -155,11 +125,12 @@ internal sealed partial class TcpConnection
             return 0;
         }
         SocketError error;
-        long before;
+        bool sent;
         try
         {
-            before = _bytesSent;
+            long before = _bytesSent;
             error = IsClosing ? SocketError.Success : DrainUnderLock();
+            sent = _bytesSent != before;
         }
         finally
         {
@@ -170,15 +141,15 @@ internal sealed partial class TcpConnection
             CloseForSocketError(error, "send");
             return 1;
         }
-        return Volatile.Read(ref _bytesSent) != before ? 1 : 0;
+        return sent ? 1 : 0;
     }
 
     /// <summary>Busy-poll drain: sends queued bytes until the socket would block. Under the lock.</summary>
     private SocketError DrainUnderLock()
     {
-        while (_queue.Count != 0)
+        while (_sendQueue.Count != 0)
         {
-            _queue.Head(int.MaxValue, out byte[] queue, out int head, out int segment);
+            _sendQueue.Head(int.MaxValue, out byte[] queue, out int head, out int segment);
             int sent;
             SocketError error;
             try
@@ -231,12 +202,12 @@ internal sealed partial class TcpConnection
     {
         while (true)
         {
-            if (_queue.Count == 0 || IsClosing)
+            if (_sendQueue.Count == 0 || IsClosing)
             {
                 _sendInFlight = false;
                 return true;
             }
-            _queue.Head(int.MaxValue, out byte[] queue, out int head, out int segment);
+            _sendQueue.Head(int.MaxValue, out byte[] queue, out int head, out int segment);
             args.SetBuffer(queue, head, segment);
             bool pending;
             try
@@ -290,7 +261,7 @@ internal sealed partial class TcpConnection
             {
                 error = DrainUnderLock();
             }
-            release = IsClosing || error != SocketError.Success || _queue.Count == 0;
+            release = IsClosing || error != SocketError.Success || _sendQueue.Count == 0;
             if (release)
             {
                 _drainArmed = false;

@@ -24,11 +24,10 @@ namespace FixEngine.Transport;
 //   so the thread goes straight back to Poll: one wake-up and two syscalls per inbound burst. Close wakes the poll by
 //   shutting the socket down (both directions) before disposing it; the poll also times out every
 //   DedicatedPollTimeoutMicros as a backstop, and the loop leaves once closing.
-// - Send: every send member and the queue drain run under _sendLock (a Monitor on a private object: a contended
-//   System.Threading.Lock allocates its wait event on its first contention, a Monitor does not). The caller is
-//   one thread at a time (the owner); the lock only serialises it with the drain, which in completion mode
-//   runs on the SAEA send completion thread, and with the teardown that returns the queue array.
-//   PERF: an uncontended lock enter/exit is tens of ns against a multi-µs send syscall (docs/benchmarks/transport-pingpong.md).
+// - Send: every send member and the queue drain run under the send lock, which TransportConnection owns with the
+//   queue (TransportConnection.Send.cs). The caller is one thread at a time (the owner); the lock only serialises it
+//   with the drain (the receive thread, the SendDrainThread, or in completion mode the SAEA send completion thread) and
+//   with the teardown that returns the queue array.
 // - Fast path: queue empty and no async send in flight -> Socket.Send straight from the caller's span (no
 //   copy). Only the remainder the socket refused is copied into the queue: a SendByteQueue bounded by
 //   SendQueueBytes, whose array is rented from the pool on first use at InitialSendQueueBytes and grows on demand. A message that does not fit in the free space gets
@@ -64,8 +63,6 @@ internal sealed partial class TcpConnection : TransportConnection
     private readonly Socket _socket;
     private readonly ReceiveMode _mode;
     private readonly EventArgsPool _argsPool;
-    private readonly int _queueCapacity;
-    private readonly object _sendLock = new();
     private readonly EndPoint? _remote;
     private readonly EndPoint? _local;
 
@@ -86,9 +83,8 @@ internal sealed partial class TcpConnection : TransportConnection
     private readonly object _parkLock = new();
     private bool _resumeGranted;
 
-    // Guarded by _sendLock (the queue's Count is also read by other threads).
+    // Guarded by _sendLock (TransportConnection.Send.cs), with the send queue.
     private ConnectionEventArgs? _sendArgs;
-    private SendByteQueue _queue;
     private bool _sendInFlight;
     private long _bytesSent;
     // Dedicated mode (see the design notes): whether the connection is armed on the SendDrainThread (then it holds an
@@ -104,8 +100,6 @@ internal sealed partial class TcpConnection : TransportConnection
         _socket = socket;
         _mode = options.ReceiveMode;
         _argsPool = options.EventArgsPool;
-        _queueCapacity = options.SendQueueBytes;
-        _queue = new SendByteQueue(options.BufferPool ?? ArrayPool<byte>.Shared, options.SendQueueBytes, options.InitialSendQueueBytes);
         _remote = SafeEndPoint(socket, remote: true);
         _local = SafeEndPoint(socket, remote: false);
         SocketSetup.ApplyOptions(socket, options, nonBlocking: true);
@@ -135,9 +129,6 @@ internal sealed partial class TcpConnection : TransportConnection
 
     /// <inheritdoc/>
     public override EndPoint? LocalEndPoint => _local;
-
-    /// <inheritdoc/>
-    public override int QueuedSendBytes => _queue.Count;
 
     /// <inheritdoc/>
     public override int UnreadBytes => UnreadSocketBytes(_socket);
@@ -224,7 +215,7 @@ internal sealed partial class TcpConnection : TransportConnection
         {
             // An accepted connection may be polled before its accept handler returned: its bytes wait in the socket.
             int work = HasHandler && IsReceiveRunning ? ReceiveOnce() : 0;
-            if (_queue.Count != 0)
+            if (_sendQueue.Count != 0)
             {
                 work += DrainQueue();
             }
@@ -296,13 +287,13 @@ internal sealed partial class TcpConnection : TransportConnection
             }
             else
             {
-                if (_queue.Count != 0)
+                if (_sendQueue.Count != 0)
                 {
                     lock (_sendLock)
                     {
                         // Not beside a completion-mode async send in flight: it owns the queue's head (the socket's
                         // dispose below aborts it; what it had not sent is lost, as the close asked).
-                        if (_queue.IsRented && !_sendInFlight)
+                        if (_sendQueue.IsRented && !_sendInFlight)
                         {
                             DrainUnderLock();
                         }
@@ -372,15 +363,15 @@ internal sealed partial class TcpConnection : TransportConnection
         {
             _argsPool.Return(receiveArgs);
         }
-        lock (_sendLock)
+    }
+
+    private protected override void ReleaseSendUnderLock()
+    {
+        ConnectionEventArgs? sendArgs = _sendArgs;
+        _sendArgs = null;
+        if (sendArgs is not null)
         {
-            ConnectionEventArgs? sendArgs = _sendArgs;
-            _sendArgs = null;
-            if (sendArgs is not null)
-            {
-                _argsPool.Return(sendArgs);
-            }
-            _queue.Release();
+            _argsPool.Return(sendArgs);
         }
     }
 

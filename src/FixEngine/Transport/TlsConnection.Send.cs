@@ -12,52 +12,19 @@ using System.Threading.Tasks;
 
 namespace FixEngine.Transport;
 
-// The send side: the plaintext queue, the encrypt-and-send loop and the ciphertext buffer (design notes in TlsConnection.cs).
+// The send side: the encrypt-and-send loop over the plaintext queue, and the ciphertext buffer (the queue and its lock:
+// TransportConnection.Send.cs; design notes in TlsConnection.cs).
 internal sealed partial class TlsConnection
 {
     /// <summary>Ciphertext sends that did not complete synchronously (the socket's send buffer was full); for tests.</summary>
     internal long PendingSendCount => Volatile.Read(ref _pendingSends);
 
-    /// <summary>True once the send queue's array is rented (by <see cref="TransportConnection.Prewarm"/> or the first send); for tests.</summary>
-    internal bool HasSendQueue
-    {
-        get
-        {
-            lock (_sendLock)
-            {
-                return _queue.IsRented;
-            }
-        }
-    }
-
-    /// <summary>Bytes of the send queue's array rented now (0 when none); for tests.</summary>
-    internal int SendQueueArrayBytes
-    {
-        get
-        {
-            lock (_sendLock)
-            {
-                return _queue.ArrayBytes;
-            }
-        }
-    }
-
-    private protected override void PrewarmSend()
-    {
-        lock (_sendLock)
-        {
-            if (!IsClosing)
-            {
-                _queue.Rent();
-                _ciphertext ??= _pool.Rent(CiphertextBufferBytes);
-            }
-        }
-    }
+    private protected override void PrewarmSendUnderLock() => _ciphertext ??= _pool.Rent(CiphertextBufferBytes);
 
     /// <inheritdoc/>
     public override SendResult TrySend(ReadOnlySpan<byte> message)
     {
-        if (message.Length > _queueCapacity)
+        if (message.Length > _sendQueue.Capacity)
         {
             return SendResult.TooLarge;
         }
@@ -67,12 +34,12 @@ internal sealed partial class TlsConnection
             {
                 return SendResult.Closed;
             }
-            if (_queue.Free < message.Length)
+            if (_sendQueue.Free < message.Length)
             {
                 return SendResult.Backpressure;
             }
             // While a writer runs it may be encrypting from the queue's head.
-            _queue.Enqueue(message, headInUse: _writing);
+            _sendQueue.Enqueue(message, headInUse: _writing);
             if (_writing)
             {
                 // The writer (a pending send's completion, or the thread encrypting) drains what was just queued.
@@ -100,45 +67,38 @@ internal sealed partial class TlsConnection
     {
         while (true)
         {
-            if (step == WriteStep.SendCompleted)
+            int sent = 0;
+            try
             {
-                int sent;
-                try
+                if (step == WriteStep.SendCompleted)
                 {
                     sent = _send.GetResult();
                 }
-                catch (Exception ex)
-                {
-                    StopWritingAfterFailure(ex);
-                    return;
-                }
-                lock (_sendLock)
-                {
-                    OnCiphertextSent(sent);
-                }
-            }
-            else if (step == WriteStep.EncryptCompleted)
-            {
-                try
+                else if (step == WriteStep.EncryptCompleted)
                 {
                     _encrypt.GetResult();
                 }
-                catch (Exception ex)
-                {
-                    StopWritingAfterFailure(ex);
-                    return;
-                }
-                lock (_sendLock)
-                {
-                    _queue.Dequeue(_encryptLength);
-                }
+            }
+            catch (Exception ex)
+            {
+                StopWritingAfterFailure(ex);
+                return;
             }
             byte[] buffer;
             int offset;
             int length;
             bool encrypt;
+            // One critical section per step: account for what just completed, then take the next piece of work.
             lock (_sendLock)
             {
+                if (step == WriteStep.SendCompleted)
+                {
+                    OnCiphertextSent(sent);
+                }
+                else if (step == WriteStep.EncryptCompleted)
+                {
+                    _sendQueue.Dequeue(_encryptLength);
+                }
                 if (IsClosing)
                 {
                     _writing = false;
@@ -152,9 +112,9 @@ internal sealed partial class TlsConnection
                     encrypt = false;
                     _sendInFlight = true;
                 }
-                else if (_queue.Count != 0)
+                else if (_sendQueue.Count != 0)
                 {
-                    _queue.Head(MaxPlaintextPerWrite, out buffer, out offset, out length);
+                    _sendQueue.Head(MaxPlaintextPerWrite, out buffer, out offset, out length);
                     encrypt = true;
                 }
                 else
@@ -196,8 +156,8 @@ internal sealed partial class TlsConnection
             }
             if (!_send.IsCompleted)
             {
-                // The writer alone writes it; read by tests.
-                Volatile.Write(ref _pendingSends, _pendingSends + 1);
+                // The writer alone writes it (the token passes under the send lock); tests read it with an acquire read.
+                _pendingSends++;
                 _send.UnsafeOnCompleted(_onSendCompleted);
                 return;
             }
@@ -225,7 +185,7 @@ internal sealed partial class TlsConnection
             }
             records.CopyTo(ciphertext.AsSpan(_ciphertextEnd));
             _ciphertextEnd = end;
-            Volatile.Write(ref _ciphertextPending, end - _ciphertextStart);
+            _ciphertextPending = end - _ciphertextStart;
             if (_writing)
             {
                 // The writer (maybe this very thread, encrypting) sends it.
@@ -267,7 +227,7 @@ internal sealed partial class TlsConnection
             _ciphertextStart = 0;
             _ciphertextEnd = 0;
         }
-        Volatile.Write(ref _ciphertextPending, _ciphertextEnd - _ciphertextStart);
+        _ciphertextPending = _ciphertextEnd - _ciphertextStart;
         ReturnRetiredCiphertext();
     }
 

@@ -39,7 +39,8 @@ namespace FixEngine.Transport;
 //   to apply the next pause (measurements: docs/benchmarks/engine-transport-notes.md). Decrypted bytes SslStream already
 //   holds stay there; no socket read happens while parked, so TCP flow control reaches the peer.
 // - Send: a circular plaintext queue (SendByteQueue, bounded by SendQueueBytes, its array growing on demand from
-//   InitialSendQueueBytes) and a linear ciphertext buffer, both rented on first use or by Prewarm, under _sendLock. A message that does not fit in the queue's free space gets Backpressure before any byte is
+//   InitialSendQueueBytes) and a linear ciphertext buffer, both rented on first use or by Prewarm, under the send lock
+//   (the queue and the lock are TransportConnection's, as for TCP). A message that does not fit in the queue's free space gets Backpressure before any byte is
 //   queued. The caller that finds no writer (_writing false) becomes the writer on its own thread (no thread hop): it
 //   takes an in-flight count and loops: ciphertext waiting -> Socket.SendAsync of all of it; else plaintext waiting ->
 //   SslStream.WriteAsync of the queue's contiguous head (at most MaxPlaintextPerWrite), which encrypts into the
@@ -75,10 +76,6 @@ internal sealed partial class TlsConnection : TransportConnection
     private readonly Socket _socket;
     private readonly SslStream _ssl;
     private readonly ArrayPool<byte> _pool;
-    // A Monitor on a private object, not a System.Threading.Lock: a contended Lock allocates its wait event on the managed
-    // heap the first time (as TcpConnection's send lock, see its design notes).
-    private readonly object _sendLock = new();
-    private readonly int _queueCapacity;
     private readonly EndPoint? _remote;
     private readonly EndPoint? _local;
     private readonly Action _onReadCompleted;
@@ -97,8 +94,8 @@ internal sealed partial class TlsConnection : TransportConnection
     private ConfiguredValueTaskAwaitable<int>.ConfiguredValueTaskAwaiter _read;
     private bool _receivedAny;
 
-    // Guarded by _sendLock.
-    private SendByteQueue _queue;
+    // Guarded by _sendLock (TransportConnection.Send.cs), with the plaintext queue; _ciphertextPending is also read by any
+    // thread (QueuedSendBytes, an acquire read).
     private byte[]? _ciphertext;
     private int _ciphertextStart;
     private int _ciphertextEnd;
@@ -119,8 +116,6 @@ internal sealed partial class TlsConnection : TransportConnection
         _socket = socket;
         _ssl = ssl;
         _pool = options.BufferPool ?? ArrayPool<byte>.Shared;
-        _queueCapacity = options.SendQueueBytes;
-        _queue = new SendByteQueue(_pool, options.SendQueueBytes, options.InitialSendQueueBytes);
         _remote = socket.RemoteEndPoint;
         _local = socket.LocalEndPoint;
         _onReadCompleted = () => ReceiveLoop(completed: true);
@@ -150,9 +145,8 @@ internal sealed partial class TlsConnection : TransportConnection
     /// <inheritdoc/>
     public override EndPoint? LocalEndPoint => _local;
 
-    /// <inheritdoc/>
-    /// <remarks>Plaintext waiting to be encrypted plus ciphertext waiting to be sent.</remarks>
-    public override int QueuedSendBytes => _queue.Count + Volatile.Read(ref _ciphertextPending);
+    /// <summary>Ciphertext waiting to be sent: <see cref="TransportConnection.QueuedSendBytes"/> is the plaintext queue plus this.</summary>
+    private protected override int QueuedBeyondSendQueue => Volatile.Read(ref _ciphertextPending);
 
     /// <inheritdoc/>
     /// <remarks>Ciphertext in the socket; what SslStream has read ahead and not yet decrypted is not counted.</remarks>
@@ -318,20 +312,20 @@ internal sealed partial class TlsConnection : TransportConnection
     {
         _ssl.Dispose();
         _socket.Dispose();
-        lock (_sendLock)
+    }
+
+    private protected override void ReleaseSendUnderLock()
+    {
+        byte[]? ciphertext = _ciphertext;
+        _ciphertext = null;
+        _ciphertextStart = 0;
+        _ciphertextEnd = 0;
+        _ciphertextPending = 0;
+        if (ciphertext is not null)
         {
-            _queue.Release();
-            byte[]? ciphertext = _ciphertext;
-            _ciphertext = null;
-            _ciphertextStart = 0;
-            _ciphertextEnd = 0;
-            Volatile.Write(ref _ciphertextPending, 0);
-            if (ciphertext is not null)
-            {
-                _pool.Return(ciphertext);
-            }
-            ReturnRetiredCiphertext();
+            _pool.Return(ciphertext);
         }
+        ReturnRetiredCiphertext();
     }
 
     /// <summary>Work queued to the thread pool without allocating (made once per connection): restarting a parked receive

@@ -9,9 +9,10 @@ namespace FixEngine.Transport;
 
 // Design (receive side; the lifecycle is in TransportConnection.cs):
 // - Everything here belongs to the single receiving thread (the busy-poll owner, the completion loop, or the TLS
-//   receive loop; one receive is outstanding at a time, so they never overlap). The counters are written by that
-//   thread only (plain increments of aligned longs) and read by other threads with Volatile.Read; _handlerErrors is
-//   also written by the teardown thread, so it is Interlocked.
+//   receive loop; one receive is outstanding at a time, so they never overlap). The counters, the receive buffer's
+//   capacity and the body-length limit are written by that thread only (plain stores of aligned values; the teardown,
+//   which runs once that thread has left, sets the capacity to 0) and read by other threads with Volatile.Read;
+//   _handlerErrors is also written by the teardown thread, so it is Interlocked.
 // - One receive buffer and one framing and dispatch core for every transport: TCP receives from the socket, and TLS
 //   has SslStream decrypt, into the pooled receive buffer at GetReceiveSpace (which compacts and grows it), then
 //   OnBytesReceived runs DispatchFrames: FixFramer cuts messages in place and the handler gets each one as a span of
@@ -77,7 +78,7 @@ internal abstract partial class TransportConnection
     /// CheckSum is wrong as a message (QuickFIX's <c>ValidateLengthAndChecksum=N</c>).</param>
     internal void SetSessionLimits(int maxMessageBodyLength, bool validateLengthAndChecksum)
     {
-        Volatile.Write(ref _maxBodyLength, Math.Clamp(maxMessageBodyLength, 1, _maxBodyLimit));
+        _maxBodyLength = Math.Clamp(maxMessageBodyLength, 1, _maxBodyLimit);
         _baseReceiveBytes = _initialReceiveBytes;
         _validateLengthAndChecksum = validateLengthAndChecksum;
     }
@@ -94,7 +95,7 @@ internal abstract partial class TransportConnection
         {
             array = _pool.Rent(_baseReceiveBytes);
             _receiveBuffer = array;
-            Volatile.Write(ref _receiveCapacity, _baseReceiveBytes);
+            _receiveCapacity = _baseReceiveBytes;
         }
         int capacity = _receiveCapacity;
         int free = capacity - _receiveEnd;
@@ -128,7 +129,7 @@ internal abstract partial class TransportConnection
         Buffer.BlockCopy(array, 0, bigger, 0, _receiveEnd);
         _pool.Return(array);
         _receiveBuffer = bigger;
-        Volatile.Write(ref _receiveCapacity, newCapacity);
+        _receiveCapacity = newCapacity;
         return bigger;
     }
 
@@ -139,7 +140,7 @@ internal abstract partial class TransportConnection
     {
         byte[]? large = _receiveBuffer;
         _receiveBuffer = _pool.Rent(_baseReceiveBytes);
-        Volatile.Write(ref _receiveCapacity, _baseReceiveBytes);
+        _receiveCapacity = _baseReceiveBytes;
         if (large is not null) _pool.Return(large);
     }
 

@@ -105,6 +105,7 @@ internal abstract partial class TransportConnection : IAgent, IDisposable
         _maxGarbageBytes = options.MaxConsecutiveGarbageBytes;
         _initialSendBytes = options.InitialSendBufferBytes;
         _maxSendBytes = options.SendQueueBytes;
+        _sendQueue = new SendByteQueue(_pool, options.SendQueueBytes, options.InitialSendQueueBytes);
         _handler = handler;
         _startGate = handler is null ? 0 : HandlerSetBit;
         Id = Interlocked.Increment(ref s_nextId);
@@ -141,9 +142,6 @@ internal abstract partial class TransportConnection : IAgent, IDisposable
 
     /// <summary>The close detail, or null.</summary>
     public string? DisconnectDetail => IsClosing ? _detail : null;
-
-    /// <summary>Bytes waiting in the send queue.</summary>
-    public abstract int QueuedSendBytes { get; }
 
     /// <summary>Bytes the peer has sent that this connection has not read yet: the socket's receive queue (FIONREAD);
     /// 0 when there are none, the connection is closing, or the transport cannot tell. Any thread; a system call.</summary>
@@ -266,11 +264,8 @@ internal abstract partial class TransportConnection : IAgent, IDisposable
                 Exit();
             }
         }
-        PrewarmSend();
+        PrewarmSendBuffers();
     }
-
-    /// <summary>Rents the send queue's first array (and the subclass's other send resources) now; any thread (under the send lock).</summary>
-    internal void PrewarmSendBuffers() => PrewarmSend();
 
     /// <summary>True while reading from the socket is paused (<see cref="PauseReceive"/>).</summary>
     public bool IsReceivePaused => !_receivePause.IsRunning;
@@ -348,16 +343,14 @@ internal abstract partial class TransportConnection : IAgent, IDisposable
     /// <summary>Restarts a receive loop that parked for a pause; the caller took an in-flight count for it.</summary>
     private protected abstract void RestartReceiveLoop();
 
-    /// <summary>Rents the subclass's send resources for <see cref="Prewarm"/> (under its send lock, unless closing).</summary>
-    private protected abstract void PrewarmSend();
-
     /// <summary>Begins receiving (completion mode and TLS); called once, by <see cref="Start"/> or by a <see cref="SetHandler"/> that found a deferred start.</summary>
     private protected abstract void BeginReceive();
 
     /// <summary>Wakes in-flight operations and closes the transport (socket shutdown/dispose). Called once, by the close winner, before the teardown can run.</summary>
     private protected abstract void OnCloseRequested(DisconnectReason reason, bool abortive);
 
-    /// <summary>Returns subclass resources (socket, event args, send queue). Called once, when nothing is in flight.</summary>
+    /// <summary>Returns subclass resources (socket, event args); the send queue and the subclass's send resources go back
+    /// right after, in <see cref="ReleaseSend"/>. Called once, when nothing is in flight.</summary>
     private protected abstract void ReleaseResources();
 
     private void RequestClose(DisconnectReason reason, string? detail, bool abortive)
@@ -419,10 +412,11 @@ internal abstract partial class TransportConnection : IAgent, IDisposable
         }
         finally
         {
+            ReleaseSend();
             byte[]? buffer = _receiveBuffer;
             _receiveBuffer = null;
             _receiveStart = _receiveEnd = 0;
-            Volatile.Write(ref _receiveCapacity, 0);
+            _receiveCapacity = 0;
             if (buffer is not null)
             {
                 _pool.Return(buffer);
