@@ -1,6 +1,7 @@
 using System;
-using System.Collections.Generic;
+using System.Collections.Immutable;
 using System.Text;
+using System.Threading;
 using FixEngine.Codec;
 using FixEngine.Config;
 using FixEngine.Session;
@@ -8,33 +9,38 @@ using FixEngine.Session;
 namespace FixEngine.Engine;
 
 // Design:
-// - Owner: the receiving threads of acceptor connections not yet bound to a session (the engine agent for busy-poll
-//   ports, socket completion threads for completion-mode and TLS ports), serialised by _routeGate. The route table is
-//   filled by the FixEngineHost constructor and changed, under _routeGate, by FixEngineHost.AddSession/RemoveSession
-//   and for an unknown session's Logon (once per session, never per message).
-// - A Logon for a session not in the table goes to the host's unknown-session path (Unknown, outside _routeGate: it may
-//   run the application's handler and open a store) when EngineOptions.UnknownSessionHandler is set; it answers with the
-//   new session's slot, or refuses (the connection is then answered with a Logout and closed).
-// - The routing index is shared, so the lookup runs under _routeGate (once per connection); the session is then
-//   attached inside its scope (order: route gate, then session gate; nothing takes them the other way round).
+// - Owner: none for routing; the receiving threads of acceptor connections not yet bound to a session (the engine agent
+//   for busy-poll ports, socket completion threads for completion-mode and TLS ports, the server's task for hosted
+//   connections) only read. The route table is an immutable snapshot: Add and Remove build the next one and publish it
+//   (a release store); lookups read the current one (an acquire read) without a lock. Its writers are serialised by
+//   their callers: the FixEngineHost constructor, and under the host's control lock AddSession, RemoveSession and an
+//   unknown session's Logon (once per session, never per message).
+// - Route reads the first frame's header with an index rented from FixMessageIndexPool (nothing shared between the
+//   threads that route).
+// - A Logon for a session not in the table goes to the host's unknown-session path (Unknown: it may run the
+//   application's handler and open a store) when EngineOptions.UnknownSessionHandler is set; it answers with the new
+//   session's slot, or refuses (the connection is then answered with a Logout and closed).
+// - The session is then attached inside its scope (its gate, if it has one).
 
 /// <summary>Binds an accepted connection to its acceptor session by the first message's (BeginString, TargetCompID,
 /// SenderCompID), and attaches it if the session may take it.</summary>
 internal sealed class AcceptorRouter(EngineAgent agent, EngineConsole console, bool prewarm)
 {
-    private readonly Dictionary<string, SessionSlot> _routes = new(StringComparer.Ordinal);
-    private readonly FixMessageIndex _routingIndex = new(64);
-    private readonly object _routeGate = new();
+    private ImmutableDictionary<string, SessionSlot> _routes = ImmutableDictionary.Create<string, SessionSlot>(StringComparer.Ordinal);
 
     /// <summary>The host's unknown-session path: the slot of a session made for this Logon, or null when it refused it
     /// (it has answered and closed the connection). Null when the engine has no UnknownSessionHandler.</summary>
     public Func<SessionConnection, ReadOnlySpan<byte>, long, SessionSlot?>? Unknown { get; set; }
 
-    /// <summary>The session <paramref name="slot"/> answers Logons addressed to its CompIDs (any thread).</summary>
+    /// <summary>The session <paramref name="slot"/> answers Logons addressed to its CompIDs (the host's constructor or
+    /// under its control lock: one writer at a time).</summary>
     /// <exception cref="ArgumentException">Another session already answers them.</exception>
     public void Add(SessionSettings settings, SessionSlot slot)
     {
-        lock (_routeGate) _routes.Add(Key(settings.BeginString!, settings.SenderCompID!, settings.TargetCompID!), slot);
+        string key = Key(settings.BeginString!, settings.SenderCompID!, settings.TargetCompID!);
+        ImmutableDictionary<string, SessionSlot> routes = _routes;
+        if (routes.ContainsKey(key)) throw new ArgumentException($"a session already answers Logons for {key.Replace('\u0001', ' ')}", nameof(settings));
+        Publish(routes.Add(key, slot));
     }
 
     /// <summary>Whether a session already answers Logons addressed to these CompIDs (any thread).</summary>
@@ -43,27 +49,35 @@ internal sealed class AcceptorRouter(EngineAgent agent, EngineConsole console, b
         return Find(settings.BeginString!, settings.SenderCompID!, settings.TargetCompID!) is not null;
     }
 
-    /// <summary>Logons addressed to the CompIDs of <paramref name="settings"/> are no longer routed (any thread).</summary>
+    /// <summary>Logons addressed to the CompIDs of <paramref name="settings"/> are no longer routed (the host's control
+    /// lock: one writer at a time).</summary>
     public void Remove(SessionSettings settings)
     {
-        lock (_routeGate) _routes.Remove(Key(settings.BeginString!, settings.SenderCompID!, settings.TargetCompID!));
+        Publish(_routes.Remove(Key(settings.BeginString!, settings.SenderCompID!, settings.TargetCompID!)));
     }
+
+    // A writer (one at a time, see Add): the snapshot's contents are visible to a thread that reads the reference.
+    private void Publish(ImmutableDictionary<string, SessionSlot> next) => Volatile.Write(ref _routes, next);
+
+    // Any thread.
+    private SessionSlot? Lookup(string key) => Volatile.Read(ref _routes).GetValueOrDefault(key);
 
     /// <summary>The session answering Logons for our (<paramref name="beginString"/>, <paramref name="ourSender"/>,
     /// <paramref name="ourTarget"/>), or null (any thread).</summary>
     public SessionSlot? Find(string beginString, string ourSender, string ourTarget)
     {
-        lock (_routeGate) return _routes.TryGetValue(Key(beginString, ourSender, ourTarget), out SessionSlot? slot) ? slot : null;
+        return Lookup(Key(beginString, ourSender, ourTarget));
     }
 
     /// <summary>Receiving thread: the first message of <paramref name="connection"/> picks its session.</summary>
     public void Route(IEngineConnection connection, ReadOnlySpan<byte> frame, long epochNs)
     {
         SessionSlot? slot;
-        lock (_routeGate)
+        FixMessageIndex index = FixMessageIndexPool.Rent();
+        try
         {
-            _routingIndex.Parse(frame);
-            var m = new FixMessage(frame, _routingIndex);
+            index.Parse(frame);
+            var m = new FixMessage(frame, index);
             if (!m.TryGetSpan(FixTags.BeginString, out ReadOnlySpan<byte> begin)
                 || !m.TryGetSpan(FixTags.SenderCompID, out ReadOnlySpan<byte> theirSender)
                 || !m.TryGetSpan(FixTags.TargetCompID, out ReadOnlySpan<byte> theirTarget))
@@ -72,12 +86,17 @@ internal sealed class AcceptorRouter(EngineAgent agent, EngineConsole console, b
                 return;
             }
             string key = Key(Encoding.ASCII.GetString(begin), Encoding.ASCII.GetString(theirTarget), Encoding.ASCII.GetString(theirSender));
-            if (!_routes.TryGetValue(key, out slot) && Unknown is null)
+            slot = Lookup(key);
+            if (slot is null && Unknown is null)
             {
                 // The agent logs the close of a connection that never had a Logon routed, with this reason.
                 connection.Close($"no session for {Encoding.ASCII.GetString(begin)} {Encoding.ASCII.GetString(theirSender)}->{Encoding.ASCII.GetString(theirTarget)}");
                 return;
             }
+        }
+        finally
+        {
+            FixMessageIndexPool.Return(index);
         }
         if (slot is null)
         {

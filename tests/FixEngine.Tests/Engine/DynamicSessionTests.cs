@@ -325,4 +325,35 @@ public sealed class DynamicSessionTests
         Assert.Single(acceptor.Sessions);
         Assert.Equal(Orders, acceptorApp.Orders[Id("EXEC", "CLIENT")]);
     }
+
+    [Fact]
+    public void LogonsOfManySessionsOnOnePortRoutedAtOnceEachReachTheirOwnSession()
+    {
+        // The router reads each first frame on its connection's own receiving thread, without a lock: sixteen initiators
+        // connect at once, each must be bound to the acceptor session of its own CompIDs (a mix-up would log on the
+        // wrong session, or none, and the per-session counts below would not match).
+        const int Clients = 16;
+        int port = 0;
+        var acceptorApp = new MultiApp();
+        var clients = Enumerable.Range(0, Clients).Select(i => $"ROUTE{i}").ToArray();
+        using var acceptor = new FixEngineHost([.. clients.Select(c => AcceptorSession(port, c))], acceptorApp);
+        acceptor.Start();
+        port = EngineTestSupport.PortOf(acceptor);
+        var clientApp = new MultiApp();
+        using var initiators = new FixEngineHost([.. clients.Select(c => InitiatorSession(port, c))], clientApp);
+        initiators.Start();
+        Assert.True(WaitFor(() => clients.All(c => clientApp.LogonsOf(Id(c, "EXEC")) == 1)),
+            $"{clients.Count(c => clientApp.LogonsOf(Id(c, "EXEC")) == 1)} of {Clients} logged on");
+        for (int i = 0; i < Clients; i++)
+        {
+            FixSession session = initiators.Sessions.Single(s => s.Id == Id(clients[i], "EXEC"));
+            for (int order = 0; order <= i; order++) SendOrder(session, order);
+        }
+        Assert.True(WaitFor(() => clients.Select((c, i) => clientApp.FillsOf(Id(c, "EXEC")) == i + 1).All(b => b)));
+        for (int i = 0; i < Clients; i++)
+        {
+            Assert.Equal(1, acceptorApp.LogonsOf(Id("EXEC", clients[i])));
+            Assert.Equal(i + 1, acceptorApp.Orders[Id("EXEC", clients[i])]);
+        }
+    }
 }
