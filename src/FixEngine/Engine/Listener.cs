@@ -110,9 +110,6 @@ internal sealed class Listener(IReadOnlyList<IPAddress> addresses, int port, Tcp
         foreach (TlsAcceptor a in _tls) a.Stop();
     }
 
-    /// <summary>The cap on connections without a Logon.</summary>
-    public UnauthenticatedGate Gate => gate;
-
     /// <summary>The peer addresses some session on the port takes a Logon from (the union of their AllowedRemoteAddresses);
     /// null: any address (a session on the port has no list, or sessions may be added for unknown Logons). Replaced whole
     /// by the engine when sessions are added or removed (any thread); read on the acceptor's thread.</summary>

@@ -17,15 +17,6 @@ internal sealed class UnauthenticatedGate(int port, int maxTotal, int maxPerAddr
     private readonly Dictionary<IPAddress, int> _perAddress = [];
     private int _total;
 
-    /// <summary>Connections currently admitted and not yet released.</summary>
-    public int Count
-    {
-        get
-        {
-            lock (_gate) return _total;
-        }
-    }
-
     /// <summary>Acceptor thread: takes a place for a connection from <paramref name="remote"/>, or logs the refusal.</summary>
     /// <returns>The address key to release with, or null when refused.</returns>
     public IPAddress? Admit(EndPoint? remote)
