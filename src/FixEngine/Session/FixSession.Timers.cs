@@ -51,6 +51,11 @@ public sealed partial class FixSession
     /// over until the span ends.</remarks>
     internal bool IsQuietAt(long epochNs) => epochNs < Volatile.Read(ref _quietUntilNs) && epochNs >= _quietFromNs && !HasHandedOverMessages;
 
+    /// <summary>Engine agent: where the quiet span left by the last <see cref="Poll"/> ends (epoch ns): the earliest instant
+    /// at which a Poll would act; <see cref="long.MinValue"/> when it is empty (something waits, or the session was
+    /// touched since), <see cref="long.MaxValue"/> when nothing is ever due.</summary>
+    internal long QuietUntilNs => Volatile.Read(ref _quietUntilNs);
+
     /// <summary>Test seam: sets the quiet span as a Poll would, without one (to build the state a race leaves).</summary>
     internal void SetQuietSpanForTesting(long fromNs, long untilNs)
     {

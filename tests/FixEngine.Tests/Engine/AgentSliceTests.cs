@@ -140,6 +140,88 @@ public sealed class AgentSliceTests
         Assert.Equal(sweeps + 1, engine.Agent.FullSweeps);
     }
 
+    /// <summary>Branch beat13: sessions that logged on one per millisecond send their Heartbeats one per millisecond, each
+    /// on the first duty cycle at or after its due time (the timer wheel). The sweep's slices alone found a due Heartbeat
+    /// up to the sweep interval late, and found all that came due since the cursor last passed together: here about ten
+    /// per duty cycle every 100 ms (at 10,000 sessions, hundreds).</summary>
+    [Fact]
+    public void HeartbeatsGoOutWhenDueOnePerDutyCycleNotInTheSweepsBursts()
+    {
+        using var engine = new AgentOnFakeClock(Sessions);
+        engine.Agent.DoWork(engine.Clock.NowNs);
+        var connections = new FakeConnection[Sessions];
+        long[] loggedOnAt = new long[Sessions];
+        long[] heartbeatAt = new long[Sessions];
+        int[] seen = new int[Sessions];
+        int mostInOneCycle = 0;
+        for (int cycle = 0; cycle < Sessions + 1_150; cycle++)
+        {
+            engine.Clock.Advance(CycleNs);
+            if (cycle < Sessions)
+            {
+                connections[cycle] = engine.LogOn(cycle, heartBtInt: 1);
+                loggedOnAt[cycle] = engine.Clock.EpochNs;
+                seen[cycle] = connections[cycle].Sent.Count;
+            }
+            engine.Agent.DoWork(engine.Clock.NowNs);
+            int heartbeats = 0;
+            for (int i = 0; i < Math.Min(cycle + 1, Sessions); i++)
+            {
+                FakeConnection c = connections[i];
+                for (; seen[i] < c.Sent.Count; seen[i]++)
+                {
+                    if (MsgType(c.Sent[seen[i]]) != "0") continue;
+                    heartbeats++;
+                    if (heartbeatAt[i] == 0) heartbeatAt[i] = engine.Clock.EpochNs;
+                }
+            }
+            mostInOneCycle = Math.Max(mostInOneCycle, heartbeats);
+        }
+        for (int i = 0; i < Sessions; i++)
+        {
+            long after = heartbeatAt[i] - loggedOnAt[i];
+            Assert.True(heartbeatAt[i] != 0, $"session {i}: no Heartbeat");
+            Assert.True(after >= Second && after <= Second + CycleNs, $"session {i}: Heartbeat {(after - Second) / 1_000} µs after its due time");
+        }
+        Assert.True(mostInOneCycle <= 2, $"{mostInOneCycle} Heartbeats in one duty cycle");
+        Assert.True(engine.Agent.WheelVisits >= Sessions, $"{engine.Agent.WheelVisits} visits from the wheel");
+    }
+
+    /// <summary>Branch beat13: with the timer wheel in use (Heartbeats and TestRequests of sessions that logged on one per
+    /// millisecond coming due every duty cycle), a duty cycle allocates nothing once the wheel's lists have grown.</summary>
+    [Fact]
+    public void DutyCyclesWithTheWheelFiringAllocateNothing()
+    {
+        using var engine = new AgentOnFakeClock(Sessions);
+        engine.Agent.DoWork(engine.Clock.NowNs);
+        var connections = new FakeConnection[Sessions];
+        for (int cycle = 0; cycle < Sessions; cycle++)
+        {
+            engine.Clock.Advance(CycleNs);
+            connections[cycle] = engine.LogOn(cycle, heartBtInt: 1);
+            connections[cycle].CaptureEnabled = false;
+            engine.Agent.DoWork(engine.Clock.NowNs);
+        }
+        // Heartbeats from 1 s after each Logon, TestRequests from 1.2 s (the fake peer stays silent).
+        for (int cycle = 0; cycle < 300; cycle++)
+        {
+            engine.Clock.Advance(CycleNs);
+            engine.Agent.DoWork(engine.Clock.NowNs);
+        }
+        long wheelVisits = engine.Agent.WheelVisits;
+        long sent = connections.Sum(c => c.SentCount);
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        for (int cycle = 0; cycle < 600; cycle++)
+        {
+            engine.Clock.Advance(CycleNs);
+            engine.Agent.DoWork(engine.Clock.NowNs);
+        }
+        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+        Assert.Equal(0, allocated);
+        Assert.True(engine.Agent.WheelVisits - wheelVisits >= 500, $"{engine.Agent.WheelVisits - wheelVisits} visits from the wheel");
+        Assert.True(connections.Sum(c => c.SentCount) - sent >= 500, "no Heartbeat or TestRequest was sent");
+    }
+
     [Fact]
     public void AStopLogsOutEverySessionAtOnce()
     {
@@ -233,16 +315,20 @@ public sealed class AgentSliceTests
         public FakeConnection[] LogOnAll(int heartBtInt)
         {
             var connections = new FakeConnection[Slots.Count];
-            for (int i = 0; i < Slots.Count; i++)
-            {
-                connections[i] = new FakeConnection();
-                SessionSlot slot = Slots[i];
-                using SessionScope scope = slot.Enter(Clock.EpochNs);
-                slot.Connect(connections[i], scope.EpochNs);
-                slot.Session.OnMessage(Logon("C" + i, heartBtInt), scope.EpochNs);
-                Assert.True(slot.Session.IsLoggedOn, $"session {i} did not log on");
-            }
+            for (int i = 0; i < Slots.Count; i++) connections[i] = LogOn(i, heartBtInt);
             return connections;
+        }
+
+        /// <summary>Connects session <paramref name="i"/> to a fake connection and takes the peer's Logon (this thread enters it).</summary>
+        public FakeConnection LogOn(int i, int heartBtInt)
+        {
+            var connection = new FakeConnection();
+            SessionSlot slot = Slots[i];
+            using SessionScope scope = slot.Enter(Clock.EpochNs);
+            slot.Connect(connection, scope.EpochNs);
+            slot.Session.OnMessage(Logon("C" + i, heartBtInt), scope.EpochNs);
+            Assert.True(slot.Session.IsLoggedOn, $"session {i} did not log on");
+            return connection;
         }
 
         private byte[] Logon(string sender, int heartBtInt)
