@@ -66,7 +66,13 @@ namespace FixEngine.Engine;
 //   quiet span ends within WheelHorizonNs (longer than the sweep interval, so a visit sees every end coming), and each
 //   duty cycle first visits the sessions of the ticks that have passed (at most MaxWheelItems, the rest on the next
 //   cycles): each timer fires on the first duty cycle after its instant, and the Heartbeats go out at the pace their
-//   sessions' last sends set. A slot is on the wheel once
+//   sessions' last sends set. Sessions whose last sends fell in the same millisecond (an initiator's Logons sent in
+//   one duty cycle as their connects completed together) would still send together, up to MaxWheelItems per duty
+//   cycle: a session whose quiet span ends with its Heartbeat on a tick that already holds CrowdedTick sessions goes
+//   on the least crowded tick up to MaxHeartbeatLeadNs earlier, and its visit then is a full one that sends the
+//   Heartbeat early (FixSession.Poll with a lead; sending before HeartBtInt is allowed, and only the Heartbeat moves:
+//   the TestRequest and the disconnect keep their times). The next one is due HeartBtInt after that send, so the
+//   spread holds from one interval to the next. A slot is on the wheel once
 //   (SessionSlot.WheelTick; moved earlier, the later entry goes stale and is skipped), the entries are not removed when
 //   a session's span changes (the wheel's visit then ends after the compare, as a slice's does), and the sweep stays
 //   the backstop. Allocation: a bucket's list grows to the most slots one tick has held, then never again.
@@ -186,6 +192,18 @@ internal sealed class EngineAgent : IAgent
     /// <summary>At most this many sessions are visited from the wheel by one duty cycle (sessions that logged on at the
     /// same instant come due together); the rest wait in order for the next cycles, which do not park meanwhile.</summary>
     internal const int MaxWheelItems = 64;
+
+    /// <summary>A tick that already holds this many sessions is crowded: a session whose quiet span ends with its
+    /// Heartbeat goes on the least crowded tick up to <see cref="MaxHeartbeatLeadNs"/> earlier instead, and sends its
+    /// Heartbeat then (see the design note, the timer wheel).</summary>
+    internal const int CrowdedTick = 2;
+
+    /// <summary>How early a Heartbeat may go to leave a crowded tick (50 ms: 1 % of HeartBtInt=5).</summary>
+    internal const long MaxHeartbeatLeadNs = 50 * WheelTickNs;
+
+    /// <summary>Heartbeats sent early to leave a crowded tick (as <see cref="FullSweeps"/>; the visits, whether or not
+    /// the session still sent one then).</summary>
+    internal long EarlyHeartbeatVisits;
 
     /// <summary><see cref="SessionSlot.WheelTick"/> of a slot that is not on the wheel.</summary>
     internal const long NotOnWheel = long.MinValue;
@@ -501,9 +519,20 @@ internal sealed class EngineAgent : IAgent
                 _wheelPos++;
                 budget--;
                 slot.WheelTick = NotOnWheel;
+                bool early = slot.WheelEarly;
+                slot.WheelEarly = false;
                 if (slot.Removed) continue;
                 WheelVisits++;
-                ServiceSlot(slot, nowNs, epochNs, stopping: false, ref anyConnected, hotOnWork: true, mayPass: true);
+                if (!early)
+                {
+                    ServiceSlot(slot, nowNs, epochNs, stopping: false, ref anyConnected, hotOnWork: true, mayPass: true);
+                    continue;
+                }
+                // Put on an earlier tick than its Heartbeat's: a full visit that sends the Heartbeat if it falls due
+                // within the lead (and the tick's rounding); if the session sent something meanwhile, it is not due.
+                EarlyHeartbeatVisits++;
+                ServiceSlot(slot, nowNs, epochNs, stopping: false, ref anyConnected, hotOnWork: true, mayPass: false,
+                    heartbeatLeadNs: MaxHeartbeatLeadNs + WheelTickNs);
             }
             _wheelEntries -= bucket.Count;
             bucket.Clear();
@@ -528,7 +557,25 @@ internal sealed class EngineAgent : IAgent
         // tick would land in a bucket that is fired before it comes. The sweep puts the session on later.
         if (tick - _wheelTick >= WheelTicks) return;
         if (slot.WheelTick != NotOnWheel && slot.WheelTick <= tick) return;
+        bool early = false;
+        if (_wheel[(int)(tick & (WheelTicks - 1))].Count >= CrowdedTick && slot.Session.HeartbeatDueNs == untilNs)
+        {
+            // The span ends with the Heartbeat, on a crowded tick: the least crowded tick up to MaxHeartbeatLeadNs
+            // earlier (the latest of equals), so sessions that came due together send their Heartbeats spread out, and
+            // keep them spread (each is due HeartBtInt after its own send).
+            long earliest = System.Math.Max(_wheelTick + 1, tick - MaxHeartbeatLeadNs / WheelTickNs);
+            long best = tick;
+            int least = _wheel[(int)(tick & (WheelTicks - 1))].Count;
+            for (long t = tick - 1; t >= earliest && least > 0; t--)
+            {
+                int count = _wheel[(int)(t & (WheelTicks - 1))].Count;
+                if (count < least) (best, least) = (t, count);
+            }
+            early = best != tick;
+            tick = best;
+        }
         slot.WheelTick = tick;
+        slot.WheelEarly = early;
         _wheel[(int)(tick & (WheelTicks - 1))].Add(slot);
         _wheelEntries++;
     }
@@ -561,7 +608,8 @@ internal sealed class EngineAgent : IAgent
     // Poll found nothing due before a later instant, and nothing touched it since); a visit from the hot list (asked
     // for, or work left) and every visit while stopping service the session in full. See the design note (quiet
     // sessions).
-    private int ServiceSlot(SessionSlot slot, long nowNs, long epochNs, bool stopping, ref bool anyConnected, bool hotOnWork, bool mayPass)
+    private int ServiceSlot(SessionSlot slot, long nowNs, long epochNs, bool stopping, ref bool anyConnected, bool hotOnWork, bool mayPass,
+        long heartbeatLeadNs = 0)
     {
         int work = 0;
         slot.ServiceVisits++;
@@ -575,7 +623,7 @@ internal sealed class EngineAgent : IAgent
         {
             if (scope.Entered)
             {
-                work = ServiceSession(slot, scope.EpochNs, stopping, ref anyConnected);
+                work = ServiceSession(slot, scope.EpochNs, stopping, ref anyConnected, heartbeatLeadNs);
                 // The journal budget looks at the session on full visits only: its next look bounds the quiet span.
                 if (_journals is not null)
                 {
@@ -785,7 +833,7 @@ internal sealed class EngineAgent : IAgent
     }
 
     // Inside the session's scope.
-    private int ServiceSession(SessionSlot slot, long epochNs, bool stopping, ref bool anyConnected)
+    private int ServiceSession(SessionSlot slot, long epochNs, bool stopping, ref bool anyConnected, long heartbeatLeadNs = 0)
     {
         FixSession session = slot.Session;
         int work = 0;
@@ -804,7 +852,7 @@ internal sealed class EngineAgent : IAgent
             if (wasLoggedOn || session.State == SessionState.Disconnected) _console.Disconnected(session.Id, reason);
             work++;
         }
-        work += session.Poll(epochNs);
+        work += session.Poll(epochNs, heartbeatLeadNs);
         // Stopping: everything the application handed over is stored (and sent while connected) before the Logout.
         if (stopping) work += session.StoreHandedOverForStop(epochNs);
         if (stopping && session.IsConnected)

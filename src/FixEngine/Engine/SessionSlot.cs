@@ -40,6 +40,10 @@ internal sealed class SessionSlot
     /// it more than once), or <see cref="EngineAgent.NotOnWheel"/>.</summary>
     internal long WheelTick = EngineAgent.NotOnWheel;
 
+    /// <summary>Engine agent only: the slot was put on an earlier tick than its Heartbeat's, which it sends then (the
+    /// agent spreads the Heartbeats of sessions due together).</summary>
+    internal bool WheelEarly;
+
     /// <summary>The next slot in the agent's request stack (written before the slot is pushed, cleared when taken).</summary>
     internal SessionSlot? NextRequested;
 

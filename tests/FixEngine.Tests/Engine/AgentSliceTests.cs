@@ -91,10 +91,11 @@ public sealed class AgentSliceTests
             }
             mostInOneCycle = Math.Max(mostInOneCycle, thisCycle);
         }
-        // The peer stays silent: a Heartbeat at 1 s, a TestRequest at 1.2 s, the disconnect at 2.4 s, each within the
-        // sweep interval's bound (plus a duty cycle) of its time, and no cycle visits more than a slice.
+        // The peer stays silent: a Heartbeat at 1 s (or up to the agent's lead earlier: all 1,000 are due together, and
+        // the agent spreads them), a TestRequest at 1.2 s, the disconnect at 2.4 s, each within the sweep interval's
+        // bound (plus a duty cycle) of its time, and no cycle visits more than a slice.
         long late = EngineAgent.MaxSweepIntervalNs + CycleNs;
-        AssertWithin(heartbeatAt, 1 * Second, late, "Heartbeat");
+        AssertWithin(heartbeatAt, 1 * Second, late, "Heartbeat", EngineAgent.MaxHeartbeatLeadNs + CycleNs);
         AssertWithin(testRequestAt, 12 * Second / 10, late, "TestRequest");
         AssertWithin(disconnectAt, 24 * Second / 10, late, "disconnect");
         // A slice, and the sessions of the last one that sent something (the hot list visits them once more).
@@ -177,14 +178,54 @@ public sealed class AgentSliceTests
             }
             mostInOneCycle = Math.Max(mostInOneCycle, heartbeats);
         }
+        // On the duty cycle of its due time, or earlier within the agent's lead where a TestRequest came due on the same
+        // tick (the agent spreads what would fall on one tick).
         for (int i = 0; i < Sessions; i++)
         {
             long after = heartbeatAt[i] - loggedOnAt[i];
             Assert.True(heartbeatAt[i] != 0, $"session {i}: no Heartbeat");
-            Assert.True(after >= Second && after <= Second + CycleNs, $"session {i}: Heartbeat {(after - Second) / 1_000} µs after its due time");
+            Assert.True(after >= Second - EngineAgent.MaxHeartbeatLeadNs - CycleNs && after <= Second + CycleNs,
+                $"session {i}: Heartbeat {(after - Second) / 1_000} µs after its due time");
         }
         Assert.True(mostInOneCycle <= 2, $"{mostInOneCycle} Heartbeats in one duty cycle");
         Assert.True(engine.Agent.WheelVisits >= Sessions, $"{engine.Agent.WheelVisits} visits from the wheel");
+    }
+
+    /// <summary>Branch beat13: 1,000 sessions that logged on at the same instant have their Heartbeats due on one tick; the
+    /// agent spreads them over the ticks up to <see cref="EngineAgent.MaxHeartbeatLeadNs"/> before it, so no duty cycle
+    /// sends more than about 1,000 / 51 of them. Without the spread the wheel sent MaxWheelItems per duty cycle, back to
+    /// back, and the sweep's slices alone hundreds at a time.</summary>
+    [Fact]
+    public void HeartbeatsDueOnOneTickAreSpreadOverTheLeadBeforeIt()
+    {
+        using var engine = new AgentOnFakeClock(Sessions);
+        long logonNs = engine.Clock.EpochNs;
+        FakeConnection[] connections = engine.LogOnAll(heartBtInt: 1);
+        engine.Agent.DoWork(engine.Clock.NowNs);
+        long[] heartbeatAt = new long[Sessions];
+        int[] seen = [.. connections.Select(c => c.Sent.Count)];
+        int mostInOneCycle = 0;
+        while (engine.Clock.EpochNs - logonNs < Second + 20 * CycleNs)
+        {
+            engine.Clock.Advance(CycleNs);
+            engine.Agent.DoWork(engine.Clock.NowNs);
+            int heartbeats = 0;
+            for (int i = 0; i < Sessions; i++)
+            {
+                FakeConnection c = connections[i];
+                for (; seen[i] < c.Sent.Count; seen[i]++)
+                {
+                    if (MsgType(c.Sent[seen[i]]) != "0") continue;
+                    heartbeats++;
+                    if (heartbeatAt[i] == 0) heartbeatAt[i] = engine.Clock.EpochNs - logonNs;
+                }
+            }
+            mostInOneCycle = Math.Max(mostInOneCycle, heartbeats);
+        }
+        AssertWithin(heartbeatAt, Second, CycleNs, "Heartbeat", EngineAgent.MaxHeartbeatLeadNs + CycleNs);
+        long ticks = EngineAgent.MaxHeartbeatLeadNs / EngineAgent.WheelTickNs + 1;
+        Assert.True(mostInOneCycle <= Sessions / ticks + 2 * EngineAgent.CrowdedTick, $"{mostInOneCycle} Heartbeats in one duty cycle");
+        Assert.True(engine.Agent.EarlyHeartbeatVisits >= Sessions / 2, $"{engine.Agent.EarlyHeartbeatVisits} early visits");
     }
 
     /// <summary>Branch beat13: with the timer wheel in use (Heartbeats and TestRequests of sessions that logged on one per
@@ -262,12 +303,12 @@ public sealed class AgentSliceTests
         Assert.Equal(1, engine.Agent.FullSweeps);
     }
 
-    private static void AssertWithin(long[] at, long dueNs, long lateNs, string what)
+    private static void AssertWithin(long[] at, long dueNs, long lateNs, string what, long earlyNs = 0)
     {
         for (int i = 0; i < at.Length; i++)
         {
             Assert.True(at[i] != 0, $"session {i}: no {what}");
-            Assert.True(at[i] >= dueNs && at[i] <= dueNs + lateNs, $"session {i}: {what} at {at[i] / 1_000_000} ms, due at {dueNs / 1_000_000} ms");
+            Assert.True(at[i] >= dueNs - earlyNs && at[i] <= dueNs + lateNs, $"session {i}: {what} at {at[i] / 1_000_000} ms, due at {dueNs / 1_000_000} ms");
         }
     }
 
