@@ -58,6 +58,24 @@ namespace FixEngine.Engine;
 //   slice's visit of a session inside its span ends after that compare, without the gate, the connection or the
 //   session's other objects (each a cache miss at 10,000 sessions); hot-list visits and every visit while stopping
 //   service the session in full.
+// - The timer wheel: a sweep (or its slices) finds a due timer up to MaxSweepIntervalNs late, and it finds the timers
+//   that came due since the cursor last passed all together: at 10,000 sessions that logged on within 2 s (HeartBtInt=5),
+//   bursts of 200-600 Heartbeats within 10 ms every 100 ms, in each process, which the busy sessions' messages waited
+//   behind (docs/benchmarks/2026-12-06-scale.md, branch beat13). So past SweepEveryCycleItems (and without busy-poll
+//   items) every visit that leaves a session quiet puts it on a wheel of WheelTicks 1 ms ticks (monotonic) when its
+//   quiet span ends within WheelHorizonNs (longer than the sweep interval, so a visit sees every end coming), and each
+//   duty cycle first visits the sessions of the ticks that have passed (at most MaxWheelItems, the rest on the next
+//   cycles): each timer fires on the first duty cycle after its instant, and the Heartbeats go out at the pace their
+//   sessions' last sends set. Sessions whose last sends fell in the same millisecond (an initiator's Logons sent in
+//   one duty cycle as their connects completed together) would still send together, up to MaxWheelItems per duty
+//   cycle: a session whose quiet span ends with its Heartbeat on a tick that already holds CrowdedTick sessions goes
+//   on the least crowded tick up to MaxHeartbeatLeadNs earlier, and its visit then is a full one that sends the
+//   Heartbeat early (FixSession.Poll with a lead; sending before HeartBtInt is allowed, and only the Heartbeat moves:
+//   the TestRequest and the disconnect keep their times). The next one is due HeartBtInt after that send, so the
+//   spread holds from one interval to the next. A slot is on the wheel once
+//   (SessionSlot.WheelTick; moved earlier, the later entry goes stale and is skipped), the entries are not removed when
+//   a session's span changes (the wheel's visit then ends after the compare, as a slice's does), and the sweep stays
+//   the backstop. Allocation: a bucket's list grows to the most slots one tick has held, then never again.
 
 // - Sessions added or removed on a running engine (FixEngineHost.AddSession/RemoveSession, an unknown session's Logon)
 //   are handed over as SessionChange objects through _changes; only the agent changes _slots and _initiators, at the
@@ -158,6 +176,57 @@ internal sealed class EngineAgent : IAgent
 
     /// <summary>Longest time between two full sweeps when nothing asks for one (100 ms).</summary>
     internal const long MaxSweepIntervalNs = 100_000_000L;
+
+    /// <summary>The timer wheel's tick (1 ms): a session whose quiet span ends is visited on the first duty cycle of the
+    /// tick after its end (see the design note, the timer wheel).</summary>
+    internal const long WheelTickNs = 1_000_000L;
+
+    /// <summary>Ticks on the wheel (a power of two); a session goes on it when its quiet span ends within
+    /// <see cref="WheelHorizonNs"/>, which is longer than <see cref="MaxSweepIntervalNs"/>, so every end is seen by a
+    /// visit before it comes.</summary>
+    internal const int WheelTicks = 128;
+
+    /// <summary>How far ahead the wheel takes a session (126 ticks: the tick it lands on stays within the wheel's turn).</summary>
+    internal const long WheelHorizonNs = (WheelTicks - 2) * WheelTickNs;
+
+    /// <summary>At most this many sessions are visited from the wheel by one duty cycle (sessions that logged on at the
+    /// same instant come due together); the rest wait in order for the next cycles, which do not park meanwhile.</summary>
+    internal const int MaxWheelItems = 64;
+
+    /// <summary>A tick that already holds this many sessions is crowded: a session whose quiet span ends with its
+    /// Heartbeat goes on the least crowded tick up to <see cref="MaxHeartbeatLeadNs"/> earlier instead, and sends its
+    /// Heartbeat then (see the design note, the timer wheel).</summary>
+    internal const int CrowdedTick = 2;
+
+    /// <summary>How early a Heartbeat may go to leave a crowded tick (50 ms: 1 % of HeartBtInt=5).</summary>
+    internal const long MaxHeartbeatLeadNs = 50 * WheelTickNs;
+
+    /// <summary>Heartbeats sent early to leave a crowded tick (as <see cref="FullSweeps"/>; the visits, whether or not
+    /// the session still sent one then).</summary>
+    internal long EarlyHeartbeatVisits;
+
+    /// <summary><see cref="SessionSlot.WheelTick"/> of a slot that is not on the wheel.</summary>
+    internal const long NotOnWheel = long.MinValue;
+
+    /// <summary>Sessions visited because their tick on the wheel came (as <see cref="FullSweeps"/>).</summary>
+    internal long WheelVisits;
+
+    // The timer wheel (agent thread): bucket i holds the slots put on a tick t with t % WheelTicks == i (a slot's
+    // WheelTick says which one it waits on; an entry whose slot has moved to an earlier tick is stale and skipped), the
+    // tick being fired or last fired (monotonic ns / WheelTickNs) and the next entry of its bucket to visit, whether
+    // this duty cycle puts sessions on it, and how many entries the buckets hold.
+    private readonly List<SessionSlot>[] _wheel = NewWheel();
+    private long _wheelTick = NotOnWheel;
+    private int _wheelPos;
+    private bool _wheelOn;
+    private int _wheelEntries;
+
+    private static List<SessionSlot>[] NewWheel()
+    {
+        var wheel = new List<SessionSlot>[WheelTicks];
+        for (int i = 0; i < wheel.Length; i++) wheel[i] = [];
+        return wheel;
+    }
 
 
     public EngineAgent(List<SessionSlot> slots, EpochAnchor time, EngineConsole console, int logonTimeoutSeconds, int reclaimSurgeConnections = 0,
@@ -270,12 +339,14 @@ internal sealed class EngineAgent : IAgent
         // A full pass over every connection and session is O(N); past SweepEveryCycleItems it is done in slices unless
         // something asks for it now; see the design note (sweeps).
         int items = _slots.Count + _connections.Count + _initiators.Count;
+        _wheelOn = items > SweepEveryCycleItems && !_sweepEveryCycle && !stopping;
         bool sweep = work > 0 || stopping || _removing.Count > 0 || _sweepEveryCycle || _wakeup.TakeServiceRequest()
             || items <= SweepEveryCycleItems;
         if (!sweep)
         {
-            return ServiceHot(nowNs, epochNs) + ServiceSlice(nowNs, epochNs, items);
+            return FireWheel(nowNs, epochNs) + ServiceHot(nowNs, epochNs) + ServiceSlice(nowNs, epochNs, items);
         }
+        if (!stopping) FireWheel(nowNs, epochNs);
         FullSweeps++;
         ClearHot();
         RestartSlices(nowNs);
@@ -416,6 +487,99 @@ internal sealed class EngineAgent : IAgent
         return _sliceCredit >= intervalNs ? 1 : 0;
     }
 
+    // Every duty cycle, before the hot list and the slice: the sessions on the wheel's ticks up to now's, in the order
+    // they were put on each tick (see the design note, the timer wheel). A visit that finds the session quiet still
+    // (something it sent or received moved its timers) ends after the compare and puts it back on the wheel if its new
+    // end is near. The visits' work counts as a slice's: a session that sent something joins the hot list.
+    private int FireWheel(long nowNs, long epochNs)
+    {
+        long tick = nowNs / WheelTickNs;
+        if (_wheelEntries == 0 || _wheelTick == NotOnWheel)
+        {
+            (_wheelTick, _wheelPos) = (tick, 0);
+            return 0;
+        }
+        int budget = MaxWheelItems;
+        bool anyConnected = false;
+        while (true)
+        {
+            // The bucket of _wheelTick, from _wheelPos: a visit may put slots on later ticks, never on this one
+            // (Schedule: after _wheelTick), so the bucket does not change while it is read.
+            List<SessionSlot> bucket = _wheel[(int)(_wheelTick & (WheelTicks - 1))];
+            while (_wheelPos < bucket.Count)
+            {
+                SessionSlot slot = bucket[_wheelPos];
+                if (slot.WheelTick != _wheelTick)
+                {
+                    _wheelPos++;
+                    continue;
+                }
+                // More are due: the next duty cycles go on from here, and the agent does not park meanwhile.
+                if (budget == 0) return 1;
+                _wheelPos++;
+                budget--;
+                slot.WheelTick = NotOnWheel;
+                bool early = slot.WheelEarly;
+                slot.WheelEarly = false;
+                if (slot.Removed) continue;
+                WheelVisits++;
+                if (!early)
+                {
+                    ServiceSlot(slot, nowNs, epochNs, stopping: false, ref anyConnected, hotOnWork: true, mayPass: true);
+                    continue;
+                }
+                // Put on an earlier tick than its Heartbeat's: a full visit that sends the Heartbeat if it falls due
+                // within the lead (and the tick's rounding); if the session sent something meanwhile, it is not due.
+                EarlyHeartbeatVisits++;
+                ServiceSlot(slot, nowNs, epochNs, stopping: false, ref anyConnected, hotOnWork: true, mayPass: false,
+                    heartbeatLeadNs: MaxHeartbeatLeadNs + WheelTickNs);
+            }
+            _wheelEntries -= bucket.Count;
+            bucket.Clear();
+            _wheelPos = 0;
+            if (_wheelEntries == 0) _wheelTick = tick;
+            if (_wheelTick >= tick) return 0;
+            _wheelTick++;
+        }
+    }
+
+    // After a visit (on the wheel's duty cycles): a session whose quiet span ends within WheelHorizonNs goes on the tick
+    // after the end (monotonic), unless it waits on that tick or an earlier one already.
+    private void Schedule(SessionSlot slot, long nowNs, long epochNs)
+    {
+        long untilNs = slot.Session.QuietUntilNs;
+        if (untilNs == long.MinValue) return;
+        long inNs = untilNs - epochNs;
+        if (inNs >= WheelHorizonNs) return;
+        long tick = (nowNs + System.Math.Max(inNs, 0) + WheelTickNs - 1) / WheelTickNs;
+        if (tick <= _wheelTick) tick = _wheelTick + 1;
+        // Within the wheel's turn from the last tick fired (it lags now's while a stalled agent catches up): a later
+        // tick would land in a bucket that is fired before it comes. The sweep puts the session on later.
+        if (tick - _wheelTick >= WheelTicks) return;
+        if (slot.WheelTick != NotOnWheel && slot.WheelTick <= tick) return;
+        bool early = false;
+        if (_wheel[(int)(tick & (WheelTicks - 1))].Count >= CrowdedTick && slot.Session.HeartbeatDueNs == untilNs)
+        {
+            // The span ends with the Heartbeat, on a crowded tick: the least crowded tick up to MaxHeartbeatLeadNs
+            // earlier (the latest of equals), so sessions that came due together send their Heartbeats spread out, and
+            // keep them spread (each is due HeartBtInt after its own send).
+            long earliest = System.Math.Max(_wheelTick + 1, tick - MaxHeartbeatLeadNs / WheelTickNs);
+            long best = tick;
+            int least = _wheel[(int)(tick & (WheelTicks - 1))].Count;
+            for (long t = tick - 1; t >= earliest && least > 0; t--)
+            {
+                int count = _wheel[(int)(t & (WheelTicks - 1))].Count;
+                if (count < least) (best, least) = (t, count);
+            }
+            early = best != tick;
+            tick = best;
+        }
+        slot.WheelTick = tick;
+        slot.WheelEarly = early;
+        _wheel[(int)(tick & (WheelTicks - 1))].Add(slot);
+        _wheelEntries++;
+    }
+
     // A full sweep visits everything: the sweep in slices starts again from the beginning, owing nothing.
     private void RestartSlices(long nowNs)
     {
@@ -444,20 +608,22 @@ internal sealed class EngineAgent : IAgent
     // Poll found nothing due before a later instant, and nothing touched it since); a visit from the hot list (asked
     // for, or work left) and every visit while stopping service the session in full. See the design note (quiet
     // sessions).
-    private int ServiceSlot(SessionSlot slot, long nowNs, long epochNs, bool stopping, ref bool anyConnected, bool hotOnWork, bool mayPass)
+    private int ServiceSlot(SessionSlot slot, long nowNs, long epochNs, bool stopping, ref bool anyConnected, bool hotOnWork, bool mayPass,
+        long heartbeatLeadNs = 0)
     {
         int work = 0;
         slot.ServiceVisits++;
         if (mayPass && slot.Session.IsQuietAt(epochNs))
         {
             QuietVisits++;
+            if (_wheelOn) Schedule(slot, nowNs, epochNs);
             return 0;
         }
         using (SessionScope scope = slot.EnterForService(epochNs, nowNs))
         {
             if (scope.Entered)
             {
-                work = ServiceSession(slot, scope.EpochNs, stopping, ref anyConnected);
+                work = ServiceSession(slot, scope.EpochNs, stopping, ref anyConnected, heartbeatLeadNs);
                 // The journal budget looks at the session on full visits only: its next look bounds the quiet span.
                 if (_journals is not null)
                 {
@@ -476,6 +642,7 @@ internal sealed class EngineAgent : IAgent
             }
         }
         if (work > 0 && hotOnWork) AddHot(slot);
+        if (_wheelOn) Schedule(slot, nowNs, epochNs);
         // Outside the scope: a completion-mode resume dispatches waiting messages on this thread, entering the
         // session itself. The connection may be a duty cycle stale: pausing or resuming one the session has just
         // dropped is harmless.
@@ -666,7 +833,7 @@ internal sealed class EngineAgent : IAgent
     }
 
     // Inside the session's scope.
-    private int ServiceSession(SessionSlot slot, long epochNs, bool stopping, ref bool anyConnected)
+    private int ServiceSession(SessionSlot slot, long epochNs, bool stopping, ref bool anyConnected, long heartbeatLeadNs = 0)
     {
         FixSession session = slot.Session;
         int work = 0;
@@ -685,7 +852,7 @@ internal sealed class EngineAgent : IAgent
             if (wasLoggedOn || session.State == SessionState.Disconnected) _console.Disconnected(session.Id, reason);
             work++;
         }
-        work += session.Poll(epochNs);
+        work += session.Poll(epochNs, heartbeatLeadNs);
         // Stopping: everything the application handed over is stored (and sent while connected) before the Logout.
         if (stopping) work += session.StoreHandedOverForStop(epochNs);
         if (stopping && session.IsConnected)

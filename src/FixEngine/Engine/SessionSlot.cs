@@ -36,6 +36,14 @@ internal sealed class SessionSlot
     /// when its gate was busy). Read by tests between duty cycles they run themselves.</summary>
     internal long ServiceVisits;
 
+    /// <summary>Engine agent only: the tick of the agent's timer wheel the slot waits on (the earliest, when it was put on
+    /// it more than once), or <see cref="EngineAgent.NotOnWheel"/>.</summary>
+    internal long WheelTick = EngineAgent.NotOnWheel;
+
+    /// <summary>Engine agent only: the slot was put on an earlier tick than its Heartbeat's, which it sends then (the
+    /// agent spreads the Heartbeats of sessions due together).</summary>
+    internal bool WheelEarly;
+
     /// <summary>The next slot in the agent's request stack (written before the slot is pushed, cleared when taken).</summary>
     internal SessionSlot? NextRequested;
 

@@ -13,14 +13,17 @@ public sealed partial class FixSession
 
     /// <summary>Runs the timers (logon/logout timeouts, heartbeats, test requests, schedule) and sends messages queued by other threads.</summary>
     /// <param name="epochNs">Now, epoch nanoseconds.</param>
+    /// <param name="heartbeatLeadNs">The Heartbeat goes out already when it falls due within this (0: when due; the engine
+    /// agent spreads the Heartbeats of sessions due together). Only the Heartbeat moves: the TestRequest and the
+    /// disconnect keep their times.</param>
     /// <returns>Work done (0 when idle).</returns>
     /// <remarks>Owner thread only. Allocation-free unless an event is logged.</remarks>
-    internal int Poll(long epochNs)
+    internal int Poll(long epochNs, long heartbeatLeadNs = 0)
     {
         int work;
         try
         {
-            work = _held ? PollHeld(epochNs) : PollCore(epochNs);
+            work = _held ? PollHeld(epochNs) : PollCore(epochNs, heartbeatLeadNs);
         }
         catch (Store.MessageStoreException e)
         {
@@ -50,6 +53,16 @@ public sealed partial class FixSession
     /// handed over while a Poll was writing its span (the span written after the sender emptied it) is never passed
     /// over until the span ends.</remarks>
     internal bool IsQuietAt(long epochNs) => epochNs < Volatile.Read(ref _quietUntilNs) && epochNs >= _quietFromNs && !HasHandedOverMessages;
+
+    /// <summary>Engine agent: where the quiet span left by the last <see cref="Poll"/> ends (epoch ns): the earliest instant
+    /// at which a Poll would act; <see cref="long.MinValue"/> when it is empty (something waits, or the session was
+    /// touched since), <see cref="long.MaxValue"/> when nothing is ever due.</summary>
+    internal long QuietUntilNs => Volatile.Read(ref _quietUntilNs);
+
+    /// <summary>Engine agent, without entering the session: when its Heartbeat is due if nothing is sent meanwhile (epoch
+    /// ns), <see cref="long.MaxValue"/> when none is (not logged on, heartbeats off, a TestRequest out). A stale read only
+    /// misleads the agent's choice of when to visit; the visit decides under the gate.</summary>
+    internal long HeartbeatDueNs => IsLoggedOn ? _heartbeat.HeartbeatDueNs : long.MaxValue;
 
     /// <summary>Test seam: sets the quiet span as a Poll would, without one (to build the state a race leaves).</summary>
     internal void SetQuietSpanForTesting(long fromNs, long untilNs)
@@ -102,7 +115,7 @@ public sealed partial class FixSession
         return cache.UntilNs;
     }
 
-    private int PollCore(long epochNs)
+    private int PollCore(long epochNs, long heartbeatLeadNs)
     {
         int work = 0;
         _epochNs = epochNs;
@@ -158,8 +171,8 @@ public sealed partial class FixSession
 
         // While we hold back reading, the peer's silence is ours: its reading our backlog shows it is alive.
         _heartbeat.OnPeerActivity(_flow.ProgressNsWhilePaused);
-        HeartbeatDue due = _heartbeat.Check(epochNs);
-        if ((due is HeartbeatDue.TestRequest or HeartbeatDue.Disconnect) && PeerBytesWaitUnread(epochNs)) due = _heartbeat.Check(epochNs);
+        HeartbeatDue due = _heartbeat.Check(epochNs, heartbeatLeadNs);
+        if ((due is HeartbeatDue.TestRequest or HeartbeatDue.Disconnect) && PeerBytesWaitUnread(epochNs)) due = _heartbeat.Check(epochNs, heartbeatLeadNs);
         switch (due)
         {
             case HeartbeatDue.Disconnect:

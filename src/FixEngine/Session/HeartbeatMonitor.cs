@@ -103,13 +103,18 @@ internal sealed class HeartbeatMonitor
         return _testRequestsSent == 0 ? Math.Min(due, _lastSentNs + heartBtIntNs) : due;
     }
 
-    /// <summary>What is due at <paramref name="epochNs"/>.</summary>
-    public HeartbeatDue Check(long epochNs)
+    /// <summary>When the Heartbeat is due if nothing is sent meanwhile (epoch ns): HeartBtInt after the last send, while
+    /// no TestRequest is out; <see cref="long.MaxValue"/> with heartbeats off or a TestRequest out.</summary>
+    public long HeartbeatDueNs => _heartBtIntSec <= 0 || _testRequestsSent != 0 ? long.MaxValue : _lastSentNs + _heartBtIntSec * NsPerSecond;
+
+    /// <summary>What is due at <paramref name="epochNs"/>; a Heartbeat also when it falls due within
+    /// <paramref name="heartbeatLeadNs"/> (sending early is allowed; the TestRequest and the disconnect never move).</summary>
+    public HeartbeatDue Check(long epochNs, long heartbeatLeadNs = 0)
     {
         if (_heartBtIntSec <= 0) return HeartbeatDue.None;
         long heartBtIntNs = _heartBtIntSec * NsPerSecond;
         long sinceReceived = epochNs - _lastReceivedNs;
-        long sinceSent = epochNs - _lastSentNs;
+        long sinceSent = epochNs + heartbeatLeadNs - _lastSentNs;
         if (sinceReceived < heartBtIntNs && sinceSent < heartBtIntNs) return HeartbeatDue.None;
         if (sinceReceived >= heartBtIntNs * 24 / 10) return HeartbeatDue.Disconnect;
         if (sinceReceived >= heartBtIntNs * 12 * (_testRequestsSent + 1) / 10) return HeartbeatDue.TestRequest;

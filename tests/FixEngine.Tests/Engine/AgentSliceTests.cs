@@ -91,10 +91,11 @@ public sealed class AgentSliceTests
             }
             mostInOneCycle = Math.Max(mostInOneCycle, thisCycle);
         }
-        // The peer stays silent: a Heartbeat at 1 s, a TestRequest at 1.2 s, the disconnect at 2.4 s, each within the
-        // sweep interval's bound (plus a duty cycle) of its time, and no cycle visits more than a slice.
+        // The peer stays silent: a Heartbeat at 1 s (or up to the agent's lead earlier: all 1,000 are due together, and
+        // the agent spreads them), a TestRequest at 1.2 s, the disconnect at 2.4 s, each within the sweep interval's
+        // bound (plus a duty cycle) of its time, and no cycle visits more than a slice.
         long late = EngineAgent.MaxSweepIntervalNs + CycleNs;
-        AssertWithin(heartbeatAt, 1 * Second, late, "Heartbeat");
+        AssertWithin(heartbeatAt, 1 * Second, late, "Heartbeat", EngineAgent.MaxHeartbeatLeadNs + CycleNs);
         AssertWithin(testRequestAt, 12 * Second / 10, late, "TestRequest");
         AssertWithin(disconnectAt, 24 * Second / 10, late, "disconnect");
         // A slice, and the sessions of the last one that sent something (the hot list visits them once more).
@@ -140,6 +141,128 @@ public sealed class AgentSliceTests
         Assert.Equal(sweeps + 1, engine.Agent.FullSweeps);
     }
 
+    /// <summary>Branch beat13: sessions that logged on one per millisecond send their Heartbeats one per millisecond, each
+    /// on the first duty cycle at or after its due time (the timer wheel). The sweep's slices alone found a due Heartbeat
+    /// up to the sweep interval late, and found all that came due since the cursor last passed together: here about ten
+    /// per duty cycle every 100 ms (at 10,000 sessions, hundreds).</summary>
+    [Fact]
+    public void HeartbeatsGoOutWhenDueOnePerDutyCycleNotInTheSweepsBursts()
+    {
+        using var engine = new AgentOnFakeClock(Sessions);
+        engine.Agent.DoWork(engine.Clock.NowNs);
+        var connections = new FakeConnection[Sessions];
+        long[] loggedOnAt = new long[Sessions];
+        long[] heartbeatAt = new long[Sessions];
+        int[] seen = new int[Sessions];
+        int mostInOneCycle = 0;
+        for (int cycle = 0; cycle < Sessions + 1_150; cycle++)
+        {
+            engine.Clock.Advance(CycleNs);
+            if (cycle < Sessions)
+            {
+                connections[cycle] = engine.LogOn(cycle, heartBtInt: 1);
+                loggedOnAt[cycle] = engine.Clock.EpochNs;
+                seen[cycle] = connections[cycle].Sent.Count;
+            }
+            engine.Agent.DoWork(engine.Clock.NowNs);
+            int heartbeats = 0;
+            for (int i = 0; i < Math.Min(cycle + 1, Sessions); i++)
+            {
+                FakeConnection c = connections[i];
+                for (; seen[i] < c.Sent.Count; seen[i]++)
+                {
+                    if (MsgType(c.Sent[seen[i]]) != "0") continue;
+                    heartbeats++;
+                    if (heartbeatAt[i] == 0) heartbeatAt[i] = engine.Clock.EpochNs;
+                }
+            }
+            mostInOneCycle = Math.Max(mostInOneCycle, heartbeats);
+        }
+        // On the duty cycle of its due time, or earlier within the agent's lead where a TestRequest came due on the same
+        // tick (the agent spreads what would fall on one tick).
+        for (int i = 0; i < Sessions; i++)
+        {
+            long after = heartbeatAt[i] - loggedOnAt[i];
+            Assert.True(heartbeatAt[i] != 0, $"session {i}: no Heartbeat");
+            Assert.True(after >= Second - EngineAgent.MaxHeartbeatLeadNs - CycleNs && after <= Second + CycleNs,
+                $"session {i}: Heartbeat {(after - Second) / 1_000} µs after its due time");
+        }
+        Assert.True(mostInOneCycle <= 2, $"{mostInOneCycle} Heartbeats in one duty cycle");
+        Assert.True(engine.Agent.WheelVisits >= Sessions, $"{engine.Agent.WheelVisits} visits from the wheel");
+    }
+
+    /// <summary>Branch beat13: 1,000 sessions that logged on at the same instant have their Heartbeats due on one tick; the
+    /// agent spreads them over the ticks up to <see cref="EngineAgent.MaxHeartbeatLeadNs"/> before it, so no duty cycle
+    /// sends more than about 1,000 / 51 of them. Without the spread the wheel sent MaxWheelItems per duty cycle, back to
+    /// back, and the sweep's slices alone hundreds at a time.</summary>
+    [Fact]
+    public void HeartbeatsDueOnOneTickAreSpreadOverTheLeadBeforeIt()
+    {
+        using var engine = new AgentOnFakeClock(Sessions);
+        long logonNs = engine.Clock.EpochNs;
+        FakeConnection[] connections = engine.LogOnAll(heartBtInt: 1);
+        engine.Agent.DoWork(engine.Clock.NowNs);
+        long[] heartbeatAt = new long[Sessions];
+        int[] seen = [.. connections.Select(c => c.Sent.Count)];
+        int mostInOneCycle = 0;
+        while (engine.Clock.EpochNs - logonNs < Second + 20 * CycleNs)
+        {
+            engine.Clock.Advance(CycleNs);
+            engine.Agent.DoWork(engine.Clock.NowNs);
+            int heartbeats = 0;
+            for (int i = 0; i < Sessions; i++)
+            {
+                FakeConnection c = connections[i];
+                for (; seen[i] < c.Sent.Count; seen[i]++)
+                {
+                    if (MsgType(c.Sent[seen[i]]) != "0") continue;
+                    heartbeats++;
+                    if (heartbeatAt[i] == 0) heartbeatAt[i] = engine.Clock.EpochNs - logonNs;
+                }
+            }
+            mostInOneCycle = Math.Max(mostInOneCycle, heartbeats);
+        }
+        AssertWithin(heartbeatAt, Second, CycleNs, "Heartbeat", EngineAgent.MaxHeartbeatLeadNs + CycleNs);
+        long ticks = EngineAgent.MaxHeartbeatLeadNs / EngineAgent.WheelTickNs + 1;
+        Assert.True(mostInOneCycle <= Sessions / ticks + 2 * EngineAgent.CrowdedTick, $"{mostInOneCycle} Heartbeats in one duty cycle");
+        Assert.True(engine.Agent.EarlyHeartbeatVisits >= Sessions / 2, $"{engine.Agent.EarlyHeartbeatVisits} early visits");
+    }
+
+    /// <summary>Branch beat13: with the timer wheel in use (Heartbeats and TestRequests of sessions that logged on one per
+    /// millisecond coming due every duty cycle), a duty cycle allocates nothing once the wheel's lists have grown.</summary>
+    [Fact]
+    public void DutyCyclesWithTheWheelFiringAllocateNothing()
+    {
+        using var engine = new AgentOnFakeClock(Sessions);
+        engine.Agent.DoWork(engine.Clock.NowNs);
+        var connections = new FakeConnection[Sessions];
+        for (int cycle = 0; cycle < Sessions; cycle++)
+        {
+            engine.Clock.Advance(CycleNs);
+            connections[cycle] = engine.LogOn(cycle, heartBtInt: 1);
+            connections[cycle].CaptureEnabled = false;
+            engine.Agent.DoWork(engine.Clock.NowNs);
+        }
+        // Heartbeats from 1 s after each Logon, TestRequests from 1.2 s (the fake peer stays silent).
+        for (int cycle = 0; cycle < 300; cycle++)
+        {
+            engine.Clock.Advance(CycleNs);
+            engine.Agent.DoWork(engine.Clock.NowNs);
+        }
+        long wheelVisits = engine.Agent.WheelVisits;
+        long sent = connections.Sum(c => c.SentCount);
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        for (int cycle = 0; cycle < 600; cycle++)
+        {
+            engine.Clock.Advance(CycleNs);
+            engine.Agent.DoWork(engine.Clock.NowNs);
+        }
+        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+        Assert.Equal(0, allocated);
+        Assert.True(engine.Agent.WheelVisits - wheelVisits >= 500, $"{engine.Agent.WheelVisits - wheelVisits} visits from the wheel");
+        Assert.True(connections.Sum(c => c.SentCount) - sent >= 500, "no Heartbeat or TestRequest was sent");
+    }
+
     [Fact]
     public void AStopLogsOutEverySessionAtOnce()
     {
@@ -180,12 +303,12 @@ public sealed class AgentSliceTests
         Assert.Equal(1, engine.Agent.FullSweeps);
     }
 
-    private static void AssertWithin(long[] at, long dueNs, long lateNs, string what)
+    private static void AssertWithin(long[] at, long dueNs, long lateNs, string what, long earlyNs = 0)
     {
         for (int i = 0; i < at.Length; i++)
         {
             Assert.True(at[i] != 0, $"session {i}: no {what}");
-            Assert.True(at[i] >= dueNs && at[i] <= dueNs + lateNs, $"session {i}: {what} at {at[i] / 1_000_000} ms, due at {dueNs / 1_000_000} ms");
+            Assert.True(at[i] >= dueNs - earlyNs && at[i] <= dueNs + lateNs, $"session {i}: {what} at {at[i] / 1_000_000} ms, due at {dueNs / 1_000_000} ms");
         }
     }
 
@@ -233,16 +356,20 @@ public sealed class AgentSliceTests
         public FakeConnection[] LogOnAll(int heartBtInt)
         {
             var connections = new FakeConnection[Slots.Count];
-            for (int i = 0; i < Slots.Count; i++)
-            {
-                connections[i] = new FakeConnection();
-                SessionSlot slot = Slots[i];
-                using SessionScope scope = slot.Enter(Clock.EpochNs);
-                slot.Connect(connections[i], scope.EpochNs);
-                slot.Session.OnMessage(Logon("C" + i, heartBtInt), scope.EpochNs);
-                Assert.True(slot.Session.IsLoggedOn, $"session {i} did not log on");
-            }
+            for (int i = 0; i < Slots.Count; i++) connections[i] = LogOn(i, heartBtInt);
             return connections;
+        }
+
+        /// <summary>Connects session <paramref name="i"/> to a fake connection and takes the peer's Logon (this thread enters it).</summary>
+        public FakeConnection LogOn(int i, int heartBtInt)
+        {
+            var connection = new FakeConnection();
+            SessionSlot slot = Slots[i];
+            using SessionScope scope = slot.Enter(Clock.EpochNs);
+            slot.Connect(connection, scope.EpochNs);
+            slot.Session.OnMessage(Logon("C" + i, heartBtInt), scope.EpochNs);
+            Assert.True(slot.Session.IsLoggedOn, $"session {i} did not log on");
+            return connection;
         }
 
         private byte[] Logon(string sender, int heartBtInt)
