@@ -33,6 +33,9 @@ namespace FixEngine.Timing;
 //   most 1 s drifts at most ~100 us from Stopwatch, a segment starts within the previous one's end
 //   divergence (slewed toward 0 by up to 500 us a second), so NowNs stays within about 200 us of Stopwatch.
 //   TscDivergenceTests check it against a simulated TSC and OS clock (TscReader.MapCellReader).
+// - A pair whose best window exceeds MaxPairWindowNs (every try held up between its reads) is not used:
+//   its midpoint may be off by half the window, and stepping forward to it (a "lag" above StepThresholdNs)
+//   would leave the clock that far ahead. The old segment continues at the plain rate, retried one interval later.
 // - Readers and the re-anchoring thread share (_anchorTicks, _anchorNs, _mult, _nextReanchorTicks)
 //   through a sequence lock: _version is odd while the single writer (won by CAS, others skip)
 //   updates them; readers retry while it is odd or changed. Readers write nothing and never allocate.
@@ -69,6 +72,7 @@ internal sealed unsafe class TscTimeSource
     private const long FirstReanchorIntervalNs = 16_000_000;
     private const long InitialCalibrationNs = 1_000_000;
     private const long GoodPairWindowNs = 250;
+    private const long MaxPairWindowNs = 50_000;
     private const long MinRateBaselineNs = 8_000_000;
     private const long MaxRateErrorDivisor = 20_000; // 50 ppm
     private const long MaxSlewPpm = 500;
@@ -251,7 +255,8 @@ internal sealed unsafe class TscTimeSource
         ulong rate = segmentRate;
         long elapsedTicks = pairTicks - _lastTicks;
         long elapsedNs = pairNs - _lastStopwatchNs;
-        if (elapsedNs >= MinRateBaselineNs && elapsedTicks > 0 && pairWindowNs * MaxRateErrorDivisor <= elapsedNs)
+        bool pairUsable = pairWindowNs <= MaxPairWindowNs;
+        if (pairUsable && elapsedNs >= MinRateBaselineNs && elapsedTicks > 0 && pairWindowNs * MaxRateErrorDivisor <= elapsedNs)
         {
             // The rate over the last baseline, taken only when the pair's uncertainty (its window, e.g. after a
             // preemption between the reads) is below 1 / MaxRateErrorDivisor of the baseline; otherwise the baseline
@@ -268,7 +273,15 @@ internal sealed unsafe class TscTimeSource
         long endNs = _anchorNs + Scale((ulong)Math.Max(slewedEnd - _anchorTicks, 0), _mult) + GuardStepNs;
         long lateTicks = t0 - _nextReanchorTicks;
         long anchorNs;
-        if (lateTicks > TicksFor(ResyncLatenessNs, segmentRate))
+        if (!pairUsable)
+        {
+            // Every try of the pair was held up (a loaded machine, a VM stealing the CPU): its midpoint may be off by
+            // half its window, so neither resync nor step to it. Continue the old segment at the plain rate and try
+            // again after the same interval (set below).
+            anchorNs = endNs + Scale((ulong)Math.Max(lateTicks, 0), segmentRate);
+            sw0 = anchorNs;
+        }
+        else if (lateTicks > TicksFor(ResyncLatenessNs, segmentRate))
         {
             // Late (no reader for a while, a descheduled thread, a VM pause): extrapolating the old rate over the gap
             // would carry its error (50 ppm over 100 s is 5 ms) into the new segment, and a lead is only slewed away.
@@ -281,7 +294,7 @@ internal sealed unsafe class TscTimeSource
             // carried on), then slew or step below.
             anchorNs = endNs + Scale((ulong)Math.Max(lateTicks, 0), segmentRate);
         }
-        long intervalNs = Math.Min(_intervalNs * 2, ReanchorIntervalNs);
+        long intervalNs = pairUsable ? Math.Min(_intervalNs * 2, ReanchorIntervalNs) : _intervalNs;
         ulong mult;
         if (sw0 - anchorNs > StepThresholdNs)
         {

@@ -44,6 +44,9 @@ internal sealed unsafe class SimulatedCounters : IDisposable
     /// <summary>Extra true time that passes after the next OS clock read only (a preemption between reads).</summary>
     public long NextReadDelayNs { get; set; }
 
+    /// <summary>True time that passes inside every OS clock read before it samples (a thread held up on each read).</summary>
+    public long SampleDelayNs { get; set; }
+
     /// <summary>The OS clock now, without advancing time.</summary>
     public long OsPeekNs => _osBaseNs + (long)((_trueNs - _osBaseTrueNs) * _osRate);
 
@@ -55,6 +58,7 @@ internal sealed unsafe class SimulatedCounters : IDisposable
 
     public long OsNow()
     {
+        Advance(SampleDelayNs);
         long ns = OsPeekNs;
         Advance(ReadCostNs + NextReadDelayNs);
         NextReadDelayNs = 0;
@@ -151,6 +155,29 @@ public class TscDivergenceTests
     }
 
     [SimulatedTscFact]
+    public void AReanchorWhosePairsAreAllHeldUpDoesNotStepTheClockAhead()
+    {
+        using var sim = new SimulatedCounters();
+        TscTimeSource source = sim.CreateSource();
+        long last = ReadEveryMs(sim, source, 5_000_000_000, long.MinValue, TscTimeSource.MaxDivergenceNs);
+        // For the next re-anchor every try of the pair is held up 5 ms between the TSC read and the second OS read (a
+        // loaded machine, a VM stealing the CPU): the pair's midpoint is 2.5 ms after the TSC read. Stepping forward to
+        // it would leave the clock 2.5 ms ahead, slewed back at only 0.5 ms a second.
+        sim.SampleDelayNs = 5_000_000;
+        long reanchors = source.ReanchorCount;
+        while (source.ReanchorCount == reanchors)
+        {
+            sim.Advance(1_000_000);
+            long now = source.NowNs();
+            Assert.True(now >= last);
+            last = now;
+        }
+        sim.SampleDelayNs = 0;
+        AssertNear(sim, last, TscTimeSource.MaxDivergenceNs);
+        ReadEveryMs(sim, source, 3_000_000_000, last, TscTimeSource.MaxDivergenceNs);
+    }
+
+    [SimulatedTscFact]
     public void StaysWithinTheBoundThroughRateChangesAndGaps()
     {
         using var sim = new SimulatedCounters();
@@ -174,6 +201,7 @@ public class TscDivergenceTests
                     break;
                 case 2:
                     sim.ReadCostNs = random.Next(20, 40_000);
+                    sim.SampleDelayNs = random.Next(4) == 0 ? random.Next(0, 10_000_000) : 0;
                     break;
                 default:
                     break;
