@@ -36,6 +36,8 @@ namespace FixEngine.Timing;
 // - A pair whose best window exceeds MaxPairWindowNs (every try held up between its reads) is not used:
 //   its midpoint may be off by half the window, and stepping forward to it (a "lag" above StepThresholdNs)
 //   would leave the clock that far ahead. The old segment continues at the plain rate, retried one interval later.
+//   Calibration retries such pairs for up to MaxCalibrationNs (the first anchor is a pair's midpoint), then gives
+//   up: the source reads Stopwatch, with the reason in FallbackReason.
 // - Readers and the re-anchoring thread share (_anchorTicks, _anchorNs, _mult, _nextReanchorTicks)
 //   through a sequence lock: _version is odd while the single writer (won by CAS, others skip)
 //   updates them; readers retry while it is odd or changed. Readers write nothing and never allocate.
@@ -73,6 +75,7 @@ internal sealed unsafe class TscTimeSource
     private const long InitialCalibrationNs = 1_000_000;
     private const long GoodPairWindowNs = 250;
     private const long MaxPairWindowNs = 50_000;
+    private const long MaxCalibrationNs = 200_000_000;
     private const long MinRateBaselineNs = 8_000_000;
     private const long MaxRateErrorDivisor = 20_000; // 50 ppm
     private const long MaxSlewPpm = 500;
@@ -324,7 +327,14 @@ internal sealed unsafe class TscTimeSource
     /// <summary>First calibration; returns why the TSC cannot be used, or null.</summary>
     private string? Calibrate()
     {
+        // The first pair anchors the clock: one held up on every try would start it up to half its window ahead, and a
+        // lead is only slewed away. Retry such a pair for up to MaxCalibrationNs, then give up (Stopwatch is read instead).
+        long started = OsNowNs();
         (long t1, long sw1, long w1) = ReadPair();
+        while (w1 > MaxPairWindowNs && OsNowNs() - started < MaxCalibrationNs)
+        {
+            (t1, sw1, w1) = ReadPair();
+        }
         long t2, sw2, w2;
         do
         {
@@ -338,7 +348,12 @@ internal sealed unsafe class TscTimeSource
             (t2, sw2, w2) = ReadPair();
         }
         while (sw2 - sw1 < InitialCalibrationNs
-            || ((w1 + w2) * 2000 > sw2 - sw1 && sw2 - sw1 < 20 * InitialCalibrationNs));
+            || ((w1 + w2) * 2000 > sw2 - sw1 && sw2 - sw1 < 20 * InitialCalibrationNs)
+            || (w2 > MaxPairWindowNs && sw2 - started < MaxCalibrationNs));
+        if (Math.Max(w1, w2) > MaxPairWindowNs)
+        {
+            return $"every calibration pair was held up for {MaxCalibrationNs / 1_000_000} ms (best window {Math.Max(w1, w2)} ns, over {MaxPairWindowNs} ns)";
+        }
         long elapsedTicks = t2 - t1;
         long elapsedNs = sw2 - sw1;
         if (elapsedTicks <= 0 || elapsedNs <= 0)

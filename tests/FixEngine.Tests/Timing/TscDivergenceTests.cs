@@ -50,10 +50,10 @@ internal sealed unsafe class SimulatedCounters : IDisposable
     /// <summary>The OS clock now, without advancing time.</summary>
     public long OsPeekNs => _osBaseNs + (long)((_trueNs - _osBaseTrueNs) * _osRate);
 
-    public TscTimeSource CreateSource()
+    public TscTimeSource CreateSource(Func<long>? osNow = null)
     {
         delegate* unmanaged[SuppressGCTransition]<long> reader = TscReader.MapCellReader(_cell);
-        return new TscTimeSource(reader, reader, OsNow);
+        return new TscTimeSource(reader, reader, osNow ?? OsNow);
     }
 
     public long OsNow()
@@ -80,6 +80,16 @@ internal sealed unsafe class SimulatedCounters : IDisposable
     }
 
     public void Dispose() => NativeMemory.Free(_cell);
+}
+
+/// <summary>A source over <paramref name="sim"/> whose OS clock reads are each held up by what <paramref name="delay"/> says.</summary>
+internal sealed class TscTimeSourceProbe(SimulatedCounters sim, Func<long> delay)
+{
+    public TscTimeSource Source { get; } = sim.CreateSource(() =>
+    {
+        sim.SampleDelayNs = delay();
+        return sim.OsNow();
+    });
 }
 
 public class TscDivergenceTests
@@ -175,6 +185,27 @@ public class TscDivergenceTests
         sim.SampleDelayNs = 0;
         AssertNear(sim, last, TscTimeSource.MaxDivergenceNs);
         ReadEveryMs(sim, source, 3_000_000_000, last, TscTimeSource.MaxDivergenceNs);
+    }
+
+    [SimulatedTscFact]
+    public void ACalibrationWhosePairsAreHeldUpForAWhileStartsWithinTheBound()
+    {
+        using var sim = new SimulatedCounters();
+        // The first calibration pairs are held up 5 ms between the TSC read and the second OS read (each try); later ones
+        // are not. Anchoring on such a pair would start the clock 2.5 ms ahead.
+        int heldUpReads = 34; // all 32 reads of the first pair (16 tries), 170 ms, then the retry gets good tries
+        var source = new TscTimeSourceProbe(sim, () => heldUpReads-- > 0 ? 5_000_000 : 0).Source;
+        AssertNear(sim, source.NowNs(), TscTimeSource.MaxDivergenceNs);
+        ReadEveryMs(sim, source, 3_000_000_000, long.MinValue, TscTimeSource.MaxDivergenceNs);
+    }
+
+    [SimulatedTscFact]
+    public void ACalibrationWhosePairsAreAllHeldUpGivesUpInsteadOfStartingAhead()
+    {
+        using var sim = new SimulatedCounters();
+        sim.SampleDelayNs = 5_000_000;
+        var error = Assert.Throws<InvalidOperationException>(() => sim.CreateSource());
+        Assert.Contains("held up", error.Message);
     }
 
     [SimulatedTscFact]
