@@ -47,8 +47,10 @@ public static unsafe class TscClock
     /// <returns>Nanoseconds since an arbitrary fixed origin.</returns>
     /// <remarks>
     /// Monotonic across threads: a value read after observing another thread's value is not smaller. Follows
-    /// <see cref="Stopwatch"/> within tens of nanoseconds once calibrated (drift is slewed away, never stepped back), so
-    /// it can be mixed with <see cref="HighResTime"/> values and passed to <see cref="EpochClock.ToEpochNs"/>.
+    /// <see cref="Stopwatch"/> within tens of nanoseconds once calibrated and at most 250 us from it while the OS clock's
+    /// rate stays within 50 ppm of the calibrated one (drift is slewed away, never stepped back; after a long gap without
+    /// reads it resynchronises instead of extrapolating), so it can be mixed with <see cref="HighResTime"/> values and
+    /// passed to <see cref="EpochClock.ToEpochNs"/>.
     /// </remarks>
     public static long NowNs() => s_source.NowNs();
 

@@ -149,6 +149,40 @@ internal static unsafe partial class TscReader
         return null;
     }
 
+    /// <summary>
+    /// Maps a reader that returns the value stored at <paramref name="cell"/> (movabs rax, [cell]; ret), callable like
+    /// <see cref="Ordered"/>: lets tests drive a <see cref="TscTimeSource"/> with a counter they set, through the same
+    /// call as the real TSC. x64 Linux only; the page is kept for the life of the process.
+    /// </summary>
+    /// <param name="cell">Native memory that stays valid while the reader is used.</param>
+    /// <returns>The reader.</returns>
+    /// <exception cref="PlatformNotSupportedException">Not x64 Linux, or the executable mapping was refused.</exception>
+    internal static delegate* unmanaged[SuppressGCTransition]<long> MapCellReader(long* cell)
+    {
+        if (RuntimeInformation.ProcessArchitecture != Architecture.X64 || !OperatingSystem.IsLinux())
+        {
+            throw new PlatformNotSupportedException("A mapped counter reader needs x64 Linux.");
+        }
+        nuint length = (nuint)Environment.SystemPageSize;
+        nint page = mmap(0, length, ProtRead | ProtWrite, MapPrivate | MapAnonymous, -1, 0);
+        if (page == -1)
+        {
+            throw new PlatformNotSupportedException($"mmap of one page failed (errno {Marshal.GetLastPInvokeError()}).");
+        }
+        var code = new Span<byte>((void*)page, 11);
+        code[0] = 0x48; // REX.W
+        code[1] = 0xA1; // mov rax, moffs64
+        BitConverter.TryWriteBytes(code[2..10], (long)cell);
+        code[10] = 0xC3; // ret
+        if (mprotect(page, length, ProtRead | ProtExec) != 0)
+        {
+            int errno = Marshal.GetLastPInvokeError();
+            munmap(page, length);
+            throw new PlatformNotSupportedException($"mprotect to read+execute was refused (errno {errno}).");
+        }
+        return (delegate* unmanaged[SuppressGCTransition]<long>)page;
+    }
+
     private static string? ReadFirstLine(string path)
     {
         if (!File.Exists(path))

@@ -22,6 +22,22 @@ namespace FixEngine.Timing;
 //   MaxSlewPpm, and only until the planned next re-anchor: past it the old segment counts at the
 //   plain rate), and only a lag of more than StepThresholdNs is stepped forward. It follows Stopwatch, NTP slewing of CLOCK_MONOTONIC included, within the
 //   measurement noise of a pair (tens of ns) plus what the rate changes within one interval.
+// - A re-anchor more than ResyncLatenessNs after the planned one (no reader for a while, a descheduled
+//   thread, a VM pause) does not extrapolate the old segment over the gap: a rate error of 50 ppm over a
+//   100 s gap would start the new segment 5 ms ahead, and a lead is only slewed away (0.5 ms a second).
+//   No reader got a value past the old segment's planned end (a reader past it re-anchors instead), so the
+//   new segment starts at max(Stopwatch, that end + 2 ns): monotonic, and the lead it keeps is at most the
+//   one the old segment had built up by its planned end.
+// - The promise (MaxDivergenceNs, 250 us): while the rate of CLOCK_MONOTONIC against the TSC stays within
+//   50 ppm of the last measured rate (and measured rates are accepted only within 50 ppm), a segment of at
+//   most 1 s drifts at most ~100 us from Stopwatch, a segment starts within the previous one's end
+//   divergence (slewed toward 0 by up to 500 us a second), so NowNs stays within about 200 us of Stopwatch.
+//   TscDivergenceTests check it against a simulated TSC and OS clock (TscReader.MapCellReader).
+// - A pair whose best window exceeds MaxPairWindowNs (every try held up between its reads) is not used:
+//   its midpoint may be off by half the window, and stepping forward to it (a "lag" above StepThresholdNs)
+//   would leave the clock that far ahead. The old segment continues at the plain rate, retried one interval later.
+//   Calibration retries such pairs for up to MaxCalibrationNs (the first anchor is a pair's midpoint), then gives
+//   up: the source reads Stopwatch, with the reason in FallbackReason.
 // - Readers and the re-anchoring thread share (_anchorTicks, _anchorNs, _mult, _nextReanchorTicks)
 //   through a sequence lock: _version is odd while the single writer (won by CAS, others skip)
 //   updates them; readers retry while it is odd or changed. Readers write nothing and never allocate.
@@ -46,9 +62,20 @@ internal sealed unsafe class TscTimeSource
     /// <summary>A lag behind Stopwatch larger than this is stepped forward instead of slewed away (1 ms).</summary>
     public const long StepThresholdNs = 1_000_000;
 
+    /// <summary>
+    /// How far <see cref="NowNs"/> may be from <see cref="HighResTime"/> (250 us) while the OS clock's rate stays within
+    /// 50 ppm of the last measured rate over an interval; see the design notes.
+    /// </summary>
+    public const long MaxDivergenceNs = 250_000;
+
+    /// <summary>A re-anchor this much later than planned resynchronises instead of continuing the old segment (1 ms).</summary>
+    public const long ResyncLatenessNs = 1_000_000;
+
     private const long FirstReanchorIntervalNs = 16_000_000;
     private const long InitialCalibrationNs = 1_000_000;
     private const long GoodPairWindowNs = 250;
+    private const long MaxPairWindowNs = 50_000;
+    private const long MaxCalibrationNs = 200_000_000;
     private const long MinRateBaselineNs = 8_000_000;
     private const long MaxRateErrorDivisor = 20_000; // 50 ppm
     private const long MaxSlewPpm = 500;
@@ -57,6 +84,7 @@ internal sealed unsafe class TscTimeSource
 
     private readonly delegate* unmanaged[SuppressGCTransition]<long> _ordered;
     private readonly delegate* unmanaged[SuppressGCTransition]<long> _unordered;
+    private readonly Func<long>? _osNowNs;
 
     private int _version;
     private long _anchorTicks;
@@ -92,10 +120,33 @@ internal sealed unsafe class TscTimeSource
             Description = $"Stopwatch (TSC not used: {failure})";
             return;
         }
-        double ghz = 1.0 / ((double)_mult / (1UL << 32));
-        Description = $"TSC via {(TscReader.HasRdtscp ? "rdtscp" : "lfence+rdtsc")} (rdtsc for raw timestamps), "
-            + $"{ghz.ToString("F3", System.Globalization.CultureInfo.InvariantCulture)} GHz calibrated against Stopwatch";
+        Description = $"TSC via {(TscReader.HasRdtscp ? "rdtscp" : "lfence+rdtsc")} (rdtsc for raw timestamps), {CalibratedGhz()} GHz calibrated against Stopwatch";
     }
+
+    /// <summary>A source over given counter readers and OS clock (tests: a simulated TSC and Stopwatch).</summary>
+    /// <param name="ordered">Stands in for the ordered TSC read.</param>
+    /// <param name="unordered">Stands in for the unordered TSC read.</param>
+    /// <param name="osNowNs">Stands in for <see cref="HighResTime.NowNs"/> in calibration and re-anchoring.</param>
+    /// <exception cref="InvalidOperationException">The calibration failed (e.g. the counter did not advance).</exception>
+    internal TscTimeSource(delegate* unmanaged[SuppressGCTransition]<long> ordered, delegate* unmanaged[SuppressGCTransition]<long> unordered,
+        Func<long> osNowNs)
+    {
+        ArgumentNullException.ThrowIfNull(osNowNs);
+        _ordered = ordered;
+        _unordered = unordered;
+        _osNowNs = osNowNs;
+        string? failure = Calibrate();
+        if (failure is not null)
+        {
+            throw new InvalidOperationException(failure);
+        }
+        Description = $"injected counter, {CalibratedGhz()} GHz calibrated against an injected clock";
+    }
+
+    private string CalibratedGhz() => (1.0 / ((double)_mult / (1UL << 32))).ToString("F3", System.Globalization.CultureInfo.InvariantCulture);
+
+    /// <summary>The OS clock the TSC is calibrated against: <see cref="HighResTime.NowNs"/> unless injected.</summary>
+    private long OsNowNs() => _osNowNs is null ? HighResTime.NowNs() : _osNowNs();
 
     /// <summary>Whether reads come from the TSC.</summary>
     public bool IsTscBacked => _ordered != null;
@@ -207,7 +258,8 @@ internal sealed unsafe class TscTimeSource
         ulong rate = segmentRate;
         long elapsedTicks = pairTicks - _lastTicks;
         long elapsedNs = pairNs - _lastStopwatchNs;
-        if (elapsedNs >= MinRateBaselineNs && elapsedTicks > 0 && pairWindowNs * MaxRateErrorDivisor <= elapsedNs)
+        bool pairUsable = pairWindowNs <= MaxPairWindowNs;
+        if (pairUsable && elapsedNs >= MinRateBaselineNs && elapsedTicks > 0 && pairWindowNs * MaxRateErrorDivisor <= elapsedNs)
         {
             // The rate over the last baseline, taken only when the pair's uncertainty (its window, e.g. after a
             // preemption between the reads) is below 1 / MaxRateErrorDivisor of the baseline; otherwise the baseline
@@ -218,12 +270,34 @@ internal sealed unsafe class TscTimeSource
             _lastStopwatchNs = pairNs;
         }
         long sw0 = pairNs + Scale((ulong)Math.Max(t0 - pairTicks, 0), rate);
-        // The old segment at t0: its slewed slope up to the planned re-anchor, its plain rate after that (so a
-        // re-anchor that comes late, e.g. after seconds without a reader, does not carry the slew on).
+        // The old segment's value at min(t0, planned re-anchor), + the guard: no reader got more from it, since a reader
+        // past the planned re-anchor re-anchors instead of reading.
         long slewedEnd = Math.Min(t0, _nextReanchorTicks);
-        long anchorNs = _anchorNs + Scale((ulong)Math.Max(slewedEnd - _anchorTicks, 0), _mult)
-            + Scale((ulong)Math.Max(t0 - _nextReanchorTicks, 0), segmentRate) + GuardStepNs;
-        long intervalNs = Math.Min(_intervalNs * 2, ReanchorIntervalNs);
+        long endNs = _anchorNs + Scale((ulong)Math.Max(slewedEnd - _anchorTicks, 0), _mult) + GuardStepNs;
+        long lateTicks = t0 - _nextReanchorTicks;
+        long anchorNs;
+        if (!pairUsable)
+        {
+            // Every try of the pair was held up (a loaded machine, a VM stealing the CPU): its midpoint may be off by
+            // half its window, so neither resync nor step to it. Continue the old segment at the plain rate and try
+            // again after the same interval (set below).
+            anchorNs = endNs + Scale((ulong)Math.Max(lateTicks, 0), segmentRate);
+            sw0 = anchorNs;
+        }
+        else if (lateTicks > TicksFor(ResyncLatenessNs, segmentRate))
+        {
+            // Late (no reader for a while, a descheduled thread, a VM pause): extrapolating the old rate over the gap
+            // would carry its error (50 ppm over 100 s is 5 ms) into the new segment, and a lead is only slewed away.
+            // Start at the OS clock instead, or at the old segment's end if that is higher (a lead it already gave out).
+            anchorNs = Math.Max(endNs, sw0);
+        }
+        else
+        {
+            // On time: continue the old segment at its plain rate past the planned re-anchor (so the slew is not
+            // carried on), then slew or step below.
+            anchorNs = endNs + Scale((ulong)Math.Max(lateTicks, 0), segmentRate);
+        }
+        long intervalNs = pairUsable ? Math.Min(_intervalNs * 2, ReanchorIntervalNs) : _intervalNs;
         ulong mult;
         if (sw0 - anchorNs > StepThresholdNs)
         {
@@ -253,21 +327,33 @@ internal sealed unsafe class TscTimeSource
     /// <summary>First calibration; returns why the TSC cannot be used, or null.</summary>
     private string? Calibrate()
     {
+        // The first pair anchors the clock: one held up on every try would start it up to half its window ahead, and a
+        // lead is only slewed away. Retry such a pair for up to MaxCalibrationNs, then give up (Stopwatch is read instead).
+        long started = OsNowNs();
         (long t1, long sw1, long w1) = ReadPair();
+        while (w1 > MaxPairWindowNs && OsNowNs() - started < MaxCalibrationNs)
+        {
+            (t1, sw1, w1) = ReadPair();
+        }
         long t2, sw2, w2;
         do
         {
             // At least InitialCalibrationNs, longer (up to 20x) while the two pairs' windows exceed 1/2000 of it:
             // a preempted pair would otherwise skew the first rate until the first re-anchor.
-            long deadline = HighResTime.NowNs() + InitialCalibrationNs / 4;
-            while (HighResTime.NowNs() < deadline)
+            long deadline = OsNowNs() + InitialCalibrationNs / 4;
+            while (OsNowNs() < deadline)
             {
                 Thread.SpinWait(16);
             }
             (t2, sw2, w2) = ReadPair();
         }
         while (sw2 - sw1 < InitialCalibrationNs
-            || ((w1 + w2) * 2000 > sw2 - sw1 && sw2 - sw1 < 20 * InitialCalibrationNs));
+            || ((w1 + w2) * 2000 > sw2 - sw1 && sw2 - sw1 < 20 * InitialCalibrationNs)
+            || (w2 > MaxPairWindowNs && sw2 - started < MaxCalibrationNs));
+        if (Math.Max(w1, w2) > MaxPairWindowNs)
+        {
+            return $"every calibration pair was held up for {MaxCalibrationNs / 1_000_000} ms (best window {Math.Max(w1, w2)} ns, over {MaxPairWindowNs} ns)";
+        }
         long elapsedTicks = t2 - t1;
         long elapsedNs = sw2 - sw1;
         if (elapsedTicks <= 0 || elapsedNs <= 0)
@@ -298,14 +384,14 @@ internal sealed unsafe class TscTimeSource
         (long, long, long) best = default;
         for (int i = 0; i < PairAttempts; i++)
         {
-            long before = Stopwatch.GetTimestamp();
+            long before = OsNowNs();
             long ticks = _ordered();
-            long after = Stopwatch.GetTimestamp();
-            long window = HighResTime.TicksToNs(after - before);
+            long after = OsNowNs();
+            long window = after - before;
             if (window < bestWindow)
             {
                 bestWindow = window;
-                best = (ticks, HighResTime.TicksToNs(before) + window / 2, window);
+                best = (ticks, before + window / 2, window);
                 if (window <= GoodPairWindowNs)
                 {
                     break;

@@ -105,12 +105,16 @@ public sealed class ReceivePauseTests
         var (client, _, server, serverHandler) = loop.Connect();
         server.Start();
         server.PauseReceive();
+        long sent = FixMessages.Numbered(0).Length;
         Assert.Equal(SendResult.Sent, client.TrySend(FixMessages.Numbered(0)));
-        Assert.True(Loopback.Until(() => server.IsReceiveParked), "the receive loop did not stop");
+        // Each wait's failure says the connection's state after it ran out, so a failure under load explains itself.
+        bool parked = Loopback.Until(() => server.IsReceiveParked);
+        Assert.True(parked, "the receive loop did not stop: " + loop.Describe(server, serverHandler, sent));
 
         server.Close();
-        Assert.True(serverHandler.Disconnected.Wait(Loopback.Wait), "a parked connection did not tear down on close");
-        Assert.True(server.IsClosed);
+        bool tornDown = serverHandler.Disconnected.Wait(Loopback.Wait);
+        Assert.True(tornDown, "a parked connection did not tear down on close: " + loop.Describe(server, serverHandler, sent));
+        Assert.True(server.IsClosed, loop.Describe(server, serverHandler, sent));
         server.ResumeReceive();
         Assert.Equal(1, serverHandler.DisconnectCount);
         client.Close();
