@@ -12,6 +12,12 @@ namespace FixEngine.Timing;
 //   one writes at a time with plain stores between the CAS (a full fence) and the even version (a release),
 //   and a losing writer just skips; readers take each field with an acquire read and retry while odd or changed. No locks,
 //   no allocation.
+// - The pair is read bracketed: monotonic, UtcNow, monotonic again, up to PairTries times, keeping the try with the
+//   narrowest window, and anchored at its middle. A thread preempted between the two reads of an unbracketed pair
+//   anchored epoch time ahead by the delay (milliseconds on a loaded machine) for a whole interval, and the next
+//   re-anchor stepped it back: SendingTime going backwards. When every try is held up (best window over
+//   MaxPairWindowNs) a re-anchor keeps the old anchor (the next stale read tries again); the first anchor, having no
+//   other, takes the best try's middle, off by at most half its window.
 
 /// <summary>UTC epoch nanoseconds from a monotonic clock anchored to <see cref="DateTime.UtcNow"/>.</summary>
 /// <remarks>
@@ -26,7 +32,17 @@ public sealed class EpochClock : IClock
 
     private const long UnixEpochTicks = 621_355_968_000_000_000; // DateTime.UnixEpoch.Ticks
 
+    /// <summary>Widest window (monotonic before and after the UtcNow read) of a pair a re-anchor uses (50 us).</summary>
+    internal const long MaxPairWindowNs = 50_000;
+
+    private const int PairTries = 8;
+
+    /// <summary>A window this narrow ends the tries early (a pair of unpreempted reads takes well under a microsecond).</summary>
+    private const long GoodPairWindowNs = 2_000;
+
     private readonly long _reanchorIntervalNs;
+    private readonly Func<long>? _monotonicNs;
+    private readonly Func<long>? _utcEpochNs;
     private int _version;
     private long _anchorEpochNs;
     private long _anchorMonotonicNs;
@@ -36,8 +52,20 @@ public sealed class EpochClock : IClock
     public EpochClock(long reanchorIntervalNs = DefaultReanchorIntervalNs)
     {
         _reanchorIntervalNs = reanchorIntervalNs <= 0 ? long.MaxValue : reanchorIntervalNs;
-        _anchorMonotonicNs = HighResTime.NowNs();
-        _anchorEpochNs = UtcNowEpochNs();
+        (_anchorMonotonicNs, _anchorEpochNs, _) = ReadPair();
+    }
+
+    /// <summary>A clock whose anchor pairs are read from the given sources (tests: a monotonic clock and a system clock
+    /// that a test moves, including between the two reads of a pair). Reads still take monotonic time from
+    /// <see cref="HighResTime"/>: pass the test's monotonic values to <see cref="ToEpochNs"/>.</summary>
+    internal EpochClock(long reanchorIntervalNs, Func<long> monotonicNs, Func<long> utcEpochNs)
+    {
+        ArgumentNullException.ThrowIfNull(monotonicNs);
+        ArgumentNullException.ThrowIfNull(utcEpochNs);
+        _reanchorIntervalNs = reanchorIntervalNs <= 0 ? long.MaxValue : reanchorIntervalNs;
+        _monotonicNs = monotonicNs;
+        _utcEpochNs = utcEpochNs;
+        (_anchorMonotonicNs, _anchorEpochNs, _) = ReadPair();
     }
 
     /// <summary>A process-wide instance with the default interval.</summary>
@@ -74,7 +102,8 @@ public sealed class EpochClock : IClock
         }
     }
 
-    /// <summary>Re-reads <see cref="DateTime.UtcNow"/> and re-anchors. Skipped if another thread is re-anchoring.</summary>
+    /// <summary>Re-reads <see cref="DateTime.UtcNow"/> and re-anchors. Skipped if another thread is re-anchoring; the old
+    /// anchor is kept when every try of the pair was held up (see the design notes).</summary>
     public void Reanchor()
     {
         int version = Volatile.Read(ref _version);
@@ -82,15 +111,44 @@ public sealed class EpochClock : IClock
         {
             return;
         }
-        // Read the pair as close together as possible.
-        long monotonic = HighResTime.NowNs();
-        long epoch = UtcNowEpochNs();
-        // Plain stores: the CAS is a full fence (neither is visible before the odd version) and the release below
-        // makes both visible before the even version.
-        _anchorMonotonicNs = monotonic;
-        _anchorEpochNs = epoch;
+        (long monotonic, long epoch, long windowNs) = ReadPair();
+        if (windowNs <= MaxPairWindowNs)
+        {
+            // Plain stores: the CAS is a full fence (neither is visible before the odd version) and the release below
+            // makes both visible before the even version.
+            _anchorMonotonicNs = monotonic;
+            _anchorEpochNs = epoch;
+        }
+        else
+        {
+            HeldUpReanchors++;
+        }
         Volatile.Write(ref _version, version + 2);
     }
 
-    private static long UtcNowEpochNs() => (DateTime.UtcNow.Ticks - UnixEpochTicks) * 100;
+    /// <summary>Number of re-anchors that kept the old anchor because every try of the pair was held up (tests).</summary>
+    internal int HeldUpReanchors { get; private set; }
+
+    // The best of up to PairTries bracketed pairs: (monotonic at the middle of its window, epoch, window).
+    private (long MonotonicNs, long EpochNs, long WindowNs) ReadPair()
+    {
+        (long, long, long) best = (0, 0, long.MaxValue);
+        for (int i = 0; i < PairTries; i++)
+        {
+            long before = MonotonicNow();
+            long epoch = UtcNowEpochNs();
+            long after = MonotonicNow();
+            long window = after - before;
+            if (window < best.Item3)
+            {
+                best = (before + window / 2, epoch, window);
+                if (window <= GoodPairWindowNs) break;
+            }
+        }
+        return best;
+    }
+
+    private long MonotonicNow() => _monotonicNs is null ? HighResTime.NowNs() : _monotonicNs();
+
+    private long UtcNowEpochNs() => _utcEpochNs is null ? (DateTime.UtcNow.Ticks - UnixEpochTicks) * 100 : _utcEpochNs();
 }
