@@ -1,5 +1,4 @@
 using System;
-using System.Buffers;
 using System.Collections.Generic;
 using System.Net;
 using System.Net.Security;
@@ -75,7 +74,6 @@ internal sealed partial class TlsConnection : TransportConnection
 
     private readonly Socket _socket;
     private readonly SslStream _ssl;
-    private readonly ArrayPool<byte> _pool;
     private readonly EndPoint? _remote;
     private readonly EndPoint? _local;
     private readonly Action _onReadCompleted;
@@ -115,7 +113,6 @@ internal sealed partial class TlsConnection : TransportConnection
     {
         _socket = socket;
         _ssl = ssl;
-        _pool = options.BufferPool ?? ArrayPool<byte>.Shared;
         _remote = socket.RemoteEndPoint;
         _local = socket.LocalEndPoint;
         _onReadCompleted = () => ReceiveLoop(completed: true);

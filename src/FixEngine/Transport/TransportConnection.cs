@@ -61,7 +61,8 @@ internal abstract partial class TransportConnection : IAgent, IDisposable
     public const long FlushTimeoutNs = 2_000_000_000L;
     private static long s_nextId;
 
-    private readonly ArrayPool<byte> _pool;
+    /// <summary>The pool every buffer of the connection is rented from (receive buffer, send queue, TLS ciphertext).</summary>
+    private protected readonly ArrayPool<byte> _pool;
     private readonly int _initialReceiveBytes;
     private readonly int _maxReceiveBytes;
     private readonly int _maxBodyLimit;
