@@ -276,15 +276,7 @@ internal sealed unsafe class TscTimeSource
         long endNs = _anchorNs + Scale((ulong)Math.Max(slewedEnd - _anchorTicks, 0), _mult) + GuardStepNs;
         long lateTicks = t0 - _nextReanchorTicks;
         long anchorNs;
-        if (!pairUsable)
-        {
-            // Every try of the pair was held up (a loaded machine, a VM stealing the CPU): its midpoint may be off by
-            // half its window, so neither resync nor step to it. Continue the old segment at the plain rate and try
-            // again after the same interval (set below).
-            anchorNs = endNs + Scale((ulong)Math.Max(lateTicks, 0), segmentRate);
-            sw0 = anchorNs;
-        }
-        else if (lateTicks > TicksFor(ResyncLatenessNs, segmentRate))
+        if (pairUsable && lateTicks > TicksFor(ResyncLatenessNs, segmentRate))
         {
             // Late (no reader for a while, a descheduled thread, a VM pause): extrapolating the old rate over the gap
             // would carry its error (50 ppm over 100 s is 5 ms) into the new segment, and a lead is only slewed away.
@@ -294,8 +286,11 @@ internal sealed unsafe class TscTimeSource
         else
         {
             // On time: continue the old segment at its plain rate past the planned re-anchor (so the slew is not
-            // carried on), then slew or step below.
+            // carried on), then slew or step below. Every try of the pair held up (a loaded machine, a VM stealing the
+            // CPU): its midpoint may be off by half its window, so neither resync nor step nor slew to it; the same
+            // continuation, tried again after the same interval (set below).
             anchorNs = endNs + Scale((ulong)Math.Max(lateTicks, 0), segmentRate);
+            if (!pairUsable) sw0 = anchorNs;
         }
         long intervalNs = pairUsable ? Math.Min(_intervalNs * 2, ReanchorIntervalNs) : _intervalNs;
         ulong mult;
