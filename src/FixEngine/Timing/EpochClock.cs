@@ -50,18 +50,16 @@ public sealed class EpochClock : IClock
     /// <summary>Creates a clock anchored now.</summary>
     /// <param name="reanchorIntervalNs">How old the anchor may get before a read refreshes it; 0 or less disables automatic re-anchoring.</param>
     public EpochClock(long reanchorIntervalNs = DefaultReanchorIntervalNs)
+        : this(reanchorIntervalNs, null, null)
     {
-        _reanchorIntervalNs = reanchorIntervalNs <= 0 ? long.MaxValue : reanchorIntervalNs;
-        (_anchorMonotonicNs, _anchorEpochNs, _) = ReadPair();
     }
 
-    /// <summary>A clock whose anchor pairs are read from the given sources (tests: a monotonic clock and a system clock
-    /// that a test moves, including between the two reads of a pair). Reads still take monotonic time from
+    /// <summary>A clock whose anchor pairs are read from the given sources, or from <see cref="HighResTime"/> and
+    /// <see cref="DateTime.UtcNow"/> where null (tests: a monotonic clock and a system clock that a test moves, including
+    /// between the two reads of a pair). Reads still take monotonic time from
     /// <see cref="HighResTime"/>: pass the test's monotonic values to <see cref="ToEpochNs"/>.</summary>
-    internal EpochClock(long reanchorIntervalNs, Func<long> monotonicNs, Func<long> utcEpochNs)
+    internal EpochClock(long reanchorIntervalNs, Func<long>? monotonicNs, Func<long>? utcEpochNs)
     {
-        ArgumentNullException.ThrowIfNull(monotonicNs);
-        ArgumentNullException.ThrowIfNull(utcEpochNs);
         _reanchorIntervalNs = reanchorIntervalNs <= 0 ? long.MaxValue : reanchorIntervalNs;
         _monotonicNs = monotonicNs;
         _utcEpochNs = utcEpochNs;
