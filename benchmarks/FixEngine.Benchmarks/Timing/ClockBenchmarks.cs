@@ -98,6 +98,15 @@ public class ClockBenchmarks
         return sum;
     }
 
+    /// <summary>One re-anchor: the bracketed (monotonic, UtcNow) pair read, best of up to 8 tries, and the sequence-locked
+    /// store (what a reader pays once a second).</summary>
+    [Benchmark]
+    public long EpochClockReanchor()
+    {
+        _epoch.Reanchor();
+        return _epoch.EpochNs;
+    }
+
     [Benchmark(OperationsPerInvoke = Reads)]
     public long CachedClockNowNs()
     {

@@ -18,11 +18,11 @@ internal sealed class EpochAnchor
 {
     private const long RefreshIntervalNs = 1_000_000_000L;
 
-    /// <summary>Most the monotonic clock may move while the epoch clock is read for the pair to be used (a real clock moves
-    /// well under a microsecond; a preempted reader just reads again).</summary>
-    private const long MaxPairSkewNs = 100_000L;
+    /// <summary>A pair whose monotonic reads are this close around the epoch read ends the tries (a real clock moves well
+    /// under a microsecond; a preempted reader just reads again).</summary>
+    private const long GoodPairWindowNs = 100_000L;
 
-    private const int MaxPairTries = 4;
+    private const int PairTries = 5;
 
     private readonly IClock _clock;
     private long _offsetNs;
@@ -54,19 +54,18 @@ internal sealed class EpochAnchor
         // The epoch time must be paired with the monotonic time it belongs to. A clock that moves between the two reads
         // by a step (a test's or a simulation's clock advanced by another thread, EngineOptions.Clock) would otherwise
         // give an offset wrong by that step for a whole refresh interval: sessions' time jumps back and forth, and a
-        // timer sees a peer silent for two steps (a spurious TestRequest, seen in CompletionModeTests). So the
-        // monotonic clock is read on both sides of the epoch read, and the pair is read again while they differ by more
-        // than a real clock moves in three reads (bounded: after a few tries the last pair is used).
-        long nowNs = _clock.NowNs;
-        long epochNs = _clock.EpochNs;
-        for (int tries = 0; tries < MaxPairTries; tries++)
-        {
-            long afterNs = _clock.NowNs;
-            if (afterNs - nowNs <= MaxPairSkewNs) break;
-            nowNs = afterNs;
-            epochNs = _clock.EpochNs;
-        }
-        Volatile.Write(ref _offsetNs, epochNs - nowNs);
-        _nextRefreshNs = nowNs + RefreshIntervalNs;
+        // timer sees a peer silent for two steps (a spurious TestRequest, seen in CompletionModeTests). So the pair is
+        // read bracketed (Timing/ClockPair.cs): the monotonic clock on both sides of the epoch read, a few tries, the
+        // narrowest kept (bounded: with no narrow try, the narrowest is used).
+        ClockPair pair = ClockPair.ReadBest(new PairClocks(_clock), PairTries, GoodPairWindowNs);
+        Volatile.Write(ref _offsetNs, pair.Inner - pair.OuterNs);
+        _nextRefreshNs = pair.OuterNs + RefreshIntervalNs;
+    }
+
+    private readonly struct PairClocks(IClock clock) : IPairClocks
+    {
+        public long ReadOuterNs() => clock.NowNs;
+
+        public long ReadInner() => clock.EpochNs;
     }
 }

@@ -14,9 +14,11 @@ namespace FixEngine.Engine;
 //   and queue it to the engine agent. Transport callbacks arrive on the receiving thread: the agent (busy-poll, inline
 //   in its Poll), the connection's own receive thread (dedicated mode: Guarded) or a socket completion thread
 //   (completion mode, TLS: Guarded), never overlapping for one connection.
-//   Every entry into the session goes through SessionSlot.Enter. Slot is written once, when the connection is bound to
-//   its session (routing on the receiving thread, or before the connect task queues it) and read by the agent, hence
-//   volatile. AcceptedNs is the agent's.
+//   The receiving thread enters the session itself (FixSession.Enter, then Leave in a finally: what SessionSlot.Enter's
+//   scope does, without the two forwarding hops on the message's path); every other engine path enters through
+//   SessionSlot.Enter. Slot (and its Session, kept beside it for the receiving thread) is written once, when the
+//   connection is bound to its session (routing on the receiving thread, or before the connect task queues it) and read
+//   by the agent, hence volatile. AcceptedNs is the agent's.
 // - No close state of its own: the transport's lifecycle is the only one. Closing from the session (Disconnect) or the
 //   engine (Close) is the transport's CloseAfterFlush (a Logout or Reject still queued leaves first, bounded in time; the
 //   agent's Poll finishes it); IsClosed is "the transport is flushing or closing", and the reason is the transport's.
@@ -30,6 +32,8 @@ internal sealed class SessionConnection : IEngineConnection, IConnectionHandler
     private readonly EpochAnchor _time;
     private TransportConnection? _transport;
     private volatile SessionSlot? _slot;
+    // The slot's session (set with it): the receiving thread's way in, one load instead of the slot's.
+    private volatile FixSession? _session;
     private UnauthenticatedGate? _gate;
     private System.Net.IPAddress? _admittedAddress;
     private int _admitted;
@@ -57,7 +61,11 @@ internal sealed class SessionConnection : IEngineConnection, IConnectionHandler
     public SessionSlot? Slot
     {
         get => _slot;
-        set => _slot = value;
+        set
+        {
+            _session = value?.Session;
+            _slot = value;
+        }
     }
 
     /// <summary>The acceptor port the connection arrived on, as configured (0 for an initiator's); set before it is published.</summary>
@@ -158,25 +166,30 @@ internal sealed class SessionConnection : IEngineConnection, IConnectionHandler
     {
         if (connection.IsFlushing) return;
         long epochNs = Guarded ? _time.EpochNow() : _time.CycleEpochNs;
-        SessionSlot? slot = _slot;
-        if (slot is null)
+        FixSession? session = _session;
+        if (session is null)
         {
             _router!.Route(this, message, epochNs);
             return;
         }
-        using (SessionScope scope = slot.Enter(epochNs))
+        long entryEpochNs = session.Enter(epochNs);
+        try
         {
             // The session may have dropped this connection (and taken another) while this thread waited for the gate.
-            if (ReferenceEquals(slot.Session.Connection, this)) slot.Session.OnMessage(message, scope.EpochNs);
+            if (ReferenceEquals(session.Connection, this)) session.OnMessage(message, entryEpochNs);
         }
-        SyncReceivePause(slot.Session);
+        finally
+        {
+            session.Leave();
+        }
+        SyncReceivePause(session);
     }
 
     void IConnectionHandler.OnFrameError(TransportConnection connection, in FrameResult error, ReadOnlySpan<byte> skipped)
     {
         if (connection.IsFlushing) return;
-        SessionSlot? slot = _slot;
-        if (slot is null)
+        FixSession? session = _session;
+        if (session is null)
         {
             // Bytes in front of the first "8=" (line noise, a probe) are skipped, up to a bound, so the Logon that follows
             // is still routed; a malformed frame, or more leading garbage than the bound, closes the connection.
@@ -185,15 +198,21 @@ internal sealed class SessionConnection : IEngineConnection, IConnectionHandler
             Close("garbled data before Logon: " + error.Describe() + " (" + _preLogonGarbageBytes + " bytes skipped before Logon)");
             return;
         }
-        long epochNs = Guarded ? _time.EpochNow() : _time.CycleEpochNs;
-        using SessionScope scope = slot.Enter(epochNs);
-        if (ReferenceEquals(slot.Session.Connection, this)) slot.Session.OnGarbled(skipped, error.Describe(), scope.EpochNs);
+        long entryEpochNs = session.Enter(Guarded ? _time.EpochNow() : _time.CycleEpochNs);
+        try
+        {
+            if (ReferenceEquals(session.Connection, this)) session.OnGarbled(skipped, error.Describe(), entryEpochNs);
+        }
+        finally
+        {
+            session.Leave();
+        }
     }
 
     // The agent notices the close (IsClosed) when it next services the session and tells the session: asked for here,
     // so that is its next duty cycle, not its next full sweep (EngineAgent, "sweep interval").
     void IConnectionHandler.OnDisconnected(TransportConnection connection, DisconnectReason reason, string? detail)
     {
-        _slot?.Session.OnTransportClosed();
+        _session?.OnTransportClosed();
     }
 }

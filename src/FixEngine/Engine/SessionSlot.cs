@@ -7,8 +7,10 @@ namespace FixEngine.Engine;
 // - One slot per session, made by the FixEngineHost constructor or FixEngineHost.AddSession (or for an unknown session's
 //   Logon) and immutable after it, except Removed and the agent's service bookkeeping.
 // - Who may run the session and how the others reach it: docs/architecture.md, "Who runs a session". The gate itself is
-//   the session's (FixSession.Gate); Enter returns a SessionScope, the one construct every engine path uses
-//   ("using (SessionScope scope = slot.Enter(epochNs)) { ... scope.EpochNs ... }").
+//   the session's (FixSession.Gate); Enter returns a SessionScope, the construct every engine path uses
+//   ("using (SessionScope scope = slot.Enter(epochNs)) { ... scope.EpochNs ... }") except the receiving thread's per
+//   message, which calls FixSession.Enter and Leave itself (SessionConnection: two hops fewer on the message's path,
+//   the same calls).
 // - The agent services a gated session with EnterForService, a TryEnter: when the gate is busy (a message is being
 //   processed) it skips the session this duty cycle, so a message never queues behind the agent and the agent's other
 //   sessions never queue behind a slow FromApp. Once refused for MaxServiceDelayNs of its monotonic time it waits for the

@@ -12,8 +12,8 @@ namespace FixEngine.Timing;
 //   one writes at a time with plain stores between the CAS (a full fence) and the even version (a release),
 //   and a losing writer just skips; readers take each field with an acquire read and retry while odd or changed. No locks,
 //   no allocation.
-// - The pair is read bracketed: monotonic, UtcNow, monotonic again, up to PairTries times, keeping the try with the
-//   narrowest window, and anchored at its middle. A thread preempted between the two reads of an unbracketed pair
+// - The pair is read bracketed (ClockPair): monotonic, UtcNow, monotonic again, up to PairTries times, keeping the try
+//   with the narrowest window, and anchored at its middle. A thread preempted between the two reads of an unbracketed pair
 //   anchored epoch time ahead by the delay (milliseconds on a loaded machine) for a whole interval, and the next
 //   re-anchor stepped it back: SendingTime going backwards. When every try is held up (best window over
 //   MaxPairWindowNs) a re-anchor keeps the old anchor (the next stale read tries again); the first anchor, having no
@@ -127,23 +127,14 @@ public sealed class EpochClock : IClock
     /// <summary>Number of re-anchors that kept the old anchor because every try of the pair was held up (tests).</summary>
     internal int HeldUpReanchors { get; private set; }
 
-    // The best of up to PairTries bracketed pairs: (monotonic at the middle of its window, epoch, window).
-    private (long MonotonicNs, long EpochNs, long WindowNs) ReadPair()
+    // The best of up to PairTries bracketed pairs (ClockPair): (monotonic at the middle of its window, epoch, window).
+    private ClockPair ReadPair() => ClockPair.ReadBest(new PairClocks(this), PairTries, GoodPairWindowNs);
+
+    private readonly struct PairClocks(EpochClock clock) : IPairClocks
     {
-        (long, long, long) best = (0, 0, long.MaxValue);
-        for (int i = 0; i < PairTries; i++)
-        {
-            long before = MonotonicNow();
-            long epoch = UtcNowEpochNs();
-            long after = MonotonicNow();
-            long window = after - before;
-            if (window < best.Item3)
-            {
-                best = (before + window / 2, epoch, window);
-                if (window <= GoodPairWindowNs) break;
-            }
-        }
-        return best;
+        public long ReadOuterNs() => clock.MonotonicNow();
+
+        public long ReadInner() => clock.UtcNowEpochNs();
     }
 
     private long MonotonicNow() => _monotonicNs is null ? HighResTime.NowNs() : _monotonicNs();

@@ -11,7 +11,7 @@ namespace FixEngine.Timing;
 //   the result has HighResTime's origin and scale and the two can be mixed (EpochClock.ToEpochNs).
 //   Without a usable TSC (TscReader.Reason) every member reads Stopwatch instead.
 // - Start-up: two (ticks, Stopwatch ns) pairs InitialCalibrationNs apart give the first rate. Each pair
-//   is read as Stopwatch, TSC, Stopwatch and kept only from a short window (the best of a few tries).
+//   is read as Stopwatch, TSC, Stopwatch and kept only from a short window (the best of a few tries, ClockPair).
 // - Re-anchoring, as EpochClock does, when a reader finds the anchor older than the current interval
 //   (16 ms after start-up, doubling to ReanchorIntervalNs): the re-anchoring thread reads a fresh pair,
 //   measures the rate over the last interval, takes the lock, reads t0 and extrapolates the pair to
@@ -372,28 +372,19 @@ internal sealed unsafe class TscTimeSource
         return null;
     }
 
-    /// <summary>A (TSC ticks, Stopwatch ns) pair read as close together as a few tries allow, and its window.</summary>
+    /// <summary>A (TSC ticks, Stopwatch ns) pair read as close together as a few tries allow, and its window
+    /// (<see cref="ClockPair"/>: Stopwatch on both sides of the TSC read, the narrowest window's middle).</summary>
     private (long Ticks, long StopwatchNs, long WindowNs) ReadPair()
     {
-        long bestWindow = long.MaxValue;
-        (long, long, long) best = default;
-        for (int i = 0; i < PairAttempts; i++)
-        {
-            long before = OsNowNs();
-            long ticks = _ordered();
-            long after = OsNowNs();
-            long window = after - before;
-            if (window < bestWindow)
-            {
-                bestWindow = window;
-                best = (ticks, before + window / 2, window);
-                if (window <= GoodPairWindowNs)
-                {
-                    break;
-                }
-            }
-        }
-        return best;
+        ClockPair pair = ClockPair.ReadBest(new PairClocks(this), PairAttempts, GoodPairWindowNs);
+        return (pair.Inner, pair.OuterNs, pair.WindowNs);
+    }
+
+    private readonly struct PairClocks(TscTimeSource source) : IPairClocks
+    {
+        public long ReadOuterNs() => source.OsNowNs();
+
+        public long ReadInner() => source._ordered();
     }
 
     /// <summary>ns per tick in 32.32 fixed point.</summary>

@@ -14,7 +14,8 @@ namespace FixEngine.Transport;
 //   be encrypted) and the one lock around it, _sendLock. TCP and TLS supply only how queued bytes leave (TrySend and
 //   their drains) and what else their send side holds (PrewarmSendUnderLock, ReleaseSendUnderLock).
 // - The rule, one for both: the queue and every field of a subclass's send state are touched only under _sendLock,
-//   except the queue's Count (QueuedSendBytes), which any thread reads. Who contends for the lock: the threading rules
+//   except the queue's Count (QueuedSendBytes), which any thread reads, and its Capacity (SendQueueBytes, fixed at
+//   construction: the one bound on a message, for the encode buffer and every send). Who contends for the lock: the threading rules
 //   in docs/architecture.md ("Who owns what", transport send side).
 // - _sendLock is a Monitor on a private object, not a System.Threading.Lock: a contended Lock allocates its wait event
 //   on the managed heap the first time, a Monitor does not.
@@ -111,14 +112,17 @@ internal abstract partial class TransportConnection
     [MethodImpl(MethodImplOptions.NoInlining)]
     private byte[] GrowSendBuffer(int sizeHint)
     {
-        if ((uint)sizeHint > (uint)_maxSendBytes)
+        // The encode buffer is bounded by the send queue's capacity (SendQueueBytes): a message larger than the queue
+        // could never be sent. Capacity is fixed at construction, so it is read without the send lock.
+        int maxBytes = _sendQueue.Capacity;
+        if ((uint)sizeHint > (uint)maxBytes)
         {
-            Internal.ThrowHelper.ThrowArgumentOutOfRange(nameof(sizeHint), sizeHint, $"Messages are limited to SendQueueBytes ({_maxSendBytes}).");
+            Internal.ThrowHelper.ThrowArgumentOutOfRange(nameof(sizeHint), sizeHint, $"Messages are limited to SendQueueBytes ({maxBytes}).");
         }
         int size = Math.Max(_initialSendBytes, _sendBuffer?.Length ?? 0);
         while (size < sizeHint)
         {
-            size = (int)Math.Min((long)size * 2, _maxSendBytes);
+            size = (int)Math.Min((long)size * 2, maxBytes);
         }
         byte[] bigger = GC.AllocateUninitializedArray<byte>(size);
         _sendBuffer = bigger;

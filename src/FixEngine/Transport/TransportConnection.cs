@@ -73,7 +73,6 @@ internal abstract partial class TransportConnection : IAgent, IDisposable
     private readonly int _maxFrameErrors;
     private readonly int _maxGarbageBytes;
     private readonly int _initialSendBytes;
-    private readonly int _maxSendBytes;
     // Encode buffer for GetSendSpan/Commit. Owner thread only (never pooled, so a late write after teardown cannot
     // corrupt a pool).
     private byte[]? _sendBuffer;
@@ -105,7 +104,6 @@ internal abstract partial class TransportConnection : IAgent, IDisposable
         _maxFrameErrors = options.MaxConsecutiveFrameErrors;
         _maxGarbageBytes = options.MaxConsecutiveGarbageBytes;
         _initialSendBytes = options.InitialSendBufferBytes;
-        _maxSendBytes = options.SendQueueBytes;
         _sendQueue = new SendByteQueue(_pool, options.SendQueueBytes, options.InitialSendQueueBytes);
         _handler = handler;
         _startGate = handler is null ? 0 : HandlerSetBit;
