@@ -72,7 +72,16 @@ namespace FixEngine.Engine;
 //   on the least crowded tick up to MaxHeartbeatLeadNs earlier, and its visit then is a full one that sends the
 //   Heartbeat early (FixSession.Poll with a lead; sending before HeartBtInt is allowed, and only the Heartbeat moves:
 //   the TestRequest and the disconnect keep their times). The next one is due HeartBtInt after that send, so the
-//   spread holds from one interval to the next. A slot is on the wheel once
+//   spread holds from one interval to the next. That spread is local (50 ms): at 10,000 sessions that logged on within
+//   2 s the Heartbeats still came at 5 a millisecond for 2 s of every 5 (HeartBtInt=5), in both processes, and the
+//   busy sessions' messages met them (branch beat14). So a session idle on its side (the last message it sent was its
+//   own Logon or Heartbeat: FixSession.LastSentAdmin) goes on the tick of its phase point instead, the latest instant
+//   at or before the due time at its phase in the interval (SessionSlot.HeartbeatPhase: the golden-ratio sequence, so
+//   the phases of any number of sessions lie evenly), at most half the interval early (PhasePointNs); within two
+//   intervals every idle session sends at its phase point, and the Heartbeats of N sessions come N / HeartBtInt a
+//   second evenly. A session on its phase is not moved off a crowded tick (that would drift it ahead a little each
+//   interval); one that last sent an application message keeps its due time (moving it would add a Heartbeat to a
+//   session that sends now and then). A slot is on the wheel once
 //   (SessionSlot.WheelTick; moved earlier, the later entry goes stale and is skipped), the entries are not removed when
 //   a session's span changes (the wheel's visit then ends after the compare, as a slice's does), and the sweep stays
 //   the backstop. Allocation: a bucket's list grows to the most slots one tick has held, then never again.
@@ -519,20 +528,21 @@ internal sealed class EngineAgent : IAgent
                 _wheelPos++;
                 budget--;
                 slot.WheelTick = NotOnWheel;
-                bool early = slot.WheelEarly;
-                slot.WheelEarly = false;
+                long leadNs = slot.WheelLeadNs;
+                slot.WheelLeadNs = 0;
                 if (slot.Removed) continue;
                 WheelVisits++;
-                if (!early)
+                if (leadNs == 0)
                 {
                     ServiceSlot(slot, nowNs, epochNs, stopping: false, ref anyConnected, hotOnWork: true, mayPass: true);
                     continue;
                 }
                 // Put on an earlier tick than its Heartbeat's: a full visit that sends the Heartbeat if it falls due
-                // within the lead (and the tick's rounding); if the session sent something meanwhile, it is not due.
+                // within the lead planned (from the tick to the due time, and the tick's rounding); if the session sent
+                // something meanwhile, it is not due.
                 EarlyHeartbeatVisits++;
                 ServiceSlot(slot, nowNs, epochNs, stopping: false, ref anyConnected, hotOnWork: true, mayPass: false,
-                    heartbeatLeadNs: MaxHeartbeatLeadNs + WheelTickNs);
+                    heartbeatLeadNs: leadNs);
             }
             _wheelEntries -= bucket.Count;
             bucket.Clear();
@@ -549,7 +559,17 @@ internal sealed class EngineAgent : IAgent
     {
         long untilNs = slot.Session.QuietUntilNs;
         if (untilNs == long.MinValue) return;
-        long inNs = untilNs - epochNs;
+        // The span ends with the Heartbeat; for a session idle on its side, its phase point may come first (and one on
+        // its phase keeps its tick: the crowded-tick spread below would move it off the phase, a little each interval).
+        bool heartbeat = slot.Session.HeartbeatDueNs == untilNs;
+        bool crowdable = heartbeat;
+        long targetNs = untilNs;
+        if (heartbeat && slot.Session.LastSentAdmin)
+        {
+            targetNs = PhasePointNs(untilNs, slot.Session.HeartBtIntSec, slot.HeartbeatPhase);
+            crowdable = untilNs - targetNs >= slot.Session.HeartBtIntSec * NsPerSecond * MaxPhaseLeadTenths / 10;
+        }
+        long inNs = targetNs - epochNs;
         if (inNs >= WheelHorizonNs) return;
         long tick = (nowNs + System.Math.Max(inNs, 0) + WheelTickNs - 1) / WheelTickNs;
         if (tick <= _wheelTick) tick = _wheelTick + 1;
@@ -557,8 +577,7 @@ internal sealed class EngineAgent : IAgent
         // tick would land in a bucket that is fired before it comes. The sweep puts the session on later.
         if (tick - _wheelTick >= WheelTicks) return;
         if (slot.WheelTick != NotOnWheel && slot.WheelTick <= tick) return;
-        bool early = false;
-        if (_wheel[(int)(tick & (WheelTicks - 1))].Count >= CrowdedTick && slot.Session.HeartbeatDueNs == untilNs)
+        if (crowdable && _wheel[(int)(tick & (WheelTicks - 1))].Count >= CrowdedTick)
         {
             // The span ends with the Heartbeat, on a crowded tick: the least crowded tick up to MaxHeartbeatLeadNs
             // earlier (the latest of equals), so sessions that came due together send their Heartbeats spread out, and
@@ -571,14 +590,41 @@ internal sealed class EngineAgent : IAgent
                 int count = _wheel[(int)(t & (WheelTicks - 1))].Count;
                 if (count < least) (best, least) = (t, count);
             }
-            early = best != tick;
             tick = best;
         }
+        // Visited before its Heartbeat is due: the visit's lead reaches from the tick's start to the due time, one tick
+        // more for the rounding (a visit that finds the session sent something meanwhile sends nothing).
+        long tickEpochNs = epochNs + (tick * WheelTickNs - nowNs);
+        slot.WheelLeadNs = heartbeat && tickEpochNs < untilNs ? untilNs - tickEpochNs + WheelTickNs : 0;
         slot.WheelTick = tick;
-        slot.WheelEarly = early;
         _wheel[(int)(tick & (WheelTicks - 1))].Add(slot);
         _wheelEntries++;
     }
+
+    /// <summary>Where a Heartbeat due at <paramref name="dueNs"/> goes when the agent spreads the Heartbeats over the
+    /// interval (epoch ns): the latest instant at or before the due time that lies at the session's phase in its
+    /// HeartBtInt (counted from the epoch), but at most <see cref="MaxPhaseLeadTenths"/> tenths of HeartBtInt before the
+    /// due time, so a session far from its phase gets there over a few intervals. Once there, each Heartbeat is due at
+    /// its phase point. A due time up to <see cref="PhaseSlackNs"/> before the phase point stays: moving it would send a
+    /// Heartbeat half an interval early to go round. Heartbeats off (HeartBtInt 0 or less): the due time.</summary>
+    internal static long PhasePointNs(long dueNs, int heartBtIntSec, uint phase)
+    {
+        if (heartBtIntSec <= 0 || dueNs == long.MaxValue) return dueNs;
+        long intervalNs = heartBtIntSec * NsPerSecond;
+        long offsetNs = (long)(((System.UInt128)phase * (ulong)intervalNs) >> 32);
+        long behindNs = (dueNs - offsetNs) % intervalNs;
+        if (behindNs < 0) behindNs += intervalNs;
+        if (intervalNs - behindNs <= PhaseSlackNs) return dueNs;
+        return dueNs - System.Math.Min(behindNs, intervalNs * MaxPhaseLeadTenths / 10);
+    }
+
+    /// <summary>How early, in tenths of HeartBtInt, a Heartbeat may go to move toward its session's phase (half the
+    /// interval: two intervals bring any session to its phase).</summary>
+    internal const int MaxPhaseLeadTenths = 5;
+
+    /// <summary>A Heartbeat due this little before its session's phase point keeps its due time (<see cref="PhasePointNs"/>):
+    /// two ticks, for a send the clock's re-anchoring put just ahead of the phase.</summary>
+    internal const long PhaseSlackNs = 2 * WheelTickNs;
 
     // A full sweep visits everything: the sweep in slices starts again from the beginning, owing nothing.
     private void RestartSlices(long nowNs)

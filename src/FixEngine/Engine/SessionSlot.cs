@@ -42,9 +42,16 @@ internal sealed class SessionSlot
     /// it more than once), or <see cref="EngineAgent.NotOnWheel"/>.</summary>
     internal long WheelTick = EngineAgent.NotOnWheel;
 
-    /// <summary>Engine agent only: the slot was put on an earlier tick than its Heartbeat's, which it sends then (the
-    /// agent spreads the Heartbeats of sessions due together).</summary>
-    internal bool WheelEarly;
+    /// <summary>Engine agent only: 0, or the slot was put on an earlier tick than its Heartbeat's and its visit then sends
+    /// the Heartbeat if it falls due within this lead (ns; the agent spreads the Heartbeats of sessions due together).</summary>
+    internal long WheelLeadNs;
+
+    /// <summary>Where in its HeartBtInt this session's Heartbeats go once the engine spreads them (a fraction of the
+    /// interval in units of 2^-32; see <see cref="EngineAgent"/>, the timer wheel). Consecutive slots get the golden-ratio
+    /// sequence, so any number of them lie evenly over the interval.</summary>
+    internal readonly uint HeartbeatPhase = unchecked((uint)System.Threading.Interlocked.Increment(ref s_phases) * 2654435769u);
+
+    private static int s_phases;
 
     /// <summary>The next slot in the agent's request stack (written before the slot is pushed, cleared when taken).</summary>
     internal SessionSlot? NextRequested;

@@ -206,7 +206,9 @@ public sealed partial class FixSession
             Raise(SessionEventKind.Other, Logging.LogLevel.Warning, "Application message " + seq + " stored, not sent: our Logout was sent", epochNs);
             return SendResult.Closed;
         }
-        return Transmit(bytes, epochNs);
+        SendResult sent = Transmit(bytes, epochNs);
+        if (!isApp) _heartbeat.OnAdminSent();
+        return sent;
     }
 
     // ToApp, false when the application vetoed the message by throwing DoNotSendException.

@@ -64,6 +64,11 @@ public sealed partial class FixSession
     /// misleads the agent's choice of when to visit; the visit decides under the gate.</summary>
     internal long HeartbeatDueNs => IsLoggedOn ? _heartbeat.HeartbeatDueNs : long.MaxValue;
 
+    /// <summary>Engine agent, without entering the session: true when the last message it sent was an administrative one
+    /// it composed itself (a Logon, a Heartbeat), so it is idle on its side and its next Heartbeat may move earlier at the
+    /// cost of that Heartbeat only. A stale read only misleads the agent's choice of when to visit.</summary>
+    internal bool LastSentAdmin => _heartbeat.LastSentAdmin;
+
     /// <summary>Test seam: sets the quiet span as a Poll would, without one (to build the state a race leaves).</summary>
     internal void SetQuietSpanForTesting(long fromNs, long untilNs)
     {

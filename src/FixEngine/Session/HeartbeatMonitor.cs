@@ -58,7 +58,21 @@ internal sealed class HeartbeatMonitor
     }
 
     /// <summary>A message was handed to the transport (or its backlog).</summary>
-    public void OnSent(long epochNs) => _lastSentNs = epochNs;
+    public void OnSent(long epochNs)
+    {
+        _lastSentNs = epochNs;
+        _lastSentAdmin = false;
+    }
+
+    /// <summary>After <see cref="OnSent"/>: the message was an administrative one the session composed itself (a Logon, a
+    /// Heartbeat, a TestRequest...), not an application message or a resend.</summary>
+    public void OnAdminSent() => _lastSentAdmin = true;
+
+    /// <summary>True when the last message sent was administrative (<see cref="OnAdminSent"/>): the session is idle on
+    /// its side, so moving its next Heartbeat earlier costs no more than that Heartbeat (the engine agent's spread).</summary>
+    public bool LastSentAdmin => _lastSentAdmin;
+
+    private bool _lastSentAdmin;
 
     /// <summary>An inbound message passed the session's checks: the peer is alive.</summary>
     public void OnReceived(long epochNs)

@@ -91,11 +91,11 @@ public sealed class AgentSliceTests
             }
             mostInOneCycle = Math.Max(mostInOneCycle, thisCycle);
         }
-        // The peer stays silent: a Heartbeat at 1 s (or up to the agent's lead earlier: all 1,000 are due together, and
-        // the agent spreads them), a TestRequest at 1.2 s, the disconnect at 2.4 s, each within the sweep interval's
-        // bound (plus a duty cycle) of its time, and no cycle visits more than a slice.
+        // The peer stays silent: a Heartbeat at 1 s (or earlier: all 1,000 are due together, and the agent spreads them
+        // toward their phases, up to half the interval, and off crowded ticks), a TestRequest at 1.2 s, the disconnect at
+        // 2.4 s, each within the sweep interval's bound (plus a duty cycle) of its time, and no cycle visits more than a slice.
         long late = EngineAgent.MaxSweepIntervalNs + CycleNs;
-        AssertWithin(heartbeatAt, 1 * Second, late, "Heartbeat", EngineAgent.MaxHeartbeatLeadNs + CycleNs);
+        AssertWithin(heartbeatAt, 1 * Second, late, "Heartbeat", Second * EngineAgent.MaxPhaseLeadTenths / 10 + EngineAgent.MaxHeartbeatLeadNs + CycleNs);
         AssertWithin(testRequestAt, 12 * Second / 10, late, "TestRequest");
         AssertWithin(disconnectAt, 24 * Second / 10, late, "disconnect");
         // A slice, and the sessions of the last one that sent something (the hot list visits them once more).
@@ -178,13 +178,14 @@ public sealed class AgentSliceTests
             }
             mostInOneCycle = Math.Max(mostInOneCycle, heartbeats);
         }
-        // On the duty cycle of its due time, or earlier within the agent's lead where a TestRequest came due on the same
-        // tick (the agent spreads what would fall on one tick).
+        // On the duty cycle of its due time, or earlier: at the session's phase point (branch beat14: up to half the
+        // interval) or within the agent's lead where the tick was crowded (the agent spreads what would fall on one tick).
+        long earliest = Second * EngineAgent.MaxPhaseLeadTenths / 10 + EngineAgent.MaxHeartbeatLeadNs + CycleNs;
         for (int i = 0; i < Sessions; i++)
         {
             long after = heartbeatAt[i] - loggedOnAt[i];
             Assert.True(heartbeatAt[i] != 0, $"session {i}: no Heartbeat");
-            Assert.True(after >= Second - EngineAgent.MaxHeartbeatLeadNs - CycleNs && after <= Second + CycleNs,
+            Assert.True(after >= Second - earliest && after <= Second + CycleNs,
                 $"session {i}: Heartbeat {(after - Second) / 1_000} µs after its due time");
         }
         Assert.True(mostInOneCycle <= 2, $"{mostInOneCycle} Heartbeats in one duty cycle");
@@ -194,13 +195,19 @@ public sealed class AgentSliceTests
     /// <summary>Branch beat13: 1,000 sessions that logged on at the same instant have their Heartbeats due on one tick; the
     /// agent spreads them over the ticks up to <see cref="EngineAgent.MaxHeartbeatLeadNs"/> before it, so no duty cycle
     /// sends more than about 1,000 / 51 of them. Without the spread the wheel sent MaxWheelItems per duty cycle, back to
-    /// back, and the sweep's slices alone hundreds at a time.</summary>
+    /// back, and the sweep's slices alone hundreds at a time. Each session sends an application message at the Logon's
+    /// instant, so the phases of idle sessions (branch beat14) play no part.</summary>
     [Fact]
     public void HeartbeatsDueOnOneTickAreSpreadOverTheLeadBeforeIt()
     {
         using var engine = new AgentOnFakeClock(Sessions);
         long logonNs = engine.Clock.EpochNs;
         FakeConnection[] connections = engine.LogOnAll(heartBtInt: 1);
+        foreach (SessionSlot slot in engine.Slots)
+        {
+            using SessionScope scope = slot.Enter(engine.Clock.EpochNs);
+            slot.Session.Send("D"u8, 0, static (ref FixEngine.Codec.FixWriter w, scoped in int _) => w.Write(11, "X"u8), scope.EpochNs);
+        }
         engine.Agent.DoWork(engine.Clock.NowNs);
         long[] heartbeatAt = new long[Sessions];
         int[] seen = [.. connections.Select(c => c.Sent.Count)];
@@ -226,6 +233,144 @@ public sealed class AgentSliceTests
         long ticks = EngineAgent.MaxHeartbeatLeadNs / EngineAgent.WheelTickNs + 1;
         Assert.True(mostInOneCycle <= Sessions / ticks + 2 * EngineAgent.CrowdedTick, $"{mostInOneCycle} Heartbeats in one duty cycle");
         Assert.True(engine.Agent.EarlyHeartbeatVisits >= Sessions / 2, $"{engine.Agent.EarlyHeartbeatVisits} early visits");
+    }
+
+    /// <summary>Branch beat14: 1,000 sessions that logged on at one instant keep their Heartbeats together with the
+    /// crowded-tick spread alone (all within its 50 ms lead, every interval: at 10,000 sessions that logged on within
+    /// 2 s, 5 a millisecond for 2 s of each 5). Sessions idle on their side move their Heartbeats toward their phases,
+    /// spread over the whole interval: from the third interval on every 10 ms of the interval holds some and none holds
+    /// more than a few times its share, each session sends one Heartbeat per interval, and no Heartbeat goes later than
+    /// HeartBtInt after the session's last send or earlier than <see cref="EngineAgent.MaxPhaseLeadTenths"/>
+    /// tenths of it.</summary>
+    [Fact]
+    public void HeartbeatsOfSessionsThatLoggedOnTogetherSpreadOverTheInterval()
+    {
+        using var engine = new AgentOnFakeClock(Sessions);
+        long logonNs = engine.Clock.EpochNs;
+        FakeConnection[] connections = engine.LogOnAll(heartBtInt: 1);
+        // The peers are alive: bytes of theirs wait unread, so no TestRequest goes out (for 4.8 intervals).
+        foreach (FakeConnection c in connections) c.UnreadInboundBytes = 1;
+        engine.Agent.DoWork(engine.Clock.NowNs);
+        int[] seen = [.. connections.Select(c => c.Sent.Count)];
+        long[] lastSentNs = new long[Sessions];
+        Array.Fill(lastSentNs, logonNs);
+        long shortestGapNs = long.MaxValue, longestGapNs = 0;
+        int[] perBucket = new int[100]; // 10 ms buckets of the fourth second after the Logons
+        int[] inFourthSecond = new int[Sessions];
+        while (engine.Clock.EpochNs - logonNs < 4 * Second)
+        {
+            engine.Clock.Advance(CycleNs);
+            engine.Agent.DoWork(engine.Clock.NowNs);
+            long sinceLogonNs = engine.Clock.EpochNs - logonNs;
+            for (int i = 0; i < Sessions; i++)
+            {
+                FakeConnection c = connections[i];
+                for (; seen[i] < c.Sent.Count; seen[i]++)
+                {
+                    Assert.Equal("0", MsgType(c.Sent[seen[i]]));
+                    long gapNs = engine.Clock.EpochNs - lastSentNs[i];
+                    (shortestGapNs, longestGapNs) = (Math.Min(shortestGapNs, gapNs), Math.Max(longestGapNs, gapNs));
+                    lastSentNs[i] = engine.Clock.EpochNs;
+                    if (sinceLogonNs <= 3 * Second) continue;
+                    perBucket[Math.Min((int)((sinceLogonNs - 3 * Second - 1) / (10 * CycleNs)), 99)]++;
+                    inFourthSecond[i]++;
+                }
+            }
+        }
+        Assert.True(longestGapNs <= Second + CycleNs, $"a Heartbeat went {(longestGapNs - Second) / 1_000} µs late");
+        Assert.True(shortestGapNs >= Second * EngineAgent.MaxPhaseLeadTenths / 10 - EngineAgent.MaxHeartbeatLeadNs - CycleNs,
+            $"a Heartbeat went {shortestGapNs / 1_000_000} ms after the last send");
+        Assert.All(inFourthSecond, n => Assert.Equal(1, n));
+        int empty = perBucket.Count(n => n == 0);
+        Assert.True(empty == 0, $"{empty} of 100 buckets of 10 ms held no Heartbeat: [{string.Join(", ", perBucket)}]");
+        Assert.True(perBucket.Max() <= 3 * Sessions / 100, $"a bucket of 10 ms held {perBucket.Max()} Heartbeats: [{string.Join(", ", perBucket)}]");
+    }
+
+    /// <summary>Branch beat14: a session whose last send was an application message keeps its Heartbeat at HeartBtInt
+    /// after that send (up to the crowded-tick lead): moving it to the session's phase would add a Heartbeat to a
+    /// session that sends now and then. Sessions that sent nothing but Heartbeats have moved theirs by then.</summary>
+    [Fact]
+    public void AHeartbeatAfterAnApplicationMessageIsNotMovedToItsPhase()
+    {
+        using var engine = new AgentOnFakeClock(Sessions);
+        long logonNs = engine.Clock.EpochNs;
+        FakeConnection[] connections = engine.LogOnAll(heartBtInt: 1);
+        foreach (FakeConnection c in connections) c.UnreadInboundBytes = 1; // the peers are alive (no TestRequest)
+        engine.Agent.DoWork(engine.Clock.NowNs);
+        const int sending = 100;
+        long[] appSentNs = new long[sending];
+        int[] seen = new int[Sessions];
+        long[] firstHeartbeatNs = new long[Sessions];
+        while (engine.Clock.EpochNs - logonNs < 3 * Second)
+        {
+            engine.Clock.Advance(CycleNs);
+            long sinceLogonNs = engine.Clock.EpochNs - logonNs;
+            if (sinceLogonNs == 300 * CycleNs)
+            {
+                // Sessions 0-99 send an application message (as an application thread would, entering the session).
+                for (int i = 0; i < sending; i++)
+                {
+                    using SessionScope scope = engine.Slots[i].Enter(engine.Clock.EpochNs);
+                    engine.Slots[i].Session.Send("D"u8, 0, static (ref FixEngine.Codec.FixWriter w, scoped in int _) => w.Write(11, "X"u8), scope.EpochNs);
+                    appSentNs[i] = engine.Clock.EpochNs;
+                }
+                for (int i = 0; i < Sessions; i++) seen[i] = connections[i].Sent.Count;
+            }
+            engine.Agent.DoWork(engine.Clock.NowNs);
+            if (sinceLogonNs <= 300 * CycleNs) continue;
+            for (int i = 0; i < Sessions; i++)
+            {
+                FakeConnection c = connections[i];
+                for (; seen[i] < c.Sent.Count; seen[i]++)
+                {
+                    if (MsgType(c.Sent[seen[i]]) == "0" && firstHeartbeatNs[i] == 0) firstHeartbeatNs[i] = engine.Clock.EpochNs;
+                }
+            }
+        }
+        for (int i = 0; i < sending; i++)
+        {
+            long afterNs = firstHeartbeatNs[i] - appSentNs[i];
+            Assert.True(afterNs >= Second - EngineAgent.MaxHeartbeatLeadNs - CycleNs && afterNs <= Second + CycleNs,
+                $"session {i}: Heartbeat {(afterNs - Second) / 1_000} µs from HeartBtInt after its application message");
+        }
+        // The others are idle on their side: their first Heartbeats went toward their phases (up to half the interval
+        // early), not within the crowded-tick lead before HeartBtInt after the Logon.
+        int moved = 0;
+        for (int i = sending; i < Sessions; i++)
+        {
+            Assert.True(firstHeartbeatNs[i] != 0, $"session {i}: no Heartbeat");
+            if (firstHeartbeatNs[i] - logonNs < Second - 2 * EngineAgent.MaxHeartbeatLeadNs) moved++;
+        }
+        Assert.True(moved >= (Sessions - sending) / 2, $"{moved} idle sessions sent their first Heartbeat before 900 ms");
+    }
+
+    /// <summary>Branch beat14: the phase point of a Heartbeat: on the session's phase in its interval, at or before the
+    /// due time, at most <see cref="EngineAgent.MaxPhaseLeadTenths"/> tenths of the interval early, and exact for
+    /// HeartBtInt values whose nanoseconds times 2^32 overflow 64 bits.</summary>
+    [Theory]
+    [InlineData(1)]
+    [InlineData(5)]
+    [InlineData(30)]
+    [InlineData(86_400)]
+    public void APhasePointLiesOnThePhaseAtMostTheCapBeforeTheDueTime(int heartBtInt)
+    {
+        long intervalNs = heartBtInt * Second;
+        long capNs = intervalNs * EngineAgent.MaxPhaseLeadTenths / 10;
+        var random = new Random(35);
+        for (int k = 0; k < 1_000; k++)
+        {
+            uint phase = (uint)random.NextInt64(0, 1L << 32);
+            long dueNs = 1_780_000_000_000_000_000L + random.NextInt64(0, 100 * intervalNs);
+            long pointNs = EngineAgent.PhasePointNs(dueNs, heartBtInt, phase);
+            long offsetNs = (long)((decimal)phase * intervalNs / 4_294_967_296m);
+            Assert.InRange(dueNs - pointNs, 0, capNs);
+            long behindNs = ((dueNs - offsetNs) % intervalNs + intervalNs) % intervalNs;
+            if (intervalNs - behindNs <= EngineAgent.PhaseSlackNs) Assert.Equal(dueNs, pointNs);
+            else if (behindNs <= capNs) Assert.InRange(Math.Abs(((pointNs - offsetNs) % intervalNs + intervalNs) % intervalNs), 0, 1);
+            else Assert.Equal(dueNs - capNs, pointNs);
+        }
+        Assert.Equal(long.MaxValue, EngineAgent.PhasePointNs(long.MaxValue, heartBtInt, 7));
+        Assert.Equal(123L, EngineAgent.PhasePointNs(123L, 0, 7));
     }
 
     /// <summary>Branch beat13: with the timer wheel in use (Heartbeats and TestRequests of sessions that logged on one per
