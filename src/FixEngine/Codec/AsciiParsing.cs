@@ -676,6 +676,38 @@ internal static class AsciiParsing
         0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
     ];
 
+    /// <summary>Copies <paramref name="source"/> to the start of <paramref name="destination"/> (at least as long; the two
+    /// do not overlap) and returns the sum of its bytes modulo 256: <see cref="Sum"/> in the same pass as the copy.</summary>
+    /// <remarks>Each 32-byte block is loaded once, stored and added (byte lanes, mod 256); the tail is the last 32 bytes
+    /// stored again (the same bytes) and added under <see cref="TailMask"/>, as in <see cref="Sum"/>.</remarks>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public static byte CopyAndSum(ReadOnlySpan<byte> source, Span<byte> destination)
+    {
+        int length = source.Length;
+        if (!Vector256.IsHardwareAccelerated || length < 32 || destination.Length < length)
+        {
+            source.CopyTo(destination);
+            return Sum(source);
+        }
+        ref byte from = ref MemoryMarshal.GetReference(source);
+        ref byte to = ref MemoryMarshal.GetReference(destination);
+        Vector256<byte> acc = Vector256<byte>.Zero;
+        int i = 0;
+        for (; i <= length - 32; i += 32)
+        {
+            Vector256<byte> block = Vector256.LoadUnsafe(ref from, (nuint)i);
+            block.StoreUnsafe(ref to, (nuint)i);
+            acc += block;
+        }
+        if (i < length)
+        {
+            Vector256<byte> last = Vector256.LoadUnsafe(ref from, (nuint)(length - 32));
+            last.StoreUnsafe(ref to, (nuint)(length - 32));
+            acc += last & Vector256.LoadUnsafe(ref MemoryMarshal.GetReference(TailMask), (nuint)(length - i));
+        }
+        return Vector256.Sum(acc);
+    }
+
     /// <summary>Sum of all bytes modulo 256, as used by the FIX CheckSum.</summary>
     /// <remarks>
     /// Only the sum modulo 256 is needed, so the bytes are added lane by lane with wrap-around (one

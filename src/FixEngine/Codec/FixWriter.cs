@@ -737,13 +737,46 @@ public ref struct FixWriter
         return true;
     }
 
+    /// <summary>Appends <paramref name="encodedFields"/> (complete fields ending the body, e.g. a stored message's body)
+    /// and finishes the message as <see cref="TryFinish"/> does; the appended bytes are summed for the CheckSum as they
+    /// are copied, in one pass, and only the bytes before them are summed again.</summary>
+    /// <returns>False when <see cref="Begin"/> was not called or the buffer was too small.</returns>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal bool TryFinishWithRaw(scoped ReadOnlySpan<byte> encodedFields, out int length)
+    {
+        int start = _position;
+        int end = -1;
+        if (!_failed && _bodyLengthOffset >= 0 && _typedBody == 0 && (uint)(start + encodedFields.Length) <= (uint)_buffer.Length)
+        {
+            uint rawSum = AsciiParsing.CopyAndSum(encodedFields, _buffer.Slice(start));
+            end = FinishCore(_buffer, start + encodedFields.Length, _bodyLengthOffset, _reservedDigits, start, rawSum);
+        }
+        if (end < 0)
+        {
+            _failed = true;
+            _limit = 0;
+            length = 0;
+            return false;
+        }
+        _position = end;
+        _bodyLengthOffset = -1;
+        length = end;
+        _output?.Advance(end);
+        return true;
+    }
+
     /// <summary>BodyLength, body move and trailer for a body that ends at <paramref name="position"/>; returns the message length or -1.</summary>
     /// <remarks>
     /// The BodyLength slot holds zero bytes from <see cref="Begin"/>, so the CheckSum is the buffer's byte sum (one pass
     /// of the vectorised <see cref="AsciiParsing.Sum"/>) plus the digits' sum: the pass never reads the digits just
     /// stored (a load spanning a recent narrower store cannot be forwarded from it and waits for it to reach the cache).
     /// </remarks>
-    private static int FinishCore(Span<byte> b, int position, int bodyLengthOffset, int reservedDigits)
+    private static int FinishCore(Span<byte> b, int position, int bodyLengthOffset, int reservedDigits) =>
+        FinishCore(b, position, bodyLengthOffset, reservedDigits, position, 0);
+
+    /// <summary><see cref="FinishCore(Span{byte}, int, int, int)"/> when the bytes from <paramref name="summedFrom"/> to
+    /// <paramref name="position"/> are already summed (<paramref name="presum"/>).</summary>
+    private static int FinishCore(Span<byte> b, int position, int bodyLengthOffset, int reservedDigits, int summedFrom, uint presum)
     {
         int bodyStart = bodyLengthOffset + reservedDigits + 1;
         int bodyLength = position - bodyStart;
@@ -752,7 +785,7 @@ public ref struct FixWriter
         // Fails exactly when the finished message does not fit (before, a body that was about to move left also
         // needed room for the trailer at its old end, so an exactly fitting buffer was refused).
         if (position + shift + FixFramer.TrailerLength > b.Length) return -1;
-        uint sum = AsciiParsing.Sum(b.Slice(0, position));
+        uint sum = AsciiParsing.Sum(b.Slice(0, summedFrom)) + presum;
         if (shift != 0 || digits != 3 || !BitConverter.IsLittleEndian) return FinishMoved(b, position, bodyLengthOffset, bodyLength, digits, shift, sum);
         // 100..999 bytes, the common case: three digits and the slot's SOH as one 4-byte store.
         uint hundreds = ((uint)bodyLength * 41) >> 12;
@@ -761,7 +794,7 @@ public ref struct FixWriter
         return WriteTrailer(b, position, sum + '0' + hundreds + (tensAndUnits & 0xFF) + (tensAndUnits >> 8));
     }
 
-    /// <summary><see cref="FinishCore"/> when BodyLength does not have the three reserved digits: moves the body first.</summary>
+    /// <summary><see cref="FinishCore(Span{byte}, int, int, int, int, uint)"/> when BodyLength does not have the three reserved digits: moves the body first.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static int FinishMoved(Span<byte> b, int position, int bodyLengthOffset, int bodyLength, int digits, int shift, uint sum)
     {

@@ -1,5 +1,6 @@
 using System;
 using System.Buffers;
+using System.Runtime.CompilerServices;
 using FixEngine.Codec;
 using FixEngine.Store;
 using FixEngine.Transport;
@@ -89,6 +90,61 @@ public sealed partial class FixSession
         ContinueReplay(epochNs);
     }
 
+    // The replay's per-message methods (AggressiveOptimization), for ReplayCompilation: the session's when `session`, the
+    // file store's range read over this session's handler and its read path when `store` is given.
+    internal Delegate[] ReplayMethods(bool session, FileMessageStore? store)
+    {
+        var methods = new System.Collections.Generic.List<Delegate>();
+        if (session)
+        {
+            ResendHandler handler = default;
+            methods.Add(new ReplayStepMethod(ReplayStep));
+            methods.Add(new OnMessageMethod(handler.OnMessage));
+            methods.Add(new ResendOneMethod(ResendOne));
+            methods.Add(new TransmitResendMethod(TransmitResend));
+            methods.Add(new EncodeStoredMethod(TryEncodeStored));
+            methods.Add(new EncodeCopiedMethod(TryEncodeResend));
+            methods.Add(new AddToBatchMethod(TryAddToReplayBatch));
+            methods.Add(new LocateStoredMethod(TryLocateStored));
+            methods.Add(new ReadStoredFieldMethod(ReadStoredField));
+            methods.Add(new IsHeaderTagMethod(IsHeaderTag));
+            methods.Add(new PossDupHeaderMethod(_header.WritePossDupHeader));
+            methods.Add(new CopyAndSumMethod(AsciiParsing.CopyAndSum));
+        }
+        if (store is not null)
+        {
+            methods.Add(new ReadRangeMethod(store.ReadRange<ResendHandler>));
+            methods.AddRange(FileMessageStore.ReadPathMethods(store));
+        }
+        return methods.ToArray();
+    }
+
+    private delegate int ReplayStepMethod(long epochNs);
+
+    private delegate bool OnMessageMethod(int seqNum, ReadOnlySpan<byte> message);
+
+    private delegate bool ResendOneMethod(int seqNum, ReadOnlySpan<byte> stored, long epochNs, int gapStart);
+
+    private delegate bool TransmitResendMethod(int seqNum, ReadOnlySpan<byte> stored, in StoredLayout layout, bool indexed, FixMessage original, long epochNs, int gapStart);
+
+    private delegate bool EncodeStoredMethod(ReadOnlySpan<byte> stored, in StoredLayout layout, bool indexed, FixMessage original, int seqNum, long epochNs, out int length);
+
+    private delegate bool EncodeCopiedMethod(ReadOnlySpan<byte> stored, in StoredLayout layout, int seqNum, long epochNs, out int length);
+
+    private delegate bool AddToBatchMethod(ReadOnlySpan<byte> bytes, long epochNs);
+
+    private delegate bool LocateStoredMethod(ReadOnlySpan<byte> stored, out StoredLayout layout);
+
+    private delegate int ReadStoredFieldMethod(ReadOnlySpan<byte> message, ref StoredSohCursor soh, int pos, int limit, out int tag, out int valueStart);
+
+    private delegate bool IsHeaderTagMethod(int tag);
+
+    private delegate void PossDupHeaderMethod(ref FixWriter w, ReadOnlySpan<byte> msgType, int seqNum, long epochNs);
+
+    private delegate byte CopyAndSumMethod(ReadOnlySpan<byte> source, Span<byte> destination);
+
+    private delegate int ReadRangeMethod(int beginSeqNo, int endSeqNo, ref ResendHandler handler);
+
     // One step of the replay in progress; returns 1 when it sent something.
     private int ContinueReplay(long epochNs)
     {
@@ -109,6 +165,7 @@ public sealed partial class FixSession
         }
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private int ReplayStep(long epochNs)
     {
         int end = _resend.ReplayEndSeq;
@@ -131,6 +188,7 @@ public sealed partial class FixSession
 
     // Copies a message into the step's batch (flushing the batch first when it is full); false when the message must go
     // on its own (larger than the batch buffer, or the flush closed the connection).
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private bool TryAddToReplayBatch(ReadOnlySpan<byte> bytes, long epochNs)
     {
         byte[] batch = _replayBatch!;
@@ -196,6 +254,7 @@ public sealed partial class FixSession
         /// replay budget was reached.</summary>
         public bool Paused;
 
+        [MethodImpl(MethodImplOptions.AggressiveOptimization)]
         public bool OnMessage(int seqNum, ReadOnlySpan<byte> message)
         {
             if (seqNum != Current && GapStart == 0) GapStart = Current;
@@ -225,6 +284,7 @@ public sealed partial class FixSession
     // A stored message is read by its header only (TryLocateStored): the body is copied as it is, never parsed. A stored
     // message whose header that quick read does not take (a data field in the header, a BodyLength that does not end at
     // the trailer, no SendingTime, a tag with a leading zero...) goes the full way: indexed field by field, as before.
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private bool ResendOne(int seqNum, ReadOnlySpan<byte> stored, long epochNs, int gapStart)
     {
         if (!TryLocateStored(stored, out StoredLayout layout))
@@ -250,6 +310,7 @@ public sealed partial class FixSession
 
     // The tail both ways share: encode the resend (from the located header, or from the index when indexed), let the
     // application veto it, send the pending GapFill first, then the message.
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private bool TransmitResend(int seqNum, ReadOnlySpan<byte> stored, in StoredLayout layout, bool indexed, FixMessage original, long epochNs, int gapStart)
     {
         if (!TryEncodeStored(stored, in layout, indexed, original, seqNum, epochNs, out int length)) return NotResent(seqNum, "it does not fit in MaxMessageSize once its header is rewritten", epochNs);
@@ -266,6 +327,7 @@ public sealed partial class FixSession
         return true;
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private bool TryEncodeStored(ReadOnlySpan<byte> stored, in StoredLayout layout, bool indexed, FixMessage original, int seqNum, long epochNs, out int length) =>
         indexed
             ? TryEncodeResend(original, stored, original.MsgType, seqNum, epochNs, out length)
@@ -306,13 +368,15 @@ public sealed partial class FixSession
     // is not. The trailer is where BodyLength says, and must be "10=ddd|" ending the message. False when any of it does
     // not hold, or the header has a field the full index reads differently (a data field, whose value may hold SOH; a
     // tag with a leading zero or that is not a number), or has no SendingTime: the caller then indexes the message whole.
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private bool TryLocateStored(ReadOnlySpan<byte> stored, out StoredLayout layout)
     {
         layout = default;
         int length = stored.Length;
-        int next = ReadStoredField(stored, 0, length, out int tag, out int valueStart);
+        var soh = new StoredSohCursor(stored);
+        int next = ReadStoredField(stored, ref soh, 0, length, out int tag, out int valueStart);
         if (next < 0 || tag != FixTags.BeginString) return false;
-        next = ReadStoredField(stored, next, length, out tag, out valueStart);
+        next = ReadStoredField(stored, ref soh, next, length, out tag, out valueStart);
         if (next < 0 || tag != FixTags.BodyLength) return false;
         if (!AsciiParsing.TryParseSmallUnsigned(stored.Slice(valueStart, next - 1 - valueStart), out int bodyLength)) return false;
         int trailer = next + bodyLength;
@@ -320,7 +384,7 @@ public sealed partial class FixSession
         if (stored[trailer] != (byte)'1' || stored[trailer + 1] != (byte)'0' || stored[trailer + 2] != (byte)'=' || stored[length - 1] != AsciiParsing.Soh) return false;
         layout.TrailerStart = trailer;
 
-        next = ReadStoredField(stored, next, trailer, out tag, out valueStart);
+        next = ReadStoredField(stored, ref soh, next, trailer, out tag, out valueStart);
         if (next < 0 || tag != FixTags.MsgType) return false;
         layout.MsgTypeStart = valueStart;
         layout.MsgTypeLength = next - 1 - valueStart;
@@ -329,7 +393,7 @@ public sealed partial class FixSession
         int pos = next;
         while (pos < trailer)
         {
-            next = ReadStoredField(stored, pos, trailer, out tag, out valueStart);
+            next = ReadStoredField(stored, ref soh, pos, trailer, out tag, out valueStart);
             if (next < 0) return false;
             if (!IsHeaderTag(tag)) break;
             if (DataFieldPairs.Standard.GetDataTag(tag) != 0) return false;
@@ -350,28 +414,83 @@ public sealed partial class FixSession
 
     // One field at pos, "tag=value|", before limit: returns the offset after its SOH (tag and value start out), or -1
     // when the tag is not 1-9 digits without a leading zero followed by '=', or no SOH ends the value before limit.
-    private static int ReadStoredField(ReadOnlySpan<byte> message, int pos, int limit, out int tag, out int valueStart)
+    // The SOH comes from the cursor's mask (fields are read in ascending order), not from a search per field.
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    private static int ReadStoredField(ReadOnlySpan<byte> message, ref StoredSohCursor soh, int pos, int limit, out int tag, out int valueStart)
     {
         tag = 0;
         valueStart = 0;
         int i = pos;
-        while (true)
+        // Tags of 1-7 digits (all header tags): the digits and '=' from one 8-byte word.
+        ulong word = AsciiParsing.ReadUInt64OrZeroPadded(message, pos);
+        int digits = AsciiParsing.LeadingDigitCount(word);
+        if ((uint)(digits - 1) < 7 && AsciiParsing.ByteAt(word, digits) == (byte)'=' && pos + digits < limit)
         {
-            if (i >= limit) return -1;
-            byte b = message[i];
-            if (b == (byte)'=') break;
-            uint digit = (uint)(b - '0');
-            if (digit > 9 || i - pos == FixMessageIndex.MaxTagDigits) return -1;
-            tag = tag * 10 + (int)digit;
-            i++;
+            tag = (int)AsciiParsing.ParseLeadingDigits(word, digits);
+            i = pos + digits;
+        }
+        else
+        {
+            while (true)
+            {
+                if (i >= limit) return -1;
+                byte b = message[i];
+                if (b == (byte)'=') break;
+                uint digit = (uint)(b - '0');
+                if (digit > 9 || i - pos == FixMessageIndex.MaxTagDigits) return -1;
+                tag = tag * 10 + (int)digit;
+                i++;
+            }
         }
         if (i == pos || message[pos] == (byte)'0') return -1;
         valueStart = i + 1;
-        int soh = message.Slice(valueStart, limit - valueStart).IndexOf(AsciiParsing.Soh);
-        return soh < 0 ? -1 : valueStart + soh + 1;
+        int at = soh.Next(valueStart, limit);
+        return at < 0 ? -1 : at + 1;
+    }
+
+    /// <summary>The SOH bytes of a stored message, read 64 at a time as a bit mask (<see cref="AsciiParsing.SohBlock"/>):
+    /// the header read pops each value's end from the mask instead of searching for it field by field.</summary>
+    private ref struct StoredSohCursor
+    {
+        private readonly ReadOnlySpan<byte> _message;
+        private int _block;
+        private ulong _mask;
+
+        public StoredSohCursor(ReadOnlySpan<byte> message)
+        {
+            _message = message;
+            _block = -1;
+            _mask = 0;
+        }
+
+        /// <summary>The offset of the first SOH at or after <paramref name="from"/> and below <paramref name="limit"/>
+        /// (at most the message's length), or -1. Calls go forward: <paramref name="from"/> never falls below an earlier
+        /// call's.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public int Next(int from, int limit)
+        {
+            int block = from & ~63;
+            if (block != _block)
+            {
+                if (block >= _message.Length) return -1;
+                _block = block;
+                _mask = AsciiParsing.SohBlock(_message, block);
+            }
+            ulong bits = _mask & (ulong.MaxValue << (from & 63));
+            while (bits == 0)
+            {
+                block += 64;
+                if (block >= limit) return -1;
+                _block = block;
+                bits = _mask = AsciiParsing.SohBlock(_message, block);
+            }
+            int at = block + System.Numerics.BitOperations.TrailingZeroCount(bits);
+            return at < limit ? at : -1;
+        }
     }
 
     // The header fields a resend writes itself (WritePossDupHeader and OrigSendingTime): the stored ones are dropped.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static bool IsRewrittenOnResend(int tag) =>
         tag is FixTags.MsgSeqNum or FixTags.PossDupFlag or FixTags.SenderCompID or FixTags.SendingTime or FixTags.TargetCompID or FixTags.OrigSendingTime;
 
@@ -391,6 +510,7 @@ public sealed partial class FixSession
     // Encodes a stored message located by TryLocateStored as a possible duplicate into the encode buffer: the new header
     // (43=Y, 52 now, 122 = its SendingTime, its other header fields as stored), then its body and nothing else copied as
     // it is. The same bytes as the indexed TryEncodeResend below.
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private bool TryEncodeResend(ReadOnlySpan<byte> stored, in StoredLayout layout, int seqNum, long epochNs, out int length)
     {
         ReadOnlySpan<byte> origSendingTime = stored.Slice(layout.SendingTimeStart, layout.SendingTimeLength);
@@ -400,17 +520,19 @@ public sealed partial class FixSession
         bool wroteOrig = false;
         int pos = layout.KeptFields == 0 ? layout.BodyStart : layout.HeaderStart;
         int bodyStart = layout.BodyStart;
+        var soh = new StoredSohCursor(stored);
         while (pos < bodyStart)
         {
             // Every field here was read by TryLocateStored.
-            int next = ReadStoredField(stored, pos, bodyStart, out int tag, out int valueStart);
+            int next = ReadStoredField(stored, ref soh, pos, bodyStart, out int tag, out int valueStart);
             ReadOnlySpan<byte> value = stored.Slice(valueStart, next - 1 - valueStart);
             pos = next;
             WriteKeptHeaderField(ref w, tag, value, origSendingTime, ref wroteOrig);
         }
         if (!wroteOrig) w.Write(FixTags.OrigSendingTime, origSendingTime);
-        if (bodyStart < layout.TrailerStart) w.WriteRaw(stored.Slice(bodyStart, layout.TrailerStart - bodyStart));
-        return w.TryFinish(out length);
+        // The body is copied and summed for the CheckSum in one pass; the CheckSum is always computed over the bytes sent,
+        // never taken from the stored trailer.
+        return w.TryFinishWithRaw(stored.Slice(bodyStart, layout.TrailerStart - bodyStart), out length);
     }
 
     // Encodes the stored message as a possible duplicate (43=Y, 122 = its SendingTime) into the encode buffer.
@@ -450,6 +572,7 @@ public sealed partial class FixSession
         return w.TryFinish(out length);
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private bool IsHeaderTag(int tag)
     {
         if (_sessionDictionary is not null) return _sessionDictionary.IsHeaderField(tag);

@@ -259,6 +259,7 @@ public sealed partial class FixSession : IDisposable
         _tailMayBeLost = store.MayHaveLostTail;
         _application.OnCreate(this);
         RaiseStoreRecovered();
+        if (settings.PersistMessages) ReplayCompilation.Start(this, store);
     }
 
     /// <summary>Attaches a new connection. An initiator sends its Logon at once; an acceptor waits for one.</summary>

@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using System.Text;
 using FixEngine.Codec;
 using FixEngine.Store;
@@ -140,6 +141,8 @@ internal sealed class SessionHeaderWriter
 
     /// <summary>Writes the start of the header of a message sent again under the number it replaces: 8, 9, 35, 34,
     /// 43=Y, 49, 52 (now), 56. The caller writes the rest of the header (OrigSendingTime(122) at least).</summary>
+    // Resends and GapFills only: optimised at once (ReplayCompilation compiles it ahead).
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public void WritePossDupHeader(ref FixWriter w, ReadOnlySpan<byte> msgType, int seqNum, long epochNs)
     {
         w.Begin(_beginString, msgType);

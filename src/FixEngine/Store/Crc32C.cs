@@ -1,6 +1,7 @@
 using System;
 using System.Buffers.Binary;
 using System.Numerics;
+using System.Runtime.CompilerServices;
 
 namespace FixEngine.Store;
 
@@ -12,6 +13,7 @@ namespace FixEngine.Store;
 internal static class Crc32C
 {
     /// <summary>Continues a running (non-finalised) CRC over <paramref name="data"/>; start from <see cref="uint.MaxValue"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static uint Update(uint crc, ReadOnlySpan<byte> data)
     {
         while (data.Length >= 8)

@@ -252,6 +252,8 @@ public sealed partial class FileMessageStore : IMessageStore
     /// a resend of any length holds one window. Each record's head and payload CRCs are checked again as it is read; a
     /// record that no longer checks out (damaged on disk after the store opened) is skipped, so the session gap-fills
     /// it, and counted in <see cref="DamagedMessagesSkipped"/>. No allocation once the pools are warm.</remarks>
+    // Optimised at its first call, never tiered (the session's replay compiles it ahead on a pool thread: ReplayCompilation).
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public int ReadRange<THandler>(int beginSeqNo, int endSeqNo, ref THandler handler) where THandler : struct, IStoredMessageHandler
     {
         if (_disposed) Internal.ThrowHelper.ThrowObjectDisposed(nameof(FileMessageStore));
@@ -303,6 +305,7 @@ public sealed partial class FileMessageStore : IMessageStore
     }
 
     // Reads message `seqNum` from its record at `position` (length -1), or its payload at `position` (length given).
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private bool TryReadMessage(int seqNum, long position, int length, out ReadOnlySpan<byte> bytes)
     {
         if (length >= 0)
@@ -327,6 +330,23 @@ public sealed partial class FileMessageStore : IMessageStore
         }
         return true;
     }
+
+    /// <summary>The methods a range read runs per message (compiled ahead by <see cref="Session.ReplayCompilation"/>).</summary>
+    internal static Delegate[] ReadPathMethods(FileMessageStore store) =>
+    [
+        new TryReadMessageMethod(store.TryReadMessage),
+        new WindowGetMethod(store._window.TryGet),
+        new TryReadSlotMethod(JournalFormat.TryReadSlot),
+        new CrcUpdateMethod(Crc32C.Update),
+    ];
+
+    private delegate bool TryReadMessageMethod(int seqNum, long position, int length, out ReadOnlySpan<byte> bytes);
+
+    private delegate bool WindowGetMethod(SafeFileHandle handle, long position, int count, long endOfFile, string path, out ReadOnlySpan<byte> bytes);
+
+    private delegate bool TryReadSlotMethod(ReadOnlySpan<byte> slot, byte magic2, int maxPayloadLength, out JournalSlot result);
+
+    private delegate uint CrcUpdateMethod(uint crc, ReadOnlySpan<byte> data);
 
     /// <inheritdoc/>
     /// <remarks>Compacts the journal: the file is truncated to zero (or, with

@@ -1,5 +1,6 @@
 using System;
 using System.Buffers.Binary;
+using System.Runtime.CompilerServices;
 
 namespace FixEngine.Store;
 
@@ -114,6 +115,7 @@ internal static class JournalFormat
     public static bool HasMagic(ReadOnlySpan<byte> bytes, byte magic2) => bytes[0] == Magic0 && bytes[1] == Magic1 && bytes[2] == magic2;
 
     /// <summary>Decodes and checks one slot: magic, CRC, a known type and a length and state that make sense for it.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static bool TryReadSlot(ReadOnlySpan<byte> slot, byte magic2, int maxPayloadLength, out JournalSlot result)
     {
         result = default;

@@ -111,6 +111,7 @@ internal sealed class JournalIndex
         }
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public int MainSeqNumAt(int index)
     {
         ref Segment s = ref _segments[index >> SegmentShift];
@@ -118,6 +119,7 @@ internal sealed class JournalIndex
         return s.SeqNums is null ? s.First + slot : s.SeqNums[slot];
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public long MainPositionAt(int index)
     {
         ref Segment s = ref _segments[index >> SegmentShift];
@@ -127,6 +129,7 @@ internal sealed class JournalIndex
 
     /// <summary>-1 when the main entry is a record start (length in its head), else the payload length (the position
     /// is then the payload's).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public int MainLengthAt(int index)
     {
         int[]? lengths = _segments[index >> SegmentShift].Lengths;

@@ -1,6 +1,7 @@
 using System;
 using System.Buffers;
 using System.IO;
+using System.Runtime.CompilerServices;
 using Microsoft.Win32.SafeHandles;
 
 namespace FixEngine.Store;
@@ -25,6 +26,7 @@ internal sealed class JournalWindow : IDisposable
 
     /// <summary>Returns <paramref name="count"/> bytes at <paramref name="position"/>, or an empty span with false when
     /// they are not all below <paramref name="endOfFile"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public bool TryGet(SafeFileHandle handle, long position, int count, long endOfFile, string path, out ReadOnlySpan<byte> bytes)
     {
         if (position >= _start && position + count <= _start + _length)

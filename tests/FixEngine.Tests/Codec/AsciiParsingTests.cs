@@ -26,6 +26,26 @@ public class AsciiParsingTests
     }
 
     [Fact]
+    public void CopyAndSumCopiesEveryByteAndReturnsTheSumOfEveryLengthAndOffset()
+    {
+        var random = new Random(35);
+        byte[] data = new byte[300];
+        random.NextBytes(data);
+        for (int start = 0; start < 40; start++)
+        {
+            for (int length = 0; start + length <= data.Length; length += length < 70 ? 1 : 13)
+            {
+                byte[] destination = new byte[length + 8];
+                destination.AsSpan().Fill(0xAA);
+                byte sum = AsciiParsing.CopyAndSum(data.AsSpan(start, length), destination);
+                Assert.Equal(AsciiParsing.Sum(data.AsSpan(start, length)), sum);
+                Assert.True(data.AsSpan(start, length).SequenceEqual(destination.AsSpan(0, length)));
+                Assert.All(destination[length..], b => Assert.Equal(0xAA, b));
+            }
+        }
+    }
+
+    [Fact]
     public void SumWrapsModulo256OverLongInputs()
     {
         byte[] data = new byte[4096 + 17];

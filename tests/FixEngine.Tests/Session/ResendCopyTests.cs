@@ -4,6 +4,7 @@ using System.Text;
 using FixEngine.Codec;
 using FixEngine.Logging;
 using FixEngine.Store;
+using FixEngine.Tests.Store;
 
 namespace FixEngine.Tests.Session;
 
@@ -93,6 +94,42 @@ public sealed class ResendCopyTests
         Assert.True(FixFramer.Frame(resent, 1 << 20).IsComplete);
         Assert.Equal((1, 0), (h.Session.StoredMessagesCopiedForResend, h.Session.StoredMessagesIndexedForResend));
         h.ExpectNothing();
+    }
+
+    [Fact]
+    public void HeaderValuesAcrossTheSohMaskBlocksAndLongTagsAfterTheHeaderAreReadWholeAndCopied()
+    {
+        // The header read takes SOHs from 64-byte masks: values of 63 to 130 bytes end in a later block than they start.
+        // The body's first tag has 8 digits (beyond the header read's 8-byte tag word: read digit by digit).
+        foreach (int valueLength in new[] { 1, 63, 64, 65, 130 })
+        {
+            string desk = new('D', valueLength);
+            const string body = "12345678=x|37=O|17=E|150=0|39=0|";
+            byte[] stored = Stored("35=8|34=1|49=ISLD|50=" + desk + "|52=" + StoredTime + "|56=TW44|142=" + desk + "|" + body);
+            using var h = Replaying([stored]);
+            byte[] resent = NextBytes(h);
+            Assert.Equal(Expected("8", 1, SendingTimeOf(resent), "50=" + desk + "|122=" + StoredTime + "|142=" + desk + "|", body), Text(resent));
+            Assert.Equal((1, 0), (h.Session.StoredMessagesCopiedForResend, h.Session.StoredMessagesIndexedForResend));
+            h.ExpectNothing();
+        }
+    }
+
+    [Fact]
+    public void TheReplayMethodsCompiledAheadAllCompile()
+    {
+        // The list ReplayCompilation hands to RuntimeHelpers.PrepareMethod, with the file store's read path: every entry
+        // is bound to the method it names and compiles (a failure would leave that method to its first call, silently).
+        using var directory = new TempDirectory();
+        var store = new FileMessageStore(directory.Path, "s", 1, new FileMessageStoreOptions());
+        using var h = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false }, store);
+        Delegate[] methods = h.Session.ReplayMethods(session: true, store);
+        Assert.Equal(17, methods.Length);
+        foreach (Delegate method in methods)
+        {
+            System.Runtime.CompilerServices.RuntimeHelpers.PrepareMethod(method.Method.MethodHandle);
+            Assert.True(method.Method.MethodImplementationFlags.HasFlag(System.Reflection.MethodImplAttributes.AggressiveOptimization),
+                method.Method.DeclaringType + "." + method.Method.Name + " is compiled ahead but not marked AggressiveOptimization");
+        }
     }
 
     [Fact]
