@@ -1,14 +1,15 @@
 using System;
+using System.Buffers;
 using System.Runtime.CompilerServices;
 
 namespace FixEngine.Store;
 
 /// <summary>An in-memory <see cref="IMessageStore"/>: message bytes in pooled chunks, a sorted index by sequence number.</summary>
 /// <remarks>
-/// Not thread-safe: one owner thread (the session's). Messages are copied into chunks rented from the stores' own pool,
-/// which allocates what it lacks on the pinned object heap, so growth puts nothing in gen0 for the collector to copy. By default nothing is rented until the first message: the arena grows from a 4 KiB
+/// Not thread-safe: one owner thread (the session's). Messages are copied into chunks rented from
+/// <see cref="ArrayPool{T}.Shared"/>. By default nothing is rented until the first message: the arena grows from a 4 KiB
 /// chunk, doubling per chunk up to <c>chunkSizeInBytes</c> (1 MiB by default; a larger message gets a chunk of its own
-/// size), and the index grows from 16 entries by doubling, both from that pool, so a session holds memory in
+/// size), and the index grows from 16 entries by doubling, both from the shared pools, so a session holds memory in
 /// proportion to what it stores and an idle one holds next to nothing. Growth never copies stored bytes and never
 /// drops a message; once the pools are warm (chunks and index arrays returned by an earlier <see cref="Reset"/> or by
 /// other sessions), it allocates nothing. A session that must not touch the pools while it runs reserves capacity up
@@ -61,7 +62,7 @@ public sealed class MemoryMessageStore : IMessageStore
         _creationTimeEpochNs = creationTimeEpochNs;
         _preallocatedChunkCount = (int)chunkCount;
         _chunks = new byte[Math.Max(4, _preallocatedChunkCount * 2)][];
-        for (int i = 0; i < _preallocatedChunkCount; i++) _chunks[i] = StoreArrayPool<byte>.Rent(chunkSizeInBytes);
+        for (int i = 0; i < _preallocatedChunkCount; i++) _chunks[i] = ArrayPool<byte>.Shared.Rent(chunkSizeInBytes);
         _chunkCount = _preallocatedChunkCount;
     }
 
@@ -93,12 +94,6 @@ public sealed class MemoryMessageStore : IMessageStore
             return bytes;
         }
     }
-
-    /// <summary>The arena chunks held right now (for tests).</summary>
-    internal ReadOnlySpan<byte[]> Chunks => _chunks.AsSpan(0, _chunkCount);
-
-    /// <summary>The index's sequence-number array (for tests).</summary>
-    internal int[] IndexSeqNums => _index.SeqNums;
 
     /// <inheritdoc/>
     public void SetNextSenderMsgSeqNum(int value)
@@ -170,14 +165,14 @@ public sealed class MemoryMessageStore : IMessageStore
         if (next == _chunks.Length) Array.Resize(ref _chunks, _chunks.Length * 2);
         if (next < _chunkCount && _chunks[next].Length < minLength)
         {
-            StoreArrayPool<byte>.Return(_chunks[next]);
-            _chunks[next] = StoreArrayPool<byte>.Rent(minLength);
+            ArrayPool<byte>.Shared.Return(_chunks[next]);
+            _chunks[next] = ArrayPool<byte>.Shared.Rent(minLength);
         }
         else if (next == _chunkCount)
         {
             // Growth chunks double from 4 KiB up to the chunk size: a session that stores little holds little.
             int size = next >= 20 ? _chunkSizeInBytes : (int)Math.Min(_chunkSizeInBytes, (long)FirstGrowthChunkInBytes << next);
-            _chunks[next] = StoreArrayPool<byte>.Rent(Math.Max(size, minLength));
+            _chunks[next] = ArrayPool<byte>.Shared.Rent(Math.Max(size, minLength));
             _chunkCount++;
         }
         _currentChunk = next;
@@ -213,7 +208,7 @@ public sealed class MemoryMessageStore : IMessageStore
         else _index.Release();
         for (int i = _preallocatedChunkCount; i < _chunkCount; i++)
         {
-            StoreArrayPool<byte>.Return(_chunks[i]);
+            ArrayPool<byte>.Shared.Return(_chunks[i]);
             _chunks[i] = null!;
         }
         _chunkCount = Math.Min(_chunkCount, _preallocatedChunkCount);
@@ -243,7 +238,7 @@ public sealed class MemoryMessageStore : IMessageStore
         _disposed = true;
         for (int i = 0; i < _chunkCount; i++)
         {
-            StoreArrayPool<byte>.Return(_chunks[i]);
+            ArrayPool<byte>.Shared.Return(_chunks[i]);
             _chunks[i] = null!;
         }
         _chunkCount = 0;

@@ -1,4 +1,5 @@
 using System;
+using System.Buffers;
 using System.Runtime.CompilerServices;
 
 namespace FixEngine.Store;
@@ -9,9 +10,8 @@ namespace FixEngine.Store;
 /// out-of-order or replacing append is a binary search plus an array shift. Lookups by range use a binary search, so
 /// gaps and sparse sequence numbers (after SequenceReset) cost nothing.
 /// PERF: three arrays instead of an array of structs keep the binary search on a dense int[] (4 bytes per entry).
-/// The arrays are rented from <see cref="StoreArrayPool{T}"/> (pinned object heap, not gen0), first when the first entry
-/// arrives (unless a capacity is reserved), and swapped for twice the size as the index grows; <see cref="Release"/>
-/// returns them.
+/// The arrays are rented from the shared array pools, first when the first entry arrives (unless a capacity is
+/// reserved), and swapped for twice the size as the index grows; <see cref="Release"/> returns them.
 /// </remarks>
 internal sealed class MessageIndex
 {
@@ -34,9 +34,6 @@ internal sealed class MessageIndex
 
     /// <summary>Bytes of pooled arrays held.</summary>
     public long RetainedBytes => _seqNums.Length * 16L;
-
-    /// <summary>The sequence-number array (for tests).</summary>
-    internal int[] SeqNums => _seqNums;
 
     public int SeqNumAt(int index) => _seqNums[index];
 
@@ -88,10 +85,10 @@ internal sealed class MessageIndex
 
     private void Rent(int capacity)
     {
-        int[] seqNums = StoreArrayPool<int>.Rent(capacity);
-        long[] positions = StoreArrayPool<long>.Rent(capacity);
-        int[] lengths = StoreArrayPool<int>.Rent(capacity);
-        // The pool rounds every element type up to the same power of two, so the three lengths agree.
+        int[] seqNums = ArrayPool<int>.Shared.Rent(capacity);
+        long[] positions = ArrayPool<long>.Shared.Rent(capacity);
+        int[] lengths = ArrayPool<int>.Shared.Rent(capacity);
+        // The shared pools round every element type up to the same power of two, so the three lengths agree.
         Array.Copy(_seqNums, seqNums, _count);
         Array.Copy(_positions, positions, _count);
         Array.Copy(_lengths, lengths, _count);
@@ -103,9 +100,9 @@ internal sealed class MessageIndex
 
     private void ReturnArrays()
     {
-        if (_seqNums.Length != 0) StoreArrayPool<int>.Return(_seqNums);
-        if (_positions.Length != 0) StoreArrayPool<long>.Return(_positions);
-        if (_lengths.Length != 0) StoreArrayPool<int>.Return(_lengths);
+        if (_seqNums.Length != 0) ArrayPool<int>.Shared.Return(_seqNums);
+        if (_positions.Length != 0) ArrayPool<long>.Shared.Return(_positions);
+        if (_lengths.Length != 0) ArrayPool<int>.Shared.Return(_lengths);
         _seqNums = [];
         _positions = [];
         _lengths = [];

@@ -78,35 +78,6 @@ public sealed class StoreFootprintTests : IDisposable
     }
 
     [Fact]
-    public void MemoryStoreGrowthArraysAreNotInGen0()
-    {
-        // A hundred stores growing at once (more than the shared ArrayPool keeps per size): each new chunk and index
-        // array comes from the pinned object heap (reported as generation 2), so none is in gen0 for a collection to
-        // copy. Before: the 4-16 KiB chunks and the index arrays were new gen0 arrays whenever the shared pool ran dry.
-        var stores = new List<MemoryMessageStore>(100);
-        byte[] message = StoreTestData.Message(1, 200);
-        try
-        {
-            for (int i = 0; i < 100; i++)
-            {
-                var store = new MemoryMessageStore(1);
-                stores.Add(store);
-                for (int seq = 1; seq <= 100; seq++) store.AppendAndIncrement(seq, message);
-            }
-            foreach (MemoryMessageStore store in stores)
-            {
-                Assert.Equal(3, store.Chunks.Length); // 4, 8 and 16 KiB for 20,000 bytes
-                foreach (byte[] chunk in store.Chunks) Assert.Equal(2, GC.GetGeneration(chunk));
-                Assert.Equal(2, GC.GetGeneration(store.IndexSeqNums));
-            }
-        }
-        finally
-        {
-            foreach (MemoryMessageStore store in stores) store.Dispose();
-        }
-    }
-
-    [Fact]
     public void FileStoreGrowthFromAWarmPoolAllocatesNothing()
     {
         using var store = new FileMessageStore(_directory.Path, "growth", 1, new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS, IndexCheckpoint = true });
