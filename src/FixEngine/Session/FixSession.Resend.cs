@@ -323,7 +323,7 @@ public sealed partial class FixSession
             if (indexed) original = IndexStored(stored);
             if (!TryEncodeStored(stored, in layout, indexed, original, seqNum, epochNs, out length)) return false;
         }
-        Transmit(_header.Encoded(length), epochNs);
+        Transmit(_header.Encoded(length), epochNs, admin: false);
         return true;
     }
 

@@ -206,9 +206,7 @@ public sealed partial class FixSession
             Raise(SessionEventKind.Other, Logging.LogLevel.Warning, "Application message " + seq + " stored, not sent: our Logout was sent", epochNs);
             return SendResult.Closed;
         }
-        SendResult sent = Transmit(bytes, epochNs);
-        if (!isApp) _heartbeat.OnAdminSent();
-        return sent;
+        return Transmit(bytes, epochNs, admin: !isApp);
     }
 
     // ToApp, false when the application vetoed the message by throwing DoNotSendException.
@@ -226,11 +224,12 @@ public sealed partial class FixSession
         }
     }
 
-    private SendResult Transmit(ReadOnlySpan<byte> bytes, long epochNs)
+    // admin: a message the session composed itself (HeartbeatMonitor.OnSent), not an application message or a resend.
+    private SendResult Transmit(ReadOnlySpan<byte> bytes, long epochNs, bool admin)
     {
         ISessionConnection? connection = _connection;
         if (connection is null) return SendResult.Closed;
-        _heartbeat.OnSent(epochNs);
+        _heartbeat.OnSent(epochNs, admin);
         _log.OnOutgoing(bytes, epochNs);
         _counters.OnMessageSent();
         // During a replay step every message goes into the step's batch, in order (FixSession.Resend.cs).
@@ -320,7 +319,7 @@ public sealed partial class FixSession
         _header.WriteLastMsgSeqNumProcessed(ref w);
         w.Write(FixTags.NewSeqNo, newSeqNo);
         w.Write(FixTags.GapFillFlag, 'Y');
-        if (w.TryFinish(out int length)) Transmit(_header.Encoded(length), epochNs);
+        if (w.TryFinish(out int length)) Transmit(_header.Encoded(length), epochNs, admin: false);
     }
 
     // Session-level Reject of an inbound message, as QuickFIX writes it; before the Logon exchange a Reject is not

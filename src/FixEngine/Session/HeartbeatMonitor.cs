@@ -57,18 +57,16 @@ internal sealed class HeartbeatMonitor
         _lastSentNs = epochNs;
     }
 
-    /// <summary>A message was handed to the transport (or its backlog).</summary>
-    public void OnSent(long epochNs)
+    /// <summary>A message was handed to the transport (or its backlog); <paramref name="admin"/> when it was an
+    /// administrative one the session composed itself (a Logon, a Heartbeat, a TestRequest...), not an application
+    /// message, a resend or a GapFill.</summary>
+    public void OnSent(long epochNs, bool admin)
     {
         _lastSentNs = epochNs;
-        _lastSentAdmin = false;
+        _lastSentAdmin = admin;
     }
 
-    /// <summary>After <see cref="OnSent"/>: the message was an administrative one the session composed itself (a Logon, a
-    /// Heartbeat, a TestRequest...), not an application message or a resend.</summary>
-    public void OnAdminSent() => _lastSentAdmin = true;
-
-    /// <summary>True when the last message sent was administrative (<see cref="OnAdminSent"/>): the session is idle on
+    /// <summary>True when the last message sent was administrative (<see cref="OnSent"/>): the session is idle on
     /// its side, so moving its next Heartbeat earlier costs no more than that Heartbeat (the engine agent's spread).</summary>
     public bool LastSentAdmin => _lastSentAdmin;
 

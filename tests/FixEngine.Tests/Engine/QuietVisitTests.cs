@@ -225,7 +225,7 @@ public sealed class QuietVisitTests
                 t += random.NextInt64(0, hbi * 1_500L) * Ms;
                 switch (random.Next(4))
                 {
-                    case 0: monitor.OnSent(t); break;
+                    case 0: monitor.OnSent(t, admin: false); break;
                     case 1: monitor.OnReceived(t); break;
                     case 2: if (monitor.Check(t) == HeartbeatDue.TestRequest) monitor.OnTestRequestSent(); break;
                 }
