@@ -16,9 +16,8 @@ namespace FixEngine.Engine;
 //   (completion mode, TLS: Guarded), never overlapping for one connection.
 //   The receiving thread enters the session itself (FixSession.Enter, then Leave in a finally: what SessionSlot.Enter's
 //   scope does, without the two forwarding hops on the message's path); every other engine path enters through
-//   SessionSlot.Enter. Slot (and its Session, kept beside it for the receiving thread) is written once, when the
-//   connection is bound to its session (routing on the receiving thread, or before the connect task queues it) and read
-//   by the agent, hence volatile. AcceptedNs is the agent's.
+//   SessionSlot.Enter. Slot is written once, when the connection is bound to its session (routing on the receiving
+//   thread, or before the connect task queues it) and read by the agent, hence volatile. AcceptedNs is the agent's.
 // - No close state of its own: the transport's lifecycle is the only one. Closing from the session (Disconnect) or the
 //   engine (Close) is the transport's CloseAfterFlush (a Logout or Reject still queued leaves first, bounded in time; the
 //   agent's Poll finishes it); IsClosed is "the transport is flushing or closing", and the reason is the transport's.
@@ -32,8 +31,6 @@ internal sealed class SessionConnection : IEngineConnection, IConnectionHandler
     private readonly EpochAnchor _time;
     private TransportConnection? _transport;
     private volatile SessionSlot? _slot;
-    // The slot's session (set with it): the receiving thread's way in, one load instead of the slot's.
-    private volatile FixSession? _session;
     private UnauthenticatedGate? _gate;
     private System.Net.IPAddress? _admittedAddress;
     private int _admitted;
@@ -61,11 +58,7 @@ internal sealed class SessionConnection : IEngineConnection, IConnectionHandler
     public SessionSlot? Slot
     {
         get => _slot;
-        set
-        {
-            _session = value?.Session;
-            _slot = value;
-        }
+        set => _slot = value;
     }
 
     /// <summary>The acceptor port the connection arrived on, as configured (0 for an initiator's); set before it is published.</summary>
@@ -166,7 +159,7 @@ internal sealed class SessionConnection : IEngineConnection, IConnectionHandler
     {
         if (connection.IsFlushing) return;
         long epochNs = Guarded ? _time.EpochNow() : _time.CycleEpochNs;
-        FixSession? session = _session;
+        FixSession? session = _slot?.Session;
         if (session is null)
         {
             _router!.Route(this, message, epochNs);
@@ -188,7 +181,7 @@ internal sealed class SessionConnection : IEngineConnection, IConnectionHandler
     void IConnectionHandler.OnFrameError(TransportConnection connection, in FrameResult error, ReadOnlySpan<byte> skipped)
     {
         if (connection.IsFlushing) return;
-        FixSession? session = _session;
+        FixSession? session = _slot?.Session;
         if (session is null)
         {
             // Bytes in front of the first "8=" (line noise, a probe) are skipped, up to a bound, so the Logon that follows
@@ -213,6 +206,6 @@ internal sealed class SessionConnection : IEngineConnection, IConnectionHandler
     // so that is its next duty cycle, not its next full sweep (EngineAgent, "sweep interval").
     void IConnectionHandler.OnDisconnected(TransportConnection connection, DisconnectReason reason, string? detail)
     {
-        _session?.OnTransportClosed();
+        _slot?.Session.OnTransportClosed();
     }
 }
