@@ -389,19 +389,11 @@ public sealed class AgentSliceTests
             engine.Agent.DoWork(engine.Clock.NowNs);
         }
         // Heartbeats from 1 s after each Logon, TestRequests from 1.2 s (the fake peer stays silent).
-        for (int cycle = 0; cycle < 300; cycle++)
-        {
-            engine.Clock.Advance(CycleNs);
-            engine.Agent.DoWork(engine.Clock.NowNs);
-        }
+        engine.RunCycles(300);
         long wheelVisits = engine.Agent.WheelVisits;
         long sent = connections.Sum(c => c.SentCount);
         long before = GC.GetAllocatedBytesForCurrentThread();
-        for (int cycle = 0; cycle < 600; cycle++)
-        {
-            engine.Clock.Advance(CycleNs);
-            engine.Agent.DoWork(engine.Clock.NowNs);
-        }
+        engine.RunCycles(600);
         long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
         Assert.Equal(0, allocated);
         Assert.True(engine.Agent.WheelVisits - wheelVisits >= 500, $"{engine.Agent.WheelVisits - wheelVisits} visits from the wheel");
@@ -413,14 +405,9 @@ public sealed class AgentSliceTests
     {
         using var engine = new AgentOnFakeClock(Sessions);
         FakeConnection[] connections = engine.LogOnAll(heartBtInt: 30);
-        for (int cycle = 0; cycle < 10; cycle++)
-        {
-            engine.Clock.Advance(CycleNs);
-            engine.Agent.DoWork(engine.Clock.NowNs);
-        }
+        engine.RunCycles(10);
         Assert.True(engine.Agent.BeginStop());
-        engine.Clock.Advance(CycleNs);
-        engine.Agent.DoWork(engine.Clock.NowNs);
+        engine.RunCycles(1);
         Assert.All(connections, c => Assert.Equal("5", MsgType(c.Sent[^1])));
         Assert.False(engine.Agent.AllLoggedOut);
     }
@@ -430,18 +417,10 @@ public sealed class AgentSliceTests
     {
         using var engine = new AgentOnFakeClock(Sessions);
         engine.Agent.DoWork(engine.Clock.NowNs);
-        for (int cycle = 0; cycle < 300; cycle++)
-        {
-            engine.Clock.Advance(CycleNs);
-            engine.Agent.DoWork(engine.Clock.NowNs);
-        }
+        engine.RunCycles(300);
         long sweeps = engine.Agent.SlicedSweeps;
         long before = GC.GetAllocatedBytesForCurrentThread();
-        for (int cycle = 0; cycle < 1_000; cycle++)
-        {
-            engine.Clock.Advance(CycleNs);
-            engine.Agent.DoWork(engine.Clock.NowNs);
-        }
+        engine.RunCycles(1_000);
         long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
         Assert.Equal(0, allocated);
         Assert.True(engine.Agent.SlicedSweeps > sweeps, "no sweep completed");
@@ -489,6 +468,16 @@ public sealed class AgentSliceTests
         }
 
         public FakeClock Clock { get; }
+
+        /// <summary>Runs <paramref name="count"/> duty cycles, the fake clock advanced by one cycle before each.</summary>
+        public void RunCycles(int count)
+        {
+            for (int cycle = 0; cycle < count; cycle++)
+            {
+                Clock.Advance(CycleNs);
+                Agent.DoWork(Clock.NowNs);
+            }
+        }
 
         /// <summary>The agent's wake-up (Signal asks it for a full sweep).</summary>
         public FixEngine.Timing.IdleWakeup Wakeup => _wakeup;
