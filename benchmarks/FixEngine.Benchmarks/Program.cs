@@ -1,3 +1,5 @@
+using System;
+using System.IO;
 using BenchmarkDotNet.Columns;
 using BenchmarkDotNet.Configs;
 using BenchmarkDotNet.Running;
@@ -25,7 +27,29 @@ public static class Program
         // 14 ms in one minute and 31 ms in the next): Min and Median are reported beside the Mean so a
         // reader can see which phase a run caught.
         IConfig config = DefaultConfig.Instance.AddColumn(StatisticColumn.Min, StatisticColumn.Median);
+        config = FromRepository(config);
         BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args, config);
         return 0;
+    }
+
+    // BenchmarkDotNet builds each benchmark's host from this project's csproj, which it looks for under the solution
+    // folder found by walking up from the working directory; started from anywhere else it stopped with "Unable to find
+    // FixEngine.Benchmarks". The built dll sits inside the repository, so work from there and keep the reports where
+    // the user started.
+    private static IConfig FromRepository(IConfig config)
+    {
+        string started = Directory.GetCurrentDirectory();
+        if (HasSolutionAbove(started) || !HasSolutionAbove(AppContext.BaseDirectory)) return config;
+        Directory.SetCurrentDirectory(AppContext.BaseDirectory);
+        return config.WithArtifactsPath(Path.Combine(started, "BenchmarkDotNet.Artifacts"));
+    }
+
+    private static bool HasSolutionAbove(string directory)
+    {
+        for (DirectoryInfo? d = new(directory); d is not null; d = d.Parent)
+        {
+            if (File.Exists(Path.Combine(d.FullName, "FixEngine.sln"))) return true;
+        }
+        return false;
     }
 }
