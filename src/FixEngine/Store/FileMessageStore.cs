@@ -402,6 +402,7 @@ public sealed partial class FileMessageStore : IMessageStore
             {
                 Fault(MessageStoreOperation.Reset, e);
             }
+            Truncations++;
         }
         _fileLength = 0;
         _window.Invalidate();
@@ -417,6 +418,9 @@ public sealed partial class FileMessageStore : IMessageStore
         _indexUsable = _indexHandle is not null;
         WriteRecord(JournalRecordType.Reset, 0, default, JournalState.Fresh(nowEpochNs), durable: true, MessageStoreOperation.Reset);
     }
+
+    /// <summary>Resets that truncated the journal so far (the owner's thread; diagnostics and tests).</summary>
+    internal long Truncations { get; private set; }
 
     /// <summary>Forces every record written so far to stable storage (fsync), whatever the policy.</summary>
     /// <exception cref="MessageStoreException">The flush failed (the store is then faulted).</exception>
