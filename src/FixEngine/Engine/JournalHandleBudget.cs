@@ -25,7 +25,9 @@ namespace FixEngine.Engine;
 //   second of idleness closes them; docs/benchmarks/2026-12-06-scale.md). Below ParkMark an open journal stays open:
 //   parking every journal idle for a second made nearly every heartbeat of thousands of idle sessions reopen its
 //   journal, where keeping 7/8 open reopens only the journals of the sessions parked to make room
-//   (docs/benchmarks/2026-12-06-scale.md, 2026-12-07 afternoon). That is paced by the agent's sweep; the hard bound is JournalOpenLimit:
+//   (docs/benchmarks/2026-12-06-scale.md, 2026-12-07 afternoon). Below ParkMark a quiet session's journal asks for no
+//   visit of its own (NextVisitNs): looking at every open journal once a second kept 10,000 idle sessions' visits going
+//   for nothing (docs/benchmarks/2026-12-06-scale.md, 2026-12-07 night). That is paced by the agent's sweep; the hard bound is JournalOpenLimit:
 //   a journal opened again while the journals open already fill what the limit leaves after the sockets and the
 //   reserve is closed as soon as its owner leaves the session (FixSession.Leave), so a burst the sweep has not caught
 //   up with costs an open and a close per operation instead of EMFILE. Busy sessions' journals are never idle long
@@ -176,16 +178,23 @@ internal sealed class JournalHandleBudget
     }
 
     /// <summary>Agent, inside the session's scope, after its visit: the monotonic time at which <see cref="Visit"/> would
-    /// next act for it (<paramref name="nowNs"/> when the store was used since the last one, <see cref="long.MaxValue"/>
-    /// when there is nothing to park; at most <see cref="IdleNs"/> ahead while no more than <see cref="ParkMark"/> are
-    /// open, so an open journal is looked at again about once a second), so a quiet session's visits may pass until then
-    /// (FixSession.IsQuietAt).</summary>
+    /// next act for it, so a quiet session's visits may pass until then (FixSession.IsQuietAt). A use since the visit (the
+    /// Heartbeat its Poll wrote) is taken as the visit would take it, so it needs no second visit: the journal's idle time
+    /// starts at <paramref name="nowNs"/>. <see cref="long.MaxValue"/> when there is nothing to park: the journal is
+    /// parked, or no more than <see cref="ParkMark"/> are open (below the mark no visit parks anything, so an idle session
+    /// is not looked at until it wakes for its own timers or traffic; once the count passes the mark, each open journal
+    /// is looked at <see cref="CurrentIdleNs"/> after its next use, and the hard cap (<see cref="OpenLimit"/>) bounds the
+    /// descriptors meanwhile). Else the end of the journal's idle time.</summary>
     public long NextVisitNs(FixSession session, long nowNs)
     {
         if (session.Store is not FileMessageStore store || store.IsParked) return long.MaxValue;
-        if (store.Uses != store.BudgetSeenUses) return nowNs;
-        long due = store.BudgetIdleSinceNs + CurrentIdleNs;
-        return _open > _parkMark ? due : Math.Max(due, nowNs + IdleNs);
+        long uses = store.Uses;
+        if (uses != store.BudgetSeenUses)
+        {
+            store.BudgetSeenUses = uses;
+            store.BudgetIdleSinceNs = nowNs;
+        }
+        return _open > _parkMark || store.ParkAfterUse ? store.BudgetIdleSinceNs + CurrentIdleNs : long.MaxValue;
     }
 
     /// <summary>The soft open-files limit of this process (RLIMIT_NOFILE), from /proc/self/limits; -1 when unknown or unlimited.</summary>

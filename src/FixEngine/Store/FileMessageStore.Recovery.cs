@@ -258,6 +258,7 @@ public sealed partial class FileMessageStore
             state.NextTarget = Math.Min(state.NextTarget, answerFloorTarget);
         }
         _state = state;
+        _writtenState = default;
         _fileLength = end;
         _unsyncedRecords = 0;
         _oldestUnsyncedSeenAtNs = -1;

@@ -46,6 +46,10 @@ public sealed partial class FileMessageStore : IMessageStore
     private byte[] _writeBuffer = ArrayPool<byte>.Shared.Rent(4096);
     private long _fileLength;
     private JournalState _state;
+    // The state the last record written carries (default, which no record carries, after an open or a refresh): it can be
+    // ahead of _state by the inbound number an answer consumed (AppendAndIncrement), and a SetNextTargetMsgSeqNum that
+    // reaches it writes nothing.
+    private JournalState _writtenState;
     private int _unsyncedRecords;
     private long _oldestUnsyncedSeenAtNs = -1;
     private MessageStoreException? _fault;
@@ -176,6 +180,15 @@ public sealed partial class FileMessageStore : IMessageStore
         if (value < 1) Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(value), value);
         JournalState state = _state;
         state.NextTarget = value;
+        if (SameState(state, _writtenState) && !_options.SharedAccess)
+        {
+            // The last record already carries this state (an answer's record took the inbound number it consumed): a
+            // second record would say the same, so none is written, and a parked journal stays parked.
+            if (_disposed) Internal.ThrowHelper.ThrowObjectDisposed(nameof(FileMessageStore));
+            if (_fault is not null) ThrowFaulted(MessageStoreOperation.UpdateState);
+            _state = state;
+            return;
+        }
         WriteRecord(JournalRecordType.State, 0, default, state, durable: false, MessageStoreOperation.UpdateState);
     }
 
@@ -235,7 +248,14 @@ public sealed partial class FileMessageStore : IMessageStore
         JournalState state = _state;
         state.NextSender = seqNum + 1;
         state.ProcessedInbound = processedInboundSeqNum;
-        WriteRecord(JournalRecordType.Message, seqNum, message, state, durable: true, MessageStoreOperation.Append);
+        // An answer to the inbound message the session expects: its processed mark says the message is consumed, so the
+        // record also carries the next inbound number, and the session's IncrNextTargetMsgSeqNum after the answer (its
+        // state then equals this record's) writes no record of its own: one write per answered message instead of two.
+        // In memory the number moves only with that call. A restart between the two finds the message consumed, as
+        // the processed mark alone would have had it (the session then asked for it again and dropped it).
+        JournalState written = state;
+        if (processedInboundSeqNum != 0 && processedInboundSeqNum == state.NextTarget && processedInboundSeqNum != int.MaxValue) written.NextTarget = processedInboundSeqNum + 1;
+        WriteRecord(JournalRecordType.Message, seqNum, message, written, state, durable: true, MessageStoreOperation.Append);
         IndexAppended(seqNum, recordPosition);
     }
 
@@ -355,7 +375,10 @@ public sealed partial class FileMessageStore : IMessageStore
     /// <see cref="FileStoreSyncPolicy.PerMessage"/>; with the next batch, or on <see cref="Flush"/> and dispose, under the
     /// others). A crash in between, or a power loss before the record reached the disk, leaves an empty journal, a
     /// torn or zero-filled reset record (each opens as a new incarnation) or, when the truncation did not reach the disk
-    /// either, the journal as it was before the reset.</remarks>
+    /// either, the journal as it was before the reset. A journal that holds a single record without a message (a new
+    /// journal, or one reset since) is not truncated: the reset record, of the same size, is written over it, so a crash
+    /// or power loss leaves the old record or the new one (torn: the state of the one whose head survived, repaired on
+    /// open), that is the journal as it was before the reset or after it.</remarks>
     /// <exception cref="MessageStoreException">The journal could not be truncated or written (the store is then faulted).</exception>
     public void Reset(long nowEpochNs)
     {
@@ -363,13 +386,23 @@ public sealed partial class FileMessageStore : IMessageStore
         ThrowIfFaulted(MessageStoreOperation.Reset);
         Touch(MessageStoreOperation.Reset);
         if (_options.ArchiveDirectory is not null && !_options.SharedAccess) ArchiveJournal();
-        try
+        // A journal that holds one record without a payload (a new journal's reset record, or the last reset's) is
+        // overwritten in place by the reset record, which has its size: no truncation. Truncating frees the record's
+        // block, which on a volume mounted with `discard` waits for the device on the session's thread (10,000
+        // ResetOnLogon sessions logging on, docs/benchmarks/2026-12-06-scale.md, 2026-12-07 night).
+        bool overwrite = _recordCount == 1 && _fileLength == JournalFormat.RecordSize(JournalRecordType.Reset, 0) && !_options.SharedAccess
+            && _options.ArchiveDirectory is null;
+        if (!overwrite)
         {
-            RandomAccess.SetLength(_handle, 0);
-        }
-        catch (Exception e) when (IsMediumError(e))
-        {
-            Fault(MessageStoreOperation.Reset, e);
+            try
+            {
+                RandomAccess.SetLength(_handle, 0);
+            }
+            catch (Exception e) when (IsMediumError(e))
+            {
+                Fault(MessageStoreOperation.Reset, e);
+            }
+            Truncations++;
         }
         _fileLength = 0;
         _window.Invalidate();
@@ -385,6 +418,9 @@ public sealed partial class FileMessageStore : IMessageStore
         _indexUsable = _indexHandle is not null;
         WriteRecord(JournalRecordType.Reset, 0, default, JournalState.Fresh(nowEpochNs), durable: true, MessageStoreOperation.Reset);
     }
+
+    /// <summary>Resets that truncated the journal so far (the owner's thread; diagnostics and tests).</summary>
+    internal long Truncations { get; private set; }
 
     /// <summary>Forces every record written so far to stable storage (fsync), whatever the policy.</summary>
     /// <exception cref="MessageStoreException">The flush failed (the store is then faulted).</exception>
@@ -508,14 +544,20 @@ public sealed partial class FileMessageStore : IMessageStore
 
     // The one write path: encodes the record with the new state, writes it at the end, and only then adopts the state,
     // so a failed write changes nothing in memory (and faults the store: what reached the file is unknown).
-    private void WriteRecord(JournalRecordType type, int seqNum, ReadOnlySpan<byte> payload, in JournalState state, bool durable, MessageStoreOperation operation)
+    private void WriteRecord(JournalRecordType type, int seqNum, ReadOnlySpan<byte> payload, in JournalState state, bool durable, MessageStoreOperation operation) =>
+        WriteRecord(type, seqNum, payload, state, state, durable, operation);
+
+    // The record carries `written`; `adopted` becomes the state in memory (the same, or behind it by an inbound number
+    // an answer consumed: see AppendAndIncrement).
+    private void WriteRecord(JournalRecordType type, int seqNum, ReadOnlySpan<byte> payload, in JournalState written, in JournalState adopted, bool durable,
+        MessageStoreOperation operation)
     {
         if (_disposed) Internal.ThrowHelper.ThrowObjectDisposed(nameof(FileMessageStore));
         if (_fault is not null) ThrowFaulted(operation);
         Touch(operation);
         int size = JournalFormat.RecordSize(type, payload.Length);
         if (size > _writeBuffer.Length) GrowWriteBuffer(size);
-        JournalFormat.Write(_writeBuffer, type, seqNum, payload, state);
+        JournalFormat.Write(_writeBuffer, type, seqNum, payload, written);
         try
         {
             RandomAccess.Write(_handle, _writeBuffer.AsSpan(0, size), _fileLength);
@@ -527,7 +569,8 @@ public sealed partial class FileMessageStore : IMessageStore
         _lastRecordStart = _fileLength;
         _recordCount++;
         _fileLength += size;
-        _state = state;
+        _state = adopted;
+        _writtenState = written;
         _unsyncedRecords++;
         switch (_options.SyncPolicy)
         {
@@ -539,6 +582,9 @@ public sealed partial class FileMessageStore : IMessageStore
                 break;
         }
     }
+
+    private static bool SameState(in JournalState a, in JournalState b) =>
+        a.NextSender == b.NextSender && a.NextTarget == b.NextTarget && a.ProcessedInbound == b.ProcessedInbound && a.CreationTimeNs == b.CreationTimeNs;
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void GrowWriteBuffer(int size)

@@ -250,11 +250,14 @@ public sealed class JournalHandleBudgetPressureTests : IDisposable
             for (int i = 0; i < 14; i++) budget.Visit(harnesses[i].Session, now);
             Assert.Equal(14, budget.OpenJournals);
 
-            // At the mark: a journal idle for a minute stays open, and is looked at again a second later.
+            // At the mark: a journal idle for a minute stays open, and needs no look until its session wakes for
+            // something else (a use after the visit, such as the Heartbeat its Poll wrote, included).
             long later = now + 60 * JournalHandleBudget.IdleNs;
             budget.Visit(harnesses[0].Session, later);
             Assert.False(stores[0].IsParked);
-            Assert.Equal(later + JournalHandleBudget.IdleNs, budget.NextVisitNs(harnesses[0].Session, later));
+            Assert.Equal(long.MaxValue, budget.NextVisitNs(harnesses[0].Session, later));
+            stores[0].AppendAndIncrement(stores[0].NextSenderMsgSeqNum, StoreTestData.Message(1));
+            Assert.Equal(long.MaxValue, budget.NextVisitNs(harnesses[0].Session, later));
 
             // One above the mark (15 open): a journal idle for 100 ms stays, one idle for a second is parked; then the
             // count is back at the mark and the next idle one stays open.
@@ -282,6 +285,19 @@ public sealed class JournalHandleBudgetPressureTests : IDisposable
             Assert.True(stores[3].IsParked);
             Assert.Equal(15, budget.OpenJournals);
             Assert.Equal(JournalHandleBudget.IdleNs, budget.CurrentIdleNs);
+
+            // Above the mark a use after the visit starts the journal's idle time where the visit's next look is
+            // asked for; the look then parks it without a second visit in between.
+            budget.Visit(harnesses[5].Session, now);
+            stores[5].AppendAndIncrement(stores[5].NextSenderMsgSeqNum, StoreTestData.Message(1));
+            long used = now + 7;
+            Assert.Equal(used + JournalHandleBudget.IdleNs, budget.NextVisitNs(harnesses[5].Session, used));
+            Assert.Equal(used + JournalHandleBudget.IdleNs, budget.NextVisitNs(harnesses[5].Session, used + 5));
+            budget.Visit(harnesses[5].Session, used + JournalHandleBudget.IdleNs - 1);
+            Assert.False(stores[5].IsParked);
+            budget.Visit(harnesses[5].Session, used + JournalHandleBudget.IdleNs);
+            Assert.True(stores[5].IsParked);
+            Assert.Equal(long.MaxValue, budget.NextVisitNs(harnesses[5].Session, used + JournalHandleBudget.IdleNs));
 
             // A journal in use is never parked, however many are open.
             stores[4].AppendAndIncrement(stores[4].NextSenderMsgSeqNum, StoreTestData.Message(1));
