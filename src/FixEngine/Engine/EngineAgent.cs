@@ -86,6 +86,22 @@ namespace FixEngine.Engine;
 //   a session's span changes (the wheel's visit then ends after the compare, as a slice's does), and the sweep stays
 //   the backstop. Allocation: a bucket's list grows to the most slots one tick has held, then never again.
 
+// - Parking until the next deadline (issue 32): with the Backoff idle strategy the agent is an IDeadlineAgent; each duty
+//   cycle leaves NextDeadlineNs, the earliest instant anything it owns needs it, and the runner parks until then
+//   (BackoffIdleStrategy.Idle(work, limit)) instead of 1 ms: at a 1 ms park each engine woke a vCPU about 900 times a
+//   second with nothing to do (docs/benchmarks/2026-12-07-closed-loop-placement.md, the agent15 section). A sweep takes
+//   each session's quiet-span end as its visit left it (SessionSlot.AgentDueEpochNs, kept while its gate is busy: other
+//   threads' entries only move its timers later, or signal), a waiting connection's Logon timeout, an initiator's next
+//   connect (InitiatorConnector.NextPollNs), capped at MaxParkNs (100 ms, the sweep interval: a timer another thread
+//   moved earlier without a signal runs at most that late, as past SweepEveryCycleItems); ShortParkNs (1 ms, as before)
+//   while something waits that only a poll moves on (an empty span: a backlog, a replay, a receive pause, a hold), a
+//   connection flushes its close, a removal or the stop is in progress, or a busy-poll item exists. Past
+//   SweepEveryCycleItems: the wheel's next non-empty tick, at most WheelMaxParkNs (10 ms) away, so the slices still
+//   visit every item within WheelHorizonNs. Every route by which another thread hands the agent work signals the
+//   IdleWakeup (docs/architecture.md, "Who wakes the engine agent"): Enqueue, Submit, TrySubmit, BeginStop, Wake,
+//   RequestService, FixSession.Leave with work only a poll does. A wake by signal returns the strategy to its spin and
+//   yield phases, as the Backoff strategy always did; a wake at the deadline stays in the park phase.
+
 // - Sessions added or removed on a running engine (FixEngineHost.AddSession/RemoveSession, an unknown session's Logon)
 //   are handed over as SessionChange objects through _changes; only the agent changes _slots and _initiators, at the
 //   start of a duty cycle (ApplyChanges), so the per-session loop needs no lock. A removal stays in _removing while the
