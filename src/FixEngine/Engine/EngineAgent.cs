@@ -86,6 +86,22 @@ namespace FixEngine.Engine;
 //   a session's span changes (the wheel's visit then ends after the compare, as a slice's does), and the sweep stays
 //   the backstop. Allocation: a bucket's list grows to the most slots one tick has held, then never again.
 
+// - Parking until the next deadline (issue 32): with the Backoff idle strategy the agent is an IDeadlineAgent; each duty
+//   cycle leaves NextDeadlineNs, the earliest instant anything it owns needs it, and the runner parks until then
+//   (BackoffIdleStrategy.Idle(work, limit)) instead of 1 ms: at a 1 ms park each engine woke a vCPU about 900 times a
+//   second with nothing to do (docs/benchmarks/2026-12-07-closed-loop-placement.md, the agent15 section). A sweep takes
+//   each session's quiet-span end as its visit left it (SessionSlot.AgentDueEpochNs, kept while its gate is busy: other
+//   threads' entries only move its timers later, or signal), a waiting connection's Logon timeout, an initiator's next
+//   connect (InitiatorConnector.NextPollNs), capped at MaxParkNs (100 ms, the sweep interval: a timer another thread
+//   moved earlier without a signal runs at most that late, as past SweepEveryCycleItems); ShortParkNs (1 ms, as before)
+//   while something waits that only a poll moves on (an empty span: a backlog, a replay, a receive pause, a hold), a
+//   connection flushes its close, a removal or the stop is in progress, or a busy-poll item exists. Past
+//   SweepEveryCycleItems: the wheel's next non-empty tick, at most WheelMaxParkNs (10 ms) away, so the slices still
+//   visit every item within WheelHorizonNs. Every route by which another thread hands the agent work signals the
+//   IdleWakeup (docs/architecture.md, "Who wakes the engine agent"): Enqueue, Submit, TrySubmit, BeginStop, Wake,
+//   RequestService, FixSession.Leave with work only a poll does. A wake by signal returns the strategy to its spin and
+//   yield phases, as the Backoff strategy always did; a wake at the deadline stays in the park phase.
+
 // - Sessions added or removed on a running engine (FixEngineHost.AddSession/RemoveSession, an unknown session's Logon)
 //   are handed over as SessionChange objects through _changes; only the agent changes _slots and _initiators, at the
 //   start of a duty cycle (ApplyChanges), so the per-session loop needs no lock. A removal stays in _removing while the
@@ -110,7 +126,7 @@ internal sealed class SessionChange(SessionSlot slot, bool remove)
 }
 
 /// <summary>The engine's duty cycle: connections, session timers and outboxes, initiator reconnects, session changes, stop.</summary>
-internal sealed class EngineAgent : IAgent
+internal sealed class EngineAgent : IAgent, IDeadlineAgent
 {
     private const long NsPerSecond = 1_000_000_000L;
     private const int Running = 0;
@@ -142,6 +158,28 @@ internal sealed class EngineAgent : IAgent
     private JournalHandleBudget? _journals;
     private long _nowNs;
     private SessionSlot? _requested;
+    private long _deadlineNs;
+
+    /// <summary>The longest park with at most <see cref="SweepEveryCycleItems"/> items when nothing is due sooner: the
+    /// sweep interval, so a timer another thread moved earlier without signalling (second-granular: a Logout's timeout,
+    /// a schedule's window) runs at most this late, as past SweepEveryCycleItems (see the design note, parking).</summary>
+    internal const long DefaultMaxParkNs = MaxSweepIntervalNs;
+
+    /// <summary>The park while something waits that the agent polls for (a backlog, a replay, a receive pause, a
+    /// flushing close, a busy-poll connection, a removal, a stop): one millisecond, as before the deadlines.</summary>
+    internal const long ShortParkNs = 1_000_000L;
+
+    /// <summary>The longest park past <see cref="SweepEveryCycleItems"/> (the timer wheel and the sweep's slices run): the
+    /// slices then visit every item within <see cref="MaxSweepIntervalNs"/> plus this, inside <see cref="WheelHorizonNs"/>.</summary>
+    internal const long WheelMaxParkNs = 10_000_000L;
+
+    /// <summary>The longest park when nothing is due sooner (<see cref="DefaultMaxParkNs"/>; tests make it longer so a
+    /// route that forgets to signal the agent is seen).</summary>
+    internal long MaxParkNs { get; set; } = DefaultMaxParkNs;
+
+    /// <summary>Agent thread, after <see cref="DoWork"/>: the monotonic instant by which the next duty cycle must run
+    /// unless another thread signals the agent (see the design note, parking until the next deadline).</summary>
+    public long NextDeadlineNs => _deadlineNs;
 
     /// <summary>Full sweeps so far (agent thread; tests read it between duty cycles they run themselves).</summary>
     internal long FullSweeps;
@@ -271,7 +309,11 @@ internal sealed class EngineAgent : IAgent
     }
 
     /// <summary>Hands a session change to the agent (any thread); applied at the start of its next duty cycle.</summary>
-    public void Submit(SessionChange change) => _changes.Enqueue(change);
+    public void Submit(SessionChange change)
+    {
+        _changes.Enqueue(change);
+        _wakeup.SignalWork();
+    }
 
     /// <summary>Hands an operator's command to the agent (any thread); run at the start of its next duty cycle inside the
     /// session's scope. False once the agent has closed: the caller runs it itself.</summary>
@@ -281,8 +323,9 @@ internal sealed class EngineAgent : IAgent
         {
             if (_commandsClosed) return false;
             _commands.Enqueue(command);
-            return true;
         }
+        _wakeup.SignalWork();
+        return true;
     }
 
     public void OnStart() => ThreadId = System.Environment.CurrentManagedThreadId;
@@ -321,10 +364,23 @@ internal sealed class EngineAgent : IAgent
     }
 
     /// <summary>Hands a new connection to the agent (accept thread, connect task).</summary>
-    public void Enqueue(SessionConnection connection) => _incoming.Enqueue(connection);
+    public void Enqueue(SessionConnection connection)
+    {
+        _incoming.Enqueue(connection);
+        _wakeup.SignalWork();
+    }
 
     /// <summary>Asks the agent to log every session out; false when already stopping (any thread).</summary>
-    public bool BeginStop() => Interlocked.CompareExchange(ref _stopState, Stopping, Running) == Running;
+    public bool BeginStop()
+    {
+        bool first = Interlocked.CompareExchange(ref _stopState, Stopping, Running) == Running;
+        _wakeup.SignalWork();
+        return first;
+    }
+
+    /// <summary>Any thread: wakes the agent for work it finds on its own (an initiator's connect that failed: the next
+    /// attempt's time).</summary>
+    public void Wake() => _wakeup.SignalWork();
 
     /// <summary>Waits until no session is connected any more or the agent has closed; false on timeout.</summary>
     public bool WaitLoggedOut(System.TimeSpan timeout) => _loggedOut.Wait(timeout);
@@ -353,8 +409,14 @@ internal sealed class EngineAgent : IAgent
             || items <= SweepEveryCycleItems;
         if (!sweep)
         {
-            return FireWheel(nowNs, epochNs) + ServiceHot(nowNs, epochNs) + ServiceSlice(nowNs, epochNs, items);
+            int done = FireWheel(nowNs, epochNs) + ServiceHot(nowNs, epochNs) + ServiceSlice(nowNs, epochNs, items);
+            _deadlineNs = NextWheelTickNs(nowNs);
+            return done;
         }
+        // Parking (see the design note): the earliest instant anything swept below needs the agent, at most MaxParkNs
+        // away (WheelMaxParkNs while the wheel and the slices run; ShortParkNs while something waits to be polled).
+        _deadlineNs = nowNs + (items > SweepEveryCycleItems ? WheelMaxParkNs : MaxParkNs);
+        if (stopping || _removing.Count > 0) _deadlineNs = nowNs + ShortParkNs;
         if (!stopping) FireWheel(nowNs, epochNs);
         FullSweeps++;
         ClearHot();
@@ -369,8 +431,11 @@ internal sealed class EngineAgent : IAgent
             SessionSlot slot = _slots[i];
             if (!slot.Guarded) everyCycle = true;
             work += ServiceSlot(slot, nowNs, epochNs, stopping, ref anyConnected, hotOnWork: true, mayPass: !stopping);
+            DueBy(slot.AgentDueEpochNs, nowNs, epochNs);
         }
         _sweepEveryCycle = everyCycle;
+        // Busy-poll connections and sessions: the agent alone receives and sends for them, so it does not park long.
+        if (everyCycle) DueByNs(nowNs + ShortParkNs);
         if (_removing.Count > 0) work += ServiceRemovals(nowNs, epochNs);
         if (stopping)
         {
@@ -383,8 +448,41 @@ internal sealed class EngineAgent : IAgent
             return work;
         }
 
-        for (int i = 0; i < _initiators.Count; i++) work += _initiators[i].Poll(nowNs, epochNs);
+        for (int i = 0; i < _initiators.Count; i++)
+        {
+            InitiatorConnector initiator = _initiators[i];
+            work += initiator.Poll(nowNs, epochNs);
+            DueByNs(initiator.NextPollNs(nowNs, epochNs));
+        }
         return work;
+    }
+
+    // A sweep's visit of a session: its quiet span's end (epoch ns) as the agent last saw it bounds the park; a span that
+    // was empty (something waits: a backlog, a replay, a receive pause, a hold) gives ShortParkNs.
+    private void DueBy(long dueEpochNs, long nowNs, long epochNs)
+    {
+        if (dueEpochNs == long.MaxValue) return;
+        DueByNs(dueEpochNs == long.MinValue ? nowNs + ShortParkNs : nowNs + (dueEpochNs - epochNs));
+    }
+
+    private void DueByNs(long dueNs)
+    {
+        if (dueNs < _deadlineNs) _deadlineNs = dueNs;
+    }
+
+    // Between sweeps (past SweepEveryCycleItems): the start of the first tick within WheelMaxParkNs whose bucket holds a
+    // slot (a stale entry only wakes the agent early), else WheelMaxParkNs from now; the slices are paid for the time
+    // parked when it wakes.
+    private long NextWheelTickNs(long nowNs)
+    {
+        long limitNs = nowNs + WheelMaxParkNs;
+        if (_wheelEntries == 0 || _wheelTick == NotOnWheel) return limitNs;
+        long last = limitNs / WheelTickNs;
+        for (long t = System.Math.Max(_wheelTick + 1, nowNs / WheelTickNs + 1); t <= last; t++)
+        {
+            if (_wheel[(int)(t & (WheelTicks - 1))].Count > 0) return System.Math.Min(limitNs, t * WheelTickNs);
+        }
+        return limitNs;
     }
 
     /// <summary>How long one sweep of every connection, session and initiator takes, slice by slice, when nothing asks
@@ -662,6 +760,7 @@ internal sealed class EngineAgent : IAgent
         if (mayPass && slot.Session.IsQuietAt(epochNs))
         {
             QuietVisits++;
+            slot.AgentDueEpochNs = slot.Session.QuietUntilNs;
             if (_wheelOn) Schedule(slot, nowNs, epochNs);
             return 0;
         }
@@ -676,6 +775,7 @@ internal sealed class EngineAgent : IAgent
                     long dueNs = _journals.NextVisitNs(slot.Session, nowNs);
                     if (dueNs != long.MaxValue) slot.Session.EndQuietBy(epochNs + (dueNs - nowNs));
                 }
+                slot.AgentDueEpochNs = slot.Session.QuietUntilNs;
             }
             else
             {
@@ -863,6 +963,10 @@ internal sealed class EngineAgent : IAgent
     private bool CheckConnection(SessionConnection c, long nowNs, ref int waiting, ref int closedBeforeLogon)
     {
         if (c.Slot is null && !c.IsClosed && nowNs - c.AcceptedNs > _logonTimeoutNs) c.Close("no Logon received");
+        // The agent's park (a sweep's; a slice's deadline is the wheel's): a flushing close is polled, a connection
+        // waiting for its Logon is closed when its time runs out.
+        if (c.Transport.IsFlushing) DueByNs(nowNs + ShortParkNs);
+        else if (c.Slot is null && !c.IsClosed) DueByNs(c.AcceptedNs + _logonTimeoutNs + 1);
         if (c.Transport.IsClosing)
         {
             // A connection refused or dropped before its Logon was routed leaves one line, with the reason.

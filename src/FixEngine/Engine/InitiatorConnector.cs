@@ -99,6 +99,17 @@ internal sealed class InitiatorConnector(SessionSlot slot, IReadOnlyList<SocketE
     // declares what it captures.
     private void StartConnect(SocketEndpoint ep, int index) => Task.Run(() => ConnectAsync(ep, index));
 
+    /// <summary>Agent, after <see cref="Poll"/>: when the next connect attempt is due (monotonic ns), or
+    /// <see cref="long.MaxValue"/> while none is planned (connected, connecting, outside the logon window, no endpoint, a
+    /// failed store); the agent parks until then at most. A connect task that fails wakes the agent
+    /// (<see cref="EngineAgent.Wake"/>), a window that opens is seen within the agent's longest park.</summary>
+    public long NextPollNs(long nowNs, long epochNs)
+    {
+        FixSession s = slot.Session;
+        if (_connecting || s.IsConnected || endpoints.Count == 0 || s.StoreFailure is not null || !s.IsLogonTime(epochNs)) return long.MaxValue;
+        return _attempted ? _lastAttemptNs + RetryIntervalNs(s.Settings.ReconnectInterval) : nowNs;
+    }
+
     /// <summary>Agent (or the caller of a session command while the agent is not running): the next connect is due now,
     /// not after the reconnect interval (an operator's Logon).</summary>
     public void ConnectNow() => _attempted = false;
@@ -140,6 +151,7 @@ internal sealed class InitiatorConnector(SessionSlot slot, IReadOnlyList<SocketE
             // A name that does not resolve: the ConfigException names the file, line and key.
             console.ConnectFailed(ep, e);
             _connecting = false;
+            agent.Wake();
             return;
         }
         string? tlsRefusal = null;
@@ -176,6 +188,8 @@ internal sealed class InitiatorConnector(SessionSlot slot, IReadOnlyList<SocketE
         }
         if (tlsRefusal is not null) TlsRefused(tlsRefusal);
         _connecting = false;
+        // The agent plans the next attempt (it parks until its deadlines, and none was planned while connecting).
+        agent.Wake();
     }
 
     /// <summary>The local address and port to connect to endpoint <paramref name="endpointIndex"/> from (SocketLocalHost /

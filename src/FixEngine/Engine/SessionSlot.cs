@@ -38,6 +38,11 @@ internal sealed class SessionSlot
     /// when its gate was busy). Read by tests between duty cycles they run themselves.</summary>
     internal long ServiceVisits;
 
+    /// <summary>Engine agent only: where the session's quiet span ended when the agent last saw it (epoch ns;
+    /// <see cref="long.MinValue"/>: something waited, <see cref="long.MaxValue"/>: nothing due), kept while its gate is busy:
+    /// the agent parks until the earliest of these (see <see cref="EngineAgent"/>, parking until the next deadline).</summary>
+    internal long AgentDueEpochNs = long.MinValue;
+
     /// <summary>Engine agent only: the tick of the agent's timer wheel the slot waits on (the earliest, when it was put on
     /// it more than once), or <see cref="EngineAgent.NotOnWheel"/>.</summary>
     internal long WheelTick = EngineAgent.NotOnWheel;

@@ -121,6 +121,14 @@ public sealed class AgentRunner : IDisposable
                 return true;
             }
             Interlocked.CompareExchange(ref _state, Stopping, Running);
+            // A loop parked until its agent's deadline (LoopToDeadlines) or for the strategy's park sees the stop now.
+            IdleWakeup? wakeup = _idle switch
+            {
+                BackoffIdleStrategy b => b.Wakeup,
+                SleepingIdleStrategy s => s.Wakeup,
+                _ => null,
+            };
+            wakeup?.Signal();
             if (!_threadStarted)
             {
                 // Stopped before it was ever started (a second Stop/Dispose): there is no thread to join.
@@ -221,6 +229,11 @@ public sealed class AgentRunner : IDisposable
         IAgent[] agents = _agents;
         IIdleStrategy idle = _idle;
         IClock clock = _clock;
+        if (agents.Length == 1 && agents[0] is IDeadlineAgent deadlineAgent && idle is BackoffIdleStrategy backoff)
+        {
+            LoopToDeadlines(agents[0], deadlineAgent, backoff, clock);
+            return;
+        }
         while (Volatile.Read(ref _state) == Running)
         {
             long nowNs = clock.NowNs;
@@ -246,6 +259,31 @@ public sealed class AgentRunner : IDisposable
     }
 
     /// <summary>Records and reports an agent exception; returns whether the loop may continue.</summary>
+    // One agent that says when it next has work (IDeadlineAgent) and the Backoff strategy: each park lasts until the
+    // agent's deadline (other threads cut it short through the strategy's IdleWakeup).
+    private void LoopToDeadlines(IAgent agent, IDeadlineAgent deadlines, BackoffIdleStrategy idle, IClock clock)
+    {
+        while (Volatile.Read(ref _state) == Running)
+        {
+            long nowNs = clock.NowNs;
+            int work;
+            try
+            {
+                work = agent.DoWork(nowNs);
+            }
+            catch (Exception ex)
+            {
+                work = 1;
+                if (!ReportError(agent, ex))
+                {
+                    return;
+                }
+            }
+            EngineThreadProbe.OnPass();
+            idle.Idle(work, deadlines.NextDeadlineNs - nowNs);
+        }
+    }
+
     private bool ReportError(IAgent agent, Exception ex)
     {
         Interlocked.Increment(ref _errorCount);

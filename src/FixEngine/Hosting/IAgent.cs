@@ -27,3 +27,13 @@ public interface IAgent
     {
     }
 }
+
+/// <summary>An agent that knows when it next has something to do: a runner with one such agent and a
+/// <see cref="Timing.BackoffIdleStrategy"/> parks until that instant instead of the strategy's longest park (the engine
+/// agent; see docs/architecture.md, "Who wakes the engine agent").</summary>
+internal interface IDeadlineAgent
+{
+    /// <summary>Runner thread, after <see cref="IAgent.DoWork"/>: the monotonic instant (the runner's clock) by which the
+    /// next duty cycle must run if no other thread signals the agent meanwhile.</summary>
+    long NextDeadlineNs { get; }
+}

@@ -107,9 +107,10 @@ public sealed partial class FixSession
         {
             if (gate is not null) Monitor.Exit(gate);
         }
-        // Still waiting (the session cannot send now, or a sender found the gate held after the drain above): the agent
-        // takes it. One volatile read when nothing waits.
-        if (wakeAgent && HasHandedOverMessages) RequestAgentService();
+        // Still waiting (the session cannot send now, or a sender found the gate held after the drain above), or left
+        // with work only the agent's Poll does (a backlog, a replay, a receive pause): the agent takes it, parked or not.
+        // A few plain reads when nothing waits.
+        if (wakeAgent && (HasHandedOverMessages || WaitsForPoll)) RequestAgentService();
     }
 
     // Under the gate. Whoever enters may change what the next Poll would do: the agent's next visit polls (Unquiet).

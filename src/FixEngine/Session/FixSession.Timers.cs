@@ -86,6 +86,12 @@ public sealed partial class FixSession
         if (epochNs < _quietUntilNs) Volatile.Write(ref _quietUntilNs, epochNs);
     }
 
+    // Something waits that only a Poll moves on (the cases for which NextPollActionNs answers long.MinValue): a thread
+    // other than the agent that leaves the session so wakes the agent, which may be parked until a deadline seconds away
+    // (Leave; docs/architecture.md, "Who wakes the engine agent").
+    private bool WaitsForPoll => _held || _storeFault is not null
+        || (_connection is not null && (!_flow.IsEmpty || _flow.IsReceivePauseRequested || _resend.ReplayEndSeq != 0));
+
     // The earliest instant at which Poll would act (send, disconnect, reset, drain) on the session's state as it is now,
     // if nothing else happened meanwhile; long.MinValue when it has something to do already (a backlog to flush, a replay
     // in progress, handed-over messages waiting, a receive pause in force, a store hold or failure). Every timer Poll

@@ -75,6 +75,9 @@ public sealed class SleepingIdleStrategy : IIdleStrategy
         _wakeup = wakeup;
     }
 
+    /// <summary>The wakeup that ends a sleep early, or null.</summary>
+    internal IdleWakeup? Wakeup => _wakeup;
+
     /// <inheritdoc/>
     public void Idle(int workCount)
     {
@@ -135,8 +138,12 @@ public sealed class BackoffIdleStrategy : IIdleStrategy
         _maxParkMs = maxParkMs;
     }
 
-    /// <summary>The sleep the next park would use (-1 = not parking yet, 0 = Sleep(0)). For tests and diagnostics.</summary>
+    /// <summary>The sleep the next park would use (-1 = not parking yet, 0 = Sleep(0)); after a park to a deadline
+    /// (the engine agent's), that park's. For tests and diagnostics.</summary>
     public int CurrentParkMs => _parkMs;
+
+    /// <summary>The wakeup that ends a park early, or null.</summary>
+    internal IdleWakeup? Wakeup => _wakeup;
 
     /// <inheritdoc/>
     public void Idle(int workCount)
@@ -173,6 +180,31 @@ public sealed class BackoffIdleStrategy : IIdleStrategy
                 return;
             }
             _parkMs = _parkMs == 0 ? 1 : Math.Min(_parkMs * 2, _maxParkMs);
+        }
+    }
+
+    /// <summary>As <see cref="Idle(int)"/>, but once past the spin, yield and <c>Thread.Sleep(0)</c> steps each park lasts
+    /// until <paramref name="parkLimitNs"/> from now (rounded up to a millisecond, at least 1 ms) instead of the growing
+    /// sleep: for a loop that knows when it next has something to do (the engine agent's next deadline), woken earlier
+    /// through the <see cref="IdleWakeup"/> for work other threads hand it.</summary>
+    /// <param name="workCount">Work items done by the last iteration.</param>
+    /// <param name="parkLimitNs">Nanoseconds until the loop's next deadline; the caller caps it.</param>
+    internal void Idle(int workCount, long parkLimitNs)
+    {
+        if (workCount > 0 || _spins < _maxSpins || _yields < _maxYields || _parkMs < 0)
+        {
+            Idle(workCount);
+            return;
+        }
+        const long NsPerMs = 1_000_000L;
+        _parkMs = parkLimitNs <= NsPerMs ? 1 : (int)Math.Min(int.MaxValue, (parkLimitNs + NsPerMs - 1) / NsPerMs);
+        if (_wakeup is null)
+        {
+            Thread.Sleep(_parkMs);
+        }
+        else if (_wakeup.Park(_parkMs))
+        {
+            Reset();
         }
     }
 

@@ -240,6 +240,121 @@ public sealed class QuietVisitTests
         Assert.Equal(long.MaxValue, new HeartbeatMonitor(0).NextDueNs());
     }
 
+    // Parking until the next deadline (issue 32; EngineAgent's design note, parking): the rig's "parked" cycles advance the
+    // clock to the agent's NextDeadlineNs, as the runner's park does, with the longest park out of the way.
+
+    [Fact]
+    public void AQuietAgentParksUntilTheHeartbeatTestRequestAndDisconnectAndNotLonger()
+    {
+        using var rig = new Rig();
+        rig.Agent.MaxParkNs = 3_600 * Second;
+        long logonNs = rig.Clock.EpochNs;
+        rig.LogOn(heartBtInt: 2);
+        // The deadline is the Heartbeat's: HeartBtInt after the Logon reply, not the longest park, not a millisecond.
+        Assert.Equal(rig.Clock.NowNs + (logonNs + 2 * Second - rig.Clock.EpochNs), rig.Agent.NextDeadlineNs);
+        int cycles = 0;
+        long heartbeat = rig.RunParkedUntil(() => rig.Connection.Types.Contains("0"), 3 * Second, ref cycles) - logonNs;
+        long testRequest = rig.RunParkedUntil(() => rig.Connection.Types.Contains("1"), 3 * Second, ref cycles) - logonNs;
+        long disconnect = rig.RunParkedUntil(() => !rig.Session.IsConnected, 3 * Second, ref cycles) - logonNs;
+        AssertAt(2 * Second, heartbeat, "Heartbeat", slack: 0);
+        AssertAt(24 * Second / 10, testRequest, "TestRequest", slack: 0);
+        AssertAt(48 * Second / 10, disconnect, "disconnect", slack: 0);
+        // One duty cycle per event: the agent never woke for nothing in 4.8 s (it did 4,800 times at a 1 ms park).
+        Assert.Equal(3, cycles);
+        // Disconnected, nothing is ever due: the longest park.
+        Assert.Equal(rig.Clock.NowNs + 3_600 * Second, rig.Agent.NextDeadlineNs);
+    }
+
+    [Fact]
+    public void AParkedAgentDisconnectsASessionWithoutALogonAtLogonTimeout()
+    {
+        using var rig = new Rig(Settings(ConnectionType.Acceptor) with { LogonTimeout = 3 });
+        rig.Agent.MaxParkNs = 3_600 * Second;
+        long connectedNs = rig.Clock.EpochNs;
+        rig.Connect();
+        int cycles = 0;
+        long disconnect = rig.RunParkedUntil(() => !rig.Session.IsConnected, 4 * Second, ref cycles) - connectedNs;
+        AssertAt(3 * Second, disconnect, "logon timeout", slack: 0);
+        Assert.True(cycles <= 2, $"{cycles} duty cycles");
+    }
+
+    [Fact]
+    public void WithoutDeadlinesTheAgentParksTheLongestParkAndABusyPollSessionKeepsItShort()
+    {
+        using (var rig = new Rig())
+        {
+            rig.Cycle();
+            Assert.Equal(rig.Clock.NowNs + EngineAgent.DefaultMaxParkNs, rig.Agent.NextDeadlineNs);
+        }
+        using (var busy = new Rig(guarded: false))
+        {
+            busy.Cycle();
+            Assert.Equal(busy.Clock.NowNs + EngineAgent.ShortParkNs, busy.Agent.NextDeadlineNs);
+        }
+    }
+
+    [Fact]
+    public void EveryRouteThatHandsTheAgentWorkWakesItFromItsPark()
+    {
+        using var rig = new Rig(sendersEnter: false);
+        rig.Agent.MaxParkNs = 3_600 * Second;
+        rig.LogOn(heartBtInt: 30);
+        Assert.True(rig.Agent.NextDeadlineNs - rig.Clock.NowNs > 20 * Second, "the agent should park until the Heartbeat");
+
+        // A message handed over from an application thread: the agent wakes and sends it on its next duty cycle.
+        AssertWakes(rig, "hand-over", () => Assert.True(rig.Session.TrySendFromAnyThread(MsgTypes.NewOrderSingle, 0,
+            static (ref FixWriter w, scoped in int _) => w.Write(FixTags.ClOrdID, "1"u8))));
+        rig.Cycle();
+        Assert.Equal("D", rig.Connection.LastType);
+
+        // A session left with a backlog by another thread (only the agent's Poll flushes it): woken, and it polls again
+        // within ShortParkNs while the backlog waits.
+        rig.Connection.Full = true;
+        AssertWakes(rig, "backlog", () =>
+        {
+            using SessionScope scope = rig.Slot.Enter(rig.Clock.EpochNs);
+            rig.Session.Send(MsgTypes.NewOrderSingle, "2", static (ref FixWriter w, scoped in string id) => w.Write(FixTags.ClOrdID, id), scope.EpochNs);
+        });
+        rig.Cycle();
+        Assert.Equal(rig.Clock.NowNs + EngineAgent.ShortParkNs, rig.Agent.NextDeadlineNs);
+        rig.Connection.Full = false;
+        rig.Cycle();
+        Assert.Equal(2, rig.Connection.Count("D"));
+
+        // An operator's command, a session added on the running engine.
+        var command = new SessionCommand<int>(rig.Slot, static (_, _) => 1);
+        AssertWakes(rig, "command", () => Assert.True(rig.Agent.TrySubmit(command)));
+        var added = new FixSession(Settings(ConnectionType.Acceptor) with { TargetCompID = "C2" }, new EchoApp(), new MemoryMessageStore(rig.Clock.EpochNs));
+        try
+        {
+            var change = new SessionChange(new SessionSlot(added, guarded: true), remove: false);
+            AssertWakes(rig, "session change", () => rig.Agent.Submit(change));
+            rig.Cycle();
+            Assert.True(command.Task.IsCompletedSuccessfully && change.Done.IsSet);
+
+            // The transport closed by the peer, then the stop.
+            AssertWakes(rig, "transport close", () => rig.Connection.CloseByPeer(rig.Session));
+            rig.Cycle();
+            Assert.False(rig.Session.IsConnected);
+            AssertWakes(rig, "stop", () => rig.Agent.BeginStop());
+            rig.Cycle();
+            Assert.True(rig.Agent.AllLoggedOut);
+        }
+        finally
+        {
+            added.Dispose();
+        }
+    }
+
+    // The agent parks (the rig's wakeup holds no signal), then the route runs: it must have signalled the wakeup.
+    private static void AssertWakes(Rig rig, string route, Action act)
+    {
+        rig.Wakeup.Park(0);
+        Assert.False(rig.Wakeup.IsSignalled);
+        act();
+        Assert.True(rig.Wakeup.IsSignalled, route + " did not wake the agent");
+    }
+
     private static void AssertAt(long dueNs, long atNs, string what, long slack = CycleNs) =>
         Assert.True(atNs >= dueNs && atNs <= dueNs + slack, $"{what} at {atNs / 1_000} µs, due at {dueNs / 1_000} µs");
 
@@ -267,13 +382,13 @@ public sealed class QuietVisitTests
     {
         private readonly FixEngine.Timing.IdleWakeup _wakeup = new();
 
-        public Rig(SessionSettings? settings = null, bool sendersEnter = true)
+        public Rig(SessionSettings? settings = null, bool sendersEnter = true, bool guarded = true)
         {
             Clock = new FakeClock(nowNs: 1_000_000_000L, epochNs: new DateTimeOffset(2026, 1, 5, 12, 0, 0, TimeSpan.Zero).ToUnixTimeMilliseconds() * 1_000_000L);
             Agent = new EngineAgent([], new EpochAnchor(Clock), new EngineConsole(null), logonTimeoutSeconds: 10, wakeup: _wakeup);
             Session = new FixSession(settings ?? Settings(ConnectionType.Acceptor), new EchoApp(), new MemoryMessageStore(Clock.EpochNs));
             Session.AgentWakeup = _wakeup;
-            Slot = new SessionSlot(Session, guarded: true, sendersEnter ? () => Clock.EpochNs : null);
+            Slot = new SessionSlot(Session, guarded, sendersEnter ? () => Clock.EpochNs : null);
             SessionSlot slot = Slot;
             Session.AgentServiceRequest = () => Agent.RequestService(slot);
             Agent.AddInitial(Slot);
@@ -281,6 +396,28 @@ public sealed class QuietVisitTests
         }
 
         public FakeClock Clock { get; }
+
+        public FixEngine.Timing.IdleWakeup Wakeup => _wakeup;
+
+        /// <summary>One duty cycle at the agent's deadline, as the runner's park until it (at least 1 µs later).</summary>
+        public void Parked(ref int cycles)
+        {
+            Clock.Advance(Math.Max(1_000, Agent.NextDeadlineNs - Clock.NowNs));
+            Agent.DoWork(Clock.NowNs);
+            cycles++;
+        }
+
+        /// <summary>Parked duty cycles until <paramref name="done"/>; returns the epoch time of the cycle that did it.</summary>
+        public long RunParkedUntil(Func<bool> done, long maxNs, ref int cycles)
+        {
+            long end = Clock.NowNs + maxNs;
+            while (!done())
+            {
+                Assert.True(Clock.NowNs < end, "not within " + maxNs / 1_000_000 + " ms");
+                Parked(ref cycles);
+            }
+            return Clock.EpochNs;
+        }
 
         public EngineAgent Agent { get; }
 
