@@ -326,6 +326,7 @@ internal static class AsciiParsing
     }
 
     /// <summary>Parses 1..9 ASCII digits (no sign) exactly filling <paramref name="digits"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool TryParseSmallUnsigned(ReadOnlySpan<byte> digits, out int value)
     {
         value = 0;

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Runtime.CompilerServices;
 
 namespace FixEngine.Codec;
 
@@ -108,9 +109,13 @@ public sealed class DataFieldPairs
     /// <summary>Data tag announced by <paramref name="lengthTag"/>, or 0 when it is not a registered length tag.</summary>
     /// <param name="lengthTag">Any tag.</param>
     /// <returns>The data tag, or 0.</returns>
-    public int GetDataTag(int lengthTag)
+    // Inlined: the direct table serves every tag below DirectTags (the per-field checks of parsing and of a resend's
+    // header read); the rest take the list.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public int GetDataTag(int lengthTag) => (uint)lengthTag < DirectTags ? _dataTagByLengthTag[lengthTag] : GetLargeDataTag(lengthTag);
+
+    private int GetLargeDataTag(int lengthTag)
     {
-        if ((uint)lengthTag < DirectTags) return _dataTagByLengthTag[lengthTag];
         foreach ((int LengthTag, int DataTag) pair in _largeSnapshot)
         {
             if (pair.LengthTag == lengthTag) return pair.DataTag;
