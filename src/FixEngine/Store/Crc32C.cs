@@ -40,7 +40,8 @@ internal static class Crc32C
     {
         if (Pclmulqdq.IsSupported && data.Length >= 3 * 8 * MinRunWords)
         {
-            crc = UpdateThreeWay(crc, ref data);
+            crc = UpdateThreeWay(crc, data, out int consumed);
+            data = data.Slice(consumed);
         }
         while (data.Length >= 8)
         {
@@ -51,12 +52,14 @@ internal static class Crc32C
         return crc;
     }
 
-    // Rounds of three interleaved runs while at least 3 * MinRunWords words are left; `data` is left at what remains.
+    // Rounds of three interleaved runs while at least 3 * MinRunWords words are left; `consumed` is the bytes they took
+    // (an out count, not the span by ref: a span passed by ref would stay in memory in the caller's serial loop).
     // Internal for ReplayCompilation (compiled ahead with the file store's read path).
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    internal static uint UpdateThreeWay(uint crc, ref ReadOnlySpan<byte> data)
+    internal static uint UpdateThreeWay(uint crc, ReadOnlySpan<byte> data, out int consumed)
     {
         uint[] constants = ShiftConstants;
+        int length = data.Length;
         while (data.Length >= 3 * 8 * MinRunWords)
         {
             int words = Math.Min(data.Length / 24, MaxRunWords);
@@ -78,6 +81,7 @@ internal static class Crc32C
             crc = BitOperations.Crc32C(0u, product) ^ cc;
             data = data.Slice(3 * run);
         }
+        consumed = length - data.Length;
         return crc;
     }
 

@@ -358,6 +358,7 @@ public sealed partial class FileMessageStore : IMessageStore
         new WindowGetMethod(store._window.TryGet),
         new TryReadSlotMethod(JournalFormat.TryReadSlot),
         new CrcUpdateMethod(Crc32C.Update),
+        new CrcThreeWayMethod(Crc32C.UpdateThreeWay),
     ];
 
     private delegate bool TryReadMessageMethod(int seqNum, long position, int length, out ReadOnlySpan<byte> bytes);
@@ -367,6 +368,8 @@ public sealed partial class FileMessageStore : IMessageStore
     private delegate bool TryReadSlotMethod(ReadOnlySpan<byte> slot, byte magic2, int maxPayloadLength, out JournalSlot result);
 
     private delegate uint CrcUpdateMethod(uint crc, ReadOnlySpan<byte> data);
+
+    private delegate uint CrcThreeWayMethod(uint crc, ReadOnlySpan<byte> data, out int consumed);
 
     /// <inheritdoc/>
     /// <remarks>Compacts the journal: the file is truncated to zero (or, with
