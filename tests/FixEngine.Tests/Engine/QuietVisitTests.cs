@@ -285,9 +285,13 @@ public sealed class QuietVisitTests
         {
             rig.Cycle();
             Assert.Equal(rig.Clock.NowNs + EngineAgent.DefaultMaxParkNs, rig.Agent.NextDeadlineNs);
+            rig.Agent.MaxParkNs = 100_000_000L;
+            rig.Cycle();
+            Assert.Equal(rig.Clock.NowNs + 100_000_000L, rig.Agent.NextDeadlineNs);
         }
         using (var busy = new Rig(guarded: false))
         {
+            busy.Agent.MaxParkNs = 100_000_000L;
             busy.Cycle();
             Assert.Equal(busy.Clock.NowNs + EngineAgent.ShortParkNs, busy.Agent.NextDeadlineNs);
         }
