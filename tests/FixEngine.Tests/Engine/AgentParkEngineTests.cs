@@ -57,7 +57,8 @@ public sealed class AgentParkEngineTests
 
         // The stop: the initiator logs out (its agent woke for the stop), and both agents end.
         initiator.Stop(Wait);
-        Assert.Equal(2, Volatile.Read(ref filler.Logouts));
+        // The acceptor answers the Logout before its OnLogout callback runs, so the initiator's stop can return first.
+        Assert.True(WaitFor(() => Volatile.Read(ref filler.Logouts) == 2), "the acceptor did not see the stop's Logout");
         Assert.True(initiator.Runtime.Agent.AllLoggedOut, "the initiator's agent ended before its Logout was answered");
         acceptor.Stop(Wait);
         filler.AssertClean();
