@@ -229,11 +229,10 @@ public sealed class AgentRunner : IDisposable
         IAgent[] agents = _agents;
         IIdleStrategy idle = _idle;
         IClock clock = _clock;
-        if (agents.Length == 1 && agents[0] is IDeadlineAgent deadlineAgent && idle is BackoffIdleStrategy backoff)
-        {
-            LoopToDeadlines(agents[0], deadlineAgent, backoff, clock);
-            return;
-        }
+        // One agent that says when it next has work (IDeadlineAgent) and the Backoff strategy: each park lasts until the
+        // agent's deadline (other threads cut it short through the strategy's IdleWakeup).
+        IDeadlineAgent? deadlines = agents.Length == 1 ? agents[0] as IDeadlineAgent : null;
+        BackoffIdleStrategy? toDeadline = deadlines is not null ? idle as BackoffIdleStrategy : null;
         while (Volatile.Read(ref _state) == Running)
         {
             long nowNs = clock.NowNs;
@@ -254,36 +253,12 @@ public sealed class AgentRunner : IDisposable
                 }
             }
             EngineThreadProbe.OnPass();
-            idle.Idle(work);
+            if (toDeadline is not null) toDeadline.Idle(work, deadlines!.NextDeadlineNs - nowNs);
+            else idle.Idle(work);
         }
     }
 
     /// <summary>Records and reports an agent exception; returns whether the loop may continue.</summary>
-    // One agent that says when it next has work (IDeadlineAgent) and the Backoff strategy: each park lasts until the
-    // agent's deadline (other threads cut it short through the strategy's IdleWakeup).
-    private void LoopToDeadlines(IAgent agent, IDeadlineAgent deadlines, BackoffIdleStrategy idle, IClock clock)
-    {
-        while (Volatile.Read(ref _state) == Running)
-        {
-            long nowNs = clock.NowNs;
-            int work;
-            try
-            {
-                work = agent.DoWork(nowNs);
-            }
-            catch (Exception ex)
-            {
-                work = 1;
-                if (!ReportError(agent, ex))
-                {
-                    return;
-                }
-            }
-            EngineThreadProbe.OnPass();
-            idle.Idle(work, deadlines.NextDeadlineNs - nowNs);
-        }
-    }
-
     private bool ReportError(IAgent agent, Exception ex)
     {
         Interlocked.Increment(ref _errorCount);
