@@ -20,9 +20,14 @@ namespace FixEngine.Engine;
 //   console line (naming the limit, the need and the settings) and makes a budget: each file store is parked right
 //   after it is opened (its descriptors closed, Store/FileMessageStore.Parking.cs), and the agent's visits park only
 //   what the limit requires: while more than ParkMark journals are open (7/8 of what the limit leaves after the sockets
-//   and the reserve), the journals whose last use is at least IdleNs old, or PressedIdleNs old while more than
-//   PressureMark (15/16) are open (a logon storm of thousands of sessions a second opens journals faster than one
-//   second of idleness closes them; docs/benchmarks/2026-12-06-scale.md). Below ParkMark an open journal stays open:
+//   and the reserve), the journals of sessions idle on both sides whose next Heartbeat (sent or received) is at least
+//   half a HeartBtInt away, and the other journals whose last use is at least IdleNs old; while more than PressureMark
+//   (15/16) are open, every journal whose last use is PressedIdleNs old (a logon storm of thousands of sessions a
+//   second opens journals faster than one second of idleness closes them; docs/benchmarks/2026-12-06-scale.md). An
+//   idle session's journal is written at each Heartbeat it sends or receives, so a journal parked a second after its
+//   last use was often reopened a moment later by the next one: at 10,000 idle sessions under a limit of 20,000 that
+//   was about 1,600 reopens a second; parking at the start of the long gap between two Heartbeats cut it to about 500
+//   (docs/benchmarks/2026-12-06-scale.md, branch filestore16). Below ParkMark an open journal stays open:
 //   parking every journal idle for a second made nearly every heartbeat of thousands of idle sessions reopen its
 //   journal, where keeping 7/8 open reopens only the journals of the sessions parked to make room
 //   (docs/benchmarks/2026-12-06-scale.md, 2026-12-07 afternoon). Below ParkMark a quiet session's journal asks for no
@@ -130,7 +135,7 @@ internal sealed class JournalHandleBudget
         if (journals == 0) return null;
         console.ResourceLimit(string.Create(CultureInfo.InvariantCulture,
             $"{sockets:N0} sessions need about {need:N0} file descriptors ({sockets:N0} sockets, {files}, {RuntimeReserve} for the runtime), above this process's "
-            + $"open-files limit of {max:N0} (ulimit -n; LimitNOFILE= of a systemd service): journals of sessions idle for 1 s are closed while more than "
+            + $"open-files limit of {max:N0} (ulimit -n; LimitNOFILE= of a systemd service): journals of idle sessions are closed while more than "
             + $"{ParkMarkOf(Spare(max, sockets)):N0} are open, and opened again when next written; raise the limit above {need:N0} to keep them all open"));
         return new JournalHandleBudget(max, need, sockets);
     }
