@@ -141,4 +141,33 @@ public sealed class JournalHandleBudgetExchangeTests : IDisposable
             foreach (SessionHarness x in h) x.Dispose();
         }
     }
+
+    [Fact]
+    public void LookingAtAnIdleSessionsNextHeartbeatAllocatesNothing()
+    {
+        if (!OperatingSystem.IsLinux()) return;
+        // 16 left for journals: 15 open are above the park mark (14), not above the pressure mark (15).
+        JournalHandleBudget budget = Budget(configured: 20, spare: 16);
+        SessionHarness[] h = LoggedOn(15);
+        try
+        {
+            foreach (SessionHarness x in h) x.Advance(20 * Second); // Heartbeats due in 10 s: kept open, looked at again
+            foreach (SessionHarness x in h) Visit(budget, x);
+            Assert.Equal(15, budget.OpenJournals);
+            long t = h[0].Now;
+            long allocated = Allocations.Measure(() =>
+            {
+                t += 1_000;
+                budget.Visit(h[0].Session, t, t);
+                budget.NextVisitNs(h[0].Session, t, t);
+            }, warmup: 100, iterations: 1_000);
+            Assert.Equal(0, allocated);
+            Assert.False(StoreOf(h[0]).IsParked);
+            Assert.Equal(h[0].Now + 10 * Second + JournalHandleBudget.ExchangeLookDelayNs, budget.NextVisitNs(h[0].Session, h[0].Now, h[0].Now));
+        }
+        finally
+        {
+            foreach (SessionHarness x in h) x.Dispose();
+        }
+    }
 }
