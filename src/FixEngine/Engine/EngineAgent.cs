@@ -777,7 +777,7 @@ internal sealed class EngineAgent : IAgent, IDeadlineAgent
                 // The journal budget looks at the session on full visits only: its next look bounds the quiet span.
                 if (_journals is not null)
                 {
-                    long dueNs = _journals.NextVisitNs(slot.Session, nowNs);
+                    long dueNs = _journals.NextVisitNs(slot.Session, nowNs, scope.EpochNs);
                     if (dueNs != long.MaxValue) slot.Session.EndQuietBy(epochNs + (dueNs - nowNs));
                 }
                 slot.AgentDueEpochNs = slot.Session.QuietUntilNs;
@@ -992,7 +992,7 @@ internal sealed class EngineAgent : IAgent, IDeadlineAgent
     {
         FixSession session = slot.Session;
         int work = 0;
-        _journals?.Visit(session, _nowNs);
+        _journals?.Visit(session, _nowNs, epochNs);
         if (session.Connection is IEngineConnection c && c.IsClosed)
         {
             bool wasLoggedOn = session.IsLoggedOn;

@@ -20,9 +20,14 @@ namespace FixEngine.Engine;
 //   console line (naming the limit, the need and the settings) and makes a budget: each file store is parked right
 //   after it is opened (its descriptors closed, Store/FileMessageStore.Parking.cs), and the agent's visits park only
 //   what the limit requires: while more than ParkMark journals are open (7/8 of what the limit leaves after the sockets
-//   and the reserve), the journals whose last use is at least IdleNs old, or PressedIdleNs old while more than
-//   PressureMark (15/16) are open (a logon storm of thousands of sessions a second opens journals faster than one
-//   second of idleness closes them; docs/benchmarks/2026-12-06-scale.md). Below ParkMark an open journal stays open:
+//   and the reserve), the journals of sessions idle on both sides whose next Heartbeat (sent or received) is at least
+//   half a HeartBtInt away, and the other journals whose last use is at least IdleNs old; while more than PressureMark
+//   (15/16) are open, every journal whose last use is PressedIdleNs old (a logon storm of thousands of sessions a
+//   second opens journals faster than one second of idleness closes them; docs/benchmarks/2026-12-06-scale.md). An
+//   idle session's journal is written at each Heartbeat it sends or receives, so a journal parked a second after its
+//   last use was often reopened a moment later by the next one: at 10,000 idle sessions under a limit of 20,000 that
+//   was about 1,600 reopens a second; parking at the start of the long gap between two Heartbeats cut it to about 500
+//   (docs/benchmarks/2026-12-06-scale.md, branch filestore16). Below ParkMark an open journal stays open:
 //   parking every journal idle for a second made nearly every heartbeat of thousands of idle sessions reopen its
 //   journal, where keeping 7/8 open reopens only the journals of the sessions parked to make room
 //   (docs/benchmarks/2026-12-06-scale.md, 2026-12-07 afternoon). Below ParkMark a quiet session's journal asks for no
@@ -130,7 +135,7 @@ internal sealed class JournalHandleBudget
         if (journals == 0) return null;
         console.ResourceLimit(string.Create(CultureInfo.InvariantCulture,
             $"{sockets:N0} sessions need about {need:N0} file descriptors ({sockets:N0} sockets, {files}, {RuntimeReserve} for the runtime), above this process's "
-            + $"open-files limit of {max:N0} (ulimit -n; LimitNOFILE= of a systemd service): journals of sessions idle for 1 s are closed while more than "
+            + $"open-files limit of {max:N0} (ulimit -n; LimitNOFILE= of a systemd service): journals of idle sessions are closed while more than "
             + $"{ParkMarkOf(Spare(max, sockets)):N0} are open, and opened again when next written; raise the limit above {need:N0} to keep them all open"));
         return new JournalHandleBudget(max, need, sockets);
     }
@@ -145,26 +150,69 @@ internal sealed class JournalHandleBudget
         }
     }
 
-    /// <summary>Agent, inside the session's scope: counts its journal open or parked, and parks it once unused for
-    /// <see cref="CurrentIdleNs"/> while more than <see cref="ParkMark"/> journals are open.</summary>
-    public void Visit(FixSession session, long nowNs)
+    /// <summary>Agent, inside the session's scope before its Poll: counts its journal open or parked, and parks it when
+    /// more than <see cref="ParkMark"/> journals are open and its next write is far enough away (<see cref="ShouldPark"/>).</summary>
+    /// <param name="session">The session visited.</param>
+    /// <param name="nowNs">Monotonic now.</param>
+    /// <param name="epochNs">Epoch now (the session's timers); <see cref="long.MinValue"/> when unknown (every journal is
+    /// then judged by its idle time alone).</param>
+    public void Visit(FixSession session, long nowNs, long epochNs = long.MinValue)
     {
         if (session.Store is not FileMessageStore store) return;
         Count(store);
         if (store.IsParked) return;
-        long uses = store.Uses;
-        if (uses != store.BudgetSeenUses && !store.ParkAfterUse)
-        {
-            store.BudgetSeenUses = uses;
-            store.BudgetIdleSinceNs = nowNs;
-            return;
-        }
-        if ((store.ParkAfterUse || (_open > _parkMark && nowNs - store.BudgetIdleSinceNs >= CurrentIdleNs)) && store.TryPark())
+        SeeUses(store, nowNs);
+        if (ShouldPark(session, store, nowNs, epochNs) && store.TryPark())
         {
             Parked++;
             Count(store);
         }
     }
+
+    // A use since the last look starts the journal's idle time now.
+    private static void SeeUses(FileMessageStore store, long nowNs)
+    {
+        long uses = store.Uses;
+        if (uses == store.BudgetSeenUses) return;
+        store.BudgetSeenUses = uses;
+        store.BudgetIdleSinceNs = nowNs;
+    }
+
+    // Which open journals are parked while more than ParkMark are open. A journal of a session idle on both sides (only
+    // Heartbeats sent and received last: FixSession.IdleExchangeDueNs) is written next when the heartbeat exchange says:
+    // it is parked once that is at least half its HeartBtInt away (every such session has one such gap an interval,
+    // right after its Heartbeat or the peer's), and not before below the pressure mark, so a parked journal stays parked
+    // for most of a gap instead of being reopened by the Heartbeat due next (docs/benchmarks/2026-12-06-scale.md,
+    // branch filestore16). Any other journal (traffic, not logged on, heartbeats off), and every journal above the
+    // pressure mark, is parked once unused for CurrentIdleNs.
+    private bool ShouldPark(FixSession session, FileMessageStore store, long nowNs, long epochNs)
+    {
+        if (store.ParkAfterUse) return true;
+        if (_open <= _parkMark) return false;
+        long quietNs = ExchangeQuietNs(session, epochNs);
+        if (quietNs != long.MinValue)
+        {
+            if (quietNs >= session.HeartBtIntSec * (NsPerSecond / 2)) return true;
+            if (_open <= _pressureMark) return false;
+        }
+        return nowNs - store.BudgetIdleSinceNs >= CurrentIdleNs;
+    }
+
+    private const long NsPerSecond = 1_000_000_000L;
+
+    /// <summary>How long the journal's next write is away by the heartbeat exchange of a session idle on both sides (may be
+    /// negative when a Heartbeat is late); <see cref="long.MinValue"/> when that does not say (the session is not idle so,
+    /// or the epoch time is unknown).</summary>
+    private static long ExchangeQuietNs(FixSession session, long epochNs)
+    {
+        if (epochNs == long.MinValue) return long.MinValue;
+        long dueNs = session.IdleExchangeDueNs;
+        return dueNs == long.MinValue ? long.MinValue : dueNs - epochNs;
+    }
+
+    /// <summary>How long after the heartbeat exchange's next message a journal kept open for it is looked at again (100 ms):
+    /// the look right after the write finds the gap that follows it.</summary>
+    public const long ExchangeLookDelayNs = 100_000_000L;
 
     // The open count follows what the visits see: a store's journal is counted open from the visit that finds it open
     // until the visit that finds (or makes) it parked. A store disposed while counted open stays counted, which can only
@@ -177,24 +225,34 @@ internal sealed class JournalHandleBudget
         _open += open ? 1 : -1;
     }
 
-    /// <summary>Agent, inside the session's scope, after its visit: the monotonic time at which <see cref="Visit"/> would
-    /// next act for it, so a quiet session's visits may pass until then (FixSession.IsQuietAt). A use since the visit (the
-    /// Heartbeat its Poll wrote) is taken as the visit would take it, so it needs no second visit: the journal's idle time
-    /// starts at <paramref name="nowNs"/>. <see cref="long.MaxValue"/> when there is nothing to park: the journal is
-    /// parked, or no more than <see cref="ParkMark"/> are open (below the mark no visit parks anything, so an idle session
-    /// is not looked at until it wakes for its own timers or traffic; once the count passes the mark, each open journal
-    /// is looked at <see cref="CurrentIdleNs"/> after its next use, and the hard cap (<see cref="OpenLimit"/>) bounds the
-    /// descriptors meanwhile). Else the end of the journal's idle time.</summary>
-    public long NextVisitNs(FixSession session, long nowNs)
+    /// <summary>Agent, inside the session's scope, after its visit (its Poll): parks the journal when <see cref="Visit"/>
+    /// would (the Heartbeat the Poll just wrote may have begun the gap in which it is parked), else returns the monotonic
+    /// time at which <see cref="Visit"/> would next act for it, so a quiet session's visits may pass until then
+    /// (FixSession.IsQuietAt). A use since the visit (the Heartbeat its Poll wrote) is taken as the visit would take it,
+    /// so it needs no second visit: the journal's idle time starts at <paramref name="nowNs"/>. <see cref="long.MaxValue"/>
+    /// when there is nothing to park: the journal is parked, or no more than <see cref="ParkMark"/> are open (below the
+    /// mark no visit parks anything, so an idle session is not looked at until it wakes for its own timers or traffic;
+    /// once the count passes the mark, each open journal is looked at again, and the hard cap (<see cref="OpenLimit"/>)
+    /// bounds the descriptors meanwhile). Above the mark: for a session idle on both sides whose next Heartbeat (sent or
+    /// received) is too near, <see cref="ExchangeLookDelayNs"/> after it (the gap after it may be the long one; none when
+    /// it is late already: the session's own timers bring the next visit); else the end of the journal's idle time.</summary>
+    public long NextVisitNs(FixSession session, long nowNs, long epochNs = long.MinValue)
     {
         if (session.Store is not FileMessageStore store || store.IsParked) return long.MaxValue;
-        long uses = store.Uses;
-        if (uses != store.BudgetSeenUses)
+        SeeUses(store, nowNs);
+        if (ShouldPark(session, store, nowNs, epochNs) && store.TryPark())
         {
-            store.BudgetSeenUses = uses;
-            store.BudgetIdleSinceNs = nowNs;
+            Parked++;
+            Count(store);
+            return long.MaxValue;
         }
-        return _open > _parkMark || store.ParkAfterUse ? store.BudgetIdleSinceNs + CurrentIdleNs : long.MaxValue;
+        if (_open <= _parkMark && !store.ParkAfterUse) return long.MaxValue;
+        long quietNs = ExchangeQuietNs(session, epochNs);
+        if (quietNs != long.MinValue && _open <= _pressureMark && !store.ParkAfterUse)
+        {
+            return quietNs >= 0 ? nowNs + quietNs + ExchangeLookDelayNs : long.MaxValue;
+        }
+        return store.BudgetIdleSinceNs + CurrentIdleNs;
     }
 
     /// <summary>The soft open-files limit of this process (RLIMIT_NOFILE), from /proc/self/limits; -1 when unknown or unlimited.</summary>

@@ -320,7 +320,7 @@ public sealed partial class FixSession
         }
         // From the right peer at a sane time: the peer is alive, whatever its sequence number (a message too high while a
         // resend is pending is a busy peer, not a dead one).
-        _heartbeat.OnReceived(epochNs);
+        _heartbeat.OnReceived(epochNs, IsAdminMsgType(message.MsgType));
         int expected = _store.NextTargetMsgSeqNum;
         if (checkTooHigh && seq > expected)
         {

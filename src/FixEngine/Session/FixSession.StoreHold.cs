@@ -143,7 +143,7 @@ public sealed partial class FixSession
     private void OnMessageWhileHeld(ReadOnlySpan<byte> frame, long epochNs)
     {
         var message = IndexInbound(frame);
-        _heartbeat.OnReceived(epochNs);
+        _heartbeat.OnReceived(epochNs, message.HasStandardPrefix && IsAdminMsgType(message.MsgType));
         if (message.HasStandardPrefix && message.MsgType.SequenceEqual(MsgTypes.Logout))
         {
             FromAdmin(message);

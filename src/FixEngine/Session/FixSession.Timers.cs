@@ -69,6 +69,11 @@ public sealed partial class FixSession
     /// cost of that Heartbeat only. A stale read only misleads the agent's choice of when to visit.</summary>
     internal bool LastSentAdmin => _heartbeat.LastSentAdmin;
 
+    /// <summary>Inside the session's scope: for a logged-on session idle on both sides (only Heartbeats and the like
+    /// sent and received last), when the heartbeat exchange next makes it send or receive (epoch ns; HeartbeatMonitor
+    /// .IdleExchangeDueNs); <see cref="long.MinValue"/> otherwise.</summary>
+    internal long IdleExchangeDueNs => IsLoggedOn ? _heartbeat.IdleExchangeDueNs : long.MinValue;
+
     /// <summary>Test seam: sets the quiet span as a Poll would, without one (to build the state a race leaves).</summary>
     internal void SetQuietSpanForTesting(long fromNs, long untilNs)
     {

@@ -71,10 +71,22 @@ internal sealed class HeartbeatMonitor
     public bool LastSentAdmin => _lastSentAdmin;
 
     private bool _lastSentAdmin;
+    private bool _lastReceivedAdmin;
 
-    /// <summary>An inbound message passed the session's checks: the peer is alive.</summary>
-    public void OnReceived(long epochNs)
+    /// <summary>For a session idle on both sides (the last message sent and the last received were administrative, no
+    /// TestRequest out, heartbeats on): the earliest instant at which the heartbeat exchange alone makes it send or
+    /// receive again (epoch ns): our Heartbeat HeartBtInt after our last send, the peer's HeartBtInt after its last
+    /// message. <see cref="long.MinValue"/> when the session is not idle so (its next message is the traffic's to say).
+    /// Used by the engine's journal budget to close the journals whose next write is furthest away.</summary>
+    public long IdleExchangeDueNs => _heartBtIntSec <= 0 || _testRequestsSent != 0 || !_lastSentAdmin || !_lastReceivedAdmin
+        ? long.MinValue
+        : Math.Min(_lastSentNs, _lastReceivedNs) + _heartBtIntSec * NsPerSecond;
+
+    /// <summary>An inbound message passed the session's checks: the peer is alive. <paramref name="admin"/> when it was
+    /// a session-level one (a Heartbeat, a TestRequest, a Logon...), not an application message.</summary>
+    public void OnReceived(long epochNs, bool admin)
     {
+        _lastReceivedAdmin = admin;
         _lastReceivedNs = epochNs;
         _lastProcessedNs = epochNs;
         _testRequestsSent = 0;

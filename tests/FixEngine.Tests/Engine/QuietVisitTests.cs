@@ -226,7 +226,7 @@ public sealed class QuietVisitTests
                 switch (random.Next(4))
                 {
                     case 0: monitor.OnSent(t, admin: false); break;
-                    case 1: monitor.OnReceived(t); break;
+                    case 1: monitor.OnReceived(t, admin: false); break;
                     case 2: if (monitor.Check(t) == HeartbeatDue.TestRequest) monitor.OnTestRequestSent(); break;
                 }
             }
