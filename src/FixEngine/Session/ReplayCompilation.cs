@@ -35,7 +35,18 @@ internal static class ReplayCompilation
         ThreadPool.UnsafeQueueUserWorkItem(static m => Compile(m), methods, preferLocal: false);
     }
 
-    private static void Compile(Delegate[] methods)
+    private static string? _failureReport;
+
+    /// <summary>Methods whose compilation ahead failed in this process (diagnostics and tests).</summary>
+    internal static int Failures => Volatile.Read(ref _failures);
+
+    private static int _failures;
+
+    /// <summary>The first failure's description, once: the next caller gets null. A session raises it as a warning event
+    /// when it answers a ResendRequest (FixSession.ResendRange), so it reaches the engine's log from a session's thread.</summary>
+    internal static string? TakeFailureReport() => Volatile.Read(ref _failureReport) is null ? null : Interlocked.Exchange(ref _failureReport, null);
+
+    internal static void Compile(Delegate[] methods)
     {
         foreach (Delegate method in methods)
         {
@@ -43,10 +54,16 @@ internal static class ReplayCompilation
             {
                 RuntimeHelpers.PrepareMethod(method.Method.MethodHandle);
             }
-            catch (Exception)
+            catch (Exception e)
             {
-                // Not compiled ahead: the method compiles at its first call, as any other
-                // (ResendCopyTests.TheReplayMethodsCompiledAheadAllCompile checks that none fails).
+                // Not compiled ahead: the method compiles at its first call, as any other, on the session's thread in a
+                // replay step (ResendCopyTests.TheReplayMethodsCompiledAheadAllCompile checks that none fails). The first
+                // failure is kept for a session to report.
+                if (Interlocked.Increment(ref _failures) == 1)
+                {
+                    Volatile.Write(ref _failureReport, "The replay method " + method.Method.DeclaringType?.Name + "." + method.Method.Name
+                        + " was not compiled ahead (" + e.GetType().Name + ": " + e.Message + "); it compiles at its first call, on the session's thread");
+                }
             }
         }
     }
