@@ -149,7 +149,7 @@ public sealed partial class FixSession
 
     private delegate byte CopyAndSumMethod(ReadOnlySpan<byte> source, Span<byte> destination);
 
-    private delegate int ReadRangeMethod(int beginSeqNo, int endSeqNo, ref ResendHandler handler);
+    private delegate int ReadRangeMethod(int beginSeqNo, int endSeqNo, int expectedMessages, ref ResendHandler handler);
 
     // One step of the replay in progress; returns 1 when it sent something.
     private int ContinueReplay(long epochNs)
@@ -177,7 +177,7 @@ public sealed partial class FixSession
         int end = _resend.ReplayEndSeq;
         var replay = new ResendHandler(this, _resend.ReplayNextSeq, _resend.ReplayGapStart, epochNs);
         // A file store hands each message's resend layout over with it, recorded when the message was stored.
-        if (_store is FileMessageStore fileStore) fileStore.ReadRangeLaidOut(_resend.ReplayNextSeq, end, ref replay);
+        if (_store is FileMessageStore fileStore) fileStore.ReadRangeLaidOut(_resend.ReplayNextSeq, end, ReplayMessagesPerStep, ref replay);
         else _store.ReadRange(_resend.ReplayNextSeq, end, ref replay);
         if (_connection is null) return 1;
         if (replay.Paused && replay.Current <= end)

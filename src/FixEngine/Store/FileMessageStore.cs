@@ -291,7 +291,7 @@ public sealed partial class FileMessageStore : IMessageStore
         var laidOut = new LayoutIgnored<THandler>(handler);
         try
         {
-            return ReadRangeLaidOut(beginSeqNo, endSeqNo, ref laidOut);
+            return ReadRangeLaidOut(beginSeqNo, endSeqNo, 0, ref laidOut);
         }
         finally
         {
@@ -301,9 +301,15 @@ public sealed partial class FileMessageStore : IMessageStore
 
     /// <summary><see cref="ReadRange{THandler}"/> for a handler that also takes each message's <see cref="ResendLayout"/>
     /// (default when its record has none: a message stored before layouts were recorded, or one they do not describe).</summary>
+    /// <param name="beginSeqNo">First sequence number wanted.</param>
+    /// <param name="endSeqNo">Last sequence number wanted; 0: no upper bound.</param>
+    /// <param name="expectedMessages">How many messages the handler takes before it stops (0: unknown): the journal is
+    /// read no further than the record of the first message after those (a replay step takes a fixed number, and the
+    /// window is released after it).</param>
+    /// <param name="handler">Receives each message and its layout.</param>
     // Optimised at its first call, never tiered (the session's replay compiles it ahead on a pool thread: ReplayCompilation).
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    internal int ReadRangeLaidOut<THandler>(int beginSeqNo, int endSeqNo, ref THandler handler) where THandler : struct, ILaidOutMessageHandler
+    internal int ReadRangeLaidOut<THandler>(int beginSeqNo, int endSeqNo, int expectedMessages, ref THandler handler) where THandler : struct, ILaidOutMessageHandler
     {
         if (_disposed) Internal.ThrowHelper.ThrowObjectDisposed(nameof(FileMessageStore));
         Touch(MessageStoreOperation.Read);
@@ -315,6 +321,9 @@ public sealed partial class FileMessageStore : IMessageStore
         MessageIndex? overlay = _index.Overlay;
         int j = overlay?.LowerBound(begin) ?? 0;
         int overlayCount = overlay?.Count ?? 0;
+        // Where the handler's last expected message ends at the latest: the position of the next indexed one.
+        long readEnd = long.MaxValue;
+        if (expectedMessages > 0 && overlay is null && mainCount - i > expectedMessages) readEnd = _index.MainPositionAt(i + expectedMessages);
         try
         {
             while (true)
@@ -341,7 +350,7 @@ public sealed partial class FileMessageStore : IMessageStore
                     break;
                 }
                 if ((uint)seqNum > last) break;
-                if (!TryReadMessage(seqNum, position, length, out ReadOnlySpan<byte> bytes, out ResendLayout layout)) continue;
+                if (!TryReadMessage(seqNum, position, length, readEnd, out ReadOnlySpan<byte> bytes, out ResendLayout layout)) continue;
                 delivered++;
                 if (!handler.OnMessage(seqNum, bytes, in layout)) break;
             }
@@ -365,15 +374,15 @@ public sealed partial class FileMessageStore : IMessageStore
     // Reads message `seqNum` from its record at `position` (length -1), or its payload at `position` (length given: no
     // layout).
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    private bool TryReadMessage(int seqNum, long position, int length, out ReadOnlySpan<byte> bytes, out ResendLayout layout)
+    private bool TryReadMessage(int seqNum, long position, int length, long readEnd, out ReadOnlySpan<byte> bytes, out ResendLayout layout)
     {
         layout = default;
         if (length >= 0)
         {
-            if (!_window.TryGet(_handle, position, length, _fileLength, JournalPath, out bytes)) ThrowJournalChanged(position);
+            if (!_window.TryGet(_handle, position, length, _fileLength, readEnd, JournalPath, out bytes)) ThrowJournalChanged(position);
             return true;
         }
-        if (!_window.TryGet(_handle, position, JournalFormat.HeadSize, _fileLength, JournalPath, out ReadOnlySpan<byte> head)) ThrowJournalChanged(position);
+        if (!_window.TryGet(_handle, position, JournalFormat.HeadSize, _fileLength, readEnd, JournalPath, out ReadOnlySpan<byte> head)) ThrowJournalChanged(position);
         if (!JournalFormat.TryReadSlot(head, JournalFormat.HeadMagic2, _options.MaxMessageLengthInBytes, out JournalSlot slot)
             || !JournalFormat.IsMessage(slot.Type) || slot.SeqNum != seqNum)
         {
@@ -381,7 +390,7 @@ public sealed partial class FileMessageStore : IMessageStore
             bytes = default;
             return false;
         }
-        if (!_window.TryGet(_handle, position + JournalFormat.HeadSize, slot.Length, _fileLength, JournalPath, out bytes)) ThrowJournalChanged(position);
+        if (!_window.TryGet(_handle, position + JournalFormat.HeadSize, slot.Length, _fileLength, readEnd, JournalPath, out bytes)) ThrowJournalChanged(position);
         if (!JournalFormat.PayloadMatches(bytes, slot.PayloadCrc))
         {
             DamagedMessagesSkipped++;
@@ -406,9 +415,9 @@ public sealed partial class FileMessageStore : IMessageStore
         new CrcThreeWayMethod(Crc32C.UpdateThreeWay),
     ];
 
-    private delegate bool TryReadMessageMethod(int seqNum, long position, int length, out ReadOnlySpan<byte> bytes, out ResendLayout layout);
+    private delegate bool TryReadMessageMethod(int seqNum, long position, int length, long readEnd, out ReadOnlySpan<byte> bytes, out ResendLayout layout);
 
-    private delegate bool WindowGetMethod(SafeFileHandle handle, long position, int count, long endOfFile, string path, out ReadOnlySpan<byte> bytes);
+    private delegate bool WindowGetMethod(SafeFileHandle handle, long position, int count, long endOfFile, long readEnd, string path, out ReadOnlySpan<byte> bytes);
 
     private delegate bool TryReadSlotMethod(ReadOnlySpan<byte> slot, byte magic2, int maxPayloadLength, out JournalSlot result);
 
