@@ -362,6 +362,10 @@ public sealed partial class FileMessageStore : IMessageStore
         return delivered;
     }
 
+    /// <summary>Journal bytes read into the read window so far, by opens, refreshes and range reads (the owner's thread;
+    /// diagnostics and tests).</summary>
+    internal long JournalBytesLoaded => _window.BytesLoaded;
+
     /// <summary>A public handler under <see cref="ReadRangeLaidOut{THandler}"/>: the layout is not passed on.</summary>
     private struct LayoutIgnored<THandler>(THandler inner) : ILaidOutMessageHandler where THandler : struct, IStoredMessageHandler
     {

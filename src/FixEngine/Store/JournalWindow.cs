@@ -79,6 +79,7 @@ internal sealed class JournalWindow : IDisposable
         }
         _start = position;
         _length = read;
+        BytesLoaded += read;
         if (read < count)
         {
             bytes = default;
@@ -87,6 +88,9 @@ internal sealed class JournalWindow : IDisposable
         bytes = _buffer.AsSpan(0, count);
         return true;
     }
+
+    /// <summary>Bytes read from the file into the window so far (the owner's thread; diagnostics and tests).</summary>
+    public long BytesLoaded { get; private set; }
 
     /// <summary>Forgets the loaded bytes (after the file was truncated or rewritten).</summary>
     public void Invalidate()
