@@ -742,13 +742,33 @@ public ref struct FixWriter
     /// are copied, in one pass, and only the bytes before them are summed again.</summary>
     /// <returns>False when <see cref="Begin"/> was not called or the buffer was too small.</returns>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal bool TryFinishWithRaw(scoped ReadOnlySpan<byte> encodedFields, out int length)
+    internal bool TryFinishWithRaw(scoped ReadOnlySpan<byte> encodedFields, out int length) => TryFinishWithRaw(encodedFields, summed: false, 0, out length);
+
+    /// <summary>As <see cref="TryFinishWithRaw(ReadOnlySpan{byte}, out int)"/> when the byte sum of
+    /// <paramref name="encodedFields"/> (mod 256) is known: they are copied, not summed.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal bool TryFinishWithRaw(scoped ReadOnlySpan<byte> encodedFields, byte encodedSum, out int length) =>
+        TryFinishWithRaw(encodedFields, summed: true, encodedSum, out length);
+
+    // The commit tail is TryFinish's, written out there on purpose (2383d74: a call taking the writer's address kept local
+    // writers in memory); the two raw finishes share this one.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private bool TryFinishWithRaw(scoped ReadOnlySpan<byte> encodedFields, bool summed, byte encodedSum, out int length)
     {
         int start = _position;
         int end = -1;
         if (!_failed && _bodyLengthOffset >= 0 && _typedBody == 0 && (uint)(start + encodedFields.Length) <= (uint)_buffer.Length)
         {
-            uint rawSum = AsciiParsing.CopyAndSum(encodedFields, _buffer.Slice(start));
+            uint rawSum;
+            if (summed)
+            {
+                encodedFields.CopyTo(_buffer.Slice(start));
+                rawSum = encodedSum;
+            }
+            else
+            {
+                rawSum = AsciiParsing.CopyAndSum(encodedFields, _buffer.Slice(start));
+            }
             end = FinishCore(_buffer, start + encodedFields.Length, _bodyLengthOffset, _reservedDigits, start, rawSum);
         }
         if (end < 0)

@@ -75,6 +75,9 @@ public sealed partial class FixSession
         }
         _counters.OnResendRequestReceived();
         Raise(NewEvent(SessionEventKind.ResendRequest, Logging.LogLevel.Warning, null) with { ByCounterparty = true, BeginSeqNo = begin, EndSeqNo = end }, epochNs);
+        // A replay method the first session could not compile ahead (it then compiles at its first call, here): told once
+        // per process, by the first session to answer a ResendRequest after it.
+        if (ReplayCompilation.TakeFailureReport() is string notCompiled) Raise(SessionEventKind.Other, Logging.LogLevel.Warning, notCompiled, epochNs);
         if (end < begin)
         {
             // BeginSeqNo above the last number we sent: there is nothing to resend (and no number a GapFill could carry).
@@ -101,19 +104,20 @@ public sealed partial class FixSession
             methods.Add(new ReplayStepMethod(ReplayStep));
             methods.Add(new OnMessageMethod(handler.OnMessage));
             methods.Add(new ResendOneMethod(ResendOne));
+            methods.Add(new UseRecordedLayoutMethod(TryUseRecordedLayout));
             methods.Add(new TransmitResendMethod(TransmitResend));
             methods.Add(new EncodeStoredMethod(TryEncodeStored));
             methods.Add(new EncodeCopiedMethod(TryEncodeResend));
             methods.Add(new AddToBatchMethod(TryAddToReplayBatch));
             methods.Add(new LocateStoredMethod(TryLocateStored));
-            methods.Add(new ReadStoredFieldMethod(ReadStoredField));
+            methods.Add(new ReadStoredFieldMethod(StoredFields.ReadField));
             methods.Add(new IsHeaderTagMethod(IsHeaderTag));
             methods.Add(new PossDupHeaderMethod(_header.WritePossDupHeader));
             methods.Add(new CopyAndSumMethod(AsciiParsing.CopyAndSum));
         }
         if (store is not null)
         {
-            methods.Add(new ReadRangeMethod(store.ReadRange<ResendHandler>));
+            methods.Add(new ReadRangeMethod(store.ReadRangeLaidOut<ResendHandler>));
             methods.AddRange(FileMessageStore.ReadPathMethods(store));
         }
         return methods.ToArray();
@@ -121,9 +125,11 @@ public sealed partial class FixSession
 
     private delegate int ReplayStepMethod(long epochNs);
 
-    private delegate bool OnMessageMethod(int seqNum, ReadOnlySpan<byte> message);
+    private delegate bool OnMessageMethod(int seqNum, ReadOnlySpan<byte> message, in ResendLayout layout);
 
-    private delegate bool ResendOneMethod(int seqNum, ReadOnlySpan<byte> stored, long epochNs, int gapStart);
+    private delegate bool ResendOneMethod(int seqNum, ReadOnlySpan<byte> stored, in ResendLayout recorded, long epochNs, int gapStart);
+
+    private delegate bool UseRecordedLayoutMethod(ReadOnlySpan<byte> stored, in ResendLayout recorded, out StoredLayout layout);
 
     private delegate bool TransmitResendMethod(int seqNum, ReadOnlySpan<byte> stored, in StoredLayout layout, bool indexed, FixMessage original, long epochNs, int gapStart);
 
@@ -143,7 +149,7 @@ public sealed partial class FixSession
 
     private delegate byte CopyAndSumMethod(ReadOnlySpan<byte> source, Span<byte> destination);
 
-    private delegate int ReadRangeMethod(int beginSeqNo, int endSeqNo, ref ResendHandler handler);
+    private delegate int ReadRangeMethod(int beginSeqNo, int endSeqNo, int expectedMessages, ref ResendHandler handler);
 
     // One step of the replay in progress; returns 1 when it sent something.
     private int ContinueReplay(long epochNs)
@@ -170,7 +176,9 @@ public sealed partial class FixSession
     {
         int end = _resend.ReplayEndSeq;
         var replay = new ResendHandler(this, _resend.ReplayNextSeq, _resend.ReplayGapStart, epochNs);
-        _store.ReadRange(_resend.ReplayNextSeq, end, ref replay);
+        // A file store hands each message's resend layout over with it, recorded when the message was stored.
+        if (_store is FileMessageStore fileStore) fileStore.ReadRangeLaidOut(_resend.ReplayNextSeq, end, ReplayMessagesPerStep, ref replay);
+        else _store.ReadRange(_resend.ReplayNextSeq, end, ref replay);
         if (_connection is null) return 1;
         if (replay.Paused && replay.Current <= end)
         {
@@ -231,7 +239,7 @@ public sealed partial class FixSession
         }
     }
 
-    private struct ResendHandler : IStoredMessageHandler
+    private struct ResendHandler : IStoredMessageHandler, ILaidOutMessageHandler
     {
         private readonly FixSession _session;
         private readonly long _epochNs;
@@ -254,11 +262,13 @@ public sealed partial class FixSession
         /// replay budget was reached.</summary>
         public bool Paused;
 
+        public bool OnMessage(int seqNum, ReadOnlySpan<byte> message) => OnMessage(seqNum, message, default);
+
         [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-        public bool OnMessage(int seqNum, ReadOnlySpan<byte> message)
+        public bool OnMessage(int seqNum, ReadOnlySpan<byte> message, in ResendLayout layout)
         {
             if (seqNum != Current && GapStart == 0) GapStart = Current;
-            if (_session.ResendOne(seqNum, message, _epochNs, GapStart))
+            if (_session.ResendOne(seqNum, message, in layout, _epochNs, GapStart))
             {
                 GapStart = 0;
             }
@@ -276,6 +286,10 @@ public sealed partial class FixSession
     /// <summary>Stored messages a replay read by their header only, their body copied (the session's thread; for tests).</summary>
     internal long StoredMessagesCopiedForResend { get; private set; }
 
+    /// <summary>Of <see cref="StoredMessagesCopiedForResend"/>, those whose header was not read at all: the store handed
+    /// over their layout (the session's thread; for tests).</summary>
+    internal long StoredMessagesLaidOutForResend { get; private set; }
+
     /// <summary>Stored messages a replay indexed field by field because the header-only read did not take them (the
     /// session's thread; for tests).</summary>
     internal long StoredMessagesIndexedForResend { get; private set; }
@@ -284,10 +298,17 @@ public sealed partial class FixSession
     // A stored message is read by its header only (TryLocateStored): the body is copied as it is, never parsed. A stored
     // message whose header that quick read does not take (a data field in the header, a BodyLength that does not end at
     // the trailer, no SendingTime, a tag with a leading zero...) goes the full way: indexed field by field, as before.
+    // A message whose layout the store recorded (ResendLayout) is not read at all: its layout gives the MsgType, the
+    // SendingTime, where the body starts and the body's byte sum, so the body is only copied.
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    private bool ResendOne(int seqNum, ReadOnlySpan<byte> stored, long epochNs, int gapStart)
+    private bool ResendOne(int seqNum, ReadOnlySpan<byte> stored, in ResendLayout recorded, long epochNs, int gapStart)
     {
-        if (!TryLocateStored(stored, out StoredLayout layout))
+        StoredLayout layout;
+        if (recorded.IsKnown && TryUseRecordedLayout(stored, in recorded, out layout))
+        {
+            StoredMessagesLaidOutForResend++;
+        }
+        else if (!TryLocateStored(stored, out layout))
         {
             StoredMessagesIndexedForResend++;
             return ResendOneIndexed(seqNum, stored, epochNs, gapStart);
@@ -340,6 +361,41 @@ public sealed partial class FixSession
         return false;
     }
 
+    // The layout the store recorded for a message, as TryLocateStored would find it: taken when the message's first body
+    // field is well formed and not a header field of this session's dictionary (the store stopped at the first field
+    // that a resend does not rewrite, whichever dictionary), and the fields a resend rewrites are header fields of the
+    // dictionary. Otherwise the header is read as before.
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    private bool TryUseRecordedLayout(ReadOnlySpan<byte> stored, in ResendLayout recorded, out StoredLayout layout)
+    {
+        layout = default;
+        if (!_rewrittenAreHeaderTags || !recorded.FitsMessage(stored.Length)) return false;
+        int trailer = stored.Length - FixFramer.TrailerLength;
+        int bodyStart = recorded.BodyStart;
+        if (bodyStart < trailer)
+        {
+            var soh = new StoredSohCursor(stored);
+            if (StoredFields.ReadField(stored, ref soh, bodyStart, trailer, out int tag, out _) < 0 || IsHeaderTag(tag)) return false;
+        }
+        layout.MsgTypeStart = recorded.MsgTypeStart;
+        layout.MsgTypeLength = recorded.MsgTypeLength;
+        layout.SendingTimeStart = recorded.SendingTimeStart;
+        layout.SendingTimeLength = recorded.SendingTimeLength;
+        layout.HeaderStart = bodyStart;
+        layout.KeptFields = 0;
+        layout.BodyStart = bodyStart;
+        layout.TrailerStart = trailer;
+        layout.BodySum = recorded.BodySum;
+        layout.BodySummed = true;
+        return true;
+    }
+
+    // True when the header fields a resend rewrites are header fields of this session (its dictionary's, or the standard
+    // set): the condition under which a recorded layout reads as TryLocateStored would.
+    private bool RewrittenAreHeaderTags() =>
+        IsHeaderTag(FixTags.MsgSeqNum) && IsHeaderTag(FixTags.PossDupFlag) && IsHeaderTag(FixTags.SenderCompID) && IsHeaderTag(FixTags.SendingTime)
+        && IsHeaderTag(FixTags.TargetCompID) && IsHeaderTag(FixTags.OrigSendingTime);
+
     /// <summary>Where the parts of a stored message are, found by <see cref="TryLocateStored"/> (byte offsets into it).</summary>
     private struct StoredLayout
     {
@@ -362,6 +418,11 @@ public sealed partial class FixSession
 
         /// <summary>The CheckSum(10) field, <c>10=ddd|</c>, the last seven bytes of the message.</summary>
         public int TrailerStart;
+
+        /// <summary>The body's byte sum (mod 256), when <see cref="BodySummed"/>: recorded by the store.</summary>
+        public byte BodySum;
+
+        public bool BodySummed;
     }
 
     // Reads only the header of a stored message: 8, 9, 35, then the fields that are header fields, up to the first that
@@ -374,9 +435,9 @@ public sealed partial class FixSession
         layout = default;
         int length = stored.Length;
         var soh = new StoredSohCursor(stored);
-        int next = ReadStoredField(stored, ref soh, 0, length, out int tag, out int valueStart);
+        int next = StoredFields.ReadField(stored, ref soh, 0, length, out int tag, out int valueStart);
         if (next < 0 || tag != FixTags.BeginString) return false;
-        next = ReadStoredField(stored, ref soh, next, length, out tag, out valueStart);
+        next = StoredFields.ReadField(stored, ref soh, next, length, out tag, out valueStart);
         if (next < 0 || tag != FixTags.BodyLength) return false;
         if (!AsciiParsing.TryParseSmallUnsigned(stored.Slice(valueStart, next - 1 - valueStart), out int bodyLength)) return false;
         int trailer = next + bodyLength;
@@ -384,7 +445,7 @@ public sealed partial class FixSession
         if (stored[trailer] != (byte)'1' || stored[trailer + 1] != (byte)'0' || stored[trailer + 2] != (byte)'=' || stored[length - 1] != AsciiParsing.Soh) return false;
         layout.TrailerStart = trailer;
 
-        next = ReadStoredField(stored, ref soh, next, trailer, out tag, out valueStart);
+        next = StoredFields.ReadField(stored, ref soh, next, trailer, out tag, out valueStart);
         if (next < 0 || tag != FixTags.MsgType) return false;
         layout.MsgTypeStart = valueStart;
         layout.MsgTypeLength = next - 1 - valueStart;
@@ -393,11 +454,11 @@ public sealed partial class FixSession
         int pos = next;
         while (pos < trailer)
         {
-            next = ReadStoredField(stored, ref soh, pos, trailer, out tag, out valueStart);
+            next = StoredFields.ReadField(stored, ref soh, pos, trailer, out tag, out valueStart);
             if (next < 0) return false;
             if (!IsHeaderTag(tag)) break;
             if (DataFieldPairs.Standard.GetDataTag(tag) != 0) return false;
-            if (!IsRewrittenOnResend(tag))
+            if (!ResendLayout.IsRewrittenOnResend(tag))
             {
                 layout.KeptFields++;
             }
@@ -412,93 +473,11 @@ public sealed partial class FixSession
         return layout.SendingTimeStart >= 0;
     }
 
-    // One field at pos, "tag=value|", before limit: returns the offset after its SOH (tag and value start out), or -1
-    // when the tag is not 1-9 digits without a leading zero followed by '=', or no SOH ends the value before limit.
-    // The SOH comes from the cursor's mask (fields are read in ascending order), not from a search per field.
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    private static int ReadStoredField(ReadOnlySpan<byte> message, ref StoredSohCursor soh, int pos, int limit, out int tag, out int valueStart)
-    {
-        tag = 0;
-        valueStart = 0;
-        int i = pos;
-        // Tags of 1-7 digits (all header tags): the digits and '=' from one 8-byte word.
-        ulong word = AsciiParsing.ReadUInt64OrZeroPadded(message, pos);
-        int digits = AsciiParsing.LeadingDigitCount(word);
-        if ((uint)(digits - 1) < 7 && AsciiParsing.ByteAt(word, digits) == (byte)'=' && pos + digits < limit)
-        {
-            tag = (int)AsciiParsing.ParseLeadingDigits(word, digits);
-            i = pos + digits;
-        }
-        else
-        {
-            while (true)
-            {
-                if (i >= limit) return -1;
-                byte b = message[i];
-                if (b == (byte)'=') break;
-                uint digit = (uint)(b - '0');
-                if (digit > 9 || i - pos == FixMessageIndex.MaxTagDigits) return -1;
-                tag = tag * 10 + (int)digit;
-                i++;
-            }
-        }
-        if (i == pos || message[pos] == (byte)'0') return -1;
-        valueStart = i + 1;
-        int at = soh.Next(valueStart, limit);
-        return at < 0 ? -1 : at + 1;
-    }
-
-    /// <summary>The SOH bytes of a stored message, read 64 at a time as a bit mask (<see cref="AsciiParsing.SohBlock"/>):
-    /// the header read pops each value's end from the mask instead of searching for it field by field.</summary>
-    private ref struct StoredSohCursor
-    {
-        private readonly ReadOnlySpan<byte> _message;
-        private int _block;
-        private ulong _mask;
-
-        public StoredSohCursor(ReadOnlySpan<byte> message)
-        {
-            _message = message;
-            _block = -1;
-            _mask = 0;
-        }
-
-        /// <summary>The offset of the first SOH at or after <paramref name="from"/> and below <paramref name="limit"/>
-        /// (at most the message's length), or -1. Calls go forward: <paramref name="from"/> never falls below an earlier
-        /// call's.</summary>
-        [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public int Next(int from, int limit)
-        {
-            int block = from & ~63;
-            if (block != _block)
-            {
-                if (block >= _message.Length) return -1;
-                _block = block;
-                _mask = AsciiParsing.SohBlock(_message, block);
-            }
-            ulong bits = _mask & (ulong.MaxValue << (from & 63));
-            while (bits == 0)
-            {
-                block += 64;
-                if (block >= limit) return -1;
-                _block = block;
-                bits = _mask = AsciiParsing.SohBlock(_message, block);
-            }
-            int at = block + System.Numerics.BitOperations.TrailingZeroCount(bits);
-            return at < limit ? at : -1;
-        }
-    }
-
-    // The header fields a resend writes itself (WritePossDupHeader and OrigSendingTime): the stored ones are dropped.
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static bool IsRewrittenOnResend(int tag) =>
-        tag is FixTags.MsgSeqNum or FixTags.PossDupFlag or FixTags.SenderCompID or FixTags.SendingTime or FixTags.TargetCompID or FixTags.OrigSendingTime;
-
     // One stored header field into a resend's header, in stored order, with OrigSendingTime(122) written before the first
     // kept field above it (or by the caller after the last, when none is).
     private static void WriteKeptHeaderField(ref FixWriter w, int tag, ReadOnlySpan<byte> value, ReadOnlySpan<byte> origSendingTime, ref bool wroteOrig)
     {
-        if (IsRewrittenOnResend(tag)) return;
+        if (ResendLayout.IsRewrittenOnResend(tag)) return;
         if (!wroteOrig && tag > FixTags.OrigSendingTime)
         {
             w.Write(FixTags.OrigSendingTime, origSendingTime);
@@ -524,15 +503,16 @@ public sealed partial class FixSession
         while (pos < bodyStart)
         {
             // Every field here was read by TryLocateStored.
-            int next = ReadStoredField(stored, ref soh, pos, bodyStart, out int tag, out int valueStart);
+            int next = StoredFields.ReadField(stored, ref soh, pos, bodyStart, out int tag, out int valueStart);
             ReadOnlySpan<byte> value = stored.Slice(valueStart, next - 1 - valueStart);
             pos = next;
             WriteKeptHeaderField(ref w, tag, value, origSendingTime, ref wroteOrig);
         }
         if (!wroteOrig) w.Write(FixTags.OrigSendingTime, origSendingTime);
-        // The body is copied and summed for the CheckSum in one pass; the CheckSum is always computed over the bytes sent,
-        // never taken from the stored trailer.
-        return w.TryFinishWithRaw(stored.Slice(bodyStart, layout.TrailerStart - bodyStart), out length);
+        // The body is copied and summed for the CheckSum in one pass, or only copied when the store recorded its sum (over
+        // the same bytes, under the record's CRC); the CheckSum is never taken from the stored trailer.
+        ReadOnlySpan<byte> body = stored.Slice(bodyStart, layout.TrailerStart - bodyStart);
+        return layout.BodySummed ? w.TryFinishWithRaw(body, layout.BodySum, out length) : w.TryFinishWithRaw(body, out length);
     }
 
     // Encodes the stored message as a possible duplicate (43=Y, 122 = its SendingTime) into the encode buffer.

@@ -84,6 +84,9 @@ public sealed partial class FixSession : IDisposable
     private readonly ISessionLog _log;
     private readonly MessageValidator? _validator;
     private readonly DataDictionary? _sessionDictionary;
+    // The header fields a resend rewrites are header fields of the session dictionary (FixSession.Resend: a layout the
+    // store recorded is used only then).
+    private readonly bool _rewrittenAreHeaderTags;
     // FIXT.1.1 with AppDataDictionary.<version> keys: the application dictionary of each version, and the one of the
     // counterparty's DefaultApplVerID(1137) (from its Logon; ours until then), for messages without ApplVerID(1128).
     private readonly ApplicationDictionaries? _appVersions;
@@ -235,6 +238,7 @@ public sealed partial class FixSession : IDisposable
         _isInitiator = settings.ConnectionType == ConnectionType.Initiator;
         _heartbeat = new HeartbeatMonitor(settings.HeartBtInt ?? 30);
         _sessionDictionary = sessionDictionary;
+        _rewrittenAreHeaderTags = RewrittenAreHeaderTags();
         ApplicationDictionary = appDictionary;
         if (_isFixt && appVersions is not null)
         {

@@ -1,4 +1,5 @@
 using System;
+using System.Reflection;
 using System.Runtime.CompilerServices;
 using System.Threading;
 using FixEngine.Store;
@@ -32,21 +33,38 @@ internal static class ReplayCompilation
         bool storePart = fileStore is not null && Volatile.Read(ref _fileStoreQueued) == 0 && Interlocked.Exchange(ref _fileStoreQueued, 1) == 0;
         if (!sessionPart && !storePart) return;
         Delegate[] methods = session.ReplayMethods(sessionPart, storePart ? fileStore : null);
-        ThreadPool.UnsafeQueueUserWorkItem(static m => Compile(m), methods, preferLocal: false);
+        ThreadPool.UnsafeQueueUserWorkItem(static m => Compile(Array.ConvertAll(m, d => d.Method)), methods, preferLocal: false);
     }
 
-    private static void Compile(Delegate[] methods)
+    private static string? _failureReport;
+
+    /// <summary>Methods whose compilation ahead failed in this process (diagnostics and tests).</summary>
+    internal static int Failures => Volatile.Read(ref _failures);
+
+    private static int _failures;
+
+    /// <summary>The first failure's description, once: the next caller gets null. A session raises it as a warning event
+    /// when it answers a ResendRequest (FixSession.ResendRange), so it reaches the engine's log from a session's thread.</summary>
+    internal static string? TakeFailureReport() => Volatile.Read(ref _failureReport) is null ? null : Interlocked.Exchange(ref _failureReport, null);
+
+    internal static void Compile(MethodInfo[] methods)
     {
-        foreach (Delegate method in methods)
+        foreach (MethodInfo method in methods)
         {
             try
             {
-                RuntimeHelpers.PrepareMethod(method.Method.MethodHandle);
+                RuntimeHelpers.PrepareMethod(method.MethodHandle);
             }
-            catch (Exception)
+            catch (Exception e)
             {
-                // Not compiled ahead: the method compiles at its first call, as any other
-                // (ResendCopyTests.TheReplayMethodsCompiledAheadAllCompile checks that none fails).
+                // Not compiled ahead: the method compiles at its first call, as any other, on the session's thread in a
+                // replay step (ResendCopyTests.TheReplayMethodsCompiledAheadAllCompile checks that none fails). The first
+                // failure is kept for a session to report.
+                if (Interlocked.Increment(ref _failures) == 1)
+                {
+                    Volatile.Write(ref _failureReport, "The replay method " + method.DeclaringType?.Name + "." + method.Name
+                        + " was not compiled ahead (" + e.GetType().Name + ": " + e.Message + "); it compiles at its first call, on the session's thread");
+                }
             }
         }
     }

@@ -116,16 +116,25 @@ public sealed partial class FileMessageStore
                 skippedBefore = false;
                 NoteLostAnswer(stateBeforeSkip, slot.State, acrossSkip: true);
             }
-            if (!withBody && slot.Type == JournalRecordType.Message) NoteLostAnswer(state, slot.State, acrossSkip: false);
+            if (!withBody && JournalFormat.IsMessage(slot.Type)) NoteLostAnswer(state, slot.State, acrossSkip: false);
             switch (slot.Type)
             {
                 case JournalRecordType.Message:
+                case JournalRecordType.LaidOutMessage:
                     if (withBody)
                     {
                         // A record known by its trailer keeps a damaged head in a journal this store may not repair
                         // (shared access): its payload is indexed directly.
-                        if (headDamaged && shared) _index.Set(slot.SeqNum, recordPosition + JournalFormat.HeadSize, slot.Length);
-                        else _index.Set(slot.SeqNum, recordPosition);
+                        // (the message only: a laid-out record's layout is not delivered from there).
+                        if (headDamaged && shared)
+                        {
+                            int offset = JournalFormat.MessageOffset(slot.Type);
+                            _index.Set(slot.SeqNum, recordPosition + JournalFormat.HeadSize + offset, slot.Length - offset);
+                        }
+                        else
+                        {
+                            _index.Set(slot.SeqNum, recordPosition);
+                        }
                         tail?.Add((slot.SeqNum, recordPosition));
                         if (damage is not null)
                         {
@@ -164,7 +173,7 @@ public sealed partial class FileMessageStore
                     // number), unless a writer sharing the file may still be writing it; if only the trailer is
                     // missing, the whole message is kept and the trailer written again.
                     if (!shared && head.Type != JournalRecordType.Hole && JournalFormat.HeadSize + (long)head.Length <= fileLength - position
-                        && (head.Type != JournalRecordType.Message || PayloadMatches(position + JournalFormat.HeadSize, head.Length, fileLength, head.PayloadCrc)))
+                        && (!JournalFormat.IsMessage(head.Type) || PayloadMatches(position + JournalFormat.HeadSize, head.Length, fileLength, head.PayloadCrc)))
                     {
                         AddDamage(position, fileLength - position, JournalDamageReason.TornTail, JournalDamageResolution.RecordRepaired, 0);
                         AddRepair(RepairKind.RewriteTrailer, position, size, head);
@@ -175,11 +184,11 @@ public sealed partial class FileMessageStore
                     }
                     if (!shared) Apply(head, position, withBody: false);
                     AddDamage(position, fileLength - position, JournalDamageReason.TornTail, JournalDamageResolution.TailTruncated,
-                        head.Type == JournalRecordType.Message ? head.SeqNum : 0);
+                        JournalFormat.IsMessage(head.Type) ? head.SeqNum : 0);
                     end = position;
                     break;
                 }
-                if (head.Type == JournalRecordType.Message && !PayloadMatches(position + JournalFormat.HeadSize, head.Length, fileLength, head.PayloadCrc))
+                if (JournalFormat.IsMessage(head.Type) && !PayloadMatches(position + JournalFormat.HeadSize, head.Length, fileLength, head.PayloadCrc))
                 {
                     Apply(head, position, withBody: false);
                     AddDamage(position, size, JournalDamageReason.BadPayload, JournalDamageResolution.BodyLost, head.SeqNum);
@@ -236,7 +245,7 @@ public sealed partial class FileMessageStore
                 AddRepair(RepairKind.Hole, position, recordStart - position, default);
             }
             long recordSize = anchor + JournalFormat.TrailerSize - recordStart;
-            if (anchorSlot.Type != JournalRecordType.Message || PayloadMatches(recordStart + JournalFormat.HeadSize, anchorSlot.Length, fileLength, anchorSlot.PayloadCrc))
+            if (!JournalFormat.IsMessage(anchorSlot.Type) || PayloadMatches(recordStart + JournalFormat.HeadSize, anchorSlot.Length, fileLength, anchorSlot.PayloadCrc))
             {
                 AddDamage(recordStart, JournalFormat.HeadSize, JournalDamageReason.BadHead, JournalDamageResolution.RecordRepaired, 0);
                 AddRepair(RepairKind.RewriteHead, recordStart, recordSize, anchorSlot);

@@ -226,7 +226,9 @@ public sealed partial class FileMessageStore : IMessageStore
         if (seqNum < 1) Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(seqNum), seqNum);
         if (message.Length > _options.MaxMessageLengthInBytes) Internal.ThrowHelper.ThrowMessageTooLarge(message.Length, _options.MaxMessageLengthInBytes);
         long recordPosition = _fileLength;
-        WriteRecord(JournalRecordType.Message, seqNum, message, _state, durable: true, MessageStoreOperation.Append);
+        Span<byte> layout = stackalloc byte[ResendLayout.Size];
+        JournalRecordType type = LayOut(message, layout);
+        WriteRecord(type, seqNum, layout.Slice(0, JournalFormat.MessageOffset(type)), message, _state, _state, durable: true, MessageStoreOperation.Append);
         IndexAppended(seqNum, recordPosition);
     }
 
@@ -255,8 +257,20 @@ public sealed partial class FileMessageStore : IMessageStore
         // the processed mark alone would have had it (the session then asked for it again and dropped it).
         JournalState written = state;
         if (processedInboundSeqNum != 0 && processedInboundSeqNum == state.NextTarget && processedInboundSeqNum != int.MaxValue) written.NextTarget = processedInboundSeqNum + 1;
-        WriteRecord(JournalRecordType.Message, seqNum, message, written, state, durable: true, MessageStoreOperation.Append);
+        Span<byte> layout = stackalloc byte[ResendLayout.Size];
+        JournalRecordType type = LayOut(message, layout);
+        WriteRecord(type, seqNum, layout.Slice(0, JournalFormat.MessageOffset(type)), message, written, state, durable: true, MessageStoreOperation.Append);
         IndexAppended(seqNum, recordPosition);
+    }
+
+    // The record type for `message`: LaidOutMessage with its resend layout written into `layout` when the layout is known
+    // (a resend then neither reads the stored header nor sums the body), else Message.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static JournalRecordType LayOut(ReadOnlySpan<byte> message, Span<byte> layout)
+    {
+        if (!ResendLayout.TryCompute(message, out ResendLayout known)) return JournalRecordType.Message;
+        known.Write(layout);
+        return JournalRecordType.LaidOutMessage;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -272,9 +286,30 @@ public sealed partial class FileMessageStore : IMessageStore
     /// a resend of any length holds one window. Each record's head and payload CRCs are checked again as it is read; a
     /// record that no longer checks out (damaged on disk after the store opened) is skipped, so the session gap-fills
     /// it, and counted in <see cref="DamagedMessagesSkipped"/>. No allocation once the pools are warm.</remarks>
+    public int ReadRange<THandler>(int beginSeqNo, int endSeqNo, ref THandler handler) where THandler : struct, IStoredMessageHandler
+    {
+        var laidOut = new LayoutIgnored<THandler>(handler);
+        try
+        {
+            return ReadRangeLaidOut(beginSeqNo, endSeqNo, 0, ref laidOut);
+        }
+        finally
+        {
+            handler = laidOut.Inner;
+        }
+    }
+
+    /// <summary><see cref="ReadRange{THandler}"/> for a handler that also takes each message's <see cref="ResendLayout"/>
+    /// (default when its record has none: a message stored before layouts were recorded, or one they do not describe).</summary>
+    /// <param name="beginSeqNo">First sequence number wanted.</param>
+    /// <param name="endSeqNo">Last sequence number wanted; 0: no upper bound.</param>
+    /// <param name="expectedMessages">How many messages the handler takes before it stops (0: unknown): the journal is
+    /// read no further than the record of the first message after those (a replay step takes a fixed number, and the
+    /// window is released after it).</param>
+    /// <param name="handler">Receives each message and its layout.</param>
     // Optimised at its first call, never tiered (the session's replay compiles it ahead on a pool thread: ReplayCompilation).
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public int ReadRange<THandler>(int beginSeqNo, int endSeqNo, ref THandler handler) where THandler : struct, IStoredMessageHandler
+    internal int ReadRangeLaidOut<THandler>(int beginSeqNo, int endSeqNo, int expectedMessages, ref THandler handler) where THandler : struct, ILaidOutMessageHandler
     {
         if (_disposed) Internal.ThrowHelper.ThrowObjectDisposed(nameof(FileMessageStore));
         Touch(MessageStoreOperation.Read);
@@ -286,6 +321,9 @@ public sealed partial class FileMessageStore : IMessageStore
         MessageIndex? overlay = _index.Overlay;
         int j = overlay?.LowerBound(begin) ?? 0;
         int overlayCount = overlay?.Count ?? 0;
+        // Where the handler's last expected message ends at the latest: the position of the next indexed one.
+        long readEnd = long.MaxValue;
+        if (expectedMessages > 0 && overlay is null && mainCount - i > expectedMessages) readEnd = _index.MainPositionAt(i + expectedMessages);
         try
         {
             while (true)
@@ -312,9 +350,9 @@ public sealed partial class FileMessageStore : IMessageStore
                     break;
                 }
                 if ((uint)seqNum > last) break;
-                if (!TryReadMessage(seqNum, position, length, out ReadOnlySpan<byte> bytes)) continue;
+                if (!TryReadMessage(seqNum, position, length, readEnd, out ReadOnlySpan<byte> bytes, out ResendLayout layout)) continue;
                 delivered++;
-                if (!handler.OnMessage(seqNum, bytes)) break;
+                if (!handler.OnMessage(seqNum, bytes, in layout)) break;
             }
         }
         finally
@@ -324,29 +362,49 @@ public sealed partial class FileMessageStore : IMessageStore
         return delivered;
     }
 
-    // Reads message `seqNum` from its record at `position` (length -1), or its payload at `position` (length given).
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    private bool TryReadMessage(int seqNum, long position, int length, out ReadOnlySpan<byte> bytes)
+    /// <summary>Journal bytes read into the read window so far, by opens, refreshes and range reads (the owner's thread;
+    /// diagnostics and tests).</summary>
+    internal long JournalBytesLoaded => _window.BytesLoaded;
+
+    /// <summary>A public handler under <see cref="ReadRangeLaidOut{THandler}"/>: the layout is not passed on.</summary>
+    private struct LayoutIgnored<THandler>(THandler inner) : ILaidOutMessageHandler where THandler : struct, IStoredMessageHandler
     {
+        public THandler Inner = inner;
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public bool OnMessage(int seqNum, ReadOnlySpan<byte> message, in ResendLayout layout) => Inner.OnMessage(seqNum, message);
+    }
+
+    // Reads message `seqNum` from its record at `position` (length -1), or its payload at `position` (length given: no
+    // layout).
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    private bool TryReadMessage(int seqNum, long position, int length, long readEnd, out ReadOnlySpan<byte> bytes, out ResendLayout layout)
+    {
+        layout = default;
         if (length >= 0)
         {
-            if (!_window.TryGet(_handle, position, length, _fileLength, JournalPath, out bytes)) ThrowJournalChanged(position);
+            if (!_window.TryGet(_handle, position, length, _fileLength, readEnd, JournalPath, out bytes)) ThrowJournalChanged(position);
             return true;
         }
-        if (!_window.TryGet(_handle, position, JournalFormat.HeadSize, _fileLength, JournalPath, out ReadOnlySpan<byte> head)) ThrowJournalChanged(position);
+        if (!_window.TryGet(_handle, position, JournalFormat.HeadSize, _fileLength, readEnd, JournalPath, out ReadOnlySpan<byte> head)) ThrowJournalChanged(position);
         if (!JournalFormat.TryReadSlot(head, JournalFormat.HeadMagic2, _options.MaxMessageLengthInBytes, out JournalSlot slot)
-            || slot.Type != JournalRecordType.Message || slot.SeqNum != seqNum)
+            || !JournalFormat.IsMessage(slot.Type) || slot.SeqNum != seqNum)
         {
             DamagedMessagesSkipped++;
             bytes = default;
             return false;
         }
-        if (!_window.TryGet(_handle, position + JournalFormat.HeadSize, slot.Length, _fileLength, JournalPath, out bytes)) ThrowJournalChanged(position);
+        if (!_window.TryGet(_handle, position + JournalFormat.HeadSize, slot.Length, _fileLength, readEnd, JournalPath, out bytes)) ThrowJournalChanged(position);
         if (!JournalFormat.PayloadMatches(bytes, slot.PayloadCrc))
         {
             DamagedMessagesSkipped++;
             bytes = default;
             return false;
+        }
+        if (slot.Type == JournalRecordType.LaidOutMessage)
+        {
+            layout = ResendLayout.Read(bytes);
+            bytes = bytes.Slice(ResendLayout.Size);
         }
         return true;
     }
@@ -361,9 +419,9 @@ public sealed partial class FileMessageStore : IMessageStore
         new CrcThreeWayMethod(Crc32C.UpdateThreeWay),
     ];
 
-    private delegate bool TryReadMessageMethod(int seqNum, long position, int length, out ReadOnlySpan<byte> bytes);
+    private delegate bool TryReadMessageMethod(int seqNum, long position, int length, long readEnd, out ReadOnlySpan<byte> bytes, out ResendLayout layout);
 
-    private delegate bool WindowGetMethod(SafeFileHandle handle, long position, int count, long endOfFile, string path, out ReadOnlySpan<byte> bytes);
+    private delegate bool WindowGetMethod(SafeFileHandle handle, long position, int count, long endOfFile, long readEnd, string path, out ReadOnlySpan<byte> bytes);
 
     private delegate bool TryReadSlotMethod(ReadOnlySpan<byte> slot, byte magic2, int maxPayloadLength, out JournalSlot result);
 
@@ -548,19 +606,20 @@ public sealed partial class FileMessageStore : IMessageStore
     // The one write path: encodes the record with the new state, writes it at the end, and only then adopts the state,
     // so a failed write changes nothing in memory (and faults the store: what reached the file is unknown).
     private void WriteRecord(JournalRecordType type, int seqNum, ReadOnlySpan<byte> payload, in JournalState state, bool durable, MessageStoreOperation operation) =>
-        WriteRecord(type, seqNum, payload, state, state, durable, operation);
+        WriteRecord(type, seqNum, default, payload, state, state, durable, operation);
 
     // The record carries `written`; `adopted` becomes the state in memory (the same, or behind it by an inbound number
     // an answer consumed: see AppendAndIncrement).
-    private void WriteRecord(JournalRecordType type, int seqNum, ReadOnlySpan<byte> payload, in JournalState written, in JournalState adopted, bool durable,
-        MessageStoreOperation operation)
+    // The payload is `prefix` then `payload` (a laid-out message's layout, then the message).
+    private void WriteRecord(JournalRecordType type, int seqNum, ReadOnlySpan<byte> prefix, ReadOnlySpan<byte> payload, in JournalState written, in JournalState adopted,
+        bool durable, MessageStoreOperation operation)
     {
         if (_disposed) Internal.ThrowHelper.ThrowObjectDisposed(nameof(FileMessageStore));
         if (_fault is not null) ThrowFaulted(operation);
         Touch(operation);
-        int size = JournalFormat.RecordSize(type, payload.Length);
+        int size = JournalFormat.RecordSize(type, prefix.Length + payload.Length);
         if (size > _writeBuffer.Length) GrowWriteBuffer(size);
-        JournalFormat.Write(_writeBuffer, type, seqNum, payload, written);
+        JournalFormat.Write(_writeBuffer, type, seqNum, prefix, payload, written);
         try
         {
             RandomAccess.Write(_handle, _writeBuffer.AsSpan(0, size), _fileLength);

@@ -136,3 +136,15 @@ public interface IMessageStore : IDisposable
     /// <summary>Reloads the state from the backing medium (a no-op for in-memory stores).</summary>
     void Refresh();
 }
+
+/// <summary>A <see cref="IStoredMessageHandler"/> that also takes the <see cref="ResendLayout"/> a file store recorded
+/// with each message (<see cref="FileMessageStore.ReadRangeLaidOut{THandler}"/>).</summary>
+internal interface ILaidOutMessageHandler
+{
+    /// <summary>Called once per stored message, in ascending sequence number order.</summary>
+    /// <param name="seqNum">The MsgSeqNum(34) the message was stored under.</param>
+    /// <param name="message">The stored message, valid until this call returns.</param>
+    /// <param name="layout">Its layout (not <see cref="ResendLayout.IsKnown"/> when none was recorded).</param>
+    /// <returns><see langword="true"/> to continue; <see langword="false"/> to stop reading.</returns>
+    bool OnMessage(int seqNum, ReadOnlySpan<byte> message, in ResendLayout layout);
+}

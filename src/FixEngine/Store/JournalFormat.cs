@@ -4,7 +4,7 @@ using System.Runtime.CompilerServices;
 
 namespace FixEngine.Store;
 
-/// <summary>Record types of the <see cref="FileMessageStore"/> journal (format 2).</summary>
+/// <summary>Record types of the <see cref="FileMessageStore"/> journal (format 2; <see cref="LaidOutMessage"/> since 2026-12).</summary>
 internal enum JournalRecordType : byte
 {
     /// <summary>An outbound message stored under SeqNum; the state is the state after storing it.</summary>
@@ -18,6 +18,10 @@ internal enum JournalRecordType : byte
 
     /// <summary>A damaged region neutralised by recovery: its payload is the old bytes, unchecked; its state is ignored.</summary>
     Hole = 4,
+
+    /// <summary>As <see cref="Message"/>, its payload the message's <see cref="ResendLayout"/> (8 bytes) followed by the
+    /// message: written for every message whose layout is known; the payload CRC covers both.</summary>
+    LaidOutMessage = 5,
 }
 
 /// <summary>The sequence state every journal record carries, so the last readable record alone restores it.</summary>
@@ -60,6 +64,9 @@ internal struct JournalSlot
 /// number. The magics make a record findable when recovery scans forward past damage: it tries every byte offset
 /// and accepts a slot only if magic, type, length and CRC all agree.
 /// Hole records span exactly HeadSize + length + TrailerSize bytes (no padding) so they can cover any damaged region.
+/// A message record is <see cref="JournalRecordType.Message"/> (payload: the message) or, since 2026-12, for a message
+/// whose <see cref="ResendLayout"/> is known, <see cref="JournalRecordType.LaidOutMessage"/> (payload: the 8-byte layout,
+/// then the message); both are read, and a journal may mix them.
 /// Format 1 journals (16-byte header: length, type, 3 zero bytes, seqNum, CRC over header and payload) are still
 /// read; new records are always format 2.
 /// </remarks>
@@ -75,20 +82,37 @@ internal static class JournalFormat
     private const int CrcStart = 3;
     private const int CrcOffset = 36;
 
+    /// <summary>True for the two record types that store a message (<see cref="JournalRecordType.Message"/>,
+    /// <see cref="JournalRecordType.LaidOutMessage"/>).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool IsMessage(JournalRecordType type) => type is JournalRecordType.Message or JournalRecordType.LaidOutMessage;
+
+    /// <summary>Bytes of a message record's payload before the message itself.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static int MessageOffset(JournalRecordType type) => type == JournalRecordType.LaidOutMessage ? ResendLayout.Size : 0;
+
     public static int RecordSize(JournalRecordType type, int payloadLength) =>
         Overhead + (type == JournalRecordType.Hole ? payloadLength : (payloadLength + 7) & ~7);
 
     /// <summary>Writes a complete record (head, payload, zero padding, trailer) into <paramref name="destination"/>.</summary>
     /// <returns>The record size in bytes.</returns>
-    public static int Write(Span<byte> destination, JournalRecordType type, int seqNum, ReadOnlySpan<byte> payload, in JournalState state)
+    public static int Write(Span<byte> destination, JournalRecordType type, int seqNum, ReadOnlySpan<byte> payload, in JournalState state) =>
+        Write(destination, type, seqNum, default, payload, state);
+
+    /// <summary>Writes a complete record whose payload is <paramref name="prefix"/> followed by <paramref name="payload"/>
+    /// (the payload CRC covers both).</summary>
+    /// <returns>The record size in bytes.</returns>
+    public static int Write(Span<byte> destination, JournalRecordType type, int seqNum, ReadOnlySpan<byte> prefix, ReadOnlySpan<byte> payload, in JournalState state)
     {
-        int padded = (payload.Length + 7) & ~7;
+        int payloadLength = prefix.Length + payload.Length;
+        int padded = (payloadLength + 7) & ~7;
         int size = Overhead + padded;
         Span<byte> record = destination.Slice(0, size);
-        payload.CopyTo(record.Slice(HeadSize));
-        record.Slice(HeadSize + payload.Length, padded - payload.Length).Clear();
-        uint payloadCrc = payload.IsEmpty ? 0 : Crc32C.Compute(payload);
-        WriteSlot(record, HeadMagic2, type, payload.Length, seqNum, state, payloadCrc);
+        prefix.CopyTo(record.Slice(HeadSize));
+        payload.CopyTo(record.Slice(HeadSize + prefix.Length));
+        record.Slice(HeadSize + payloadLength, padded - payloadLength).Clear();
+        uint payloadCrc = payloadLength == 0 ? 0 : Crc32C.Compute(record.Slice(HeadSize, payloadLength));
+        WriteSlot(record, HeadMagic2, type, payloadLength, seqNum, state, payloadCrc);
         record.Slice(0, HeadSize).CopyTo(record.Slice(HeadSize + padded));
         record[HeadSize + padded + 2] = TrailerMagic2;
         return size;
@@ -133,6 +157,8 @@ internal static class JournalFormat
         return result.Type switch
         {
             JournalRecordType.Message => stateOk && result.SeqNum >= 1 && (uint)result.Length <= (uint)maxPayloadLength,
+            JournalRecordType.LaidOutMessage => stateOk && result.SeqNum >= 1 && result.Length >= ResendLayout.Size
+                && (uint)(result.Length - ResendLayout.Size) <= (uint)maxPayloadLength,
             JournalRecordType.State or JournalRecordType.Reset => stateOk && result.Length == 0,
             JournalRecordType.Hole => result.Length >= 0 && result.Length <= int.MaxValue - Overhead,
             _ => false,

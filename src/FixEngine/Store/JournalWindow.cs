@@ -27,7 +27,14 @@ internal sealed class JournalWindow : IDisposable
     /// <summary>Returns <paramref name="count"/> bytes at <paramref name="position"/>, or an empty span with false when
     /// they are not all below <paramref name="endOfFile"/>.</summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public bool TryGet(SafeFileHandle handle, long position, int count, long endOfFile, string path, out ReadOnlySpan<byte> bytes)
+    public bool TryGet(SafeFileHandle handle, long position, int count, long endOfFile, string path, out ReadOnlySpan<byte> bytes) =>
+        TryGet(handle, position, count, endOfFile, long.MaxValue, path, out bytes);
+
+    /// <summary>As <see cref="TryGet(SafeFileHandle, long, int, long, string, out ReadOnlySpan{byte})"/>; a refill reads no
+    /// further than <paramref name="readEnd"/> (when the requested bytes end before it): the caller will need nothing
+    /// beyond it.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public bool TryGet(SafeFileHandle handle, long position, int count, long endOfFile, long readEnd, string path, out ReadOnlySpan<byte> bytes)
     {
         if (position >= _start && position + count <= _start + _length)
         {
@@ -39,10 +46,11 @@ internal sealed class JournalWindow : IDisposable
             bytes = default;
             return false;
         }
-        return Load(handle, position, count, endOfFile, path, out bytes);
+        return Load(handle, position, count, Math.Min(endOfFile, Math.Max(readEnd, position + count)), path, out bytes);
     }
 
-    private bool Load(SafeFileHandle handle, long position, int count, long endOfFile, string path, out ReadOnlySpan<byte> bytes)
+    // Loads the window from `position`, at most up to `endOfRead` (at least `count` bytes when the file has them).
+    private bool Load(SafeFileHandle handle, long position, int count, long endOfRead, string path, out ReadOnlySpan<byte> bytes)
     {
         if (count > _buffer.Length || _buffer.Length == 0)
         {
@@ -51,7 +59,7 @@ internal sealed class JournalWindow : IDisposable
             _length = 0;
             _buffer = ArrayPool<byte>.Shared.Rent(Math.Max(count, DefaultSize));
         }
-        int want = (int)Math.Min(_buffer.Length, endOfFile - position);
+        int want = (int)Math.Min(_buffer.Length, endOfRead - position);
         int read = 0;
         while (read < want)
         {
@@ -71,6 +79,7 @@ internal sealed class JournalWindow : IDisposable
         }
         _start = position;
         _length = read;
+        BytesLoaded += read;
         if (read < count)
         {
             bytes = default;
@@ -79,6 +88,9 @@ internal sealed class JournalWindow : IDisposable
         bytes = _buffer.AsSpan(0, count);
         return true;
     }
+
+    /// <summary>Bytes read from the file into the window so far (the owner's thread; diagnostics and tests).</summary>
+    public long BytesLoaded { get; private set; }
 
     /// <summary>Forgets the loaded bytes (after the file was truncated or rewritten).</summary>
     public void Invalidate()

@@ -123,7 +123,7 @@ public sealed class ResendCopyTests
         var store = new FileMessageStore(directory.Path, "s", 1, new FileMessageStoreOptions());
         using var h = new SessionHarness("FIX.4.4", s => s with { ResetOnLogon = false }, store);
         Delegate[] methods = h.Session.ReplayMethods(session: true, store);
-        Assert.Equal(18, methods.Length);
+        Assert.Equal(19, methods.Length);
         foreach (Delegate method in methods)
         {
             System.Runtime.CompilerServices.RuntimeHelpers.PrepareMethod(method.Method.MethodHandle);

@@ -14,7 +14,7 @@ public sealed class RecoveredJournalResendTests : IDisposable
 
     public void Dispose() => _directory.Dispose();
 
-    /// <summary>The byte offset of the format 2 message record stored under <paramref name="seqNum"/>.</summary>
+    /// <summary>The byte offset of the format 2 message record stored under <paramref name="seqNum"/> (its head).</summary>
     private static long FindMessageRecord(byte[] journal, int seqNum)
     {
         long position = 0;
@@ -22,7 +22,8 @@ public sealed class RecoveredJournalResendTests : IDisposable
         {
             ReadOnlySpan<byte> head = journal.AsSpan((int)position, 40);
             int length = BinaryPrimitives.ReadInt32LittleEndian(head.Slice(4));
-            if (head[3] == 1 && BinaryPrimitives.ReadInt32LittleEndian(head.Slice(8)) == seqNum) return position;
+            // Type 1 (Message) or 5 (LaidOutMessage: the message after its 8-byte resend layout).
+            if (head[3] is 1 or 5 && BinaryPrimitives.ReadInt32LittleEndian(head.Slice(8)) == seqNum) return position;
             position += 80 + (head[3] == 4 ? length : (length + 7) & ~7);
         }
         throw new InvalidOperationException($"no record for MsgSeqNum {seqNum}");

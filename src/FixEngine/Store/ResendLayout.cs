@@ -1,0 +1,121 @@
+using System;
+using System.Buffers.Binary;
+using System.Runtime.CompilerServices;
+using FixEngine.Codec;
+
+namespace FixEngine.Store;
+
+/// <summary>Where a resend finds the parts of a stored message, worked out once when the message is stored (the file
+/// store keeps it in the message's journal record, <see cref="JournalRecordType.LaidOutMessage"/>), so a resend neither
+/// reads the stored header nor sums the body again.</summary>
+/// <remarks>
+/// <para>Known only for a message whose header, after 8, 9 and 35, holds nothing but the fields a resend writes itself
+/// (34, 43, 49, 52, 56, 122) and at least one SendingTime(52), whose BodyLength ends exactly at a <c>10=ddd|</c> trailer
+/// closing the message, and whose first body field is well formed: the messages a session encodes. The fields are read
+/// by <see cref="StoredFields.ReadField"/>, the resend's own header read, so both agree on every message the layout
+/// describes. The session still checks, per message, that the first body field is not a header field of its
+/// dictionary.</para>
+/// <para>8 bytes, little-endian: <c>bodyStart u16 | sendingTimeStart u16 | msgTypeStart u8 | msgTypeLength u8 |
+/// sendingTimeLength u8 | bodySum u8</c>. BodySum is the byte sum (mod 256) of the body, from bodyStart to the trailer:
+/// the CheckSum of a resend is the new header's sum plus it. All offsets are into the stored message.</para>
+/// </remarks>
+internal readonly struct ResendLayout
+{
+    public const int Size = 8;
+
+    public ResendLayout(int bodyStart, int sendingTimeStart, int sendingTimeLength, int msgTypeStart, int msgTypeLength, byte bodySum)
+    {
+        BodyStart = (ushort)bodyStart;
+        SendingTimeStart = (ushort)sendingTimeStart;
+        SendingTimeLength = (byte)sendingTimeLength;
+        MsgTypeStart = (byte)msgTypeStart;
+        MsgTypeLength = (byte)msgTypeLength;
+        BodySum = bodySum;
+    }
+
+    /// <summary>The first body field (the trailer when the body is empty); 0 when no layout is known.</summary>
+    public ushort BodyStart { get; }
+
+    /// <summary>SendingTime(52)'s value, its first occurrence.</summary>
+    public ushort SendingTimeStart { get; }
+
+    public byte SendingTimeLength { get; }
+
+    /// <summary>MsgType(35)'s value.</summary>
+    public byte MsgTypeStart { get; }
+
+    public byte MsgTypeLength { get; }
+
+    /// <summary>Byte sum (mod 256) of the body: from <see cref="BodyStart"/> to the trailer.</summary>
+    public byte BodySum { get; }
+
+    /// <summary>True when the layout was recorded with the message.</summary>
+    public bool IsKnown => BodyStart != 0;
+
+    /// <summary>Works out the layout of <paramref name="message"/>; false (and no layout) when the message is not one
+    /// the layout describes (see the remarks on the type).</summary>
+    public static bool TryCompute(ReadOnlySpan<byte> message, out ResendLayout layout)
+    {
+        layout = default;
+        int length = message.Length;
+        var soh = new StoredSohCursor(message);
+        int next = StoredFields.ReadField(message, ref soh, 0, length, out int tag, out int valueStart);
+        if (next < 0 || tag != FixTags.BeginString) return false;
+        next = StoredFields.ReadField(message, ref soh, next, length, out tag, out valueStart);
+        if (next < 0 || tag != FixTags.BodyLength) return false;
+        if (!AsciiParsing.TryParseSmallUnsigned(message.Slice(valueStart, next - 1 - valueStart), out int bodyLength)) return false;
+        int trailer = next + bodyLength;
+        if (trailer != length - FixFramer.TrailerLength) return false;
+        if (message[trailer] != (byte)'1' || message[trailer + 1] != (byte)'0' || message[trailer + 2] != (byte)'=' || message[length - 1] != AsciiParsing.Soh) return false;
+        next = StoredFields.ReadField(message, ref soh, next, trailer, out tag, out valueStart);
+        if (next < 0 || tag != FixTags.MsgType) return false;
+        int msgTypeStart = valueStart;
+        int msgTypeLength = next - 1 - valueStart;
+        int sendingTimeStart = -1;
+        int sendingTimeLength = 0;
+        int pos = next;
+        while (pos < trailer)
+        {
+            next = StoredFields.ReadField(message, ref soh, pos, trailer, out tag, out valueStart);
+            if (next < 0) return false;
+            if (!IsRewrittenOnResend(tag)) break;
+            if (tag == FixTags.SendingTime && sendingTimeStart < 0)
+            {
+                sendingTimeStart = valueStart;
+                sendingTimeLength = next - 1 - valueStart;
+            }
+            pos = next;
+        }
+        if (sendingTimeStart < 0 || pos > ushort.MaxValue || msgTypeStart > byte.MaxValue || msgTypeLength > byte.MaxValue
+            || sendingTimeLength > byte.MaxValue) return false;
+        layout = new ResendLayout(pos, sendingTimeStart, sendingTimeLength, msgTypeStart, msgTypeLength, AsciiParsing.Sum(message.Slice(pos, trailer - pos)));
+        return true;
+    }
+
+    /// <summary>The header fields a resend writes itself (its new header and OrigSendingTime): the stored ones are dropped.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool IsRewrittenOnResend(int tag) =>
+        tag is FixTags.MsgSeqNum or FixTags.PossDupFlag or FixTags.SenderCompID or FixTags.SendingTime or FixTags.TargetCompID or FixTags.OrigSendingTime;
+
+    public void Write(Span<byte> destination)
+    {
+        BinaryPrimitives.WriteUInt16LittleEndian(destination, BodyStart);
+        BinaryPrimitives.WriteUInt16LittleEndian(destination.Slice(2), SendingTimeStart);
+        destination[4] = MsgTypeStart;
+        destination[5] = MsgTypeLength;
+        destination[6] = SendingTimeLength;
+        destination[7] = BodySum;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static ResendLayout Read(ReadOnlySpan<byte> source) =>
+        new(BinaryPrimitives.ReadUInt16LittleEndian(source), BinaryPrimitives.ReadUInt16LittleEndian(source.Slice(2)), source[6], source[4], source[5], source[7]);
+
+    /// <summary>True when the layout fits a stored message of <paramref name="length"/> bytes (its offsets fall inside the
+    /// header, before the trailer).</summary>
+    public bool FitsMessage(int length)
+    {
+        int trailer = length - FixFramer.TrailerLength;
+        return BodyStart != 0 && BodyStart <= trailer && MsgTypeStart + MsgTypeLength < BodyStart && SendingTimeStart + SendingTimeLength < BodyStart;
+    }
+}
