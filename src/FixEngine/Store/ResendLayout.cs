@@ -16,8 +16,10 @@ namespace FixEngine.Store;
 /// describes. The session still checks, per message, that the first body field is not a header field of its
 /// dictionary.</para>
 /// <para>8 bytes, little-endian: <c>bodyStart u16 | sendingTimeStart u16 | msgTypeStart u8 | msgTypeLength u8 |
-/// sendingTimeLength u8 | bodySum u8</c>. BodySum is the byte sum (mod 256) of the body, from bodyStart to the trailer:
-/// the CheckSum of a resend is the new header's sum plus it. All offsets are into the stored message.</para>
+/// sendingTimeLength u8 | bodySum u8</c>. BodySum is the byte sum (mod 256) of the body, from bodyStart to the trailer,
+/// taken from the stored CheckSum(10) less the header's sum (a message whose CheckSum is wrong gets a wrong BodySum and is
+/// resent with a wrong CheckSum, as it was first sent): the CheckSum of a resend is the new header's sum plus it. All
+/// offsets are into the stored message.</para>
 /// </remarks>
 internal readonly struct ResendLayout
 {
@@ -88,7 +90,12 @@ internal readonly struct ResendLayout
         }
         if (sendingTimeStart < 0 || pos > ushort.MaxValue || msgTypeStart > byte.MaxValue || msgTypeLength > byte.MaxValue
             || sendingTimeLength > byte.MaxValue) return false;
-        layout = new ResendLayout(pos, sendingTimeStart, sendingTimeLength, msgTypeStart, msgTypeLength, AsciiParsing.Sum(message.Slice(pos, trailer - pos)));
+        // The body's sum from the CheckSum the encoder wrote (the sum of everything before the trailer) less the header's,
+        // so storing a message sums its ~60 header bytes, not its body.
+        int d0 = message[trailer + 3] - '0', d1 = message[trailer + 4] - '0', d2 = message[trailer + 5] - '0';
+        if ((uint)d0 > 9 || (uint)d1 > 9 || (uint)d2 > 9) return false;
+        byte bodySum = (byte)(d0 * 100 + d1 * 10 + d2 - AsciiParsing.Sum(message.Slice(0, pos)));
+        layout = new ResendLayout(pos, sendingTimeStart, sendingTimeLength, msgTypeStart, msgTypeLength, bodySum);
         return true;
     }
 
