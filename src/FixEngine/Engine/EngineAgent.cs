@@ -41,16 +41,19 @@ namespace FixEngine.Engine;
 //   (with the Heartbeats that came due), in each of the acceptor's and the initiators' processes, on a 2-core machine:
 //   the busy sessions' messages waited behind it (p99 11-19x one session's). A full sweep restarts the slices.
 //   With a busy-poll connection or session (the agent alone receives for it) every duty cycle sweeps, as before.
-// - The sweep interval: MaxSweepIntervalNs (100 ms). The sessions' timers are second-granular (a Heartbeat at
-//   HeartBtInt, a TestRequest 20 % later), so a timer running up to 100 ms late is harmless; a connection that closes
-//   asks for its session's service itself (SessionConnection.OnDisconnected), so a disconnect is noticed at once, not
-//   when the cursor comes by. A sweep was assumed to cost tens of ns per item; measured at 10,000 sessions on the
-//   2-vCPU machine it cost about 300 ns per item (each session's objects are cache misses): 6 ms per sweep, and with
-//   the old fixed 10 ms interval the agent spent about 60 % of a core sweeping, in both the acceptor and the
-//   initiators' process (docs/benchmarks/2026-12-06-scale.md, the 2026-12-07 sections). The interval was then at
-//   least 0.5 µs per item and 20 times the last sweep's cost, up to 100 ms: once quiet visits (below) made sweeps
-//   cheap, that shortened the interval and the agent swept more often for nothing, so it is now 100 ms past
-//   SweepEveryCycleItems whatever a sweep costs.
+// - The sweep interval: MaxSweepIntervalNs (1 s) past SweepEveryCycleItems, whatever a sweep costs. The sweep is the
+//   backstop: the sessions' timers fire from the timer wheel (below), whose horizon (WheelHorizonNs, about 2 s) is longer
+//   than the interval plus the longest park, so a slice's visit sees every quiet span's end coming and puts the session
+//   on the wheel before it; a connection that closes asks for its session's service itself
+//   (SessionConnection.OnDisconnected), so a disconnect is noticed at once, not when the cursor comes by. What waits for
+//   the cursor: a connection's Logon timeout (up to the interval late), a flushing close's next poll, and the removal of
+//   a closed connection from the list. History: a sweep was assumed to cost tens of ns per item; measured at 10,000
+//   sessions on the 2-vCPU machine it cost about 300 ns per item (each session's objects are cache misses): 6 ms per
+//   sweep, and with the old fixed 10 ms interval the agent spent about 60 % of a core sweeping, in both the acceptor
+//   and the initiators' process; then 100 ms (timers found up to 100 ms late, before the wheel). With the wheel the
+//   100 ms slices were half of the agent's CPU at 10,000 sessions (two items per session, a connection and a session:
+//   200,000 quiet visits a second, about 60 ms of a core a second in each process; docs/benchmarks/2026-12-06-scale.md,
+//   branch tail16), for timers the wheel fires anyway, so the interval is now 1 s.
 // - Quiet sessions: most of a sweep's visits find an idle session with nothing due (its Heartbeat is seconds away).
 //   Its last Poll left the span in which a Poll would do nothing (FixSession.IsQuietAt: until the earliest of its
 //   timers, the schedule's next change and the journal budget's next look; empty while anything waits), and any
@@ -226,8 +229,9 @@ internal sealed class EngineAgent : IAgent, IDeadlineAgent
     /// <summary>Up to this many connections and sessions, every duty cycle sweeps them all (see the design note).</summary>
     internal const int SweepEveryCycleItems = 256;
 
-    /// <summary>Longest time between two full sweeps when nothing asks for one (100 ms).</summary>
-    internal const long MaxSweepIntervalNs = 100_000_000L;
+    /// <summary>Longest time between two full sweeps when nothing asks for one (1 s; see the design note, the sweep
+    /// interval): less than <see cref="WheelHorizonNs"/> minus <see cref="WheelMaxParkNs"/>.</summary>
+    internal const long MaxSweepIntervalNs = 1_000_000_000L;
 
     /// <summary>The timer wheel's tick (1 ms): a session whose quiet span ends is visited on the first duty cycle of the
     /// tick after its end (see the design note, the timer wheel).</summary>
@@ -236,9 +240,9 @@ internal sealed class EngineAgent : IAgent, IDeadlineAgent
     /// <summary>Ticks on the wheel (a power of two); a session goes on it when its quiet span ends within
     /// <see cref="WheelHorizonNs"/>, which is longer than <see cref="MaxSweepIntervalNs"/>, so every end is seen by a
     /// visit before it comes.</summary>
-    internal const int WheelTicks = 128;
+    internal const int WheelTicks = 2048;
 
-    /// <summary>How far ahead the wheel takes a session (126 ticks: the tick it lands on stays within the wheel's turn).</summary>
+    /// <summary>How far ahead the wheel takes a session (2,046 ticks: the tick it lands on stays within the wheel's turn).</summary>
     internal const long WheelHorizonNs = (WheelTicks - 2) * WheelTickNs;
 
     /// <summary>At most this many sessions are visited from the wheel by one duty cycle (sessions that logged on at the
@@ -267,16 +271,21 @@ internal sealed class EngineAgent : IAgent, IDeadlineAgent
     // WheelTick says which one it waits on; an entry whose slot has moved to an earlier tick is stale and skipped), the
     // tick being fired or last fired (monotonic ns / WheelTickNs) and the next entry of its bucket to visit, whether
     // this duty cycle puts sessions on it, and how many entries the buckets hold.
-    private readonly List<SessionSlot>[] _wheel = NewWheel();
+    private List<SessionSlot>[]? _wheel;
     private long _wheelTick = NotOnWheel;
     private int _wheelPos;
     private bool _wheelOn;
     private int _wheelEntries;
 
+    /// <summary>Room each of the wheel's buckets starts with, so that the first turn of the wheel (WheelTicks ticks,
+    /// about 2 s) does not allocate for every tick it first uses.</summary>
+    private const int WheelBucketCapacity = 8;
+
+    // Made when the wheel is first used (past SweepEveryCycleItems), so a small engine does not carry it.
     private static List<SessionSlot>[] NewWheel()
     {
         var wheel = new List<SessionSlot>[WheelTicks];
-        for (int i = 0; i < wheel.Length; i++) wheel[i] = [];
+        for (int i = 0; i < wheel.Length; i++) wheel[i] = new List<SessionSlot>(WheelBucketCapacity);
         return wheel;
     }
 
@@ -410,6 +419,7 @@ internal sealed class EngineAgent : IAgent, IDeadlineAgent
         // something asks for it now; see the design note (sweeps).
         int items = _slots.Count + _connections.Count + _initiators.Count;
         _wheelOn = items > SweepEveryCycleItems && !_sweepEveryCycle && !stopping;
+        if (_wheelOn) _wheel ??= NewWheel();
         bool sweep = work > 0 || stopping || _removing.Count > 0 || _sweepEveryCycle || _wakeup.TakeServiceRequest()
             || items <= SweepEveryCycleItems;
         if (!sweep)
@@ -485,7 +495,7 @@ internal sealed class EngineAgent : IAgent, IDeadlineAgent
         long last = limitNs / WheelTickNs;
         for (long t = System.Math.Max(_wheelTick + 1, nowNs / WheelTickNs + 1); t <= last; t++)
         {
-            if (_wheel[(int)(t & (WheelTicks - 1))].Count > 0) return System.Math.Min(limitNs, t * WheelTickNs);
+            if (_wheel![(int)(t & (WheelTicks - 1))].Count > 0) return System.Math.Min(limitNs, t * WheelTickNs);
         }
         return limitNs;
     }
@@ -617,7 +627,7 @@ internal sealed class EngineAgent : IAgent, IDeadlineAgent
         {
             // The bucket of _wheelTick, from _wheelPos: a visit may put slots on later ticks, never on this one
             // (Schedule: after _wheelTick), so the bucket does not change while it is read.
-            List<SessionSlot> bucket = _wheel[(int)(_wheelTick & (WheelTicks - 1))];
+            List<SessionSlot> bucket = _wheel![(int)(_wheelTick & (WheelTicks - 1))];
             while (_wheelPos < bucket.Count)
             {
                 SessionSlot slot = bucket[_wheelPos];
@@ -680,17 +690,18 @@ internal sealed class EngineAgent : IAgent, IDeadlineAgent
         // tick would land in a bucket that is fired before it comes. The sweep puts the session on later.
         if (tick - _wheelTick >= WheelTicks) return;
         if (slot.WheelTick != NotOnWheel && slot.WheelTick <= tick) return;
-        if (crowdable && _wheel[(int)(tick & (WheelTicks - 1))].Count >= CrowdedTick)
+        List<SessionSlot>[] wheel = _wheel!;
+        if (crowdable && wheel[(int)(tick & (WheelTicks - 1))].Count >= CrowdedTick)
         {
             // The span ends with the Heartbeat, on a crowded tick: the least crowded tick up to MaxHeartbeatLeadNs
             // earlier (the latest of equals), so sessions that came due together send their Heartbeats spread out, and
             // keep them spread (each is due HeartBtInt after its own send).
             long earliest = System.Math.Max(_wheelTick + 1, tick - MaxHeartbeatLeadNs / WheelTickNs);
             long best = tick;
-            int least = _wheel[(int)(tick & (WheelTicks - 1))].Count;
+            int least = wheel[(int)(tick & (WheelTicks - 1))].Count;
             for (long t = tick - 1; t >= earliest && least > 0; t--)
             {
-                int count = _wheel[(int)(t & (WheelTicks - 1))].Count;
+                int count = wheel[(int)(t & (WheelTicks - 1))].Count;
                 if (count < least) (best, least) = (t, count);
             }
             tick = best;
@@ -700,7 +711,7 @@ internal sealed class EngineAgent : IAgent, IDeadlineAgent
         long tickEpochNs = epochNs + (tick * WheelTickNs - nowNs);
         slot.WheelLeadNs = heartbeat && tickEpochNs < untilNs ? untilNs - tickEpochNs + WheelTickNs : 0;
         slot.WheelTick = tick;
-        _wheel[(int)(tick & (WheelTicks - 1))].Add(slot);
+        wheel[(int)(tick & (WheelTicks - 1))].Add(slot);
         _wheelEntries++;
     }
 

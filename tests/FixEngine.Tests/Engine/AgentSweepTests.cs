@@ -23,7 +23,7 @@ public sealed class AgentSweepTests
     {
         Assert.Equal(0, EngineAgent.SweepIntervalNs(1));
         Assert.Equal(0, EngineAgent.SweepIntervalNs(EngineAgent.SweepEveryCycleItems));
-        // Quiet visits make a sweep cheap: it is not made more frequent for that (each item once per 100 ms).
+        // Quiet visits make a sweep cheap: it is not made more frequent for that (each item once per second: the timer wheel fires the timers).
         Assert.Equal(EngineAgent.MaxSweepIntervalNs, EngineAgent.SweepIntervalNs(EngineAgent.SweepEveryCycleItems + 1));
         Assert.Equal(EngineAgent.MaxSweepIntervalNs, EngineAgent.SweepIntervalNs(20_000));
     }
