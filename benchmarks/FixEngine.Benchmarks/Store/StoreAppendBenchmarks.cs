@@ -78,6 +78,25 @@ public class StoreAppendBenchmarks
     [Benchmark(OperationsPerInvoke = Operations)]
     public void FileBatched() => AppendLoop(_fileBatched);
 
+    /// <summary><see cref="FileOs"/> as a session appends: the resend layout from the encoder's positions
+    /// (<see cref="ResendLayout.FromEncoder"/>), not read back from the message.</summary>
+    [Benchmark(OperationsPerInvoke = Operations)]
+    public void FileOsLayoutFromEncoder()
+    {
+        ResendLayout.TryCompute(_message, out ResendLayout at);
+        for (int i = 0; i < Operations; i++)
+        {
+            int seq = _fileOs.NextSenderMsgSeqNum;
+            if (seq > ResetEvery)
+            {
+                _fileOs.Reset(0);
+                seq = 1;
+            }
+            ResendLayout layout = ResendLayout.FromEncoder(_message, at.MsgTypeStart, at.MsgTypeLength, at.SendingTimeStart, at.SendingTimeLength, at.BodyStart);
+            _fileOs.AppendAndIncrement(seq, _message, _fileOs.LastProcessedInboundSeqNum, layout);
+        }
+    }
+
     private void AppendLoop(IMessageStore store)
     {
         for (int i = 0; i < Operations; i++)

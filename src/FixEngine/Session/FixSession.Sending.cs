@@ -192,7 +192,8 @@ public sealed partial class FixSession
         // while processing inbound N carries the mark "N processed" in the same record (exactly-once across crashes).
         if (_settings.PersistMessages)
         {
-            if (_answeringInbound != 0) _store.AppendAndIncrement(seq, bytes, _answeringInbound);
+            if (_fileStore is { } file) file.AppendAndIncrement(seq, bytes, _answeringInbound != 0 ? _answeringInbound : file.LastProcessedInboundSeqNum, _header.TakeLayout(bytes, seq));
+            else if (_answeringInbound != 0) _store.AppendAndIncrement(seq, bytes, _answeringInbound);
             else _store.AppendAndIncrement(seq, bytes);
         }
         else

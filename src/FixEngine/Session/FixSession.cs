@@ -81,6 +81,9 @@ public sealed partial class FixSession : IDisposable
     private readonly SessionSettings _settings;
     private readonly IApplication _application;
     private readonly IMessageStore _store;
+
+    // _store when it is the file store, which takes each message's resend layout from the header writer.
+    private readonly FileMessageStore? _fileStore;
     private readonly ISessionLog _log;
     private readonly MessageValidator? _validator;
     private readonly DataDictionary? _sessionDictionary;
@@ -223,6 +226,7 @@ public sealed partial class FixSession : IDisposable
         _settings = settings;
         _application = application;
         _store = store;
+        _fileStore = store as FileMessageStore;
         _log = log ?? NullSessionLog.Instance;
         Id = settings.SessionId;
         _schedule = settings.CreateSchedule();

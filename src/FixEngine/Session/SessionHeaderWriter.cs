@@ -54,6 +54,15 @@ internal sealed class SessionHeaderWriter
     private byte[] _buffer;
     private readonly byte[] _text = new byte[TextScratchBytes];
 
+    // Where WriteHeader put MsgType, SendingTime and the first field after TargetCompID in the message under
+    // _laidOutSeqNum (before TryFinish moves it by the BodyLength digits it did not use): TakeLayout.
+    private int _laidOutSeqNum;
+    private int _msgTypeStart;
+    private int _msgTypeLength;
+    private int _sendingTimeStart;
+    private int _sendingTimeLength;
+    private int _bodyStart;
+
     /// <summary>Creates the header writer of one session.</summary>
     /// <param name="beginString">BeginString(8).</param>
     /// <param name="senderCompId">Our SenderCompID(49).</param>
@@ -126,10 +135,16 @@ internal sealed class SessionHeaderWriter
     public void WriteHeader(ref FixWriter w, ReadOnlySpan<byte> msgType, int seqNum, long epochNs, ref RoutingFields routing)
     {
         w.Begin(_beginString, msgType);
+        _msgTypeStart = w.Written - 1 - msgType.Length;
+        _msgTypeLength = msgType.Length;
         w.Write(FixTags.MsgSeqNum, seqNum);
         w.Write(FixTags.SenderCompID, _senderCompId);
+        _sendingTimeStart = w.Written + 3;
         w.WriteTimestamp(FixTags.SendingTime, epochNs, _precision, _timestampCache);
+        _sendingTimeLength = w.Written - 1 - _sendingTimeStart;
         w.Write(FixTags.TargetCompID, _targetCompId);
+        _bodyStart = w.Written;
+        _laidOutSeqNum = seqNum;
         if (!routing.OnBehalfOfCompId.IsEmpty) w.Write(FixTags.OnBehalfOfCompID, routing.OnBehalfOfCompId);
         if (!routing.OnBehalfOfSubId.IsEmpty) w.Write(FixTags.OnBehalfOfSubID, routing.OnBehalfOfSubId);
         if (!routing.DeliverToCompId.IsEmpty) w.Write(FixTags.DeliverToCompID, routing.DeliverToCompId);
@@ -137,6 +152,16 @@ internal sealed class SessionHeaderWriter
         if (!routing.OnBehalfOfLocationId.IsEmpty) w.Write(FixTags.OnBehalfOfLocationID, routing.OnBehalfOfLocationId);
         if (!routing.DeliverToLocationId.IsEmpty) w.Write(FixTags.DeliverToLocationID, routing.DeliverToLocationId);
         WriteLastMsgSeqNumProcessed(ref w);
+    }
+
+    /// <summary>The resend layout of the message whose header <see cref="WriteHeader"/> wrote last, once it is finished
+    /// as <paramref name="message"/> under <paramref name="seqNum"/>; taken once (a second call, or one for another
+    /// number, gets none and the store reads the header itself).</summary>
+    public ResendLayout TakeLayout(ReadOnlySpan<byte> message, int seqNum)
+    {
+        if (_laidOutSeqNum != seqNum || seqNum == 0) return default;
+        _laidOutSeqNum = 0;
+        return ResendLayout.FromEncoder(message, _msgTypeStart, _msgTypeLength, _sendingTimeStart, _sendingTimeLength, _bodyStart);
     }
 
     /// <summary>Writes the start of the header of a message sent again under the number it replaces: 8, 9, 35, 34,

@@ -240,7 +240,13 @@ public sealed partial class FileMessageStore : IMessageStore
     /// <inheritdoc/>
     /// <exception cref="ArgumentException">The message is longer than <see cref="FileMessageStoreOptions.MaxMessageLengthInBytes"/>.</exception>
     /// <exception cref="MessageStoreException">The journal could not be written (the store is then faulted).</exception>
-    public void AppendAndIncrement(int seqNum, ReadOnlySpan<byte> message, int processedInboundSeqNum)
+    public void AppendAndIncrement(int seqNum, ReadOnlySpan<byte> message, int processedInboundSeqNum) =>
+        AppendAndIncrement(seqNum, message, processedInboundSeqNum, default);
+
+    /// <summary><see cref="AppendAndIncrement(int, ReadOnlySpan{byte}, int)"/> for a message whose resend layout its
+    /// encoder knows (<paramref name="encoded"/>, from the session's header writer): taken when it checks out against
+    /// the message, so the append does not read the header back; otherwise worked out from the message.</summary>
+    internal void AppendAndIncrement(int seqNum, ReadOnlySpan<byte> message, int processedInboundSeqNum, in ResendLayout encoded)
     {
         if (seqNum < 1) Internal.ThrowHelper.ThrowSeqNumOutOfRange(nameof(seqNum), seqNum);
         if (seqNum == int.MaxValue) Internal.ThrowHelper.ThrowSeqNumOverflow();
@@ -258,7 +264,7 @@ public sealed partial class FileMessageStore : IMessageStore
         JournalState written = state;
         if (processedInboundSeqNum != 0 && processedInboundSeqNum == state.NextTarget && processedInboundSeqNum != int.MaxValue) written.NextTarget = processedInboundSeqNum + 1;
         Span<byte> layout = stackalloc byte[ResendLayout.Size];
-        JournalRecordType type = LayOut(message, layout);
+        JournalRecordType type = encoded.FitsEncoded(message) ? LaidOut(encoded, layout) : LayOut(message, layout);
         WriteRecord(type, seqNum, layout.Slice(0, JournalFormat.MessageOffset(type)), message, written, state, durable: true, MessageStoreOperation.Append);
         IndexAppended(seqNum, recordPosition);
     }
@@ -269,6 +275,13 @@ public sealed partial class FileMessageStore : IMessageStore
     private static JournalRecordType LayOut(ReadOnlySpan<byte> message, Span<byte> layout)
     {
         if (!ResendLayout.TryCompute(message, out ResendLayout known)) return JournalRecordType.Message;
+        known.Write(layout);
+        return JournalRecordType.LaidOutMessage;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static JournalRecordType LaidOut(in ResendLayout known, Span<byte> layout)
+    {
         known.Write(layout);
         return JournalRecordType.LaidOutMessage;
     }

@@ -99,6 +99,44 @@ internal readonly struct ResendLayout
         return true;
     }
 
+    /// <summary>The layout of a message its encoder has just finished: <paramref name="msgTypeStart"/>,
+    /// <paramref name="sendingTimeStart"/> and <paramref name="bodyStart"/> (the first field after TargetCompID(56)) as the
+    /// encoder placed them before the message was finished, which moves everything after BodyLength(9) by the
+    /// difference between the BodyLength digits it reserved and those it wrote; BodySum from the message's CheckSum less the header's sum, as
+    /// <see cref="TryCompute"/> has it. Not known (default) when the finished message is not laid out that way.</summary>
+    public static ResendLayout FromEncoder(ReadOnlySpan<byte> message, int msgTypeStart, int msgTypeLength, int sendingTimeStart, int sendingTimeLength, int bodyStart)
+    {
+        int length = message.Length;
+        int beginEnd = message.IndexOf(AsciiParsing.Soh);
+        if (beginEnd < 0 || beginEnd + 4 >= length) return default;
+        int bodyLengthEnd = message.Slice(beginEnd + 1).IndexOf(AsciiParsing.Soh);
+        if (bodyLengthEnd < 0) return default;
+        int shift = msgTypeStart - (beginEnd + 1 + bodyLengthEnd + 4);
+        msgTypeStart -= shift;
+        sendingTimeStart -= shift;
+        bodyStart -= shift;
+        int trailer = length - FixFramer.TrailerLength;
+        if (bodyStart < 1 || trailer < bodyStart || msgTypeLength > byte.MaxValue || bodyStart > trailer || bodyStart > ushort.MaxValue || msgTypeStart > byte.MaxValue || sendingTimeLength > byte.MaxValue
+            || sendingTimeStart + sendingTimeLength >= bodyStart || message[bodyStart - 1] != AsciiParsing.Soh) return default;
+        int d0 = message[trailer + 3] - '0', d1 = message[trailer + 4] - '0', d2 = message[trailer + 5] - '0';
+        if ((uint)d0 > 9 || (uint)d1 > 9 || (uint)d2 > 9 || message[trailer] != (byte)'1' || message[trailer + 1] != (byte)'0'
+            || message[trailer + 2] != (byte)'=') return default;
+        byte bodySum = (byte)(d0 * 100 + d1 * 10 + d2 - AsciiParsing.Sum(message.Slice(0, bodyStart)));
+        return new ResendLayout(bodyStart, sendingTimeStart, sendingTimeLength, msgTypeStart, msgTypeLength, bodySum);
+    }
+
+    /// <summary>True when this layout, from <see cref="FromEncoder"/>, holds for <paramref name="message"/>: its fields
+    /// sit where it says (35= before MsgType, 52= before SendingTime, a field boundary before the body). Cheap checks,
+    /// no scan.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public bool FitsEncoded(ReadOnlySpan<byte> message) =>
+        IsKnown && MsgTypeLength != 0 && FitsMessage(message.Length) && SendingTimeStart >= 3 && MsgTypeStart >= 4
+        && message[SendingTimeStart - 3] == (byte)'5' && message[SendingTimeStart - 2] == (byte)'2' && message[SendingTimeStart - 1] == (byte)'='
+        && message[SendingTimeStart - 4] == AsciiParsing.Soh && message[SendingTimeStart + SendingTimeLength] == AsciiParsing.Soh
+        && message[MsgTypeStart - 4] == AsciiParsing.Soh && message[MsgTypeStart - 3] == (byte)'3' && message[MsgTypeStart - 2] == (byte)'5'
+        && message[MsgTypeStart - 1] == (byte)'=' && message[MsgTypeStart + MsgTypeLength] == AsciiParsing.Soh
+        && message[BodyStart - 1] == AsciiParsing.Soh;
+
     /// <summary>The header fields a resend writes itself (its new header and OrigSendingTime): the stored ones are dropped.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool IsRewrittenOnResend(int tag) =>

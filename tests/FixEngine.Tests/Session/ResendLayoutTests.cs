@@ -88,6 +88,76 @@ public sealed class ResendLayoutTests
     }
 
     [Fact]
+    public void TheHeaderWritersLayoutIsTheOneReadFromTheFinishedMessage()
+    {
+        // Bodies from empty to ~1,200 bytes: BodyLength of 1 to 4 digits, so TryFinish moves the message by 0-2 bytes
+        // (3 reserved) or grows it; MsgTypes of 1 and 2 characters; with a Reject's routing fields after 56.
+        var header = new SessionHeaderWriter("FIX.4.4", "SENDER", "TARGET", 6, writeLastMsgSeqNumProcessed: false, 4096, new MemoryMessageStore(1));
+        int checkedCount = 0;
+        foreach (int bodyBytes in new[] { 0, 1, 5, 40, 80, 150, 900, 1200 })
+        {
+            foreach (string msgType in new[] { "8", "AE" })
+            {
+                foreach (bool routed in new[] { false, true })
+                {
+                    FixWriter w = header.CreateWriter();
+                    var routing = new RoutingFields();
+                    if (routed) routing.OnBehalfOfCompId = "BROKER"u8;
+                    int seq = 7 + checkedCount;
+                    header.WriteHeader(ref w, Encoding.ASCII.GetBytes(msgType), seq, 1_767_610_800_000_000_000L, ref routing);
+                    if (bodyBytes > 0) w.Write(58, Encoding.ASCII.GetBytes(new string('x', bodyBytes)));
+                    Assert.True(w.TryFinish(out int length), $"finish {bodyBytes} {msgType} {routed}");
+                    byte[] message = header.Encoded(length).ToArray();
+                    ResendLayout encoded = header.TakeLayout(message, seq);
+                    Assert.True(ResendLayout.TryCompute(message, out ResendLayout read), Encoding.ASCII.GetString(message));
+                    Assert.True(encoded.FitsEncoded(message), $"fits {bodyBytes} {msgType} {routed} {encoded.BodyStart} {encoded.MsgTypeStart} " + Encoding.ASCII.GetString(message));
+                    Assert.Equal((read.BodyStart, read.SendingTimeStart, read.SendingTimeLength, read.MsgTypeStart, read.MsgTypeLength, read.BodySum),
+                        (encoded.BodyStart, encoded.SendingTimeStart, encoded.SendingTimeLength, encoded.MsgTypeStart, encoded.MsgTypeLength, encoded.BodySum));
+                    Assert.False(header.TakeLayout(message, seq).IsKnown); // taken once
+                    checkedCount++;
+                }
+            }
+        }
+        Assert.Equal(32, checkedCount);
+        // Another number than the header's: none.
+        FixWriter other = header.CreateWriter();
+        var none = new RoutingFields();
+        header.WriteHeader(ref other, "0"u8, 100, 1_767_610_800_000_000_000L, ref none);
+        Assert.True(other.TryFinish(out int otherLength));
+        Assert.False(header.TakeLayout(header.Encoded(otherLength), 101).IsKnown);
+    }
+
+    [Fact]
+    public void AStoredLayoutThatDoesNotFitItsMessageIsWorkedOutFromTheMessage()
+    {
+        byte[] message = All()[0];
+        Assert.True(ResendLayout.TryCompute(message, out ResendLayout right));
+        var wrong = new ResendLayout(right.BodyStart + 1, right.SendingTimeStart, right.SendingTimeLength, right.MsgTypeStart, right.MsgTypeLength, right.BodySum);
+        Assert.False(wrong.FitsEncoded(message));
+        Assert.True(right.FitsEncoded(message));
+        using var directory = new TempDirectory();
+        var file = new FileMessageStore(directory.Path, "s", 1, new FileMessageStoreOptions());
+        file.AppendAndIncrement(1, message, 0, wrong);
+        var recorded = new List<ResendLayout>();
+        var handler = new LayoutCollector { Layouts = recorded };
+        file.ReadRangeLaidOut(1, 1, 0, ref handler);
+        Assert.Single(recorded);
+        Assert.Equal(right.BodyStart, recorded[0].BodyStart);
+        file.Dispose();
+    }
+
+    private struct LayoutCollector : ILaidOutMessageHandler
+    {
+        public List<ResendLayout> Layouts;
+
+        public bool OnMessage(int seqNum, ReadOnlySpan<byte> message, in ResendLayout layout)
+        {
+            Layouts.Add(layout);
+            return true;
+        }
+    }
+
+    [Fact]
     public void TheStoreRecordsALayoutOnlyForTheMessagesItDescribes()
     {
         byte[][] stored = All();
