@@ -42,6 +42,26 @@ internal static class StoredFields
         int at = soh.Next(valueStart, limit);
         return at < 0 ? -1 : at + 1;
     }
+
+    // The frame of a stored message: 8, 9 and 35 in that order, BodyLength ending exactly at a "10=ddd|" trailer that
+    // closes the message. Returns the offset after MsgType's SOH (the trailer and MsgType's value out), or -1.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static int ReadFrame(ReadOnlySpan<byte> message, ref StoredSohCursor soh, out int trailer, out int msgTypeStart)
+    {
+        trailer = 0;
+        msgTypeStart = 0;
+        int length = message.Length;
+        int next = ReadField(message, ref soh, 0, length, out int tag, out int valueStart);
+        if (next < 0 || tag != FixTags.BeginString) return -1;
+        next = ReadField(message, ref soh, next, length, out tag, out valueStart);
+        if (next < 0 || tag != FixTags.BodyLength) return -1;
+        if (!AsciiParsing.TryParseSmallUnsigned(message.Slice(valueStart, next - 1 - valueStart), out int bodyLength)) return -1;
+        trailer = next + bodyLength;
+        if (trailer != length - FixFramer.TrailerLength) return -1;
+        if (message[trailer] != (byte)'1' || message[trailer + 1] != (byte)'0' || message[trailer + 2] != (byte)'=' || message[length - 1] != AsciiParsing.Soh) return -1;
+        next = ReadField(message, ref soh, next, trailer, out tag, out msgTypeStart);
+        return next < 0 || tag != FixTags.MsgType ? -1 : next;
+    }
 }
 
 /// <summary>The SOH bytes of a stored message, read 64 at a time as a bit mask (<see cref="AsciiParsing.SohBlock"/>):

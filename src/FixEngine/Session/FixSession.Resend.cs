@@ -433,28 +433,18 @@ public sealed partial class FixSession
     private bool TryLocateStored(ReadOnlySpan<byte> stored, out StoredLayout layout)
     {
         layout = default;
-        int length = stored.Length;
         var soh = new StoredSohCursor(stored);
-        int next = StoredFields.ReadField(stored, ref soh, 0, length, out int tag, out int valueStart);
-        if (next < 0 || tag != FixTags.BeginString) return false;
-        next = StoredFields.ReadField(stored, ref soh, next, length, out tag, out valueStart);
-        if (next < 0 || tag != FixTags.BodyLength) return false;
-        if (!AsciiParsing.TryParseSmallUnsigned(stored.Slice(valueStart, next - 1 - valueStart), out int bodyLength)) return false;
-        int trailer = next + bodyLength;
-        if (trailer != length - FixFramer.TrailerLength) return false;
-        if (stored[trailer] != (byte)'1' || stored[trailer + 1] != (byte)'0' || stored[trailer + 2] != (byte)'=' || stored[length - 1] != AsciiParsing.Soh) return false;
+        int next = StoredFields.ReadFrame(stored, ref soh, out int trailer, out int msgTypeStart);
+        if (next < 0) return false;
         layout.TrailerStart = trailer;
-
-        next = StoredFields.ReadField(stored, ref soh, next, trailer, out tag, out valueStart);
-        if (next < 0 || tag != FixTags.MsgType) return false;
-        layout.MsgTypeStart = valueStart;
-        layout.MsgTypeLength = next - 1 - valueStart;
+        layout.MsgTypeStart = msgTypeStart;
+        layout.MsgTypeLength = next - 1 - msgTypeStart;
         layout.HeaderStart = next;
         layout.SendingTimeStart = -1;
         int pos = next;
         while (pos < trailer)
         {
-            next = StoredFields.ReadField(stored, ref soh, pos, trailer, out tag, out valueStart);
+            next = StoredFields.ReadField(stored, ref soh, pos, trailer, out int tag, out int valueStart);
             if (next < 0) return false;
             if (!IsHeaderTag(tag)) break;
             if (DataFieldPairs.Standard.GetDataTag(tag) != 0) return false;

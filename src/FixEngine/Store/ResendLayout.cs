@@ -59,26 +59,16 @@ internal readonly struct ResendLayout
     public static bool TryCompute(ReadOnlySpan<byte> message, out ResendLayout layout)
     {
         layout = default;
-        int length = message.Length;
         var soh = new StoredSohCursor(message);
-        int next = StoredFields.ReadField(message, ref soh, 0, length, out int tag, out int valueStart);
-        if (next < 0 || tag != FixTags.BeginString) return false;
-        next = StoredFields.ReadField(message, ref soh, next, length, out tag, out valueStart);
-        if (next < 0 || tag != FixTags.BodyLength) return false;
-        if (!AsciiParsing.TryParseSmallUnsigned(message.Slice(valueStart, next - 1 - valueStart), out int bodyLength)) return false;
-        int trailer = next + bodyLength;
-        if (trailer != length - FixFramer.TrailerLength) return false;
-        if (message[trailer] != (byte)'1' || message[trailer + 1] != (byte)'0' || message[trailer + 2] != (byte)'=' || message[length - 1] != AsciiParsing.Soh) return false;
-        next = StoredFields.ReadField(message, ref soh, next, trailer, out tag, out valueStart);
-        if (next < 0 || tag != FixTags.MsgType) return false;
-        int msgTypeStart = valueStart;
-        int msgTypeLength = next - 1 - valueStart;
+        int next = StoredFields.ReadFrame(message, ref soh, out int trailer, out int msgTypeStart);
+        if (next < 0) return false;
+        int msgTypeLength = next - 1 - msgTypeStart;
         int sendingTimeStart = -1;
         int sendingTimeLength = 0;
         int pos = next;
         while (pos < trailer)
         {
-            next = StoredFields.ReadField(message, ref soh, pos, trailer, out tag, out valueStart);
+            next = StoredFields.ReadField(message, ref soh, pos, trailer, out int tag, out int valueStart);
             if (next < 0) return false;
             if (!IsRewrittenOnResend(tag)) break;
             if (tag == FixTags.SendingTime && sendingTimeStart < 0)
