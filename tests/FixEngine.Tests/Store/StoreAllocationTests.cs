@@ -101,4 +101,30 @@ public sealed class StoreAllocationTests : IDisposable
         }
         Assert.Equal(0, best);
     }
+
+    [Fact]
+    public void FileStoreAppendWithResendLayoutAllocatesNothingAfterWarmUp()
+    {
+        // A message as a session encodes it (BodyLength and CheckSum right): the store records its resend layout, read
+        // from the message (TryCompute) or handed over by the encoder (FromEncoder, as FixSession does).
+        string body = "35=8\u000134=1\u000149=S\u000152=20261207-23:50:00.000000\u000156=T\u000137=O1\u000117=E1\u0001150=F\u000139=2\u0001";
+        string head = "8=FIX.4.4\u00019=" + body.Length + "\u0001";
+        int sum = 0;
+        foreach (char c in head + body) sum += c;
+        byte[] message = System.Text.Encoding.ASCII.GetBytes(head + body + "10=" + (sum % 256).ToString("D3") + "\u0001");
+        Assert.True(ResendLayout.TryCompute(message, out ResendLayout at));
+        using var store = new FileMessageStore(_directory.Path, "alloc3", 1, new FileMessageStoreOptions { SyncPolicy = FileStoreSyncPolicy.OS });
+        for (int seq = 1; seq <= 1000; seq++) store.AppendAndIncrement(seq, message);
+        long best = Allocations.BestWindow(prepare: () => store.Reset(2), window: () =>
+        {
+            for (int seq = 1; seq <= 1000; seq++)
+            {
+                store.AppendAndIncrement(seq, message);
+                ResendLayout layout = ResendLayout.FromEncoder(message, at.MsgTypeStart, at.MsgTypeLength, at.SendingTimeStart, at.SendingTimeLength, at.BodyStart);
+                Assert.True(layout.IsKnown);
+                store.AppendAndIncrement(seq + 1000, message, 0, layout);
+            }
+        });
+        Assert.Equal(0, best);
+    }
 }
